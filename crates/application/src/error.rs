@@ -1,0 +1,65 @@
+//! The errors a use case reports to its caller.
+
+use crate::ports::StoreError;
+use payments_domain::validation::FieldError;
+
+/// A boxed error that keeps its cause chain for the log.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a use case did not complete. Each variant maps to one HTTP status in the api.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplicationError {
+    /// One or more parameters are invalid; nothing was changed.
+    #[error("invalid parameters: {}", display_all(.0))]
+    Validation(Vec<FieldError>),
+    /// The resource does not exist for this account and mode.
+    #[error("no such {resource}: {id}")]
+    NotFound { resource: &'static str, id: String },
+    /// The credentials are missing, malformed, unknown or not allowed here.
+    #[error("authentication failed")]
+    Unauthenticated,
+    /// A concurrent update of the same resource won.
+    #[error("a concurrent update of the resource won")]
+    Conflict,
+    /// The idempotency key was used before with a different request.
+    #[error("the idempotency key was used with a different request")]
+    IdempotencyKeyReused,
+    /// A request with the same idempotency key is still being processed.
+    #[error("a request with the same idempotency key is in progress")]
+    IdempotencyKeyInUse,
+    /// The storage cannot be reached; retrying later may succeed.
+    #[error("the storage is unavailable")]
+    Unavailable(#[source] BoxError),
+    /// A fault that the caller cannot fix.
+    #[error("internal error")]
+    Internal(#[source] BoxError),
+}
+
+impl ApplicationError {
+    /// A validation failure of one parameter.
+    #[must_use]
+    pub fn invalid(error: FieldError) -> Self {
+        Self::Validation(vec![error])
+    }
+
+    /// An internal fault described by a message.
+    #[must_use]
+    pub fn internal(message: &str) -> Self {
+        Self::Internal(message.to_owned().into())
+    }
+}
+
+fn display_all(errors: &[FieldError]) -> String {
+    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+impl From<StoreError> for ApplicationError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Conflict | StoreError::UniqueViolation(_) => Self::Conflict,
+            StoreError::Unavailable(source) => Self::Unavailable(source),
+            StoreError::Other(source) => Self::Internal(source),
+            StoreError::UnknownCursor => Self::internal("a list cursor was not resolved by its use case"),
+        }
+    }
+}

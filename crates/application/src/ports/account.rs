@@ -1,0 +1,34 @@
+//! Storage of accounts and their API key digests.
+
+use super::StoreError;
+use payments_domain::account::{Account, KeyKind, Mode};
+use payments_domain::ids::AccountId;
+
+/// What a stored key digest resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    pub account_id: AccountId,
+    pub kind: KeyKind,
+    pub mode: Mode,
+}
+
+/// Accounts and the digests of their keys.
+pub trait AccountRepository {
+    /// Stores a new account with the digests of its keys.
+    ///
+    /// # Errors
+    /// [`StoreError::UniqueViolation`] if the id or a digest exists; storage failures.
+    fn insert(&mut self, account: &Account, keys: &[(String, KeyKind, Mode)]) -> Result<(), StoreError>;
+
+    /// The key stored under `digest`, if any.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn find_key(&mut self, digest: &str) -> Result<Option<KeyRecord>, StoreError>;
+
+    /// How many accounts exist.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn count(&mut self) -> Result<i64, StoreError>;
+}

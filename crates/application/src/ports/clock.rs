@@ -1,0 +1,8 @@
+//! The clock port: the only source of "now" for the use cases.
+
+use payments_domain::time::Timestamp;
+
+/// Tells the current time.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> Timestamp;
+}

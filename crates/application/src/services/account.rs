@@ -1,0 +1,138 @@
+//! Accounts: creating merchants with their four keys, and authenticating API keys.
+
+use crate::error::ApplicationError;
+use crate::ports::{in_transaction, reading, Clock, IdGenerator, UnitOfWork};
+use crate::scope::{Caller, Scope};
+use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
+use payments_domain::ids::{AccountId, RANDOM_PART_LENGTH};
+use payments_domain::validation::FieldError;
+use std::sync::Arc;
+
+/// Length of the random part of a new API key.
+const KEY_RANDOM_LENGTH: usize = 40;
+/// Longest accepted account name.
+const MAX_NAME_LENGTH: usize = 255;
+
+/// Account use cases.
+pub struct AccountService {
+    unit_of_work: Arc<dyn UnitOfWork>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+}
+
+impl AccountService {
+    #[must_use]
+    pub fn new(unit_of_work: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
+        Self { unit_of_work, clock, ids }
+    }
+
+    /// Creates an account and its four keys. The keys are returned once and stored only as digests.
+    ///
+    /// # Errors
+    /// `parameter_invalid` on `name` for a blank or over-long name; storage failures.
+    pub fn create(&self, name: &str) -> Result<(Account, AccountKeys), ApplicationError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME_LENGTH {
+            return Err(ApplicationError::invalid(FieldError::invalid(
+                "name",
+                format!("The account name must be 1 to {MAX_NAME_LENGTH} characters long."),
+            )));
+        }
+        let (account, keys) = self.new_account(name);
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            repositories.accounts().insert(&account, &digests(&keys))?;
+            Ok(())
+        })?;
+        Ok((account, keys))
+    }
+
+    /// Creates a first account when none exists, so a new installation can be called at once.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn create_first(&self, name: &str) -> Result<Option<(Account, AccountKeys)>, ApplicationError> {
+        let (account, keys) = self.new_account(name);
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            if repositories.accounts().count()? > 0 {
+                return Ok(None);
+            }
+            repositories.accounts().insert(&account, &digests(&keys))?;
+            Ok(Some((account, keys)))
+        })
+    }
+
+    /// Resolves a presented key to its account, mode and kind.
+    ///
+    /// # Errors
+    /// [`ApplicationError::Unauthenticated`] for a malformed or unknown key; storage failures.
+    pub fn authenticate(&self, presented: &str) -> Result<Caller, ApplicationError> {
+        let key = ApiKey::parse(presented).ok_or(ApplicationError::Unauthenticated)?;
+        let digest = key.digest();
+        let record = reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().find_key(&digest)?))?
+            .ok_or(ApplicationError::Unauthenticated)?;
+        Ok(Caller { scope: Scope { account_id: record.account_id, mode: record.mode }, key_kind: record.kind })
+    }
+
+    fn new_account(&self, name: &str) -> (Account, AccountKeys) {
+        let account = Account {
+            id: AccountId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
+            name: name.to_owned(),
+            created_at: self.clock.now(),
+        };
+        let key = |kind, mode| ApiKey::issue(kind, mode, &self.ids.alphanumeric(KEY_RANDOM_LENGTH));
+        let keys = AccountKeys {
+            secret_test: key(KeyKind::Secret, Mode::Test),
+            public_test: key(KeyKind::Public, Mode::Test),
+            secret_live: key(KeyKind::Secret, Mode::Live),
+            public_live: key(KeyKind::Public, Mode::Live),
+        };
+        (account, keys)
+    }
+}
+
+fn digests(keys: &AccountKeys) -> Vec<(String, KeyKind, Mode)> {
+    keys.all().into_iter().map(|(key, kind, mode)| (key.digest(), kind, mode)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TestPorts;
+
+    #[test]
+    fn a_created_account_authenticates_with_each_of_its_keys() {
+        let ports = TestPorts::new();
+        let service = ports.account_service();
+        let (account, keys) = service.create("Acme").unwrap();
+        for (key, kind, mode) in keys.all() {
+            let caller = service.authenticate(key.reveal()).unwrap();
+            assert_eq!(caller.scope.account_id, account.id);
+            assert_eq!(caller.scope.mode, mode);
+            assert_eq!(caller.key_kind, kind);
+        }
+    }
+
+    #[test]
+    fn unknown_and_malformed_keys_are_refused() {
+        let ports = TestPorts::new();
+        let service = ports.account_service();
+        service.create("Acme").unwrap();
+        let unknown = format!("sk_test_{}", "x".repeat(40));
+        assert!(matches!(service.authenticate(&unknown), Err(ApplicationError::Unauthenticated)));
+        assert!(matches!(service.authenticate("garbage"), Err(ApplicationError::Unauthenticated)));
+    }
+
+    #[test]
+    fn the_first_account_is_created_only_once() {
+        let ports = TestPorts::new();
+        let service = ports.account_service();
+        assert!(service.create_first("Default").unwrap().is_some());
+        assert!(service.create_first("Default").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_blank_account_name_is_refused() {
+        let ports = TestPorts::new();
+        assert!(matches!(ports.account_service().create("  "), Err(ApplicationError::Validation(_))));
+    }
+}

@@ -1,0 +1,93 @@
+//! Typed resource ids with the spec's prefixes, and client secrets.
+//!
+//! An id is its prefix plus 32 random alphanumerics; the random part comes from the caller (the
+//! `IdGenerator` port), so this module stays pure.
+
+use std::fmt;
+
+/// Length of the random part of ids and client secrets.
+pub const RANDOM_PART_LENGTH: usize = 32;
+
+/// True when `random` is exactly a random part as this service generates them.
+#[must_use]
+pub fn is_random_part(random: &str) -> bool {
+    random.len() == RANDOM_PART_LENGTH && random.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The spec's prefix of this id type.
+            pub const PREFIX: &'static str = $prefix;
+
+            /// A new id from a freshly drawn random part.
+            #[must_use]
+            pub fn from_random(random: &str) -> Self {
+                Self(format!("{}{}", Self::PREFIX, random))
+            }
+
+            /// An id read back from storage or a request; `None` if it lacks this type's prefix.
+            #[must_use]
+            pub fn parse(value: &str) -> Option<Self> {
+                let rest = value.strip_prefix(Self::PREFIX)?;
+                (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+                    .then(|| Self(value.to_owned()))
+            }
+
+            #[must_use]
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// A merchant account, the owner of every resource.
+    AccountId,
+    "acct_"
+);
+typed_id!(
+    /// A customer (`cus_`).
+    CustomerId,
+    "cus_"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RANDOM: &str = "abcdefghijklmnopqrstuvwxyz012345";
+
+    #[test]
+    fn a_new_id_is_the_prefix_and_the_random_part() {
+        let id = CustomerId::from_random(RANDOM);
+        assert_eq!(id.as_str(), "cus_abcdefghijklmnopqrstuvwxyz012345");
+        assert!(is_random_part(RANDOM));
+    }
+
+    #[test]
+    fn parsing_requires_the_prefix_of_the_type() {
+        assert!(CustomerId::parse("cus_abc123").is_some());
+        assert!(CustomerId::parse("acct_abc123").is_none());
+        assert!(CustomerId::parse("cus_").is_none());
+        assert!(CustomerId::parse("cus_abc-123").is_none());
+        assert!(AccountId::parse("acct_abc123").is_some());
+    }
+
+    #[test]
+    fn a_random_part_is_32_alphanumerics() {
+        assert!(!is_random_part("short"));
+        assert!(!is_random_part("abcdefghijklmnopqrstuvwxyz01234_"));
+    }
+}
