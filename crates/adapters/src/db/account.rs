@@ -1,0 +1,71 @@
+//! Accounts and API key digests in the database.
+
+use super::error::{corrupt, store_error};
+use super::schema::{accounts, api_keys};
+use super::unit_of_work::DbSession;
+use diesel::prelude::*;
+use payments_application::ports::{AccountRepository, KeyRecord, StoreError};
+use payments_domain::account::{Account, KeyKind, Mode};
+use payments_domain::ids::AccountId;
+
+#[derive(Insertable)]
+#[diesel(table_name = accounts)]
+struct AccountRow<'a> {
+    id: &'a str,
+    name: &'a str,
+    created_at: i64,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = api_keys)]
+struct ApiKeyRow<'a> {
+    key_digest: &'a str,
+    account_id: &'a str,
+    kind: &'a str,
+    livemode: bool,
+    created_at: i64,
+}
+
+impl AccountRepository for DbSession<'_> {
+    fn insert(&mut self, account: &Account, keys: &[(String, KeyKind, Mode)]) -> Result<(), StoreError> {
+        let created_at = account.created_at.unix_seconds();
+        diesel::insert_into(accounts::table)
+            .values(AccountRow { id: account.id.as_str(), name: &account.name, created_at })
+            .execute(self.connection)
+            .map_err(store_error)?;
+        for (digest, kind, mode) in keys {
+            diesel::insert_into(api_keys::table)
+                .values(ApiKeyRow {
+                    key_digest: digest,
+                    account_id: account.id.as_str(),
+                    kind: kind.as_str(),
+                    livemode: mode.is_live(),
+                    created_at,
+                })
+                .execute(self.connection)
+                .map_err(store_error)?;
+        }
+        Ok(())
+    }
+
+    fn find_key(&mut self, digest: &str) -> Result<Option<KeyRecord>, StoreError> {
+        let row: Option<(String, String, bool)> = api_keys::table
+            .filter(api_keys::key_digest.eq(digest))
+            .select((api_keys::account_id, api_keys::kind, api_keys::livemode))
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?;
+        row.map(|(account_id, kind, livemode)| {
+            Ok(KeyRecord {
+                account_id: AccountId::parse(&account_id).ok_or_else(|| corrupt("account id", &account_id))?,
+                kind: KeyKind::parse(&kind).ok_or_else(|| corrupt("key kind", &kind))?,
+                mode: Mode::from_livemode(livemode),
+            })
+        })
+        .transpose()
+    }
+
+    fn count(&mut self) -> Result<i64, StoreError> {
+        accounts::table.count().get_result(self.connection).map_err(store_error)
+    }
+}

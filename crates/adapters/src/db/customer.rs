@@ -1,0 +1,186 @@
+//! Customers in the database.
+
+use super::error::{corrupt, store_error};
+use super::schema::customers;
+use super::unit_of_work::DbSession;
+use diesel::prelude::*;
+use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::ports::{CustomerFilter, CustomerRepository, StoreError};
+use payments_application::Scope;
+use payments_domain::customer::{
+    Billing, BillingStatementPrefix, Customer, CustomerName, Email, SequenceNumber,
+};
+use payments_domain::ids::{AccountId, CustomerId};
+use payments_domain::metadata::Metadata;
+use payments_domain::money::Currency;
+use payments_domain::time::Timestamp;
+use payments_domain::validation::Invalid;
+
+/// A customer as stored; `seq` is left to the database.
+#[derive(Insertable, AsChangeset, Queryable, Selectable)]
+#[diesel(table_name = customers, treat_none_as_null = true)]
+struct CustomerRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    name: String,
+    email: String,
+    currency: String,
+    billing_statement_prefix: String,
+    next_billing_statement_sequence_number: i64,
+    billing: Option<String>,
+    metadata: Option<String>,
+    version: i64,
+    created_at: i64,
+    updated_at: i64,
+    deleted_at: Option<i64>,
+}
+
+impl CustomerRow {
+    fn from_domain(customer: &Customer) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: customer.id.to_string(),
+            account_id: customer.account_id.to_string(),
+            livemode: customer.livemode,
+            name: customer.name.as_str().to_owned(),
+            email: customer.email.as_str().to_owned(),
+            currency: customer.currency.code().to_owned(),
+            billing_statement_prefix: customer.billing_statement_prefix.as_str().to_owned(),
+            next_billing_statement_sequence_number: customer.next_billing_statement_sequence_number.value(),
+            billing: customer.billing.as_ref().map(to_json).transpose()?,
+            metadata: customer.metadata.as_ref().map(to_json).transpose()?,
+            version: customer.version,
+            created_at: customer.created_at.unix_seconds(),
+            updated_at: customer.updated_at.unix_seconds(),
+            deleted_at: customer.deleted_at.map(Timestamp::unix_seconds),
+        })
+    }
+
+    fn into_domain(self) -> Result<Customer, StoreError> {
+        Ok(Customer {
+            id: CustomerId::parse(&self.id).ok_or_else(|| corrupt("customer id", &self.id))?,
+            account_id: AccountId::parse(&self.account_id).ok_or_else(|| corrupt("account id", &self.account_id))?,
+            livemode: self.livemode,
+            name: CustomerName::new(self.name).map_err(invalid("customer name"))?,
+            email: Email::new(self.email).map_err(invalid("customer email"))?,
+            currency: Currency::parse(&self.currency).map_err(invalid("currency"))?,
+            billing_statement_prefix: BillingStatementPrefix::new(self.billing_statement_prefix)
+                .map_err(invalid("billing statement prefix"))?,
+            next_billing_statement_sequence_number: SequenceNumber::new(self.next_billing_statement_sequence_number)
+                .map_err(invalid("sequence number"))?,
+            billing: self.billing.as_deref().map(from_json::<Billing>).transpose()?,
+            metadata: self.metadata.as_deref().map(from_json::<Metadata>).transpose()?,
+            version: self.version,
+            created_at: Timestamp::from_unix_seconds(self.created_at),
+            updated_at: Timestamp::from_unix_seconds(self.updated_at),
+            deleted_at: self.deleted_at.map(Timestamp::from_unix_seconds),
+        })
+    }
+}
+
+fn invalid(what: &'static str) -> impl Fn(Invalid) -> StoreError {
+    move |refused| corrupt(what, refused.detail)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Other(e.into()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| corrupt("JSON column", e))
+}
+
+impl DbSession<'_> {
+    /// The list position of the customer `id` in `scope`.
+    fn customer_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
+        customers::table
+            .filter(customers::id.eq(id))
+            .filter(customers::account_id.eq(scope.account_id.as_str()))
+            .filter(customers::livemode.eq(scope.livemode()))
+            .select(customers::seq)
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .ok_or(StoreError::UnknownCursor)
+    }
+}
+
+impl CustomerRepository for DbSession<'_> {
+    fn insert(&mut self, customer: &Customer) -> Result<(), StoreError> {
+        diesel::insert_into(customers::table)
+            .values(CustomerRow::from_domain(customer)?)
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn find(&mut self, scope: &Scope, id: &CustomerId) -> Result<Option<Customer>, StoreError> {
+        customers::table
+            .filter(customers::id.eq(id.as_str()))
+            .filter(customers::account_id.eq(scope.account_id.as_str()))
+            .filter(customers::livemode.eq(scope.livemode()))
+            .select(CustomerRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(CustomerRow::into_domain)
+            .transpose()
+    }
+
+    fn update(&mut self, customer: &Customer, expected_version: i64) -> Result<(), StoreError> {
+        let updated = diesel::update(
+            customers::table.filter(customers::id.eq(customer.id.as_str())).filter(customers::version.eq(expected_version)),
+        )
+        .set(CustomerRow::from_domain(customer)?)
+        .execute(self.connection)
+        .map_err(store_error)?;
+        if updated == 0 {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+
+    fn list(&mut self, scope: &Scope, filter: &CustomerFilter, page: &PageRequest) -> Result<Page<Customer>, StoreError> {
+        let mut query = customers::table
+            .filter(customers::account_id.eq(scope.account_id.as_str()))
+            .filter(customers::livemode.eq(scope.livemode()))
+            .filter(customers::deleted_at.is_null())
+            .select(CustomerRow::as_select())
+            .limit(i64::from(page.limit()) + 1)
+            .into_boxed();
+        if let Some(name) = &filter.name {
+            query = query.filter(customers::name.eq(name));
+        }
+        if let Some(email) = &filter.email {
+            query = query.filter(customers::email.eq(email));
+        }
+        query = match page.cursor() {
+            None => query.order(customers::seq.desc()),
+            Some(Cursor::After(id)) => query.filter(customers::seq.lt(self.customer_seq(scope, id)?)).order(customers::seq.desc()),
+            Some(Cursor::Before(id)) => query.filter(customers::seq.gt(self.customer_seq(scope, id)?)).order(customers::seq.asc()),
+        };
+        let rows = query.load(self.connection).map_err(store_error)?;
+        let customers = rows.into_iter().map(CustomerRow::into_domain).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_overfetched(customers, page))
+    }
+
+    fn prefix_in_use(
+        &mut self,
+        scope: &Scope,
+        prefix: &BillingStatementPrefix,
+        except: Option<&CustomerId>,
+    ) -> Result<bool, StoreError> {
+        let mut query = customers::table
+            .filter(customers::account_id.eq(scope.account_id.as_str()))
+            .filter(customers::livemode.eq(scope.livemode()))
+            .filter(customers::deleted_at.is_null())
+            .filter(customers::billing_statement_prefix.eq(prefix.as_str()))
+            .select(customers::id)
+            .into_boxed();
+        if let Some(except) = except {
+            query = query.filter(customers::id.ne(except.as_str()));
+        }
+        let found: Option<String> = query.first(self.connection).optional().map_err(store_error)?;
+        Ok(found.is_some())
+    }
+}

@@ -1,0 +1,46 @@
+//! The one place where diesel and pool errors become port errors.
+
+use diesel::result::{DatabaseErrorKind, Error};
+use payments_application::ports::StoreError;
+
+/// Messages by which PostgreSQL and SQLite say the database went away or is busy, when diesel
+/// reports them without a specific kind.
+const UNAVAILABLE_MESSAGES: [&str; 6] = [
+    "terminating connection",
+    "server closed the connection",
+    "no connection to the server",
+    "connection to server",
+    "database is locked",
+    "the database system is",
+];
+
+/// Maps a diesel error to the port's error.
+pub(crate) fn store_error(error: Error) -> StoreError {
+    match error {
+        Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+            StoreError::UniqueViolation(info.constraint_name().unwrap_or(info.message()).to_owned())
+        }
+        Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => StoreError::Conflict,
+        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
+            StoreError::Unavailable(info.message().to_owned().into())
+        }
+        Error::DatabaseError(_, ref info) if is_unavailable(info.message()) => {
+            StoreError::Unavailable(info.message().to_owned().into())
+        }
+        other => StoreError::Other(other.into()),
+    }
+}
+
+fn is_unavailable(message: &str) -> bool {
+    UNAVAILABLE_MESSAGES.iter().any(|known| message.contains(known))
+}
+
+/// A connection could not be had from the pool within its timeout.
+pub(crate) fn pool_error(error: r2d2::Error) -> StoreError {
+    StoreError::Unavailable(error.into())
+}
+
+/// A stored value that does not convert back to its domain type.
+pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> StoreError {
+    StoreError::Other(format!("stored {what} is invalid: {detail}").into())
+}

@@ -1,0 +1,92 @@
+//! Idempotency keys in the database.
+
+use super::error::{corrupt, store_error};
+use super::schema::idempotency_keys as keys;
+use super::unit_of_work::DbSession;
+use diesel::prelude::*;
+use payments_application::ports::{IdempotencyRecord, IdempotencyRepository, IdempotencyState, StoreError};
+use payments_application::Scope;
+use payments_domain::time::Timestamp;
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = keys)]
+struct IdempotencyRow {
+    fingerprint: String,
+    response_status: Option<i32>,
+    response_body: Option<String>,
+    created_at: i64,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = keys)]
+struct NewIdempotencyRow<'a> {
+    account_id: &'a str,
+    livemode: bool,
+    idempotency_key: &'a str,
+    fingerprint: &'a str,
+    created_at: i64,
+}
+
+impl IdempotencyRepository for DbSession<'_> {
+    fn find(&mut self, scope: &Scope, key: &str) -> Result<Option<IdempotencyRecord>, StoreError> {
+        let row: Option<IdempotencyRow> = keys::table
+            .find((scope.account_id.as_str(), scope.livemode(), key))
+            .select(IdempotencyRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?;
+        row.map(|row| {
+            let state = match (row.response_status, row.response_body) {
+                (Some(status), Some(body)) => IdempotencyState::Completed {
+                    status: u16::try_from(status).map_err(|e| corrupt("response status", e))?,
+                    body: body.into_bytes(),
+                },
+                _ => IdempotencyState::InFlight,
+            };
+            Ok(IdempotencyRecord {
+                scope: scope.clone(),
+                key: key.to_owned(),
+                fingerprint: row.fingerprint,
+                state,
+                created_at: Timestamp::from_unix_seconds(row.created_at),
+            })
+        })
+        .transpose()
+    }
+
+    fn insert(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
+        diesel::insert_into(keys::table)
+            .values(NewIdempotencyRow {
+                account_id: record.scope.account_id.as_str(),
+                livemode: record.scope.livemode(),
+                idempotency_key: &record.key,
+                fingerprint: &record.fingerprint,
+                created_at: record.created_at.unix_seconds(),
+            })
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn complete(&mut self, scope: &Scope, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError> {
+        let body = std::str::from_utf8(body).map_err(|e| StoreError::Other(e.into()))?;
+        diesel::update(keys::table.find((scope.account_id.as_str(), scope.livemode(), key)))
+            .set((keys::response_status.eq(i32::from(status)), keys::response_body.eq(body)))
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn delete(&mut self, scope: &Scope, key: &str) -> Result<(), StoreError> {
+        diesel::delete(keys::table.find((scope.account_id.as_str(), scope.livemode(), key)))
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn delete_created_before(&mut self, cutoff: Timestamp) -> Result<usize, StoreError> {
+        diesel::delete(keys::table.filter(keys::created_at.lt(cutoff.unix_seconds())))
+            .execute(self.connection)
+            .map_err(store_error)
+    }
+}

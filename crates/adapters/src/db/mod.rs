@@ -1,0 +1,14 @@
+//! Storage through diesel on PostgreSQL or embedded SQLite, chosen by the database URL.
+
+mod account;
+mod connection;
+mod customer;
+mod error;
+mod idempotency;
+mod schema;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod unit_of_work;
+
+pub use connection::{AnyConnection, Backend, ConnectionManager, DatabaseUrl, Pool, PoolSettings};
+pub use unit_of_work::DieselUnitOfWork;

@@ -1,0 +1,137 @@
+//! Throwaway databases for tests: a fresh SQLite file or a fresh PostgreSQL database per test,
+//! removed when the test ends.
+//!
+//! PostgreSQL tests connect to `PAYMENTS_TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`) to create and drop their databases. When that
+//! server cannot be reached the test fails: PostgreSQL tests are never skipped silently.
+
+use super::connection::Backend;
+use diesel::connection::SimpleConnection;
+use diesel::{Connection, PgConnection};
+use rand::distr::{Alphanumeric, SampleString};
+use std::path::PathBuf;
+
+/// The variable naming the PostgreSQL server for tests.
+pub const POSTGRES_URL_VARIABLE: &str = "PAYMENTS_TEST_POSTGRES_URL";
+const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// A database that exists for the life of this value.
+#[derive(Debug)]
+pub struct TestDatabase {
+    backend: Backend,
+    url: String,
+    name: String,
+    admin_url: String,
+}
+
+impl TestDatabase {
+    /// A fresh database of `backend`.
+    ///
+    /// # Panics
+    /// When the PostgreSQL server cannot be reached or refuses to create a database.
+    #[must_use]
+    pub fn new(backend: Backend) -> Self {
+        match backend {
+            Backend::Sqlite => Self::sqlite(),
+            Backend::Postgres => Self::postgres(),
+        }
+    }
+
+    /// A fresh SQLite file in the temporary directory.
+    #[must_use]
+    pub fn sqlite() -> Self {
+        let name = format!("payments-test-{}.db", suffix());
+        let path: PathBuf = std::env::temp_dir().join(&name);
+        Self { backend: Backend::Sqlite, url: format!("sqlite://{}", path.display()), name, admin_url: String::new() }
+    }
+
+    /// A fresh, empty PostgreSQL database.
+    ///
+    /// # Panics
+    /// When the PostgreSQL server cannot be reached or refuses to create a database.
+    #[must_use]
+    pub fn postgres() -> Self {
+        let admin_url = std::env::var(POSTGRES_URL_VARIABLE).unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_owned());
+        let name = format!("payments_test_{}", suffix().to_lowercase());
+        let mut admin = PgConnection::establish(&admin_url).unwrap_or_else(|error| {
+            panic!("PostgreSQL tests need a server at {POSTGRES_URL_VARIABLE} ({admin_url}): {error}")
+        });
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).expect("create the test database");
+        let url = with_database(&admin_url, &name);
+        Self { backend: Backend::Postgres, url, name, admin_url }
+    }
+
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    #[must_use]
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// PostgreSQL only: refuses new connections and ends the open ones, as an outage would, or lets
+    /// connections in again.
+    ///
+    /// # Panics
+    /// On SQLite, or when the server refuses the change.
+    pub fn set_reachable(&self, reachable: bool) {
+        assert_eq!(self.backend, Backend::Postgres, "only a PostgreSQL database can be made unreachable");
+        let mut admin = PgConnection::establish(&self.admin_url).expect("connect to the PostgreSQL server");
+        admin
+            .batch_execute(&format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS {reachable}", self.name))
+            .expect("change whether the database accepts connections");
+        if !reachable {
+            admin
+                .batch_execute(&format!(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'",
+                    self.name
+                ))
+                .expect("end the open connections");
+        }
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        match self.backend {
+            Backend::Sqlite => {
+                let path = std::env::temp_dir().join(&self.name);
+                for extension in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{extension}", path.display()));
+                }
+            }
+            Backend::Postgres => {
+                if let Ok(mut admin) = PgConnection::establish(&self.admin_url) {
+                    let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+                }
+            }
+        }
+    }
+}
+
+fn suffix() -> String {
+    Alphanumeric.sample_string(&mut rand::rng(), 16)
+}
+
+/// `url` with its database name replaced by `database`.
+fn with_database(url: &str, database: &str) -> String {
+    let authority_start = url.find("://").map_or(0, |i| i + 3);
+    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let path_start = base[authority_start..].find('/').map_or(base.len(), |i| authority_start + i);
+    let query = query.map(|q| format!("?{q}")).unwrap_or_default();
+    format!("{}/{database}{query}", &base[..path_start])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_database;
+
+    #[test]
+    fn the_database_name_is_replaced_and_the_query_kept() {
+        assert_eq!(with_database("postgres://u@h:5432/postgres", "x"), "postgres://u@h:5432/x");
+        assert_eq!(with_database("postgres://u@h", "x"), "postgres://u@h/x");
+        assert_eq!(with_database("postgres://u@h/db?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
+    }
+}

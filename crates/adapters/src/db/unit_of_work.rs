@@ -1,0 +1,85 @@
+//! The diesel unit of work: a pooled connection, one transaction, the repositories over it.
+
+use super::connection::{AnyConnection, Pool};
+use super::error::{pool_error, store_error};
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::Connection;
+use payments_application::ports::unit_of_work::Work;
+use payments_application::ports::{
+    AccountRepository, CustomerRepository, IdempotencyRepository, Repositories, StoreError, UnitOfWork,
+};
+use payments_application::ApplicationError;
+
+/// The repositories of one connection.
+pub(crate) struct DbSession<'a> {
+    pub(crate) connection: &'a mut AnyConnection,
+}
+
+impl Repositories for DbSession<'_> {
+    fn accounts(&mut self) -> &mut dyn AccountRepository {
+        self
+    }
+
+    fn customers(&mut self) -> &mut dyn CustomerRepository {
+        self
+    }
+
+    fn idempotency_keys(&mut self) -> &mut dyn IdempotencyRepository {
+        self
+    }
+}
+
+/// Opens transactions on pooled connections.
+#[derive(Clone)]
+pub struct DieselUnitOfWork {
+    pool: Pool,
+}
+
+impl DieselUnitOfWork {
+    #[must_use]
+    pub fn new(pool: Pool) -> Self {
+        Self { pool }
+    }
+}
+
+impl UnitOfWork for DieselUnitOfWork {
+    fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        let mut pooled = self.pool.get().map_err(pool_error)?;
+        let connection: &mut AnyConnection = &mut pooled;
+        begin(connection).map_err(store_error)?;
+        let outcome = work(&mut DbSession { connection: &mut *connection });
+        match outcome {
+            Ok(()) => {
+                <AnyConnection as Connection>::TransactionManager::commit_transaction(connection).map_err(store_error)?;
+                Ok(())
+            }
+            Err(error) => {
+                if let Err(rollback) = <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection)
+                {
+                    tracing::warn!(error = %rollback, "rollback failed");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        let mut pooled = self.pool.get().map_err(pool_error)?;
+        work(&mut DbSession { connection: &mut pooled })
+    }
+
+    fn ping(&self) -> Result<(), StoreError> {
+        let mut pooled = self.pool.get().map_err(pool_error)?;
+        pooled.batch_execute("SELECT 1").map_err(store_error)
+    }
+}
+
+/// Starts a transaction. On SQLite it takes the write lock at once (`BEGIN IMMEDIATE`): a deferred
+/// transaction that reads and then writes can fail with "database is locked" without waiting for
+/// the busy timeout when another writer got there first.
+fn begin(connection: &mut AnyConnection) -> diesel::QueryResult<()> {
+    match connection {
+        AnyConnection::Postgresql(inner) => AnsiTransactionManager::begin_transaction(inner),
+        AnyConnection::Sqlite(inner) => AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE"),
+    }
+}
