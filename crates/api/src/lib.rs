@@ -1,1 +1,12 @@
-//! placeholder
+//! The payments service's HTTP API: routes, authentication, request decoding, error mapping, and the
+//! wiring of every adapter behind the application's ports.
+
+pub mod auth;
+pub mod cli;
+pub mod decode;
+pub mod error;
+pub mod idempotency;
+pub mod routes;
+pub mod settings;
+pub mod startup;
+pub mod telemetry;

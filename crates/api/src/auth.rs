@@ -1,0 +1,80 @@
+//! Authentication: the API key from `Authorization` (Basic with or without the trailing colon, or
+//! Bearer), resolved once per request and kept in the request's extensions.
+
+use crate::error::ApiError;
+use crate::startup::Services;
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use payments_application::{Caller, Scope};
+use payments_domain::account::KeyKind;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A caller authenticated with a secret key: the only kind most endpoints accept.
+#[derive(Debug, Clone)]
+pub struct SecretKey(pub Scope);
+
+impl FromRequest for SecretKey {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        Box::pin(async move {
+            let caller = authenticate(&request).await?;
+            match caller.key_kind {
+                KeyKind::Secret => Ok(Self(caller.scope)),
+                KeyKind::Public => Err(ApiError::unauthenticated("This request needs a secret API key.")),
+            }
+        })
+    }
+}
+
+/// The caller of this request, looked up once and then taken from the request's extensions.
+///
+/// # Errors
+/// `auth_invalid` for a missing, malformed or unknown key; 503 when the database is unreachable.
+pub async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
+    if let Some(caller) = request.extensions().get::<Caller>() {
+        return Ok(caller.clone());
+    }
+    let presented = presented_key(request)?;
+    let services = request
+        .app_data::<web::Data<Services>>()
+        .ok_or_else(|| ApiError::internal_message("the services are not registered"))?
+        .clone();
+    let caller = crate::routes::blocking(move || services.accounts.authenticate(&presented)).await?;
+    request.extensions_mut().insert(caller.clone());
+    Ok(caller)
+}
+
+fn presented_key(request: &HttpRequest) -> Result<String, ApiError> {
+    let value = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| ApiError::unauthenticated("No API key was given. Send it with HTTP Basic or Bearer authentication."))?
+        .to_str()
+        .map_err(|_| malformed())?;
+    let (scheme, credentials) = value.trim().split_once(' ').ok_or_else(malformed)?;
+    let credentials = credentials.trim();
+    if scheme.eq_ignore_ascii_case("bearer") {
+        return Ok(credentials.to_owned());
+    }
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(malformed());
+    }
+    let decoded = STANDARD.decode(credentials).map_err(|_| malformed())?;
+    let decoded = String::from_utf8(decoded).map_err(|_| malformed())?;
+    let key = decoded.strip_suffix(':').unwrap_or(&decoded);
+    if key.contains(':') {
+        return Err(malformed());
+    }
+    Ok(key.to_owned())
+}
+
+fn malformed() -> ApiError {
+    ApiError::unauthenticated("The Authorization header is malformed. Use Basic with the key as user name, or Bearer.")
+}

@@ -1,0 +1,143 @@
+//! Extractors that turn the request body or query string into a parameter map.
+
+use super::form;
+use super::params::Params;
+use crate::error::ApiError;
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use futures_util::StreamExt;
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+
+/// The largest request body accepted, registered as app data.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+/// Reads the whole body, refusing one larger than the limit with 413.
+///
+/// # Errors
+/// `payload_too_large` past the limit; `parameter_invalid` when the body cannot be read.
+pub async fn read_body(request: &HttpRequest, payload: &mut Payload) -> Result<Bytes, ApiError> {
+    let limit = request.app_data::<BodyLimit>().map_or(1024 * 1024, |limit| limit.0);
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return Err(ApiError::payload_too_large(limit));
+    }
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| ApiError::unreadable_body())?;
+        if body.len() + chunk.len() > limit {
+            return Err(ApiError::payload_too_large(limit));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// The parameters of the request body.
+pub struct BodyParams(pub Params);
+
+impl FromRequest for BodyParams {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let body = read_body(&request, &mut payload).await?;
+            Ok(Self(Params::new(decode_body(&request, &body)?)))
+        })
+    }
+}
+
+/// The parameters of the query string.
+pub struct QueryParams(pub Params);
+
+impl FromRequest for QueryParams {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(
+            form::parse(request.query_string().as_bytes())
+                .map(|map| Self(Params::new(map)))
+                .map_err(|error| ApiError::validation(vec![error])),
+        )
+    }
+}
+
+enum BodyFormat {
+    Json,
+    Form,
+}
+
+fn decode_body(request: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    let format = match request.mime_type() {
+        Ok(Some(mime)) if mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json") => BodyFormat::Json,
+        Ok(Some(mime)) if mime.subtype() == "x-www-form-urlencoded" => BodyFormat::Form,
+        Ok(None) => sniff(body),
+        Ok(Some(mime)) => return Err(ApiError::unsupported_content_type(mime.essence_str())),
+        Err(_) => return Err(ApiError::unsupported_content_type("an unparseable Content-Type")),
+    };
+    match format {
+        BodyFormat::Form => form::parse(body).map_err(|error| ApiError::validation(vec![error])),
+        BodyFormat::Json => match serde_json::from_slice::<Value>(body) {
+            Ok(Value::Object(map)) => Ok(unwrap_attributes(map)),
+            Ok(_) => Err(ApiError::bad_body("The JSON body must be an object.")),
+            Err(_) => Err(ApiError::bad_body("The request body is not valid JSON.")),
+        },
+    }
+}
+
+/// A body without a Content-Type is JSON when it looks like an object, else a form.
+fn sniff(body: &[u8]) -> BodyFormat {
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => BodyFormat::Json,
+        _ => BodyFormat::Form,
+    }
+}
+
+/// Accepts `{"data": {"attributes": {...}}}` as the attributes themselves.
+fn unwrap_attributes(mut map: Map<String, Value>) -> Map<String, Value> {
+    let wrapped = map.len() == 1
+        && map.get("data").and_then(Value::as_object).is_some_and(|data| {
+            data.get("attributes").is_some_and(Value::is_object) && data.keys().all(|k| k == "attributes" || k == "type")
+        });
+    if !wrapped {
+        return map;
+    }
+    match map.remove("data") {
+        Some(Value::Object(mut data)) => match data.remove("attributes") {
+            Some(Value::Object(attributes)) => attributes,
+            _ => Map::new(),
+        },
+        _ => Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wrapped_attributes_are_unwrapped_and_plain_objects_kept() {
+        let wrapped = json!({"data": {"attributes": {"name": "x"}}});
+        let Value::Object(map) = wrapped else { unreachable!() };
+        assert_eq!(Value::Object(unwrap_attributes(map)), json!({"name": "x"}));
+        let plain = json!({"data": "x"});
+        let Value::Object(map) = plain.clone() else { unreachable!() };
+        assert_eq!(Value::Object(unwrap_attributes(map)), plain);
+    }
+}

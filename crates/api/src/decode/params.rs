@@ -1,0 +1,259 @@
+//! Reads typed values out of a parameter map, collecting every error with the name of its parameter,
+//! and refuses parameters nobody asked for.
+
+use crate::error::ApiError;
+use payments_domain::validation::{ErrorCode, FieldError, Invalid};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// A parameter map being read. Each read removes the parameter; [`Params::finish`] reports what
+/// was left (unknown parameters) together with every error met on the way.
+#[derive(Debug, Default)]
+pub struct Params {
+    values: Map<String, Value>,
+    prefix: String,
+    errors: Vec<FieldError>,
+}
+
+impl Params {
+    #[must_use]
+    pub fn new(values: Map<String, Value>) -> Self {
+        Self { values, prefix: String::new(), errors: Vec::new() }
+    }
+
+    /// The parameter's name as a client spells it: `billing[address][line1]`.
+    #[must_use]
+    pub fn name(&self, key: &str) -> String {
+        if self.prefix.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}[{key}]", self.prefix)
+        }
+    }
+
+    /// Records an error.
+    pub fn push(&mut self, error: FieldError) {
+        self.errors.push(error);
+    }
+
+    /// Keeps `Ok` values and records a refused one under `key`.
+    pub fn check<T>(&mut self, key: &str, result: Result<T, Invalid>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(refused) => {
+                let name = self.name(key);
+                self.push(refused.at(name));
+                None
+            }
+        }
+    }
+
+    /// Removes a parameter; `null` and the empty string count as absent.
+    fn take(&mut self, key: &str) -> Option<Value> {
+        match self.values.remove(key)? {
+            Value::Null => None,
+            Value::String(text) if text.is_empty() => None,
+            value => Some(value),
+        }
+    }
+
+    fn type_error(&mut self, key: &str, expected: &str) {
+        let name = self.name(key);
+        let detail = format!("The parameter {name} must be {expected}.");
+        self.push(FieldError::new(name, ErrorCode::ParameterTypeInvalid, detail));
+    }
+
+    /// Marks a required parameter as missing when `value` is `None`.
+    pub fn require<T>(&mut self, key: &str, value: Option<T>) -> Option<T> {
+        if value.is_none() && !self.errors.iter().any(|e| e.parameter == self.name(key)) {
+            let name = self.name(key);
+            self.push(FieldError::required(name));
+        }
+        value
+    }
+
+    /// A string parameter.
+    pub fn string(&mut self, key: &str) -> Option<String> {
+        match self.take(key)? {
+            Value::String(text) => Some(text),
+            _ => {
+                self.type_error(key, "a string");
+                None
+            }
+        }
+    }
+
+    /// A string parameter that must be present.
+    pub fn required_string(&mut self, key: &str) -> Option<String> {
+        let value = self.string(key);
+        self.require(key, value)
+    }
+
+    /// A string parameter for which a client may also send a whole number.
+    pub fn string_or_integer(&mut self, key: &str) -> Option<String> {
+        match self.take(key)? {
+            Value::String(text) => Some(text),
+            Value::Number(number) if number.is_i64() || number.is_u64() => Some(number.to_string()),
+            _ => {
+                self.type_error(key, "a string");
+                None
+            }
+        }
+    }
+
+    /// A whole-number parameter: a JSON integer, or digits (forms send numbers as strings).
+    pub fn integer(&mut self, key: &str) -> Option<i64> {
+        let parsed = match self.take(key)? {
+            Value::Number(number) => number.as_i64(),
+            Value::String(text) => text.trim().parse::<i64>().ok(),
+            _ => None,
+        };
+        if parsed.is_none() {
+            self.type_error(key, "a whole number");
+        }
+        parsed
+    }
+
+    /// A boolean parameter: `true`/`True`/`1` or `false`/`False`/`0` in forms.
+    pub fn boolean(&mut self, key: &str) -> Option<bool> {
+        let parsed = match self.take(key)? {
+            Value::Bool(flag) => Some(flag),
+            Value::String(text) => match text.as_str() {
+                "true" | "True" | "1" => Some(true),
+                "false" | "False" | "0" => Some(false),
+                _ => None,
+            },
+            Value::Number(number) => match number.as_i64() {
+                Some(1) => Some(true),
+                Some(0) => Some(false),
+                _ => None,
+            },
+            _ => None,
+        };
+        if parsed.is_none() {
+            self.type_error(key, "a boolean");
+        }
+        parsed
+    }
+
+    /// A map of strings, such as `metadata`.
+    pub fn string_map(&mut self, key: &str) -> Option<BTreeMap<String, String>> {
+        let Value::Object(map) = self.take(key)? else {
+            self.type_error(key, "an object of strings");
+            return None;
+        };
+        let mut pairs = BTreeMap::new();
+        let mut valid = true;
+        for (name, value) in map {
+            match value {
+                Value::String(text) => {
+                    pairs.insert(name, text);
+                }
+                _ => {
+                    let parameter = format!("{}[{name}]", self.name(key));
+                    let detail = format!("The parameter {parameter} must be a string.");
+                    self.push(FieldError::new(parameter, ErrorCode::ParameterTypeInvalid, detail));
+                    valid = false;
+                }
+            }
+        }
+        valid.then_some(pairs)
+    }
+
+    /// A nested object read by `read`; its errors and unknown keys are reported under this one.
+    pub fn object<T>(&mut self, key: &str, read: impl FnOnce(&mut Params) -> Option<T>) -> Option<T> {
+        let Value::Object(map) = self.take(key)? else {
+            self.type_error(key, "an object");
+            return None;
+        };
+        let mut nested = Self { values: map, prefix: self.name(key), errors: Vec::new() };
+        let value = read(&mut nested);
+        nested.reject_unknown();
+        let failed = !nested.errors.is_empty();
+        self.errors.append(&mut nested.errors);
+        if failed {
+            None
+        } else {
+            value
+        }
+    }
+
+    fn reject_unknown(&mut self) {
+        let unknown: Vec<String> = std::mem::take(&mut self.values).into_iter().map(|(key, _)| key).collect();
+        for key in unknown {
+            let name = self.name(&key);
+            let detail = format!("The parameter {name} is unknown.");
+            self.push(FieldError::new(name, ErrorCode::ParameterInvalid, detail));
+        }
+    }
+
+    /// Ends reading: fails with every recorded error and every unknown parameter, else returns the
+    /// value that was read.
+    ///
+    /// # Errors
+    /// A 400 carrying all the field errors.
+    pub fn finish<T>(mut self, value: Option<T>) -> Result<T, ApiError> {
+        self.reject_unknown();
+        if !self.errors.is_empty() {
+            return Err(ApiError::validation(self.errors));
+        }
+        value.ok_or_else(|| ApiError::internal_message("a request was decoded without a value and without an error"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params(value: Value) -> Params {
+        let Value::Object(map) = value else { unreachable!("tests pass objects") };
+        Params::new(map)
+    }
+
+    fn codes(result: Result<(), ApiError>) -> Vec<(String, &'static str)> {
+        result.unwrap_err().field_errors().iter().map(|e| (e.parameter.clone(), e.code.as_str())).collect()
+    }
+
+    #[test]
+    fn integers_come_as_numbers_or_digit_strings_but_never_as_floats() {
+        let mut p = params(json!({"a": 5, "b": "7", "c": 2.5, "d": "x"}));
+        assert_eq!((p.integer("a"), p.integer("b"), p.integer("c"), p.integer("d")), (Some(5), Some(7), None, None));
+        assert_eq!(
+            codes(p.finish(Some(()))),
+            vec![("c".into(), "parameter_type_invalid"), ("d".into(), "parameter_type_invalid")]
+        );
+    }
+
+    #[test]
+    fn booleans_accept_the_lenient_spellings() {
+        let mut p = params(json!({"a": "True", "b": "0", "c": true, "d": "yes"}));
+        assert_eq!((p.boolean("a"), p.boolean("b"), p.boolean("c"), p.boolean("d")), (Some(true), Some(false), Some(true), None));
+    }
+
+    #[test]
+    fn missing_required_unknown_and_nested_errors_are_all_reported() {
+        let mut p = params(json!({"extra": "x", "billing": {"phone": 5, "nope": "y"}}));
+        let name = p.required_string("name");
+        p.object("billing", |b| b.string("phone"));
+        let errors = codes(p.finish(name.map(drop)));
+        assert!(errors.contains(&("name".into(), "parameter_required")), "{errors:?}");
+        assert!(errors.contains(&("extra".into(), "parameter_invalid")), "{errors:?}");
+        assert!(errors.contains(&("billing[phone]".into(), "parameter_type_invalid")), "{errors:?}");
+        assert!(errors.contains(&("billing[nope]".into(), "parameter_invalid")), "{errors:?}");
+    }
+
+    #[test]
+    fn metadata_values_must_be_strings() {
+        let mut p = params(json!({"metadata": {"a": "1", "b": 2}}));
+        assert!(p.string_map("metadata").is_none());
+        assert_eq!(codes(p.finish(Some(()))), vec![("metadata[b]".into(), "parameter_type_invalid")]);
+    }
+
+    #[test]
+    fn null_and_empty_strings_are_absent() {
+        let mut p = params(json!({"a": null, "b": ""}));
+        assert_eq!((p.string("a"), p.string("b")), (None, None));
+        assert!(p.finish(Some(())).is_ok());
+    }
+}

@@ -1,0 +1,203 @@
+//! The error body and the HTTP status of every failure, in one place.
+//!
+//! Bodies follow the contract: `{"errors": [{"code", "detail", "parameter"?}]}`. A 5xx body is
+//! opaque; its cause chain goes to the log.
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{HttpResponse, ResponseError};
+use payments_application::error::BoxError;
+use payments_application::ApplicationError;
+use payments_domain::validation::FieldError;
+use serde::Serialize;
+use std::fmt;
+
+/// How long a client should wait before retrying when the database is unavailable.
+const RETRY_AFTER_SECONDS: &str = "1";
+
+/// One entry of an error body.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorEntry {
+    pub code: &'static str,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    errors: &'a [ErrorEntry],
+}
+
+/// A failed request: its status, what the client is told, and for 5xx the cause for the log.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    errors: Vec<ErrorEntry>,
+    fields: Vec<FieldError>,
+    cause: Option<BoxError>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            status,
+            errors: vec![ErrorEntry { code, detail: detail.into(), parameter: None }],
+            fields: Vec::new(),
+            cause: None,
+        }
+    }
+
+    /// 400 with one entry per bad parameter.
+    #[must_use]
+    pub fn validation(fields: Vec<FieldError>) -> Self {
+        let errors = fields
+            .iter()
+            .map(|f| ErrorEntry { code: f.code.as_str(), detail: f.detail.clone(), parameter: Some(f.parameter.clone()) })
+            .collect();
+        Self { status: StatusCode::BAD_REQUEST, errors, fields, cause: None }
+    }
+
+    /// 400 for a body that cannot be decoded at all.
+    #[must_use]
+    pub fn bad_body(detail: &str) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "parameter_invalid", detail)
+    }
+
+    /// 400 when the body stream breaks off.
+    #[must_use]
+    pub fn unreadable_body() -> Self {
+        Self::bad_body("The request body could not be read.")
+    }
+
+    /// 401 with a reason.
+    #[must_use]
+    pub fn unauthenticated(detail: &str) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "auth_invalid", detail)
+    }
+
+    /// 404 for a path no route serves.
+    #[must_use]
+    pub fn route_not_found(method: &str, path: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "route_not_found", format!("No route serves {method} {path}."))
+    }
+
+    /// 413 past the body limit.
+    #[must_use]
+    pub fn payload_too_large(limit: usize) -> Self {
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", format!("The request body is larger than {limit} bytes."))
+    }
+
+    /// 415 for a body that is neither JSON nor a form.
+    #[must_use]
+    pub fn unsupported_content_type(content_type: &str) -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "content_type_unsupported",
+            format!("Send application/json or application/x-www-form-urlencoded, not {content_type}."),
+        )
+    }
+
+    /// 503 when the database cannot be reached.
+    #[must_use]
+    pub fn unavailable(cause: BoxError) -> Self {
+        let mut error = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "service_unavailable",
+            "The service is temporarily unavailable. Retry shortly.",
+        );
+        error.cause = Some(cause);
+        error
+    }
+
+    /// 500 for a fault the client cannot fix.
+    #[must_use]
+    pub fn internal(cause: BoxError) -> Self {
+        let mut error = Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_system_error", "An internal error occurred.");
+        error.cause = Some(cause);
+        error
+    }
+
+    /// 500 described by a message for the log.
+    #[must_use]
+    pub fn internal_message(message: &str) -> Self {
+        Self::internal(message.to_owned().into())
+    }
+
+    /// The parameter errors of a 400, for tests and callers that inspect them.
+    #[must_use]
+    pub fn field_errors(&self) -> &[FieldError] {
+        &self.fields
+    }
+}
+
+impl From<ApplicationError> for ApiError {
+    fn from(error: ApplicationError) -> Self {
+        match error {
+            ApplicationError::Validation(fields) => Self::validation(fields),
+            ApplicationError::NotFound { resource, id } => {
+                Self::new(StatusCode::NOT_FOUND, "resource_not_found", format!("No {resource} with id {id} exists."))
+            }
+            ApplicationError::Unauthenticated => Self::unauthenticated("The API key is invalid."),
+            ApplicationError::Conflict => Self::new(
+                StatusCode::CONFLICT,
+                "resource_conflict",
+                "The resource was changed by a concurrent request. Retry with its current state.",
+            ),
+            ApplicationError::IdempotencyKeyReused => Self::new(
+                StatusCode::BAD_REQUEST,
+                "idempotency_key_reused",
+                "This idempotency key was used with a different method, path or body.",
+            ),
+            ApplicationError::IdempotencyKeyInUse => Self::new(
+                StatusCode::CONFLICT,
+                "idempotency_key_in_use",
+                "A request with this idempotency key is still being processed.",
+            ),
+            ApplicationError::Unavailable(cause) => Self::unavailable(cause),
+            ApplicationError::Internal(cause) => Self::internal(cause),
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let codes: Vec<&str> = self.errors.iter().map(|e| e.code).collect();
+        write!(f, "{} {}", self.status.as_u16(), codes.join(", "))
+    }
+}
+
+impl std::error::Error for ApiError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|cause| cause as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let Some(cause) = &self.cause {
+            tracing::error!(status = self.status.as_u16(), error = %cause_chain(cause.as_ref()), "request failed");
+        }
+        let mut response = HttpResponse::build(self.status);
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS));
+        }
+        response.json(ErrorBody { errors: &self.errors })
+    }
+}
+
+/// An error and its causes, one `Caused by:` per line.
+#[must_use]
+pub fn cause_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str("\nCaused by: ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,121 @@
+//! The `Idempotency-Key` middleware for POST, PUT and DELETE.
+//!
+//! The first completed (2xx) response of a key is stored and replayed byte for byte, with
+//! `Idempotent-Replayed: true`, to every retry within 24 hours. A failed request stores nothing, so
+//! its retry runs again: every use case is one transaction, so a failure changed nothing.
+
+use crate::auth::authenticate;
+use crate::decode::read_body;
+use crate::error::ApiError;
+use crate::routes::blocking;
+use crate::startup::Services;
+use actix_web::body::{to_bytes, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::{header, Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::{web, HttpMessage, HttpResponse, ResponseError};
+use payments_application::services::IdempotentStart;
+use payments_domain::account::hex;
+use sha2::{Digest, Sha256};
+
+/// The request header that carries the key.
+pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+/// The response header that marks a replay.
+pub const IDEMPOTENT_REPLAYED: &str = "Idempotent-Replayed";
+/// Longest accepted key.
+const MAX_KEY_LENGTH: usize = 255;
+
+/// Applies idempotency to mutating requests that carry the header.
+///
+/// # Errors
+/// What the wrapped service returns.
+pub async fn idempotency(
+    mut request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let mutating = matches!(*request.method(), Method::POST | Method::PUT | Method::DELETE);
+    let key = request.headers().get(IDEMPOTENCY_KEY).cloned();
+    let (Some(key), true) = (key, mutating) else {
+        return next.call(request).await.map(ServiceResponse::map_into_boxed_body);
+    };
+    let key = match key.to_str() {
+        Ok(key) if !key.trim().is_empty() && key.len() <= MAX_KEY_LENGTH => key.to_owned(),
+        _ => {
+            let error = ApiError::bad_body("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
+            return Ok(request.error_response(error));
+        }
+    };
+    let caller = match authenticate(request.request()).await {
+        Ok(caller) => caller,
+        Err(error) => return Ok(request.error_response(error)),
+    };
+    let mut payload = request.take_payload();
+    let body = match read_body(request.request(), &mut payload).await {
+        Ok(body) => body,
+        Err(error) => return Ok(request.error_response(error)),
+    };
+    let fingerprint = fingerprint(&request, &body);
+    request.set_payload(Payload::from(body));
+    let Some(services) = request.app_data::<web::Data<Services>>().cloned() else {
+        return Ok(request.error_response(ApiError::internal_message("the services are not registered")));
+    };
+
+    let scope = caller.scope.clone();
+    let (begin_services, begin_scope, begin_key) = (services.clone(), scope.clone(), key.clone());
+    let start = blocking(move || begin_services.idempotency.begin(&begin_scope, &begin_key, &fingerprint)).await;
+    match start {
+        Err(error) => Ok(request.error_response(error)),
+        Ok(IdempotentStart::Replay { status, body }) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let response = HttpResponse::build(status)
+                .content_type(header::ContentType::json())
+                .insert_header((IDEMPOTENT_REPLAYED, "true"))
+                .body(body);
+            Ok(request.into_response(response))
+        }
+        Ok(IdempotentStart::Proceed) => {
+            let outcome = next.call(request).await;
+            let (outcome, stored) = match outcome {
+                Ok(response) if response.status().is_success() => {
+                    let (request, response) = response.into_parts();
+                    let (head, body) = response.into_parts();
+                    match to_bytes(body).await {
+                        Ok(bytes) => {
+                            let stored = Some((head.status().as_u16(), bytes.to_vec()));
+                            (Ok(ServiceResponse::new(request, head.set_body(BoxBody::new(bytes)))), stored)
+                        }
+                        Err(_) => {
+                            let error = ApiError::internal_message("the response body could not be read");
+                            (Ok(ServiceResponse::new(request, ResponseError::error_response(&error))), None)
+                        }
+                    }
+                }
+                Ok(response) => (Ok(response.map_into_boxed_body()), None),
+                Err(error) => (Err(error), None),
+            };
+            let finished = blocking(move || {
+                let response = stored.as_ref().map(|(status, body)| (*status, body.as_slice()));
+                services.idempotency.finish(&scope, &key, response)
+            })
+            .await;
+            if let Err(error) = finished {
+                tracing::error!(%error, "could not record the idempotent response");
+            }
+            outcome
+        }
+    }
+}
+
+/// Digest of what makes two requests "the same": method, path, query and body.
+fn fingerprint(request: &ServiceRequest, body: &[u8]) -> String {
+    let mut digest = Sha256::new();
+    digest.update(request.method().as_str().as_bytes());
+    digest.update(b"\n");
+    digest.update(request.path().as_bytes());
+    digest.update(b"?");
+    digest.update(request.query_string().as_bytes());
+    digest.update(b"\n");
+    digest.update(body);
+    hex(&digest.finalize())
+}
+

@@ -1,0 +1,193 @@
+//! `/customers`: create, list, retrieve, update and delete.
+
+use super::{blocking, ok, page_request, resource, Deleted, List};
+use crate::auth::SecretKey;
+use crate::decode::{BodyParams, Params, QueryParams};
+use crate::error::ApiError;
+use crate::startup::Services;
+use actix_web::{web, HttpResponse};
+use payments_application::ports::CustomerFilter;
+use payments_domain::customer::{
+    check_address_field, Address, Billing, BillingStatementPrefix, CountryCode, Customer, CustomerChanges, CustomerName,
+    Email, NewCustomer, SequenceNumber,
+};
+use payments_domain::metadata::Metadata;
+use payments_domain::money::Currency;
+use serde::Serialize;
+
+const RESOURCE: &str = "customer";
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    for path in ["/customers", "/customers/"] {
+        config.service(resource(path).route(web::post().to(create)).route(web::get().to(list)));
+    }
+    config.service(
+        resource("/customers/{id}")
+            .route(web::get().to(retrieve))
+            .route(web::put().to(update))
+            .route(web::delete().to(delete)),
+    );
+}
+
+async fn create(SecretKey(scope): SecretKey, BodyParams(mut params): BodyParams, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+    let new = new_customer(&mut params);
+    let new = params.finish(new)?;
+    let customer = blocking(move || services.customers.create(&scope, new)).await?;
+    Ok(ok(&CustomerResource::from(&customer)))
+}
+
+async fn retrieve(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let customer = blocking(move || services.customers.retrieve(&scope, &id)).await?;
+    Ok(render(&customer))
+}
+
+async fn update(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let changes = customer_changes(&mut params);
+    let changes = params.finish(changes)?;
+    let customer = blocking(move || services.customers.update(&scope, &id, changes)).await?;
+    Ok(ok(&CustomerResource::from(&customer)))
+}
+
+async fn delete(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let customer = blocking(move || services.customers.delete(&scope, &id)).await?;
+    Ok(render(&customer))
+}
+
+async fn list(SecretKey(scope): SecretKey, QueryParams(mut params): QueryParams, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+    let page = page_request(&mut params);
+    let filter = CustomerFilter { name: params.string("name"), email: params.string("email") };
+    let page = params.finish(page)?;
+    let customers = blocking(move || services.customers.list(&scope, &filter, &page)).await?;
+    Ok(ok(&List::of(&customers, CustomerResource::from)))
+}
+
+/// A customer, or the tombstone of a deleted one.
+fn render(customer: &Customer) -> HttpResponse {
+    if customer.is_deleted() {
+        ok(&Deleted::new(customer.id.as_str(), RESOURCE))
+    } else {
+        ok(&CustomerResource::from(customer))
+    }
+}
+
+fn new_customer(params: &mut Params) -> Option<NewCustomer> {
+    let name = params.required_string("name").and_then(|name| params.check("name", CustomerName::new(name)));
+    let email = params.required_string("email").and_then(|email| params.check("email", Email::new(email)));
+    let currency = params.required_string("currency").and_then(|code| params.check("currency", Currency::parse(&code)));
+    let fields = shared_fields(params);
+    Some(NewCustomer {
+        name: params.require("name", name)?,
+        email: params.require("email", email)?,
+        currency: params.require("currency", currency)?,
+        billing_statement_prefix: fields.billing_statement_prefix,
+        next_billing_statement_sequence_number: fields.next_billing_statement_sequence_number,
+        billing: fields.billing,
+        metadata: fields.metadata,
+    })
+}
+
+fn customer_changes(params: &mut Params) -> Option<CustomerChanges> {
+    let name = params.string("name").and_then(|name| params.check("name", CustomerName::new(name)));
+    let email = params.string("email").and_then(|email| params.check("email", Email::new(email)));
+    let currency = params.string("currency").and_then(|code| params.check("currency", Currency::parse(&code)));
+    let fields = shared_fields(params);
+    Some(CustomerChanges {
+        name,
+        email,
+        currency,
+        billing_statement_prefix: fields.billing_statement_prefix,
+        next_billing_statement_sequence_number: fields.next_billing_statement_sequence_number,
+        billing: fields.billing,
+        metadata: fields.metadata,
+    })
+}
+
+/// The optional fields that create and update read alike.
+struct SharedFields {
+    billing_statement_prefix: Option<BillingStatementPrefix>,
+    next_billing_statement_sequence_number: Option<SequenceNumber>,
+    billing: Option<Billing>,
+    metadata: Option<Metadata>,
+}
+
+fn shared_fields(params: &mut Params) -> SharedFields {
+    let key = "billing_statement_prefix";
+    let billing_statement_prefix = params.string(key).and_then(|p| params.check(key, BillingStatementPrefix::new(p)));
+    let key = "next_billing_statement_sequence_number";
+    let next_billing_statement_sequence_number =
+        params.string_or_integer(key).and_then(|n| params.check(key, SequenceNumber::parse(&n)));
+    let billing = params.object("billing", |billing| {
+        let phone = text_field(billing, "phone");
+        let address = billing.object("address", |address| {
+            Some(Address {
+                line1: text_field(address, "line1"),
+                line2: text_field(address, "line2"),
+                city: text_field(address, "city"),
+                state: text_field(address, "state"),
+                postal_code: text_field(address, "postal_code"),
+                country: address.string("country").and_then(|c| address.check("country", CountryCode::new(&c))),
+            })
+        });
+        Some(Billing { phone, address })
+    });
+    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    SharedFields { billing_statement_prefix, next_billing_statement_sequence_number, billing, metadata }
+}
+
+fn text_field(params: &mut Params, key: &str) -> Option<String> {
+    let value = params.string(key)?;
+    params.check(key, check_address_field(&value).map(|()| value))
+}
+
+/// A customer as the API shows it.
+#[derive(Serialize)]
+pub(crate) struct CustomerResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    billing_statement_prefix: &'a str,
+    billing: Option<&'a Billing>,
+    currency: &'static str,
+    email: &'a str,
+    name: &'a str,
+    livemode: bool,
+    metadata: Option<&'a Metadata>,
+    next_billing_statement_sequence_number: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> From<&'a Customer> for CustomerResource<'a> {
+    fn from(customer: &'a Customer) -> Self {
+        Self {
+            id: customer.id.as_str(),
+            resource: RESOURCE,
+            billing_statement_prefix: customer.billing_statement_prefix.as_str(),
+            billing: customer.billing.as_ref(),
+            currency: customer.currency.code(),
+            email: customer.email.as_str(),
+            name: customer.name.as_str(),
+            livemode: customer.livemode,
+            metadata: customer.metadata.as_ref(),
+            next_billing_statement_sequence_number: customer.next_billing_statement_sequence_number.to_string(),
+            created_at: customer.created_at.unix_seconds(),
+            updated_at: customer.updated_at.unix_seconds(),
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Configuration: `config/default.toml` (built in), then `config/{environment}.toml`, then
+//! `PAYMENTS__SECTION__KEY` environment variables; validated once at startup.
+
+use config::{Config, Environment, File, FileFormat};
+use payments_adapters::db::{DatabaseUrl, PoolSettings};
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+const DEFAULTS: &str = include_str!("../../../config/default.toml");
+
+/// Settings as read, before validation.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Settings {
+    pub server: ServerSettings,
+    pub database: DatabaseSettings,
+    pub log: LogSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServerSettings {
+    pub listen: String,
+    pub public_base_url: String,
+    pub body_limit_bytes: usize,
+    pub workers: usize,
+}
+
+#[derive(Clone, Deserialize)]
+pub struct DatabaseSettings {
+    pub url: String,
+    pub pool_size: u32,
+    pub connect_timeout_seconds: u64,
+}
+
+impl std::fmt::Debug for DatabaseSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatabaseSettings")
+            .field("url", &DatabaseUrl::parse(&self.url).map_or_else(|e| e, |url| format!("{url:?}")))
+            .field("pool_size", &self.pool_size)
+            .field("connect_timeout_seconds", &self.connect_timeout_seconds)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct LogSettings {
+    pub format: LogFormat,
+    pub level: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+/// Settings that passed validation, in the types the application uses.
+#[derive(Debug, Clone)]
+pub struct ValidSettings {
+    pub listen: SocketAddr,
+    pub public_base_url: url::Url,
+    pub body_limit_bytes: usize,
+    pub workers: usize,
+    pub database_url: DatabaseUrl,
+    pub pool: PoolSettings,
+    pub log: LogSettings,
+}
+
+impl Settings {
+    /// Reads the layers: built-in defaults, `{config_dir}/{environment}.toml` if present, environment.
+    ///
+    /// `PAYMENTS_ENVIRONMENT` names the environment (default `local`); `PAYMENTS_CONFIG_DIR` the
+    /// directory of the files (default `config`).
+    ///
+    /// # Errors
+    /// A message naming the file or variable that could not be read.
+    pub fn load() -> Result<Self, String> {
+        let environment = std::env::var("PAYMENTS_ENVIRONMENT").unwrap_or_else(|_| "local".to_owned());
+        let directory = std::env::var("PAYMENTS_CONFIG_DIR").unwrap_or_else(|_| "config".to_owned());
+        Config::builder()
+            .add_source(File::from_str(DEFAULTS, FileFormat::Toml))
+            .add_source(File::with_name(&format!("{directory}/{environment}")).required(false))
+            .add_source(
+                Environment::with_prefix("PAYMENTS").prefix_separator("__").separator("__").try_parsing(true),
+            )
+            .build()
+            .and_then(Config::try_deserialize)
+            .map_err(|error| format!("invalid configuration: {error}"))
+    }
+
+    /// Checks every value, reporting all problems at once.
+    ///
+    /// # Errors
+    /// One line per bad value, naming its key.
+    pub fn validate(&self) -> Result<ValidSettings, String> {
+        let mut problems = Vec::new();
+        let listen = self
+            .server
+            .listen
+            .parse::<SocketAddr>()
+            .map_err(|_| problems.push(format!("server.listen: {} is not an address:port", self.server.listen)))
+            .ok();
+        let public_base_url = url::Url::parse(&self.server.public_base_url)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some());
+        if public_base_url.is_none() {
+            problems.push(format!("server.public_base_url: {} is not an http(s) URL", self.server.public_base_url));
+        }
+        if !(1024..=64 * 1024 * 1024).contains(&self.server.body_limit_bytes) {
+            problems.push("server.body_limit_bytes: must be from 1024 to 67108864".to_owned());
+        }
+        let database_url =
+            DatabaseUrl::parse(&self.database.url).map_err(|e| problems.push(format!("database.url: {e}"))).ok();
+        if !(1..=200).contains(&self.database.pool_size) {
+            problems.push("database.pool_size: must be from 1 to 200".to_owned());
+        }
+        if !(1..=300).contains(&self.database.connect_timeout_seconds) {
+            problems.push("database.connect_timeout_seconds: must be from 1 to 300".to_owned());
+        }
+        if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
+            problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
+        }
+        match (listen, public_base_url, database_url) {
+            (Some(listen), Some(public_base_url), Some(database_url)) if problems.is_empty() => Ok(ValidSettings {
+                listen,
+                public_base_url,
+                body_limit_bytes: self.server.body_limit_bytes,
+                workers: self.server.workers,
+                database_url,
+                pool: PoolSettings {
+                    max_size: self.database.pool_size,
+                    connection_timeout: Duration::from_secs(self.database.connect_timeout_seconds),
+                },
+                log: self.log.clone(),
+            }),
+            _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults() -> Settings {
+        Config::builder()
+            .add_source(File::from_str(DEFAULTS, FileFormat::Toml))
+            .build()
+            .and_then(Config::try_deserialize)
+            .expect("the built-in defaults deserialize")
+    }
+
+    #[test]
+    fn the_defaults_are_valid_and_use_sqlite_on_port_8080() {
+        let valid = defaults().validate().expect("valid defaults");
+        assert_eq!(valid.listen.port(), 8080);
+        assert_eq!(valid.database_url.backend(), payments_adapters::db::Backend::Sqlite);
+    }
+
+    #[test]
+    fn every_bad_value_is_named() {
+        let mut settings = defaults();
+        settings.server.listen = "nowhere".into();
+        settings.server.public_base_url = "ftp://x".into();
+        settings.database.url = "mysql://db".into();
+        settings.database.pool_size = 0;
+        let message = settings.validate().unwrap_err();
+        for key in ["server.listen", "server.public_base_url", "database.url", "database.pool_size"] {
+            assert!(message.contains(key), "{key} missing from: {message}");
+        }
+    }
+}

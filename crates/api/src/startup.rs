@@ -1,0 +1,139 @@
+//! The composition root: storage, adapters as trait objects, services, the HTTP server and the
+//! background jobs.
+
+use crate::decode::BodyLimit;
+use crate::idempotency::idempotency;
+use crate::routes;
+use crate::settings::ValidSettings;
+use crate::telemetry::RequestSpan;
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use payments_adapters::clock::SystemClock;
+use payments_adapters::db::DieselUnitOfWork;
+use payments_adapters::id_generator::RandomIds;
+use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
+use payments_application::services::{AccountService, CustomerService, IdempotencyService};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing_actix_web::TracingLogger;
+
+/// How often expired idempotency keys are purged.
+const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
+/// How long in-flight requests may finish after a shutdown signal.
+const SHUTDOWN_TIMEOUT_SECONDS: u64 = 10;
+
+/// Every use-case service, shared by the handlers.
+#[derive(Clone)]
+pub struct Services {
+    pub accounts: Arc<AccountService>,
+    pub customers: Arc<CustomerService>,
+    pub idempotency: Arc<IdempotencyService>,
+    pub storage: Arc<dyn UnitOfWork>,
+}
+
+impl Services {
+    #[must_use]
+    pub fn new(storage: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
+        Self {
+            accounts: Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone())),
+            customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids)),
+            idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock)),
+            storage,
+        }
+    }
+
+    /// The services over the configured database, with the system clock and random ids.
+    ///
+    /// # Errors
+    /// Why the database could not be reached or migrated.
+    pub fn connect(settings: &ValidSettings) -> Result<Self, String> {
+        let pool = settings.database_url.connect(settings.pool)?;
+        let storage: Arc<dyn UnitOfWork> = Arc::new(DieselUnitOfWork::new(pool));
+        Ok(Self::new(storage, Arc::new(SystemClock), Arc::new(RandomIds)))
+    }
+}
+
+/// The running service: a bound HTTP server and its services.
+pub struct Application {
+    port: u16,
+    server: Server,
+    services: Services,
+}
+
+impl Application {
+    /// Connects and migrates the database, then binds the listener.
+    ///
+    /// # Errors
+    /// Why the database or the listen address could not be used.
+    pub async fn build(settings: ValidSettings) -> Result<Self, String> {
+        let connect_settings = settings.clone();
+        let services = tokio::task::spawn_blocking(move || Services::connect(&connect_settings))
+            .await
+            .map_err(|e| format!("the database connection task failed: {e}"))??;
+        Self::with_services(&settings, services)
+    }
+
+    /// Binds the listener and builds the server around given services.
+    ///
+    /// # Errors
+    /// Why the listen address could not be used.
+    pub fn with_services(settings: &ValidSettings, services: Services) -> Result<Self, String> {
+        let listener =
+            TcpListener::bind(settings.listen).map_err(|e| format!("cannot listen on {}: {e}", settings.listen))?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+        let data = web::Data::new(services.clone());
+        let body_limit = BodyLimit(settings.body_limit_bytes);
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(data.clone())
+                .app_data(body_limit)
+                .wrap(from_fn(idempotency))
+                .wrap(TracingLogger::<RequestSpan>::new())
+                .configure(routes::configure)
+                .default_service(web::to(routes::route_not_found))
+        })
+        .shutdown_timeout(SHUTDOWN_TIMEOUT_SECONDS);
+        if settings.workers > 0 {
+            server = server.workers(settings.workers);
+        }
+        let server = server.listen(listener).map_err(|e| format!("cannot start the HTTP server: {e}"))?.run();
+        Ok(Self { port, server, services })
+    }
+
+    #[must_use]
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    #[must_use]
+    pub fn services(&self) -> &Services {
+        &self.services
+    }
+
+    /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish.
+    ///
+    /// # Errors
+    /// An I/O failure of the server.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
+        let outcome = self.server.await;
+        purge.abort();
+        outcome
+    }
+}
+
+/// Background job: forgets idempotency keys past their 24-hour retention.
+async fn purge_idempotency_keys(service: Arc<IdempotencyService>) {
+    let mut interval = tokio::time::interval(PURGE_INTERVAL);
+    loop {
+        interval.tick().await;
+        let service = service.clone();
+        match tokio::task::spawn_blocking(move || service.purge_expired()).await {
+            Ok(Ok(purged)) => tracing::debug!(purged, "purged expired idempotency keys"),
+            Ok(Err(error)) => tracing::warn!(%error, "could not purge idempotency keys"),
+            Err(error) => tracing::warn!(%error, "the idempotency purge task failed"),
+        }
+    }
+}

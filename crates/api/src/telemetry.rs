@@ -1,0 +1,50 @@
+//! Structured logs through `tracing`: one span per request with its id, method, path and status.
+//!
+//! The span records the path without the query string and no headers, so keys and client secrets
+//! never reach a log line.
+
+use crate::settings::{LogFormat, LogSettings};
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::HttpMessage;
+use tracing::Span;
+use tracing_actix_web::{RequestId, RootSpanBuilder};
+use tracing_subscriber::EnvFilter;
+
+/// Installs the global subscriber, writing to standard error (standard output carries only what a
+/// command prints for its user). `RUST_LOG` overrides the configured level.
+pub fn init(settings: &LogSettings) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&settings.level));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let installed = match settings.format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Pretty => builder.try_init(),
+    };
+    // A second init (tests start several applications in one process) keeps the first subscriber.
+    drop(installed);
+}
+
+/// The root span of a request.
+pub struct RequestSpan;
+
+impl RootSpanBuilder for RequestSpan {
+    fn on_request_start(request: &ServiceRequest) -> Span {
+        let request_id = request.extensions().get::<RequestId>().map(ToString::to_string).unwrap_or_default();
+        tracing::info_span!(
+            "request",
+            request_id = %request_id,
+            method = %request.method(),
+            path = %request.path(),
+            status = tracing::field::Empty,
+        )
+    }
+
+    fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, actix_web::Error>) {
+        let status = match outcome {
+            Ok(response) => response.status().as_u16(),
+            Err(error) => error.as_response_error().status_code().as_u16(),
+        };
+        span.record("status", status);
+        span.in_scope(|| tracing::info!(status, "request completed"));
+    }
+}
