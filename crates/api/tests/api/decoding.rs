@@ -1,0 +1,76 @@
+//! Request bodies: wrapped JSON, content types, size limit, malformed input, unknown routes.
+
+use crate::helpers::{error_codes, ids, read, single_error, TestApp};
+use reqwest::header::CONTENT_TYPE;
+use reqwest::Method;
+use serde_json::json;
+
+on_both_backends!(
+    a_wrapped_json_body_is_accepted,
+    a_body_without_content_type_is_sniffed,
+    an_unsupported_content_type_is_refused,
+    a_body_over_the_limit_is_refused,
+    malformed_json_is_a_bad_request,
+    unknown_routes_and_methods_answer_route_not_found,
+);
+
+async fn a_wrapped_json_body_is_accepted(app: TestApp) {
+    let body = json!({"data": {"attributes": {"name": "Ana", "email": "ana@example.com", "currency": "PHP"}}});
+    let (status, customer) = read(app.json(Method::POST, "/customers", &app.keys.secret_test, &body).await).await;
+    assert_eq!(status, 200, "{customer}");
+    assert_eq!(customer["name"], "Ana");
+}
+
+async fn a_body_without_content_type_is_sniffed(app: TestApp) {
+    for body in [r#"{"name":"Ana","email":"ana@example.com","currency":"PHP"}"#, "name=Ben&email=ben%40example.com&currency=PHP"] {
+        let response = app.request(Method::POST, "/customers", &app.keys.secret_test).body(body).send().await.unwrap();
+        let (status, customer) = read(response).await;
+        assert_eq!(status, 200, "{body}: {customer}");
+    }
+}
+
+async fn an_unsupported_content_type_is_refused(app: TestApp) {
+    let response = app
+        .request(Method::POST, "/customers", &app.keys.secret_test)
+        .header(CONTENT_TYPE, "text/plain")
+        .body("name=Ana")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(response).await;
+    assert_eq!(status, 415);
+    single_error(&body, "content_type_unsupported");
+}
+
+async fn a_body_over_the_limit_is_refused(app: TestApp) {
+    let huge = format!("name={}&email=a%40example.com&currency=PHP", "x".repeat(2 * 1024 * 1024));
+    let (status, body) = read(app.form(Method::POST, "/customers", &app.keys.secret_test, &huge).await).await;
+    assert_eq!(status, 413);
+    single_error(&body, "payload_too_large");
+    let (_, list) = read(app.get("/customers").await).await;
+    assert!(ids(&list).is_empty());
+}
+
+async fn malformed_json_is_a_bad_request(app: TestApp) {
+    for body in [r#"{"name": "Ana""#, "[1, 2]", "\"text\""] {
+        let response = app
+            .request(Method::POST, "/customers", &app.keys.secret_test)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let (status, answer) = read(response).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(error_codes(&answer), vec![(String::new(), "parameter_invalid".to_owned())], "{body}");
+    }
+}
+
+async fn unknown_routes_and_methods_answer_route_not_found(app: TestApp) {
+    for (method, path) in [(Method::GET, "/nothing"), (Method::PATCH, "/customers"), (Method::POST, "/customers/cus_1")] {
+        let response = app.request(method.clone(), path, &app.keys.secret_test).send().await.unwrap();
+        let (status, body) = read(response).await;
+        assert_eq!(status, 404, "{method} {path}");
+        single_error(&body, "route_not_found");
+    }
+}

@@ -1,0 +1,106 @@
+//! `Idempotency-Key`: replay, mismatch, scoping, failures, concurrency.
+
+use crate::helpers::{ids, read, single_error, TestApp};
+use futures_util::future::join_all;
+use reqwest::header::CONTENT_TYPE;
+use reqwest::{Method, Response};
+
+on_both_backends!(
+    a_retried_create_replays_the_first_response_byte_for_byte,
+    the_same_key_with_another_request_is_refused,
+    a_key_is_scoped_to_its_mode,
+    a_failed_request_is_not_stored,
+    concurrent_requests_with_one_key_create_one_customer,
+    an_over_long_key_is_refused,
+);
+
+const BODY: &str = "name=Ana&email=ana%40example.com&currency=PHP";
+
+async fn send(app: &TestApp, key: &str, api_key: &str, body: &str) -> Response {
+    app.request(Method::POST, "/customers", api_key)
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header("Idempotency-Key", key)
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("send the request")
+}
+
+async fn a_retried_create_replays_the_first_response_byte_for_byte(app: TestApp) {
+    let first = send(&app, "order-1", &app.keys.secret_test, BODY).await;
+    assert_eq!(first.status(), 200);
+    assert!(first.headers().get("Idempotent-Replayed").is_none());
+    let first_body = first.bytes().await.unwrap();
+    let retry = send(&app, "order-1", &app.keys.secret_test, BODY).await;
+    assert_eq!(retry.status(), 200);
+    assert_eq!(retry.headers().get("Idempotent-Replayed").and_then(|v| v.to_str().ok()), Some("true"));
+    assert!(retry.headers().get(CONTENT_TYPE).is_some_and(|v| v.to_str().unwrap_or("").starts_with("application/json")));
+    assert_eq!(retry.bytes().await.unwrap(), first_body);
+    let (_, list) = read(app.get("/customers").await).await;
+    assert_eq!(ids(&list).len(), 1, "one customer for two requests");
+}
+
+async fn the_same_key_with_another_request_is_refused(app: TestApp) {
+    assert_eq!(send(&app, "order-2", &app.keys.secret_test, BODY).await.status(), 200);
+    let other = BODY.replace("Ana", "Ben");
+    let (status, body) = read(send(&app, "order-2", &app.keys.secret_test, &other).await).await;
+    assert_eq!(status, 400);
+    single_error(&body, "idempotency_key_reused");
+    let response = app
+        .request(Method::PUT, "/customers/cus_00000000000000000000000000000000", &app.keys.secret_test)
+        .header("Idempotency-Key", "order-2")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(response).await;
+    assert_eq!(status, 400, "another method and path");
+    single_error(&body, "idempotency_key_reused");
+}
+
+async fn a_key_is_scoped_to_its_mode(app: TestApp) {
+    let (_, test) = read(send(&app, "order-3", &app.keys.secret_test, BODY).await).await;
+    let (status, live) = read(send(&app, "order-3", &app.keys.secret_live, BODY).await).await;
+    assert_eq!(status, 200);
+    assert_ne!(test["id"], live["id"]);
+    assert_eq!(live["livemode"], true);
+}
+
+async fn a_failed_request_is_not_stored(app: TestApp) {
+    let invalid = "name=Ana&email=nope&currency=PHP";
+    let (status, _) = read(send(&app, "order-4", &app.keys.secret_test, invalid).await).await;
+    assert_eq!(status, 400);
+    let retry = send(&app, "order-4", &app.keys.secret_test, invalid).await;
+    assert!(retry.headers().get("Idempotent-Replayed").is_none());
+    assert_eq!(retry.status(), 400);
+    let (status, created) = read(send(&app, "order-4", &app.keys.secret_test, BODY).await).await;
+    assert_eq!(status, 200, "the key is free after a failure: {created}");
+}
+
+async fn concurrent_requests_with_one_key_create_one_customer(app: TestApp) {
+    let attempts = (0..10).map(|_| {
+        let app = &app;
+        async move { read(send(app, "order-5", &app.keys.secret_test, BODY).await).await }
+    });
+    let outcomes = join_all(attempts).await;
+    let mut created = std::collections::BTreeSet::new();
+    for (status, body) in &outcomes {
+        match status {
+            200 => {
+                created.insert(body["id"].as_str().unwrap().to_owned());
+            }
+            409 => assert_eq!(body["errors"][0]["code"], "idempotency_key_in_use", "{body}"),
+            other => panic!("unexpected {other}: {body}"),
+        }
+    }
+    assert_eq!(created.len(), 1, "every success is the same customer");
+    let (_, list) = read(app.get("/customers").await).await;
+    assert_eq!(ids(&list).len(), 1);
+}
+
+async fn an_over_long_key_is_refused(app: TestApp) {
+    let (status, body) = read(send(&app, &"k".repeat(256), &app.keys.secret_test, BODY).await).await;
+    assert_eq!(status, 400);
+    single_error(&body, "parameter_invalid");
+    let (_, list) = read(app.get("/customers").await).await;
+    assert!(ids(&list).is_empty());
+}

@@ -1,0 +1,27 @@
+//! HTTP tests of the real application on port 0. Each test runs twice, on a fresh SQLite file and
+//! on a fresh PostgreSQL database.
+
+/// Declares each named `async fn(TestApp)` as two tests, `<name>::sqlite` and `<name>::postgres`.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name(crate::helpers::spawn_app(payments_adapters::db::Backend::Sqlite).await).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name(crate::helpers::spawn_app(payments_adapters::db::Backend::Postgres).await).await;
+            }
+        }
+    )*};
+}
+
+mod auth;
+mod customers;
+mod decoding;
+mod health;
+mod helpers;
+mod idempotency;
+mod pagination;
