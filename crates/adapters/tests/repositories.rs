@@ -1,6 +1,9 @@
 //! Repository tests on both backends: each test runs once on a fresh SQLite file and once on a fresh
 //! PostgreSQL database.
 
+// Tests unwrap freely: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings};
 use payments_application::pagination::PageRequest;
@@ -98,7 +101,10 @@ fn accounts_are_found_by_key_digest(backend: Backend) {
     .unwrap();
     let (found, missing) = found;
     let found = found.expect("the key is found");
-    assert_eq!((found.account_id, found.kind, found.mode), (store.scope.account_id.clone(), KeyKind::Secret, Mode::Test));
+    assert_eq!(
+        (found.account_id, found.kind, found.mode),
+        (store.scope.account_id.clone(), KeyKind::Secret, Mode::Test)
+    );
     assert!(missing.is_none());
     assert_eq!(reading(store.unit_of_work.as_ref(), |r| Ok(r.accounts().count()?)).unwrap(), 1);
 }
@@ -106,7 +112,8 @@ fn accounts_are_found_by_key_digest(backend: Backend) {
 fn customers_round_trip_and_stay_in_their_scope(backend: Backend) {
     let store = store(backend);
     let mut original = customer(&store.scope, 1);
-    original.metadata = Some(payments_domain::metadata::Metadata::new([("k".to_owned(), "v".to_owned())].into()).unwrap());
+    original.metadata =
+        Some(payments_domain::metadata::Metadata::new([("k".to_owned(), "v".to_owned())].into()).unwrap());
     original.billing = Some(payments_domain::customer::Billing { phone: Some("+63 2 1234".into()), address: None });
     insert(&store, &original).unwrap();
     let found = reading(store.unit_of_work.as_ref(), |r| Ok(r.customers().find(&store.scope, &original.id)?)).unwrap();
@@ -167,12 +174,14 @@ fn lists_page_newest_first_with_cursors(backend: Backend) {
     let first = list(PageRequest::new(Some(2), None, None).unwrap(), CustomerFilter::default()).unwrap();
     assert_eq!(ids(&first), vec![customers[4].id.to_string(), customers[3].id.to_string()]);
     assert!(first.has_more);
-    let last = list(PageRequest::new(Some(2), Some(customers[1].id.to_string()), None).unwrap(), CustomerFilter::default())
-        .unwrap();
+    let last =
+        list(PageRequest::new(Some(2), Some(customers[1].id.to_string()), None).unwrap(), CustomerFilter::default())
+            .unwrap();
     assert_eq!(ids(&last), vec![customers[0].id.to_string()]);
     assert!(!last.has_more);
-    let back = list(PageRequest::new(Some(2), None, Some(customers[1].id.to_string())).unwrap(), CustomerFilter::default())
-        .unwrap();
+    let back =
+        list(PageRequest::new(Some(2), None, Some(customers[1].id.to_string())).unwrap(), CustomerFilter::default())
+            .unwrap();
     assert_eq!(ids(&back), vec![customers[3].id.to_string(), customers[2].id.to_string()]);
     assert!(back.has_more);
     let filtered =
@@ -193,12 +202,15 @@ fn idempotency_keys_record_and_replay(backend: Backend) {
     };
     let uow = store.unit_of_work.as_ref();
     in_transaction(uow, |r| Ok(r.idempotency_keys().insert(&record)?)).unwrap();
-    let again = in_transaction(uow, |r| Ok(matches!(r.idempotency_keys().insert(&record), Err(StoreError::UniqueViolation(_)))));
+    let again = in_transaction(uow, |r| {
+        Ok(matches!(r.idempotency_keys().insert(&record), Err(StoreError::UniqueViolation(_))))
+    });
     assert!(again.unwrap(), "a second insert of the key is a unique violation");
     in_transaction(uow, |r| Ok(r.idempotency_keys().complete(&store.scope, "key-1", 201, b"{\"a\":1}")?)).unwrap();
     let found = reading(uow, |r| Ok(r.idempotency_keys().find(&store.scope, "key-1")?)).unwrap().unwrap();
     assert_eq!(found.state, IdempotencyState::Completed { status: 201, body: b"{\"a\":1}".to_vec() });
-    let purged = in_transaction(uow, |r| Ok(r.idempotency_keys().delete_created_before(Timestamp::from_unix_seconds(101))?));
+    let purged =
+        in_transaction(uow, |r| Ok(r.idempotency_keys().delete_created_before(Timestamp::from_unix_seconds(101))?));
     assert_eq!(purged.unwrap(), 1);
     assert!(reading(uow, |r| Ok(r.idempotency_keys().find(&store.scope, "key-1")?)).unwrap().is_none());
 }
@@ -227,7 +239,11 @@ fn concurrent_writers_all_commit(backend: Backend) {
         thread.join().expect("writer thread");
     }
     let page = reading(store.unit_of_work.as_ref(), |r| {
-        Ok(r.customers().list(&store.scope, &CustomerFilter::default(), &PageRequest::new(Some(100), None, None).unwrap())?)
+        Ok(r.customers().list(
+            &store.scope,
+            &CustomerFilter::default(),
+            &PageRequest::new(Some(100), None, None).unwrap(),
+        )?)
     })
     .unwrap();
     assert_eq!(page.data.len(), 40);

@@ -55,7 +55,9 @@ fn presented_key(request: &HttpRequest) -> Result<String, ApiError> {
     let value = request
         .headers()
         .get(header::AUTHORIZATION)
-        .ok_or_else(|| ApiError::unauthenticated("No API key was given. Send it with HTTP Basic or Bearer authentication."))?
+        .ok_or_else(|| {
+            ApiError::unauthenticated("No API key was given. Send it with HTTP Basic or Bearer authentication.")
+        })?
         .to_str()
         .map_err(|_| malformed())?;
     let (scheme, credentials) = value.trim().split_once(' ').ok_or_else(malformed)?;

@@ -52,7 +52,11 @@ impl ApiError {
     pub fn validation(fields: Vec<FieldError>) -> Self {
         let errors = fields
             .iter()
-            .map(|f| ErrorEntry { code: f.code.as_str(), detail: f.detail.clone(), parameter: Some(f.parameter.clone()) })
+            .map(|f| ErrorEntry {
+                code: f.code.as_str(),
+                detail: f.detail.clone(),
+                parameter: Some(f.parameter.clone()),
+            })
             .collect();
         Self { status: StatusCode::BAD_REQUEST, errors, fields, cause: None }
     }
@@ -84,7 +88,11 @@ impl ApiError {
     /// 413 past the body limit.
     #[must_use]
     pub fn payload_too_large(limit: usize) -> Self {
-        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", format!("The request body is larger than {limit} bytes."))
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("The request body is larger than {limit} bytes."),
+        )
     }
 
     /// 415 for a body that is neither JSON nor a form.
@@ -112,7 +120,8 @@ impl ApiError {
     /// 500 for a fault the client cannot fix.
     #[must_use]
     pub fn internal(cause: BoxError) -> Self {
-        let mut error = Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_system_error", "An internal error occurred.");
+        let mut error =
+            Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_system_error", "An internal error occurred.");
         error.cause = Some(cause);
         error
     }

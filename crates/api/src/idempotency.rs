@@ -118,4 +118,3 @@ fn fingerprint(request: &ServiceRequest, body: &[u8]) -> String {
     digest.update(body);
     hex(&digest.finalize())
 }
-

@@ -81,9 +81,7 @@ impl Settings {
         Config::builder()
             .add_source(File::from_str(DEFAULTS, FileFormat::Toml))
             .add_source(File::with_name(&format!("{directory}/{environment}")).required(false))
-            .add_source(
-                Environment::with_prefix("PAYMENTS").prefix_separator("__").separator("__").try_parsing(true),
-            )
+            .add_source(Environment::with_prefix("PAYMENTS").prefix_separator("__").separator("__").try_parsing(true))
             .build()
             .and_then(Config::try_deserialize)
             .map_err(|error| format!("invalid configuration: {error}"))

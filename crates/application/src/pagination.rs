@@ -31,7 +31,11 @@ impl PageRequest {
         let limit = match limit {
             None => Self::DEFAULT_LIMIT,
             Some(limit) if limit < 1 => {
-                errors.push(FieldError::new("limit", ErrorCode::ParameterBelowMinimum, "The limit must be at least 1."));
+                errors.push(FieldError::new(
+                    "limit",
+                    ErrorCode::ParameterBelowMinimum,
+                    "The limit must be at least 1.",
+                ));
                 Self::DEFAULT_LIMIT
             }
             Some(limit) => u32::try_from(limit).ok().filter(|l| *l <= Self::MAX_LIMIT).unwrap_or_else(|| {
@@ -78,7 +82,10 @@ impl PageRequest {
                     Cursor::After(id) => ("after", id),
                     Cursor::Before(id) => ("before", id),
                 };
-                ApplicationError::invalid(FieldError::invalid(parameter, format!("No object with id {id} to page from.")))
+                ApplicationError::invalid(FieldError::invalid(
+                    parameter,
+                    format!("No object with id {id} to page from."),
+                ))
             }
             (error, _) => error.into(),
         }

@@ -7,8 +7,8 @@ use crate::error::ApplicationError;
 use crate::pagination::{Cursor, Page, PageRequest};
 use crate::ports::unit_of_work::Work;
 use crate::ports::{
-    AccountRepository, Clock, CustomerFilter, CustomerRepository, IdGenerator, IdempotencyRecord, IdempotencyRepository,
-    IdempotencyState, KeyRecord, Repositories, StoreError, UnitOfWork,
+    AccountRepository, Clock, CustomerFilter, CustomerRepository, IdGenerator, IdempotencyRecord,
+    IdempotencyRepository, IdempotencyState, KeyRecord, Repositories, StoreError, UnitOfWork,
 };
 use crate::scope::Scope;
 use crate::services::{AccountService, CustomerService, IdempotencyService};
@@ -117,9 +117,17 @@ impl CustomerRepository for State {
         Ok(())
     }
 
-    fn list(&mut self, scope: &Scope, filter: &CustomerFilter, page: &PageRequest) -> Result<Page<Customer>, StoreError> {
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &CustomerFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Customer>, StoreError> {
         let position = |id: &str| {
-            self.customers.iter().position(|c| c.id.as_str() == id && in_scope(c, scope)).ok_or(StoreError::UnknownCursor)
+            self.customers
+                .iter()
+                .position(|c| c.id.as_str() == id && in_scope(c, scope))
+                .ok_or(StoreError::UnknownCursor)
         };
         let visible = |c: &&Customer| {
             in_scope(c, scope)

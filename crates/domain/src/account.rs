@@ -101,8 +101,7 @@ impl ApiKey {
     pub fn parse(raw: &str) -> Option<Self> {
         let key = Self(raw.to_owned());
         let (_, _, random) = key.parts()?;
-        (random.len() >= KEY_RANDOM_MINIMUM && random.bytes().all(|b| b.is_ascii_alphanumeric()))
-            .then_some(key)
+        (random.len() >= KEY_RANDOM_MINIMUM && random.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(key)
     }
 
     fn parts(&self) -> Option<(KeyKind, Mode, &str)> {

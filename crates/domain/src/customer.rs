@@ -79,9 +79,7 @@ impl Customer {
             email: new.email,
             currency: new.currency,
             billing_statement_prefix: new.billing_statement_prefix.unwrap_or(generated_prefix),
-            next_billing_statement_sequence_number: new
-                .next_billing_statement_sequence_number
-                .unwrap_or_default(),
+            next_billing_statement_sequence_number: new.next_billing_statement_sequence_number.unwrap_or_default(),
             billing: new.billing,
             metadata: new.metadata,
             created_at: now,
@@ -171,10 +169,7 @@ impl CustomerName {
     /// `parameter_invalid` for a blank or over-long name.
     pub fn new(name: String) -> Result<Self, Invalid> {
         if name.trim().is_empty() || name.chars().count() > Self::MAX_LENGTH {
-            return Err(Invalid::value(format!(
-                "The name must be 1 to {} characters long.",
-                Self::MAX_LENGTH
-            )));
+            return Err(Invalid::value(format!("The name must be 1 to {} characters long.", Self::MAX_LENGTH)));
         }
         Ok(Self(name))
     }
@@ -436,10 +431,8 @@ mod tests {
     #[test]
     fn an_update_replaces_given_fields_and_bumps_the_version() {
         let mut customer = customer();
-        let changes = CustomerChanges {
-            name: Some(CustomerName::new("Maria".into()).unwrap()),
-            ..CustomerChanges::default()
-        };
+        let changes =
+            CustomerChanges { name: Some(CustomerName::new("Maria".into()).unwrap()), ..CustomerChanges::default() };
         customer.update(changes, Timestamp::from_unix_seconds(200)).unwrap();
         assert_eq!(customer.name.as_str(), "Maria");
         assert_eq!(customer.email.as_str(), "juan@example.com");

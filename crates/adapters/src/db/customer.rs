@@ -7,9 +7,7 @@ use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{CustomerFilter, CustomerRepository, StoreError};
 use payments_application::Scope;
-use payments_domain::customer::{
-    Billing, BillingStatementPrefix, Customer, CustomerName, Email, SequenceNumber,
-};
+use payments_domain::customer::{Billing, BillingStatementPrefix, Customer, CustomerName, Email, SequenceNumber};
 use payments_domain::ids::{AccountId, CustomerId};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
@@ -129,7 +127,9 @@ impl CustomerRepository for DbSession<'_> {
 
     fn update(&mut self, customer: &Customer, expected_version: i64) -> Result<(), StoreError> {
         let updated = diesel::update(
-            customers::table.filter(customers::id.eq(customer.id.as_str())).filter(customers::version.eq(expected_version)),
+            customers::table
+                .filter(customers::id.eq(customer.id.as_str()))
+                .filter(customers::version.eq(expected_version)),
         )
         .set(CustomerRow::from_domain(customer)?)
         .execute(self.connection)
@@ -140,7 +140,12 @@ impl CustomerRepository for DbSession<'_> {
         Ok(())
     }
 
-    fn list(&mut self, scope: &Scope, filter: &CustomerFilter, page: &PageRequest) -> Result<Page<Customer>, StoreError> {
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &CustomerFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Customer>, StoreError> {
         let mut query = customers::table
             .filter(customers::account_id.eq(scope.account_id.as_str()))
             .filter(customers::livemode.eq(scope.livemode()))
@@ -156,8 +161,12 @@ impl CustomerRepository for DbSession<'_> {
         }
         query = match page.cursor() {
             None => query.order(customers::seq.desc()),
-            Some(Cursor::After(id)) => query.filter(customers::seq.lt(self.customer_seq(scope, id)?)).order(customers::seq.desc()),
-            Some(Cursor::Before(id)) => query.filter(customers::seq.gt(self.customer_seq(scope, id)?)).order(customers::seq.asc()),
+            Some(Cursor::After(id)) => {
+                query.filter(customers::seq.lt(self.customer_seq(scope, id)?)).order(customers::seq.desc())
+            }
+            Some(Cursor::Before(id)) => {
+                query.filter(customers::seq.gt(self.customer_seq(scope, id)?)).order(customers::seq.asc())
+            }
         };
         let rows = query.load(self.connection).map_err(store_error)?;
         let customers = rows.into_iter().map(CustomerRow::into_domain).collect::<Result<Vec<_>, _>>()?;

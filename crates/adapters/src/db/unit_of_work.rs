@@ -50,11 +50,13 @@ impl UnitOfWork for DieselUnitOfWork {
         let outcome = work(&mut DbSession { connection: &mut *connection });
         match outcome {
             Ok(()) => {
-                <AnyConnection as Connection>::TransactionManager::commit_transaction(connection).map_err(store_error)?;
+                <AnyConnection as Connection>::TransactionManager::commit_transaction(connection)
+                    .map_err(store_error)?;
                 Ok(())
             }
             Err(error) => {
-                if let Err(rollback) = <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection)
+                if let Err(rollback) =
+                    <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection)
                 {
                     tracing::warn!(error = %rollback, "rollback failed");
                 }

@@ -112,7 +112,8 @@ fn sniff(body: &[u8]) -> BodyFormat {
 fn unwrap_attributes(mut map: Map<String, Value>) -> Map<String, Value> {
     let wrapped = map.len() == 1
         && map.get("data").and_then(Value::as_object).is_some_and(|data| {
-            data.get("attributes").is_some_and(Value::is_object) && data.keys().all(|k| k == "attributes" || k == "type")
+            data.get("attributes").is_some_and(Value::is_object)
+                && data.keys().all(|k| k == "attributes" || k == "type")
         });
     if !wrapped {
         return map;

@@ -16,8 +16,9 @@ pub fn parse(input: &[u8]) -> Result<Map<String, Value>, FieldError> {
             continue;
         }
         let (name, path) = split_key(&key);
-        insert(&mut root, name, &path, value.into_owned())
-            .map_err(|()| FieldError::invalid(key.as_ref(), format!("The parameter {key} conflicts with another one.")))?;
+        insert(&mut root, name, &path, value.into_owned()).map_err(|()| {
+            FieldError::invalid(key.as_ref(), format!("The parameter {key} conflicts with another one."))
+        })?;
     }
     Ok(positional_maps_to_arrays(root))
 }
@@ -117,7 +118,8 @@ fn normalize(value: Value) -> Value {
             let positions: Option<Vec<usize>> = map.keys().map(|k| k.parse::<usize>().ok()).collect();
             match positions {
                 Some(positions) if !positions.is_empty() => {
-                    let mut items: Vec<(usize, Value)> = positions.into_iter().zip(map.into_iter().map(|(_, v)| normalize(v))).collect();
+                    let mut items: Vec<(usize, Value)> =
+                        positions.into_iter().zip(map.into_iter().map(|(_, v)| normalize(v))).collect();
                     items.sort_by_key(|(position, _)| *position);
                     Value::Array(items.into_iter().map(|(_, v)| v).collect())
                 }

@@ -228,7 +228,10 @@ mod tests {
     #[test]
     fn booleans_accept_the_lenient_spellings() {
         let mut p = params(json!({"a": "True", "b": "0", "c": true, "d": "yes"}));
-        assert_eq!((p.boolean("a"), p.boolean("b"), p.boolean("c"), p.boolean("d")), (Some(true), Some(false), Some(true), None));
+        assert_eq!(
+            (p.boolean("a"), p.boolean("b"), p.boolean("c"), p.boolean("d")),
+            (Some(true), Some(false), Some(true), None)
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@ use crate::startup::Services;
 use actix_web::{web, HttpResponse};
 use payments_application::ports::CustomerFilter;
 use payments_domain::customer::{
-    check_address_field, Address, Billing, BillingStatementPrefix, CountryCode, Customer, CustomerChanges, CustomerName,
-    Email, NewCustomer, SequenceNumber,
+    check_address_field, Address, Billing, BillingStatementPrefix, CountryCode, Customer, CustomerChanges,
+    CustomerName, Email, NewCustomer, SequenceNumber,
 };
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
@@ -29,7 +29,11 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
     );
 }
 
-async fn create(SecretKey(scope): SecretKey, BodyParams(mut params): BodyParams, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+async fn create(
+    SecretKey(scope): SecretKey,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
     let new = new_customer(&mut params);
     let new = params.finish(new)?;
     let customer = blocking(move || services.customers.create(&scope, new)).await?;
@@ -70,7 +74,11 @@ async fn delete(
     Ok(render(&customer))
 }
 
-async fn list(SecretKey(scope): SecretKey, QueryParams(mut params): QueryParams, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+async fn list(
+    SecretKey(scope): SecretKey,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
     let page = page_request(&mut params);
     let filter = CustomerFilter { name: params.string("name"), email: params.string("email") };
     let page = params.finish(page)?;

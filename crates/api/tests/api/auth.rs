@@ -55,7 +55,11 @@ async fn malformed_and_unknown_keys_are_refused(app: TestApp) {
 
 async fn basic_without_the_colon_and_bearer_are_accepted(app: TestApp) {
     let key = &app.keys.secret_test;
-    for value in [format!("Basic {}", STANDARD.encode(key)), format!("Bearer {key}"), format!("basic {}", STANDARD.encode(format!("{key}:")))] {
+    for value in [
+        format!("Basic {}", STANDARD.encode(key)),
+        format!("Bearer {key}"),
+        format!("basic {}", STANDARD.encode(format!("{key}:"))),
+    ] {
         let (status, body) = with_authorization(&app, &value).await;
         assert_eq!(status, 200, "{value}: {body}");
     }
@@ -82,7 +86,9 @@ async fn another_accounts_customer_is_indistinguishable_from_a_missing_one(app: 
     let (status, theirs) = read(app.request(Method::GET, &path, &app.other_account_key).send().await.unwrap()).await;
     assert_eq!(status, 404);
     let missing = "cus_00000000000000000000000000000000";
-    let (_, absent) = read(app.request(Method::GET, &format!("/customers/{missing}"), &app.other_account_key).send().await.unwrap()).await;
+    let (_, absent) =
+        read(app.request(Method::GET, &format!("/customers/{missing}"), &app.other_account_key).send().await.unwrap())
+            .await;
     assert_eq!(theirs.to_string().replace(id, "ID"), absent.to_string().replace(missing, "ID"));
     let (status, _) = read(app.form(Method::PUT, &path, &app.other_account_key, "name=Mallory").await).await;
     assert_eq!(status, 404);

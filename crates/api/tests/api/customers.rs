@@ -45,7 +45,8 @@ fn assert_customer_shape(customer: &Value) {
 
 async fn creating_a_customer_with_a_form_body_returns_every_field(app: TestApp) {
     // Exactly as PayRex's clients encode it: brackets for nested keys, percent-encoding, + for space.
-    let body = "name=Juan+dela+Cruz&email=juan%40example.com&currency=PHP&metadata[order_id]=A-1&metadata%5Bsource%5D=web\
+    let body =
+        "name=Juan+dela+Cruz&email=juan%40example.com&currency=PHP&metadata[order_id]=A-1&metadata%5Bsource%5D=web\
                 &billing[phone]=%2B639171234567&billing[address][line1]=1+Ayala+Ave&billing[address][city]=Makati\
                 &billing[address][postal_code]=1226&billing[address][country]=PH";
     let (status, customer) = read(app.form(Method::POST, "/customers", &app.keys.secret_test, body).await).await;
@@ -143,17 +144,61 @@ async fn each_validation_error_is_reported_and_nothing_is_created(app: TestApp) 
         (json!({"name": "A", "email": "a@example.com", "currency": "USD"}), "currency", "parameter_invalid"),
         (json!({"name": "   ", "email": "a@example.com", "currency": "PHP"}), "name", "parameter_invalid"),
         (json!({"name": 12, "email": "a@example.com", "currency": "PHP"}), "name", "parameter_type_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing_statement_prefix": "ab"}), "billing_statement_prefix", "parameter_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing_statement_prefix": "ABCDEFGHIJKLMNOP"}), "billing_statement_prefix", "parameter_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing_statement_prefix": "AB-12"}), "billing_statement_prefix", "parameter_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "next_billing_statement_sequence_number": "0"}), "next_billing_statement_sequence_number", "parameter_below_minimum"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "next_billing_statement_sequence_number": "abc"}), "next_billing_statement_sequence_number", "parameter_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "next_billing_statement_sequence_number": 1.5}), "next_billing_statement_sequence_number", "parameter_type_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "metadata": {"k": 1}}), "metadata[k]", "parameter_type_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "metadata": "x"}), "metadata", "parameter_type_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing": {"address": {"country": "PHL"}}}), "billing[address][country]", "parameter_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing": {"fax": "1"}}), "billing[fax]", "parameter_invalid"),
-        (json!({"name": "A", "email": "a@example.com", "currency": "PHP", "nickname": "x"}), "nickname", "parameter_invalid"),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing_statement_prefix": "ab"}),
+            "billing_statement_prefix",
+            "parameter_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing_statement_prefix": "ABCDEFGHIJKLMNOP"}),
+            "billing_statement_prefix",
+            "parameter_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing_statement_prefix": "AB-12"}),
+            "billing_statement_prefix",
+            "parameter_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "next_billing_statement_sequence_number": "0"}),
+            "next_billing_statement_sequence_number",
+            "parameter_below_minimum",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "next_billing_statement_sequence_number": "abc"}),
+            "next_billing_statement_sequence_number",
+            "parameter_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "next_billing_statement_sequence_number": 1.5}),
+            "next_billing_statement_sequence_number",
+            "parameter_type_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "metadata": {"k": 1}}),
+            "metadata[k]",
+            "parameter_type_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "metadata": "x"}),
+            "metadata",
+            "parameter_type_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing": {"address": {"country": "PHL"}}}),
+            "billing[address][country]",
+            "parameter_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "billing": {"fax": "1"}}),
+            "billing[fax]",
+            "parameter_invalid",
+        ),
+        (
+            json!({"name": "A", "email": "a@example.com", "currency": "PHP", "nickname": "x"}),
+            "nickname",
+            "parameter_invalid",
+        ),
     ];
     for (body, parameter, code) in cases {
         let (status, answer) = read(app.json(Method::POST, "/customers", &app.keys.secret_test, &body).await).await;
@@ -215,7 +260,10 @@ async fn concurrent_updates_never_fail_with_a_server_error(app: TestApp) {
     let outcomes = join_all(updates).await;
     let succeeded = outcomes.iter().filter(|(status, _)| *status == 200).count();
     for (status, body) in &outcomes {
-        assert!(*status == 200 || (*status == 409 && body["errors"][0]["code"] == "resource_conflict"), "{status} {body}");
+        assert!(
+            *status == 200 || (*status == 409 && body["errors"][0]["code"] == "resource_conflict"),
+            "{status} {body}"
+        );
     }
     assert!(succeeded >= 1);
     let (_, last) = read(app.get(&path).await).await;

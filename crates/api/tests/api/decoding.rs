@@ -22,7 +22,10 @@ async fn a_wrapped_json_body_is_accepted(app: TestApp) {
 }
 
 async fn a_body_without_content_type_is_sniffed(app: TestApp) {
-    for body in [r#"{"name":"Ana","email":"ana@example.com","currency":"PHP"}"#, "name=Ben&email=ben%40example.com&currency=PHP"] {
+    for body in [
+        r#"{"name":"Ana","email":"ana@example.com","currency":"PHP"}"#,
+        "name=Ben&email=ben%40example.com&currency=PHP",
+    ] {
         let response = app.request(Method::POST, "/customers", &app.keys.secret_test).body(body).send().await.unwrap();
         let (status, customer) = read(response).await;
         assert_eq!(status, 200, "{body}: {customer}");
@@ -67,7 +70,8 @@ async fn malformed_json_is_a_bad_request(app: TestApp) {
 }
 
 async fn unknown_routes_and_methods_answer_route_not_found(app: TestApp) {
-    for (method, path) in [(Method::GET, "/nothing"), (Method::PATCH, "/customers"), (Method::POST, "/customers/cus_1")] {
+    for (method, path) in [(Method::GET, "/nothing"), (Method::PATCH, "/customers"), (Method::POST, "/customers/cus_1")]
+    {
         let response = app.request(method.clone(), path, &app.keys.secret_test).send().await.unwrap();
         let (status, body) = read(response).await;
         assert_eq!(status, 404, "{method} {path}");

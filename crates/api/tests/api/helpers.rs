@@ -98,7 +98,8 @@ pub async fn read(response: Response) -> (u16, Value) {
     let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     let text = response.text().await.expect("read the body");
     assert!(content_type.starts_with("application/json"), "status {status}, content type {content_type:?}: {text}");
-    let body = serde_json::from_str(&text).unwrap_or_else(|e| panic!("status {status}: body is not JSON ({e}): {text}"));
+    let body =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("status {status}: body is not JSON ({e}): {text}"));
     (status, body)
 }
 

@@ -34,7 +34,10 @@ async fn a_retried_create_replays_the_first_response_byte_for_byte(app: TestApp)
     let retry = send(&app, "order-1", &app.keys.secret_test, BODY).await;
     assert_eq!(retry.status(), 200);
     assert_eq!(retry.headers().get("Idempotent-Replayed").and_then(|v| v.to_str().ok()), Some("true"));
-    assert!(retry.headers().get(CONTENT_TYPE).is_some_and(|v| v.to_str().unwrap_or("").starts_with("application/json")));
+    assert!(retry
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|v| v.to_str().unwrap_or("").starts_with("application/json")));
     assert_eq!(retry.bytes().await.unwrap(), first_body);
     let (_, list) = read(app.get("/customers").await).await;
     assert_eq!(ids(&list).len(), 1, "one customer for two requests");

@@ -1,6 +1,9 @@
 //! HTTP tests of the real application on port 0. Each test runs twice, on a fresh SQLite file and
 //! on a fresh PostgreSQL database.
 
+// Tests unwrap freely: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 /// Declares each named `async fn(TestApp)` as two tests, `<name>::sqlite` and `<name>::postgres`.
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {$(

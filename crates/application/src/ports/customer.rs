@@ -36,7 +36,12 @@ pub trait CustomerRepository {
     ///
     /// # Errors
     /// [`StoreError::UnknownCursor`] when the cursor names no customer of the scope; storage failures.
-    fn list(&mut self, scope: &Scope, filter: &CustomerFilter, page: &PageRequest) -> Result<Page<Customer>, StoreError>;
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &CustomerFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Customer>, StoreError>;
 
     /// Whether a customer of the scope that is not deleted, other than `except`, uses `prefix`.
     ///

@@ -68,8 +68,9 @@ impl AccountService {
     pub fn authenticate(&self, presented: &str) -> Result<Caller, ApplicationError> {
         let key = ApiKey::parse(presented).ok_or(ApplicationError::Unauthenticated)?;
         let digest = key.digest();
-        let record = reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().find_key(&digest)?))?
-            .ok_or(ApplicationError::Unauthenticated)?;
+        let record =
+            reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().find_key(&digest)?))?
+                .ok_or(ApplicationError::Unauthenticated)?;
         Ok(Caller { scope: Scope { account_id: record.account_id, mode: record.mode }, key_kind: record.kind })
     }
 

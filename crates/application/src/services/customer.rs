@@ -88,7 +88,12 @@ impl CustomerService {
     ///
     /// # Errors
     /// `parameter_invalid` on `after`/`before` naming no customer; storage failures.
-    pub fn list(&self, scope: &Scope, filter: &CustomerFilter, page: &PageRequest) -> Result<Page<Customer>, ApplicationError> {
+    pub fn list(
+        &self,
+        scope: &Scope,
+        filter: &CustomerFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Customer>, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
             repositories.customers().list(scope, filter, page).map_err(|error| page.explain(error))
         })
@@ -170,7 +175,10 @@ mod tests {
         let live = ports.scope(Mode::Live);
         assert!(matches!(service.retrieve(&live, customer.id.as_str()), Err(ApplicationError::NotFound { .. })));
         let other_account = ports.other_scope();
-        assert!(matches!(service.retrieve(&other_account, customer.id.as_str()), Err(ApplicationError::NotFound { .. })));
+        assert!(matches!(
+            service.retrieve(&other_account, customer.id.as_str()),
+            Err(ApplicationError::NotFound { .. })
+        ));
     }
 
     #[test]
@@ -209,8 +217,10 @@ mod tests {
         let ports = TestPorts::new();
         let service = ports.customer_service();
         let scope = ports.scope(Mode::Test);
-        let ids: Vec<_> =
-            ["A1", "B2", "C3", "D4", "E5"].iter().map(|n| service.create(&scope, new_customer(n)).unwrap().id).collect();
+        let ids: Vec<_> = ["A1", "B2", "C3", "D4", "E5"]
+            .iter()
+            .map(|n| service.create(&scope, new_customer(n)).unwrap().id)
+            .collect();
         let filter = CustomerFilter::default();
         let first = service.list(&scope, &filter, &PageRequest::new(Some(2), None, None).unwrap()).unwrap();
         assert_eq!(first.data.iter().map(|c| c.id.clone()).collect::<Vec<_>>(), vec![ids[4].clone(), ids[3].clone()]);

@@ -1,8 +1,8 @@
 //! Idempotency keys: the first completed response of a key is replayed to its retries for 24 hours.
 
 use crate::error::ApplicationError;
-use crate::ports::{in_transaction, IdempotencyRecord, IdempotencyState, StoreError, UnitOfWork};
 use crate::ports::Clock;
+use crate::ports::{in_transaction, IdempotencyRecord, IdempotencyState, StoreError, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
@@ -52,7 +52,9 @@ impl IdempotencyService {
                 match existing.state {
                     _ if expired || abandoned => store.delete(scope, key)?,
                     IdempotencyState::InFlight => return Err(ApplicationError::IdempotencyKeyInUse),
-                    IdempotencyState::Completed { status, body } => return Ok(IdempotentStart::Replay { status, body }),
+                    IdempotencyState::Completed { status, body } => {
+                        return Ok(IdempotentStart::Replay { status, body })
+                    }
                 }
             }
             let record = IdempotencyRecord {
@@ -113,7 +115,10 @@ mod tests {
         assert_eq!(service.begin(&scope, "k1", "f1").unwrap(), IdempotentStart::Proceed);
         assert!(matches!(service.begin(&scope, "k1", "f1"), Err(ApplicationError::IdempotencyKeyInUse)));
         service.finish(&scope, "k1", Some((200, b"{}"))).unwrap();
-        assert_eq!(service.begin(&scope, "k1", "f1").unwrap(), IdempotentStart::Replay { status: 200, body: b"{}".to_vec() });
+        assert_eq!(
+            service.begin(&scope, "k1", "f1").unwrap(),
+            IdempotentStart::Replay { status: 200, body: b"{}".to_vec() }
+        );
         assert!(matches!(service.begin(&scope, "k1", "f2"), Err(ApplicationError::IdempotencyKeyReused)));
         assert_eq!(service.begin(&ports.scope(Mode::Live), "k1", "f2").unwrap(), IdempotentStart::Proceed);
     }
