@@ -3,6 +3,7 @@
 use super::error::{corrupt, store_error};
 use super::schema::customers;
 use super::unit_of_work::DbSession;
+use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{CustomerFilter, CustomerRepository, StoreError};
@@ -76,6 +77,11 @@ impl CustomerRow {
     }
 }
 
+/// The tenant boundary: rows of the scope's account and mode only.
+fn in_scope(scope: &Scope) -> And<Eq<customers::account_id, String>, Eq<customers::livemode, bool>> {
+    customers::account_id.eq(scope.account_id.to_string()).and(customers::livemode.eq(scope.livemode()))
+}
+
 fn invalid(what: &'static str) -> impl Fn(Invalid) -> StoreError {
     move |refused| corrupt(what, refused.detail)
 }
@@ -93,8 +99,7 @@ impl DbSession<'_> {
     fn customer_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         customers::table
             .filter(customers::id.eq(id))
-            .filter(customers::account_id.eq(scope.account_id.as_str()))
-            .filter(customers::livemode.eq(scope.livemode()))
+            .filter(in_scope(scope))
             .select(customers::seq)
             .first(self.connection)
             .optional()
@@ -115,8 +120,7 @@ impl CustomerRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &CustomerId) -> Result<Option<Customer>, StoreError> {
         customers::table
             .filter(customers::id.eq(id.as_str()))
-            .filter(customers::account_id.eq(scope.account_id.as_str()))
-            .filter(customers::livemode.eq(scope.livemode()))
+            .filter(in_scope(scope))
             .select(CustomerRow::as_select())
             .first(self.connection)
             .optional()
@@ -147,8 +151,7 @@ impl CustomerRepository for DbSession<'_> {
         page: &PageRequest,
     ) -> Result<Page<Customer>, StoreError> {
         let mut query = customers::table
-            .filter(customers::account_id.eq(scope.account_id.as_str()))
-            .filter(customers::livemode.eq(scope.livemode()))
+            .filter(in_scope(scope))
             .filter(customers::deleted_at.is_null())
             .select(CustomerRow::as_select())
             .limit(i64::from(page.limit()) + 1)
@@ -180,8 +183,7 @@ impl CustomerRepository for DbSession<'_> {
         except: Option<&CustomerId>,
     ) -> Result<bool, StoreError> {
         let mut query = customers::table
-            .filter(customers::account_id.eq(scope.account_id.as_str()))
-            .filter(customers::livemode.eq(scope.livemode()))
+            .filter(in_scope(scope))
             .filter(customers::deleted_at.is_null())
             .filter(customers::billing_statement_prefix.eq(prefix.as_str()))
             .select(customers::id)
