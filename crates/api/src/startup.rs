@@ -5,7 +5,7 @@ use crate::decode::BodyLimit;
 use crate::idempotency::idempotency;
 use crate::routes;
 use crate::settings::ValidSettings;
-use crate::telemetry::RequestSpan;
+use crate::telemetry::{request_id_header, RequestSpan};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
@@ -90,6 +90,7 @@ impl Application {
                 .app_data(data.clone())
                 .app_data(body_limit)
                 .wrap(from_fn(idempotency))
+                .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .configure(routes::configure)
                 .default_service(web::to(routes::route_not_found))

@@ -6,16 +6,30 @@
 use crate::settings::{LogFormat, LogSettings};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
 use actix_web::HttpMessage;
 use tracing::Span;
 use tracing_actix_web::{RequestId, RootSpanBuilder};
+use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::EnvFilter;
+
+/// The response header that carries the request id of the log lines.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// Installs the global subscriber, writing to standard error (standard output carries only what a
 /// command prints for its user). `RUST_LOG` overrides the configured level.
 pub fn init(settings: &LogSettings) {
+    init_with_writer(settings, std::io::stderr);
+}
+
+/// Installs the global subscriber writing to `writer` (tests capture logs this way).
+pub fn init_with_writer<W>(settings: &LogSettings, writer: W)
+where
+    W: for<'writer> MakeWriter<'writer> + Send + Sync + 'static,
+{
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&settings.level));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
     let installed = match settings.format {
         LogFormat::Json => builder.json().try_init(),
         LogFormat::Pretty => builder.try_init(),
@@ -47,4 +61,20 @@ impl RootSpanBuilder for RequestSpan {
         span.record("status", status);
         span.in_scope(|| tracing::info!(status, "request completed"));
     }
+}
+
+/// Copies the request id into the `X-Request-Id` response header, so a merchant can quote it.
+///
+/// # Errors
+/// What the wrapped service returns.
+pub async fn request_id_header(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let request_id = request.extensions().get::<RequestId>().map(ToString::to_string);
+    let mut response = next.call(request).await?;
+    if let Some(value) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+        response.headers_mut().insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+    }
+    Ok(response)
 }

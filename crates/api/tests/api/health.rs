@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 on_both_backends!(the_probes_answer_when_the_database_is_up);
 
 async fn the_probes_answer_when_the_database_is_up(app: TestApp) {
-    let (status, body) = read(app.client.get(format!("{}/healthz", app.address)).send().await.unwrap()).await;
+    let response = app.client.get(format!("{}/healthz", app.address)).send().await.unwrap();
+    let request_id = response.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    assert_eq!(request_id.len(), 36, "a request id in the response: {request_id:?}");
+    let (status, body) = read(response).await;
     assert_eq!((status, body["status"].as_str()), (200, Some("ok")));
     let (status, body) = read(app.client.get(format!("{}/readyz", app.address)).send().await.unwrap()).await;
     assert_eq!((status, body["status"].as_str()), (200, Some("ready")));
