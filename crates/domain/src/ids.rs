@@ -63,6 +63,68 @@ typed_id!(
     "cus_"
 );
 
+typed_id!(
+    /// A payment intent (`pi_`).
+    PaymentIntentId,
+    "pi_"
+);
+typed_id!(
+    /// A payment: one attempt to move money (`pay_`).
+    PaymentId,
+    "pay_"
+);
+typed_id!(
+    /// A refund (`re_`).
+    RefundId,
+    "re_"
+);
+typed_id!(
+    /// An event in the outbox (`evt_`).
+    EventId,
+    "evt_"
+);
+typed_id!(
+    /// A payment method as attached to an intent (`pm_`).
+    PaymentMethodId,
+    "pm_"
+);
+
+/// The secret that lets a browser read and pay one object with a public key:
+/// `<object id>_secret_<random>`. `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientSecret(String);
+
+impl ClientSecret {
+    #[must_use]
+    pub fn new(object_id: &str, random: &str) -> Self {
+        Self(format!("{object_id}_secret_{random}"))
+    }
+
+    /// A stored secret read back.
+    #[must_use]
+    pub fn from_stored(value: String) -> Self {
+        Self(value)
+    }
+
+    /// Compares a presented secret in time independent of where they differ.
+    #[must_use]
+    pub fn matches(&self, presented: &str) -> bool {
+        let (a, b) = (self.0.as_bytes(), presented.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+
+    #[must_use]
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ClientSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ClientSecret([redacted])")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +145,15 @@ mod tests {
         assert!(CustomerId::parse("cus_").is_none());
         assert!(CustomerId::parse("cus_abc-123").is_none());
         assert!(AccountId::parse("acct_abc123").is_some());
+    }
+
+    #[test]
+    fn client_secrets_name_their_object_and_hide_in_debug() {
+        let secret = ClientSecret::new("pi_abc", RANDOM);
+        assert_eq!(secret.reveal(), format!("pi_abc_secret_{RANDOM}"));
+        assert!(secret.matches(&format!("pi_abc_secret_{RANDOM}")));
+        assert!(!secret.matches("pi_abc_secret_x"));
+        assert!(!format!("{secret:?}").contains(RANDOM));
     }
 
     #[test]

@@ -5,8 +5,15 @@
 
 pub mod account;
 pub mod customer;
+pub mod error;
+pub mod event;
 pub mod ids;
 pub mod metadata;
 pub mod money;
+pub mod payment;
+pub mod payment_intent;
+pub mod payment_method;
+pub mod refund;
+pub mod statement_descriptor;
 pub mod time;
 pub mod validation;

@@ -1,0 +1,241 @@
+//! Payments: each attempt to move money, paid or failed, with its fee and refunds.
+
+use crate::error::DomainError;
+use crate::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId};
+use crate::metadata::Metadata;
+use crate::money::Currency;
+use crate::payment_intent::{Attempt, PaymentBilling, PaymentIntent};
+use crate::payment_method::{PaymentMethodRecord, PaymentMethodType};
+use crate::time::Timestamp;
+use crate::validation::{ErrorCode, FieldError};
+
+const RESOURCE: &str = "payment";
+
+/// Whether money moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaymentStatus {
+    Paid,
+    Failed,
+}
+
+impl PaymentStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Paid => "paid",
+            Self::Failed => "failed",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "paid" => Some(Self::Paid),
+            "failed" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// The fee of a payment method: basis points of the amount plus fixed centavos.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeeRate {
+    pub basis_points: i64,
+    pub fixed: i64,
+}
+
+impl FeeRate {
+    /// The fee of `amount`, rounded half up to the centavo and never more than the amount.
+    #[must_use]
+    pub fn fee(self, amount: i64) -> i64 {
+        let proportional = (i128::from(amount) * i128::from(self.basis_points) + 5_000) / 10_000;
+        let fee = i64::try_from(proportional).unwrap_or(i64::MAX).saturating_add(self.fixed);
+        fee.clamp(0, amount)
+    }
+}
+
+/// The fee rate of each payment method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeeSchedule {
+    pub card: FeeRate,
+    pub gcash: FeeRate,
+    pub maya: FeeRate,
+    pub billease: FeeRate,
+    pub qrph: FeeRate,
+}
+
+impl FeeSchedule {
+    #[must_use]
+    pub fn rate(&self, method: PaymentMethodType) -> FeeRate {
+        match method {
+            PaymentMethodType::Card => self.card,
+            PaymentMethodType::Gcash => self.gcash,
+            PaymentMethodType::Maya => self.maya,
+            PaymentMethodType::Billease => self.billease,
+            PaymentMethodType::Qrph => self.qrph,
+        }
+    }
+}
+
+/// A payment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payment {
+    pub id: PaymentId,
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub amount: i64,
+    pub amount_refunded: i64,
+    pub billing: Option<PaymentBilling>,
+    pub currency: Currency,
+    pub description: Option<String>,
+    pub fee: i64,
+    pub metadata: Option<Metadata>,
+    pub net_amount: i64,
+    pub payment_intent_id: PaymentIntentId,
+    pub customer_id: Option<CustomerId>,
+    pub origin: String,
+    pub status: PaymentStatus,
+    pub payment_method: PaymentMethodRecord,
+    pub refunded: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub version: i64,
+}
+
+impl Payment {
+    /// The paid payment of `amount` an intent's attempt produced; metadata is copied from the intent.
+    #[must_use]
+    pub fn paid(
+        id: PaymentId,
+        intent: &PaymentIntent,
+        amount: i64,
+        attempt: Attempt,
+        rate: FeeRate,
+        now: Timestamp,
+    ) -> Self {
+        let fee = rate.fee(amount);
+        Self::from_attempt(id, intent, amount, attempt, PaymentStatus::Paid, fee, now)
+    }
+
+    /// The failed payment of an intent's attempt.
+    #[must_use]
+    pub fn failed(id: PaymentId, intent: &PaymentIntent, attempt: Attempt, now: Timestamp) -> Self {
+        Self::from_attempt(id, intent, intent.amount.centavos(), attempt, PaymentStatus::Failed, 0, now)
+    }
+
+    fn from_attempt(
+        id: PaymentId,
+        intent: &PaymentIntent,
+        amount: i64,
+        attempt: Attempt,
+        status: PaymentStatus,
+        fee: i64,
+        now: Timestamp,
+    ) -> Self {
+        let net_amount = match status {
+            PaymentStatus::Paid => amount - fee,
+            PaymentStatus::Failed => 0,
+        };
+        Self {
+            id,
+            account_id: intent.account_id.clone(),
+            livemode: intent.livemode,
+            amount,
+            amount_refunded: 0,
+            billing: attempt.billing,
+            currency: intent.currency,
+            description: intent.description.clone(),
+            fee,
+            metadata: intent.metadata.clone(),
+            net_amount,
+            payment_intent_id: intent.id.clone(),
+            customer_id: intent.customer_id.clone(),
+            origin: "api".to_owned(),
+            status,
+            payment_method: attempt.payment_method,
+            refunded: false,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
+    /// Updates the merchant's fields.
+    pub fn update(&mut self, description: Option<String>, metadata: Option<Metadata>, now: Timestamp) {
+        if description.is_some() {
+            self.description = description;
+        }
+        if metadata.is_some() {
+            self.metadata = metadata;
+        }
+        self.touch(now);
+    }
+
+    /// What is left to refund.
+    #[must_use]
+    pub fn refundable(&self) -> i64 {
+        self.amount - self.amount_refunded
+    }
+
+    /// Refunds `amount` of a paid payment; refunds never add up to more than the payment.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` for a failed payment; `parameter_invalid` on `payment_id` for QR Ph;
+    /// `parameter_below_minimum` / `parameter_above_maximum` on `amount`.
+    pub fn refund(&mut self, amount: i64, now: Timestamp) -> Result<(), DomainError> {
+        match self.status {
+            PaymentStatus::Paid => {}
+            PaymentStatus::Failed => {
+                return Err(DomainError::InvalidState {
+                    resource: RESOURCE,
+                    status: self.status.as_str(),
+                    action: "refund",
+                })
+            }
+        }
+        if self.payment_method.method == PaymentMethodType::Qrph {
+            return Err(DomainError::Invalid(FieldError::invalid(
+                "payment_id",
+                "Payments made with QR Ph cannot be refunded.",
+            )));
+        }
+        if amount < 1 {
+            return Err(DomainError::Invalid(FieldError::new(
+                "amount",
+                ErrorCode::ParameterBelowMinimum,
+                "The refund amount must be at least 1.",
+            )));
+        }
+        if amount > self.refundable() {
+            return Err(DomainError::Invalid(FieldError::new(
+                "amount",
+                ErrorCode::ParameterAboveMaximum,
+                format!("The refund amount must be at most the {} left to refund.", self.refundable()),
+            )));
+        }
+        self.amount_refunded += amount;
+        self.refunded = true;
+        self.touch(now);
+        Ok(())
+    }
+
+    fn touch(&mut self, now: Timestamp) {
+        self.updated_at = now;
+        self.version += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fees_are_basis_points_plus_fixed_and_never_exceed_the_amount() {
+        let card = FeeRate { basis_points: 350, fixed: 1_500 };
+        assert_eq!(card.fee(10_000), 350 + 1_500);
+        assert_eq!(card.fee(10_001), 350 + 1_500);
+        assert_eq!(FeeRate { basis_points: 250, fixed: 0 }.fee(2_002), 50);
+        assert_eq!(FeeRate { basis_points: 0, fixed: 5_000 }.fee(2_000), 2_000);
+        assert_eq!(FeeRate { basis_points: 350, fixed: 1_500 }.fee(5_999_999_999), 210_001_500);
+    }
+}

@@ -1,0 +1,559 @@
+//! Payment intents: one customer's payment, its attempts, and the state machine that moves it.
+//!
+//! ```text
+//! awaiting_payment_method ──attach──► succeeded                 (approved, automatic capture)
+//!        ▲   │                    ├─► awaiting_capture ──capture──► succeeded
+//!        │   │                    │          └──cancel / hold expiry──► canceled
+//!        │   │                    ├─► awaiting_next_action ──authenticated──► (as approved)
+//!        │   │                    │          └──failed / expired──► awaiting_payment_method
+//!        │   │                    ├─► processing ──finished──► (as approved)
+//!        └───┴──declined──────────┘
+//! awaiting_payment_method ──cancel──► canceled
+//! ```
+//!
+//! Every transition is a method that checks the current status and refuses with
+//! [`DomainError::InvalidState`] otherwise.
+
+use crate::error::DomainError;
+use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
+use crate::metadata::Metadata;
+use crate::money::{Amount, Currency};
+use crate::payment_method::{Funding, PaymentMethodRecord, PaymentMethodType};
+use crate::statement_descriptor::StatementDescriptor;
+use crate::time::Timestamp;
+use crate::validation::{ErrorCode, FieldError};
+use serde::{Deserialize, Serialize};
+
+const RESOURCE: &str = "payment_intent";
+/// How long an authorization hold lasts before it is released.
+pub const HOLD_SECONDS: i64 = 7 * 24 * 60 * 60;
+/// How long a customer has to finish a redirect before the attempt fails.
+pub const REDIRECT_SECONDS: i64 = 30 * 60;
+
+/// Where a payment intent stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaymentIntentStatus {
+    AwaitingPaymentMethod,
+    AwaitingNextAction,
+    Processing,
+    AwaitingCapture,
+    Succeeded,
+    Canceled,
+}
+
+impl PaymentIntentStatus {
+    pub const ALL: [Self; 6] = [
+        Self::AwaitingPaymentMethod,
+        Self::AwaitingNextAction,
+        Self::Processing,
+        Self::AwaitingCapture,
+        Self::Succeeded,
+        Self::Canceled,
+    ];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AwaitingPaymentMethod => "awaiting_payment_method",
+            Self::AwaitingNextAction => "awaiting_next_action",
+            Self::Processing => "processing",
+            Self::AwaitingCapture => "awaiting_capture",
+            Self::Succeeded => "succeeded",
+            Self::Canceled => "canceled",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == value)
+    }
+}
+
+/// When a card payment is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CaptureType {
+    /// At authorization.
+    Automatic,
+    /// Held at authorization, taken by a later capture (hold-then-capture).
+    Manual,
+}
+
+impl CaptureType {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Automatic => "automatic",
+            Self::Manual => "manual",
+        }
+    }
+}
+
+/// Card rules of an intent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardOptions {
+    pub capture_type: CaptureType,
+    /// Card number prefixes allowed; empty allows every card.
+    pub allowed_bins: Vec<String>,
+    /// Fundings allowed; empty allows every funding.
+    pub allowed_funding: Vec<Funding>,
+}
+
+impl CardOptions {
+    /// Whether a card of `bin` (its first digits) and `funding` may pay.
+    #[must_use]
+    pub fn allows(&self, bin: &str, funding: Funding) -> bool {
+        let bin_allowed =
+            self.allowed_bins.is_empty() || self.allowed_bins.iter().any(|allowed| bin.starts_with(allowed.as_str()));
+        let funding_allowed = self.allowed_funding.is_empty() || self.allowed_funding.contains(&funding);
+        bin_allowed && funding_allowed
+    }
+}
+
+impl Default for CardOptions {
+    fn default() -> Self {
+        Self { capture_type: CaptureType::Automatic, allowed_bins: Vec::new(), allowed_funding: Vec::new() }
+    }
+}
+
+/// Why the latest attempt failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaymentError {
+    pub code: String,
+    pub detail: String,
+}
+
+impl PaymentError {
+    #[must_use]
+    pub fn new(code: &str, detail: &str) -> Self {
+        Self { code: code.to_owned(), detail: detail.to_owned() }
+    }
+}
+
+/// Billing details a customer gave with an attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PaymentBilling {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub address: Option<crate::customer::Address>,
+}
+
+/// The attempt being made: what pays, and how it was attached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    pub payment_method_id: String,
+    pub payment_method: PaymentMethodRecord,
+    pub billing: Option<PaymentBilling>,
+}
+
+/// An attempt waiting for the customer (redirect) or the processor (processing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingAttempt {
+    pub attempt: Attempt,
+    /// The secret token of the redirect page, while one is pending.
+    pub redirect_token: Option<String>,
+    pub redirect_url: Option<String>,
+}
+
+/// What the processor answered for an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthorizationOutcome {
+    Approved,
+    Declined(PaymentError),
+    /// The customer must authenticate on a page; the redirect is pending.
+    RedirectRequired,
+    /// The processor answers later.
+    Processing {
+        finishes_at: Timestamp,
+    },
+}
+
+/// What an attempt came to, for the caller to record a payment and events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptResult {
+    /// Money taken: record a paid payment of the whole amount.
+    Succeeded(Attempt),
+    /// Authorized and held for a later capture.
+    Held(Attempt),
+    /// Failed: record a failed payment.
+    Failed(Attempt, PaymentError),
+    /// Waiting for the customer to authenticate.
+    Redirected,
+    /// Waiting for the processor.
+    Processing,
+}
+
+/// A payment intent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentIntent {
+    pub id: PaymentIntentId,
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub amount: Amount,
+    pub amount_received: i64,
+    pub amount_capturable: i64,
+    pub currency: Currency,
+    pub payment_methods: Vec<PaymentMethodType>,
+    pub statement_descriptor: Option<StatementDescriptor>,
+    pub status: PaymentIntentStatus,
+    pub client_secret: ClientSecret,
+    pub description: Option<String>,
+    pub last_payment_error: Option<PaymentError>,
+    pub latest_payment_id: Option<PaymentId>,
+    pub metadata: Option<Metadata>,
+    pub return_url: Option<String>,
+    pub payment_method_id: Option<String>,
+    pub card_options: CardOptions,
+    pub capture_before_at: Option<Timestamp>,
+    pub customer_id: Option<CustomerId>,
+    pub pending: Option<PendingAttempt>,
+    /// When a background job must act: redirect expiry, processing end, or hold expiry.
+    pub action_due_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub version: i64,
+}
+
+/// What a merchant supplies to create an intent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPaymentIntent {
+    pub amount: Amount,
+    pub currency: Currency,
+    pub payment_methods: Vec<PaymentMethodType>,
+    pub statement_descriptor: Option<StatementDescriptor>,
+    pub description: Option<String>,
+    pub metadata: Option<Metadata>,
+    pub customer_id: Option<CustomerId>,
+    pub return_url: Option<String>,
+    pub card_options: CardOptions,
+}
+
+/// Fields an update may change; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaymentIntentChanges {
+    pub amount: Option<Amount>,
+    pub description: Option<String>,
+    pub statement_descriptor: Option<StatementDescriptor>,
+    pub metadata: Option<Metadata>,
+    pub customer_id: Option<CustomerId>,
+    pub return_url: Option<String>,
+}
+
+impl PaymentIntent {
+    /// A new intent awaiting a payment method.
+    #[must_use]
+    pub fn create(
+        id: PaymentIntentId,
+        account_id: AccountId,
+        livemode: bool,
+        client_secret: ClientSecret,
+        new: NewPaymentIntent,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            id,
+            account_id,
+            livemode,
+            amount: new.amount,
+            amount_received: 0,
+            amount_capturable: 0,
+            currency: new.currency,
+            payment_methods: new.payment_methods,
+            statement_descriptor: new.statement_descriptor,
+            status: PaymentIntentStatus::AwaitingPaymentMethod,
+            client_secret,
+            description: new.description,
+            last_payment_error: None,
+            latest_payment_id: None,
+            metadata: new.metadata,
+            return_url: new.return_url,
+            payment_method_id: None,
+            card_options: new.card_options,
+            capture_before_at: None,
+            customer_id: new.customer_id,
+            pending: None,
+            action_due_at: None,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
+    fn refuse(&self, action: &'static str) -> DomainError {
+        DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action }
+    }
+
+    fn touch(&mut self, now: Timestamp) {
+        self.updated_at = now;
+        self.version += 1;
+    }
+
+    /// Applies a merchant's update.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method.
+    pub fn update(&mut self, changes: PaymentIntentChanges, now: Timestamp) -> Result<(), DomainError> {
+        match self.status {
+            PaymentIntentStatus::AwaitingPaymentMethod => {}
+            PaymentIntentStatus::AwaitingNextAction
+            | PaymentIntentStatus::Processing
+            | PaymentIntentStatus::AwaitingCapture
+            | PaymentIntentStatus::Succeeded
+            | PaymentIntentStatus::Canceled => return Err(self.refuse("update")),
+        }
+        let PaymentIntentChanges { amount, description, statement_descriptor, metadata, customer_id, return_url } =
+            changes;
+        if let Some(amount) = amount {
+            self.amount = amount;
+        }
+        if description.is_some() {
+            self.description = description;
+        }
+        if statement_descriptor.is_some() {
+            self.statement_descriptor = statement_descriptor;
+        }
+        if metadata.is_some() {
+            self.metadata = metadata;
+        }
+        if customer_id.is_some() {
+            self.customer_id = customer_id;
+        }
+        if return_url.is_some() {
+            self.return_url = return_url;
+        }
+        self.touch(now);
+        Ok(())
+    }
+
+    /// Checks that a payment method of `method` may be attached now.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method; `parameter_invalid` for a method the
+    /// intent does not allow.
+    pub fn ensure_attachable(&self, method: PaymentMethodType) -> Result<(), DomainError> {
+        match self.status {
+            PaymentIntentStatus::AwaitingPaymentMethod => {}
+            PaymentIntentStatus::AwaitingNextAction
+            | PaymentIntentStatus::Processing
+            | PaymentIntentStatus::AwaitingCapture
+            | PaymentIntentStatus::Succeeded
+            | PaymentIntentStatus::Canceled => return Err(self.refuse("attach a payment method to")),
+        }
+        if !self.payment_methods.contains(&method) {
+            return Err(DomainError::Invalid(FieldError::invalid(
+                "payment_method[type]",
+                format!("This payment intent does not allow {}.", method.as_str()),
+            )));
+        }
+        Ok(())
+    }
+
+    /// Records the processor's answer to an attempt.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method.
+    pub fn record_attempt(
+        &mut self,
+        attempt: Attempt,
+        outcome: AuthorizationOutcome,
+        redirect: Option<(String, String)>,
+        now: Timestamp,
+    ) -> Result<AttemptResult, DomainError> {
+        self.ensure_attachable(attempt.payment_method.method)?;
+        self.payment_method_id = Some(attempt.payment_method_id.clone());
+        let result = match (outcome, redirect) {
+            (AuthorizationOutcome::Approved, _) => self.approve(attempt, now),
+            (AuthorizationOutcome::Declined(error), _) => self.fail(attempt, error),
+            (AuthorizationOutcome::RedirectRequired, Some((token, url))) => {
+                self.status = PaymentIntentStatus::AwaitingNextAction;
+                self.pending = Some(PendingAttempt { attempt, redirect_token: Some(token), redirect_url: Some(url) });
+                self.action_due_at = Some(now.plus_seconds(REDIRECT_SECONDS));
+                AttemptResult::Redirected
+            }
+            (AuthorizationOutcome::RedirectRequired, None) => {
+                self.fail(attempt, PaymentError::new("processing_error", "The redirect could not be prepared."))
+            }
+            (AuthorizationOutcome::Processing { finishes_at }, _) => {
+                self.status = PaymentIntentStatus::Processing;
+                self.pending = Some(PendingAttempt { attempt, redirect_token: None, redirect_url: None });
+                self.action_due_at = Some(finishes_at);
+                AttemptResult::Processing
+            }
+        };
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// The customer finished (or failed) authenticating on the redirect page.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting the redirect.
+    pub fn complete_redirect(&mut self, authenticated: bool, now: Timestamp) -> Result<AttemptResult, DomainError> {
+        let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "authenticate")?;
+        let result = if authenticated {
+            self.approve(attempt, now)
+        } else {
+            self.fail(
+                attempt,
+                PaymentError::new("authentication_failed", "The customer failed to authenticate the payment."),
+            )
+        };
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// An abandoned redirect expires: the attempt fails with `authentication_expired`.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a redirect that is due.
+    pub fn expire_redirect(&mut self, now: Timestamp) -> Result<AttemptResult, DomainError> {
+        if !self.is_due(now) {
+            return Err(self.refuse("expire the redirect of"));
+        }
+        let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "expire the redirect of")?;
+        let result = self.fail(
+            attempt,
+            PaymentError::new("authentication_expired", "The customer did not authenticate the payment in time."),
+        );
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// The processor finished a `processing` attempt with an approval.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing and due.
+    pub fn finish_processing(&mut self, now: Timestamp) -> Result<AttemptResult, DomainError> {
+        if !self.is_due(now) {
+            return Err(self.refuse("finish processing"));
+        }
+        let attempt = self.take_pending(PaymentIntentStatus::Processing, "finish processing")?;
+        let result = self.approve(attempt, now);
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// Takes `amount` of an authorized hold; the rest of the hold is released. Returns the held
+    /// attempt, for the payment.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting capture within the hold; `parameter_above_maximum`
+    /// for more than is capturable.
+    pub fn capture(&mut self, amount: Amount, now: Timestamp) -> Result<Attempt, DomainError> {
+        match self.status {
+            PaymentIntentStatus::AwaitingCapture => {}
+            PaymentIntentStatus::AwaitingPaymentMethod
+            | PaymentIntentStatus::AwaitingNextAction
+            | PaymentIntentStatus::Processing
+            | PaymentIntentStatus::Succeeded
+            | PaymentIntentStatus::Canceled => return Err(self.refuse("capture")),
+        }
+        if self.capture_before_at.is_some_and(|deadline| now >= deadline) {
+            return Err(DomainError::InvalidState {
+                resource: RESOURCE,
+                status: "awaiting_capture (hold expired)",
+                action: "capture",
+            });
+        }
+        if amount.centavos() > self.amount_capturable {
+            return Err(DomainError::Invalid(FieldError::new(
+                "amount",
+                ErrorCode::ParameterAboveMaximum,
+                format!("The amount must be at most the capturable {}.", self.amount_capturable),
+            )));
+        }
+        let attempt = self.take_pending(PaymentIntentStatus::AwaitingCapture, "capture")?;
+        self.status = PaymentIntentStatus::Succeeded;
+        self.amount_received = amount.centavos();
+        self.amount_capturable = 0;
+        self.capture_before_at = None;
+        self.touch(now);
+        Ok(attempt)
+    }
+
+    /// Cancels the intent, releasing any hold.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method or a capture.
+    pub fn cancel(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        match self.status {
+            PaymentIntentStatus::AwaitingPaymentMethod | PaymentIntentStatus::AwaitingCapture => {}
+            PaymentIntentStatus::AwaitingNextAction
+            | PaymentIntentStatus::Processing
+            | PaymentIntentStatus::Succeeded
+            | PaymentIntentStatus::Canceled => return Err(self.refuse("cancel")),
+        }
+        self.status = PaymentIntentStatus::Canceled;
+        self.pending = None;
+        self.amount_capturable = 0;
+        self.capture_before_at = None;
+        self.action_due_at = None;
+        self.touch(now);
+        Ok(())
+    }
+
+    /// A hold past `capture_before_at` is released and the intent canceled.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting capture with an expired hold.
+    pub fn expire_hold(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        let expired = self.capture_before_at.is_some_and(|deadline| now >= deadline);
+        match self.status {
+            PaymentIntentStatus::AwaitingCapture if expired => self.cancel(now),
+            PaymentIntentStatus::AwaitingCapture
+            | PaymentIntentStatus::AwaitingPaymentMethod
+            | PaymentIntentStatus::AwaitingNextAction
+            | PaymentIntentStatus::Processing
+            | PaymentIntentStatus::Succeeded
+            | PaymentIntentStatus::Canceled => Err(self.refuse("expire the hold of")),
+        }
+    }
+
+    /// Links the payment an attempt produced.
+    pub fn link_payment(&mut self, payment_id: PaymentId) {
+        self.latest_payment_id = Some(payment_id);
+    }
+
+    fn is_due(&self, now: Timestamp) -> bool {
+        self.action_due_at.is_some_and(|due| now >= due)
+    }
+
+    fn take_pending(&mut self, expected: PaymentIntentStatus, action: &'static str) -> Result<Attempt, DomainError> {
+        if self.status != expected {
+            return Err(self.refuse(action));
+        }
+        let pending = self.pending.take().ok_or_else(|| self.refuse(action))?;
+        self.action_due_at = None;
+        Ok(pending.attempt)
+    }
+
+    fn approve(&mut self, attempt: Attempt, now: Timestamp) -> AttemptResult {
+        self.pending = None;
+        self.last_payment_error = None;
+        let manual = attempt.payment_method.method == PaymentMethodType::Card
+            && self.card_options.capture_type == CaptureType::Manual;
+        if manual {
+            self.pending = Some(PendingAttempt { attempt: attempt.clone(), redirect_token: None, redirect_url: None });
+            self.status = PaymentIntentStatus::AwaitingCapture;
+            self.amount_capturable = self.amount.centavos();
+            let deadline = now.plus_seconds(HOLD_SECONDS);
+            self.capture_before_at = Some(deadline);
+            self.action_due_at = Some(deadline);
+            AttemptResult::Held(attempt)
+        } else {
+            self.status = PaymentIntentStatus::Succeeded;
+            self.amount_received = self.amount.centavos();
+            self.action_due_at = None;
+            AttemptResult::Succeeded(attempt)
+        }
+    }
+
+    fn fail(&mut self, attempt: Attempt, error: PaymentError) -> AttemptResult {
+        self.status = PaymentIntentStatus::AwaitingPaymentMethod;
+        self.pending = None;
+        self.action_due_at = None;
+        self.last_payment_error = Some(error.clone());
+        AttemptResult::Failed(attempt, error)
+    }
+}

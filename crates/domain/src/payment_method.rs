@@ -1,0 +1,245 @@
+//! Payment methods: the method types, card numbers (checked, never shown) and what is kept of a card.
+
+use crate::validation::Invalid;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A way to pay that an intent can allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PaymentMethodType {
+    Card,
+    Gcash,
+    Maya,
+    Billease,
+    Qrph,
+}
+
+impl PaymentMethodType {
+    pub const ALL: [Self; 5] = [Self::Card, Self::Gcash, Self::Maya, Self::Billease, Self::Qrph];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Card => "card",
+            Self::Gcash => "gcash",
+            Self::Maya => "maya",
+            Self::Billease => "billease",
+            Self::Qrph => "qrph",
+        }
+    }
+
+    /// # Errors
+    /// `parameter_invalid` for an unknown method.
+    pub fn parse(value: &str) -> Result<Self, Invalid> {
+        Self::ALL.into_iter().find(|method| method.as_str() == value).ok_or_else(|| {
+            Invalid::value(format!("{value} is not a payment method; use card, gcash, maya, billease or qrph."))
+        })
+    }
+}
+
+/// Whether a card draws on credit or on the holder's account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Funding {
+    Credit,
+    Debit,
+    Prepaid,
+}
+
+impl Funding {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Credit => "credit",
+            Self::Debit => "debit",
+            Self::Prepaid => "prepaid",
+        }
+    }
+
+    /// # Errors
+    /// `parameter_invalid` for anything but credit, debit or prepaid.
+    pub fn parse(value: &str) -> Result<Self, Invalid> {
+        match value {
+            "credit" => Ok(Self::Credit),
+            "debit" => Ok(Self::Debit),
+            "prepaid" => Ok(Self::Prepaid),
+            _ => Err(Invalid::value(format!("{value} is not a card funding; use credit, debit or prepaid."))),
+        }
+    }
+}
+
+/// A card number that passed the Luhn check. `Debug` shows only its last four digits.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CardNumber(String);
+
+impl CardNumber {
+    /// # Errors
+    /// `parameter_invalid` unless the number is 12 to 19 digits (spaces allowed) passing the Luhn check.
+    pub fn new(number: &str) -> Result<Self, Invalid> {
+        let digits: String = number.chars().filter(|c| *c != ' ').collect();
+        let valid = (12..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && luhn(&digits);
+        if !valid {
+            return Err(Invalid::value("The card number is not valid."));
+        }
+        Ok(Self(digits))
+    }
+
+    /// The digits, for the processor only.
+    #[must_use]
+    pub fn digits(&self) -> &str {
+        &self.0
+    }
+
+    #[must_use]
+    pub fn first6(&self) -> &str {
+        &self.0[..6]
+    }
+
+    #[must_use]
+    pub fn last4(&self) -> &str {
+        &self.0[self.0.len() - 4..]
+    }
+
+    /// The card brand from its leading digits.
+    #[must_use]
+    pub fn brand(&self) -> &'static str {
+        let prefix2: u32 = self.0[..2].parse().unwrap_or(0);
+        let prefix4: u32 = self.0[..4].parse().unwrap_or(0);
+        match (self.0.as_bytes()[0], prefix2, prefix4) {
+            (b'4', _, _) => "visa",
+            (_, 51..=55, _) | (_, _, 2221..=2720) => "mastercard",
+            (_, 34 | 37, _) => "amex",
+            (_, _, 3528..=3589) => "jcb",
+            _ => "unknown",
+        }
+    }
+}
+
+impl fmt::Debug for CardNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CardNumber(****{})", self.last4())
+    }
+}
+
+fn luhn(digits: &str) -> bool {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 1 {
+                let doubled = d * 2;
+                if doubled > 9 {
+                    doubled - 9
+                } else {
+                    doubled
+                }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
+/// A card verification code. `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Cvc(String);
+
+impl Cvc {
+    /// # Errors
+    /// `parameter_invalid` unless it is 3 or 4 digits.
+    pub fn new(cvc: &str) -> Result<Self, Invalid> {
+        if !(3..=4).contains(&cvc.len()) || !cvc.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Invalid::value("The CVC must be 3 or 4 digits."));
+        }
+        Ok(Self(cvc.to_owned()))
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for Cvc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Cvc(***)")
+    }
+}
+
+/// Card data as a customer enters it; handed to the processor and never stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardInput {
+    pub number: CardNumber,
+    pub exp_month: u32,
+    pub exp_year: u32,
+    pub cvc: Cvc,
+}
+
+/// What the service keeps of a card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardSummary {
+    pub brand: String,
+    pub first6: String,
+    pub last4: String,
+    pub exp_month: u32,
+    pub exp_year: u32,
+    pub funding: Funding,
+}
+
+/// What the service keeps of a QR Ph payer's account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QrphSummary {
+    pub account_name: String,
+    pub last4_account_number: String,
+    pub account_institution: String,
+    pub account_institution_name: String,
+}
+
+/// A payment method as a payment records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaymentMethodRecord {
+    #[serde(rename = "type")]
+    pub method: PaymentMethodType,
+    pub card: Option<CardSummary>,
+    pub qrph: Option<QrphSummary>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn card_numbers_must_pass_the_luhn_check() {
+        assert!(CardNumber::new("4242424242424242").is_ok());
+        assert!(CardNumber::new("4242 4242 4242 4242").is_ok());
+        assert!(CardNumber::new("4242424242424241").is_err());
+        assert!(CardNumber::new("42424242").is_err());
+        assert!(CardNumber::new("4242a24242424242").is_err());
+    }
+
+    #[test]
+    fn a_card_shows_only_brand_first6_and_last4() {
+        let card = CardNumber::new("5425233430109903").unwrap();
+        assert_eq!((card.brand(), card.first6(), card.last4()), ("mastercard", "542523", "9903"));
+        assert_eq!(CardNumber::new("4242424242424242").unwrap().brand(), "visa");
+        assert_eq!(format!("{card:?}"), "CardNumber(****9903)");
+        assert_eq!(format!("{:?}", Cvc::new("123").unwrap()), "Cvc(***)");
+    }
+
+    #[test]
+    fn methods_and_funding_parse_from_their_names() {
+        assert_eq!(PaymentMethodType::parse("gcash"), Ok(PaymentMethodType::Gcash));
+        assert!(PaymentMethodType::parse("paypal").is_err());
+        assert_eq!(Funding::parse("debit"), Ok(Funding::Debit));
+        assert!(Cvc::new("12").is_err());
+    }
+}
