@@ -4,3 +4,4 @@
 pub mod clock;
 pub mod db;
 pub mod id_generator;
+pub mod processor;

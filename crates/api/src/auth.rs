@@ -33,6 +33,20 @@ impl FromRequest for SecretKey {
     }
 }
 
+/// A caller with any key, secret or public; the handler decides what a public key may do.
+#[derive(Debug, Clone)]
+pub struct AnyKey(pub Caller);
+
+impl FromRequest for AnyKey {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        Box::pin(async move { authenticate(&request).await.map(Self) })
+    }
+}
+
 /// The caller of this request, looked up once and then taken from the request's extensions.
 ///
 /// # Errors

@@ -55,7 +55,7 @@ pub fn run() -> Result<(), String> {
             runtime.block_on(serve(settings))
         }
         Command::Accounts { command: AccountsCommand::Create { name } } => {
-            let services = Services::connect(&settings)?;
+            let services = Services::connect(&settings, std::sync::Arc::new(payments_adapters::clock::SystemClock))?;
             let (account, keys) = services.accounts.create(&name).map_err(|e| e.to_string())?;
             println!("{:#}", account_json(&account, &keys, true));
             Ok(())

@@ -9,6 +9,7 @@ use payments_application::error::BoxError;
 use payments_application::ApplicationError;
 use payments_domain::validation::FieldError;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt;
 
 /// How long a client should wait before retrying when the database is unavailable.
@@ -17,7 +18,7 @@ const RETRY_AFTER_SECONDS: &str = "1";
 /// One entry of an error body.
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorEntry {
-    pub code: &'static str,
+    pub code: Cow<'static, str>,
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parameter: Option<String>,
@@ -35,15 +36,23 @@ pub struct ApiError {
     errors: Vec<ErrorEntry>,
     fields: Vec<FieldError>,
     cause: Option<BoxError>,
+    /// The request changed state before failing (a recorded decline), so its answer is replayed to
+    /// a retry with the same idempotency key.
+    committed: bool,
 }
+
+/// Marks a failure response whose request changed state, for the idempotency middleware.
+#[derive(Debug, Clone, Copy)]
+pub struct Committed;
 
 impl ApiError {
     fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
         Self {
             status,
-            errors: vec![ErrorEntry { code, detail: detail.into(), parameter: None }],
+            errors: vec![ErrorEntry { code: Cow::Borrowed(code), detail: detail.into(), parameter: None }],
             fields: Vec::new(),
             cause: None,
+            committed: false,
         }
     }
 
@@ -53,12 +62,21 @@ impl ApiError {
         let errors = fields
             .iter()
             .map(|f| ErrorEntry {
-                code: f.code.as_str(),
+                code: Cow::Borrowed(f.code.as_str()),
                 detail: f.detail.clone(),
                 parameter: Some(f.parameter.clone()),
             })
             .collect();
-        Self { status: StatusCode::BAD_REQUEST, errors, fields, cause: None }
+        Self { status: StatusCode::BAD_REQUEST, errors, fields, cause: None, committed: false }
+    }
+
+    /// 400 with the processor's decline code; the failed attempt was recorded.
+    #[must_use]
+    pub fn declined(code: &str, detail: &str) -> Self {
+        let mut error = Self::new(StatusCode::BAD_REQUEST, "generic_decline", detail);
+        error.errors[0].code = Cow::Owned(code.to_owned());
+        error.committed = true;
+        error
     }
 
     /// 400 for a body that cannot be decoded at all.
@@ -132,6 +150,12 @@ impl ApiError {
         Self::internal(message.to_owned().into())
     }
 
+    /// The HTTP status of this failure.
+    #[must_use]
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
     /// The parameter errors of a 400, for tests and callers that inspect them.
     #[must_use]
     pub fn field_errors(&self) -> &[FieldError] {
@@ -143,6 +167,9 @@ impl From<ApplicationError> for ApiError {
     fn from(error: ApplicationError) -> Self {
         match error {
             ApplicationError::Validation(fields) => Self::validation(fields),
+            ApplicationError::InvalidState(detail) => {
+                Self::new(StatusCode::BAD_REQUEST, "resource_invalid_state", detail)
+            }
             ApplicationError::NotFound { resource, id } => {
                 Self::new(StatusCode::NOT_FOUND, "resource_not_found", format!("No {resource} with id {id} exists."))
             }
@@ -170,7 +197,7 @@ impl From<ApplicationError> for ApiError {
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let codes: Vec<&str> = self.errors.iter().map(|e| e.code).collect();
+        let codes: Vec<&str> = self.errors.iter().map(|e| e.code.as_ref()).collect();
         write!(f, "{} {}", self.status.as_u16(), codes.join(", "))
     }
 }
@@ -194,7 +221,11 @@ impl ResponseError for ApiError {
         if self.status == StatusCode::SERVICE_UNAVAILABLE {
             response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS));
         }
-        response.json(ErrorBody { errors: &self.errors })
+        let mut response = response.json(ErrorBody { errors: &self.errors });
+        if self.committed {
+            response.extensions_mut().insert(Committed);
+        }
+        response
     }
 }
 

@@ -1,12 +1,13 @@
 //! The `Idempotency-Key` middleware for POST, PUT and DELETE.
 //!
-//! The first completed (2xx) response of a key is stored and replayed byte for byte, with
-//! `Idempotent-Replayed: true`, to every retry within 24 hours. A failed request stores nothing, so
-//! its retry runs again: every use case is one transaction, so a failure changed nothing.
+//! The first completed response of a key (a 2xx, or a failure that changed state such as a recorded
+//! decline) is stored and replayed byte for byte, with `Idempotent-Replayed: true`, to every retry
+//! within 24 hours. Any other failure stores nothing, so its retry runs again: every use case is one
+//! transaction, so such a failure changed nothing.
 
 use crate::auth::authenticate;
 use crate::decode::read_body;
-use crate::error::ApiError;
+use crate::error::{ApiError, Committed};
 use crate::routes::blocking;
 use crate::startup::Services;
 use actix_web::body::{to_bytes, BoxBody, MessageBody};
@@ -76,7 +77,9 @@ pub async fn idempotency(
         Ok(IdempotentStart::Proceed) => {
             let outcome = next.call(request).await;
             let (outcome, stored) = match outcome {
-                Ok(response) if response.status().is_success() => {
+                Ok(response)
+                    if response.status().is_success() || response.response().extensions().contains::<Committed>() =>
+                {
                     let (request, response) = response.into_parts();
                     let (head, body) = response.into_parts();
                     match to_bytes(body).await {

@@ -6,6 +6,8 @@ pub mod cli;
 pub mod decode;
 pub mod error;
 pub mod idempotency;
+pub mod pages;
+pub mod presenter;
 pub mod routes;
 pub mod settings;
 pub mod startup;

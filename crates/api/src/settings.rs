@@ -3,6 +3,7 @@
 
 use config::{Config, Environment, File, FileFormat};
 use payments_adapters::db::{DatabaseUrl, PoolSettings};
+use payments_domain::payment::{FeeRate, FeeSchedule};
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -15,6 +16,24 @@ pub struct Settings {
     pub server: ServerSettings,
     pub database: DatabaseSettings,
     pub log: LogSettings,
+    pub fees: FeesSettings,
+}
+
+/// The fee of each payment method.
+#[derive(Debug, Clone, Deserialize)]
+pub struct FeesSettings {
+    pub card: FeeSettings,
+    pub gcash: FeeSettings,
+    pub maya: FeeSettings,
+    pub billease: FeeSettings,
+    pub qrph: FeeSettings,
+}
+
+/// Basis points of the amount plus fixed centavos.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct FeeSettings {
+    pub basis_points: i64,
+    pub fixed: i64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -65,6 +84,7 @@ pub struct ValidSettings {
     pub database_url: DatabaseUrl,
     pub pool: PoolSettings,
     pub log: LogSettings,
+    pub fees: FeeSchedule,
 }
 
 impl Settings {
@@ -116,6 +136,18 @@ impl Settings {
         if !(1..=300).contains(&self.database.connect_timeout_seconds) {
             problems.push("database.connect_timeout_seconds: must be from 1 to 300".to_owned());
         }
+        let fees = &self.fees;
+        for (method, fee) in [
+            ("card", fees.card),
+            ("gcash", fees.gcash),
+            ("maya", fees.maya),
+            ("billease", fees.billease),
+            ("qrph", fees.qrph),
+        ] {
+            if !(0..=10_000).contains(&fee.basis_points) || !(0..=1_000_000).contains(&fee.fixed) {
+                problems.push(format!("fees.{method}: basis_points must be 0 to 10000 and fixed 0 to 1000000"));
+            }
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
             problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
         }
@@ -131,10 +163,21 @@ impl Settings {
                     connection_timeout: Duration::from_secs(self.database.connect_timeout_seconds),
                 },
                 log: self.log.clone(),
+                fees: FeeSchedule {
+                    card: rate(fees.card),
+                    gcash: rate(fees.gcash),
+                    maya: rate(fees.maya),
+                    billease: rate(fees.billease),
+                    qrph: rate(fees.qrph),
+                },
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }
     }
+}
+
+fn rate(fee: FeeSettings) -> FeeRate {
+    FeeRate { basis_points: fee.basis_points, fixed: fee.fixed }
 }
 
 #[cfg(test)]
@@ -163,8 +206,9 @@ mod tests {
         settings.server.public_base_url = "ftp://x".into();
         settings.database.url = "mysql://db".into();
         settings.database.pool_size = 0;
+        settings.fees.card.basis_points = 10_001;
         let message = settings.validate().unwrap_err();
-        for key in ["server.listen", "server.public_base_url", "database.url", "database.pool_size"] {
+        for key in ["server.listen", "server.public_base_url", "database.url", "database.pool_size", "fees.card"] {
             assert!(message.contains(key), "{key} missing from: {message}");
         }
     }

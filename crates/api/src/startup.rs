@@ -3,6 +3,7 @@
 
 use crate::decode::BodyLimit;
 use crate::idempotency::idempotency;
+use crate::presenter::ApiPresenter;
 use crate::routes;
 use crate::settings::ValidSettings;
 use crate::telemetry::{request_id_header, RequestSpan};
@@ -12,13 +13,21 @@ use actix_web::{web, App, HttpServer};
 use payments_adapters::clock::SystemClock;
 use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::id_generator::RandomIds;
+use payments_adapters::processor::Simulator;
 use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
-use payments_application::services::{AccountService, CustomerService, IdempotencyService};
+use payments_application::services::{
+    AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
+    PaymentService, Processors, RefundService,
+};
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing_actix_web::TracingLogger;
 
+/// How often due payment intent actions (hold and redirect expiry, processing end) run.
+const DUE_ACTIONS_INTERVAL: Duration = Duration::from_secs(1);
+/// Intents moved per run of the due actions.
+const DUE_ACTIONS_BATCH: u32 = 200;
 /// How often expired idempotency keys are purged.
 const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
 /// How long in-flight requests may finish after a shutdown signal.
@@ -30,28 +39,56 @@ pub struct Services {
     pub accounts: Arc<AccountService>,
     pub customers: Arc<CustomerService>,
     pub idempotency: Arc<IdempotencyService>,
+    pub payment_intents: Arc<PaymentIntentService>,
+    pub payments: Arc<PaymentService>,
+    pub refunds: Arc<RefundService>,
+    pub events: Arc<EventService>,
     pub storage: Arc<dyn UnitOfWork>,
 }
 
 impl Services {
+    /// Every service over `storage`. Test mode pays through the simulator; live mode has no
+    /// processor until a real one is wired here.
     #[must_use]
-    pub fn new(storage: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
+    pub fn new(
+        storage: Arc<dyn UnitOfWork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        settings: &ValidSettings,
+    ) -> Self {
+        let presenter = Arc::new(ApiPresenter);
+        let processors = Processors { test: Arc::new(Simulator), live: None };
+        let payment_settings = PaymentIntentSettings {
+            fees: settings.fees,
+            public_base_url: settings.public_base_url.as_str().to_owned(),
+        };
         Self {
             accounts: Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone())),
-            customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids)),
-            idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock)),
+            customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids.clone())),
+            idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock.clone())),
+            payment_intents: Arc::new(PaymentIntentService::new(
+                storage.clone(),
+                clock.clone(),
+                ids.clone(),
+                processors,
+                presenter.clone(),
+                payment_settings,
+            )),
+            payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
+            refunds: Arc::new(RefundService::new(storage.clone(), clock, ids, presenter)),
+            events: Arc::new(EventService::new(storage.clone())),
             storage,
         }
     }
 
-    /// The services over the configured database, with the system clock and random ids.
+    /// The services over the configured database, with `clock` and random ids.
     ///
     /// # Errors
     /// Why the database could not be reached or migrated.
-    pub fn connect(settings: &ValidSettings) -> Result<Self, String> {
+    pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, String> {
         let pool = settings.database_url.connect(settings.pool)?;
         let storage: Arc<dyn UnitOfWork> = Arc::new(DieselUnitOfWork::new(pool));
-        Ok(Self::new(storage, Arc::new(SystemClock), Arc::new(RandomIds)))
+        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings))
     }
 }
 
@@ -68,8 +105,16 @@ impl Application {
     /// # Errors
     /// Why the database or the listen address could not be used.
     pub async fn build(settings: ValidSettings) -> Result<Self, String> {
+        Self::build_with_clock(settings, Arc::new(SystemClock)).await
+    }
+
+    /// As [`Application::build`], with another clock (tests move time forward).
+    ///
+    /// # Errors
+    /// Why the database or the listen address could not be used.
+    pub async fn build_with_clock(settings: ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, String> {
         let connect_settings = settings.clone();
-        let services = tokio::task::spawn_blocking(move || Services::connect(&connect_settings))
+        let services = tokio::task::spawn_blocking(move || Services::connect(&connect_settings, clock))
             .await
             .map_err(|e| format!("the database connection task failed: {e}"))??;
         Self::with_services(&settings, services)
@@ -93,6 +138,7 @@ impl Application {
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .configure(routes::configure)
+                .configure(crate::pages::configure)
                 .default_service(web::to(routes::route_not_found))
         })
         .shutdown_timeout(SHUTDOWN_TIMEOUT_SECONDS);
@@ -119,9 +165,28 @@ impl Application {
     /// An I/O failure of the server.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
+        let due_actions = tokio::spawn(run_due_actions(self.services.payment_intents.clone()));
         let outcome = self.server.await;
         purge.abort();
+        due_actions.abort();
         outcome
+    }
+}
+
+/// Background job: releases expired holds, fails abandoned redirects, finishes processing payments.
+/// Each intent moves in its own short transaction; several instances may run this at once.
+async fn run_due_actions(service: Arc<PaymentIntentService>) {
+    let mut interval = tokio::time::interval(DUE_ACTIONS_INTERVAL);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let service = service.clone();
+        match tokio::task::spawn_blocking(move || service.run_due_actions(DUE_ACTIONS_BATCH)).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(moved)) => tracing::info!(moved, "ran due payment intent actions"),
+            Ok(Err(error)) => tracing::warn!(%error, "could not run due payment intent actions"),
+            Err(error) => tracing::warn!(%error, "the due actions task failed"),
+        }
     }
 }
 

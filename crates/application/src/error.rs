@@ -1,6 +1,7 @@
 //! The errors a use case reports to its caller.
 
 use crate::ports::StoreError;
+use payments_domain::error::DomainError;
 use payments_domain::validation::FieldError;
 
 /// A boxed error that keeps its cause chain for the log.
@@ -12,6 +13,9 @@ pub enum ApplicationError {
     /// One or more parameters are invalid; nothing was changed.
     #[error("invalid parameters: {}", display_all(.0))]
     Validation(Vec<FieldError>),
+    /// The operation is not allowed in the resource's current status.
+    #[error("{0}")]
+    InvalidState(String),
     /// The resource does not exist for this account and mode.
     #[error("no such {resource}: {id}")]
     NotFound { resource: &'static str, id: String },
@@ -47,6 +51,20 @@ impl ApplicationError {
     pub fn internal(message: &str) -> Self {
         Self::Internal(message.to_owned().into())
     }
+}
+
+impl From<DomainError> for ApplicationError {
+    fn from(error: DomainError) -> Self {
+        match error {
+            DomainError::InvalidState { .. } => Self::InvalidState(format!("{}.", capitalize(&error.to_string()))),
+            DomainError::Invalid(field) => Self::Validation(vec![field]),
+        }
+    }
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 fn display_all(errors: &[FieldError]) -> String {

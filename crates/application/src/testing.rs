@@ -10,12 +10,26 @@ use crate::ports::{
     AccountRepository, Clock, CustomerFilter, CustomerRepository, IdGenerator, IdempotencyRecord,
     IdempotencyRepository, IdempotencyState, KeyRecord, Repositories, StoreError, UnitOfWork,
 };
+use crate::ports::{
+    Authorization, AuthorizationRequest, EventRepository, PaymentIntentRepository, PaymentMethodInput,
+    PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
+};
 use crate::scope::Scope;
-use crate::services::{AccountService, CustomerService, IdempotencyService};
+use crate::services::{
+    AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
+    PaymentService, Processors, RefundService,
+};
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
+use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, CustomerId};
+use payments_domain::ids::{EventId, PaymentId, PaymentIntentId, RefundId};
+use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
+use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent};
+use payments_domain::payment_method::{CardSummary, Funding, QrphSummary};
+use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -28,6 +42,10 @@ struct State {
     /// Customers in insertion order, which is the list order reversed.
     customers: Vec<Customer>,
     idempotency: Vec<IdempotencyRecord>,
+    payment_intents: Vec<PaymentIntent>,
+    payments: Vec<Payment>,
+    refunds: Vec<Refund>,
+    events: Vec<Event>,
 }
 
 /// An in-memory [`UnitOfWork`].
@@ -64,6 +82,22 @@ impl Repositories for State {
     }
 
     fn idempotency_keys(&mut self) -> &mut dyn IdempotencyRepository {
+        self
+    }
+
+    fn payment_intents(&mut self) -> &mut dyn PaymentIntentRepository {
+        self
+    }
+
+    fn payments(&mut self) -> &mut dyn PaymentRepository {
+        self
+    }
+
+    fn refunds(&mut self) -> &mut dyn RefundRepository {
+        self
+    }
+
+    fn events(&mut self) -> &mut dyn EventRepository {
         self
     }
 }
@@ -194,6 +228,178 @@ impl IdempotencyRepository for State {
     }
 }
 
+fn in_scope_of(account_id: &AccountId, livemode: bool, scope: &Scope) -> bool {
+    *account_id == scope.account_id && livemode == scope.livemode()
+}
+
+/// Replaces the element `matches` picks if its version is `expected_version`.
+fn replace_versioned<T: Clone>(
+    items: &mut [T],
+    value: &T,
+    matches: impl Fn(&T) -> bool,
+    version: impl Fn(&T) -> i64,
+    expected_version: i64,
+) -> Result<(), StoreError> {
+    let stored =
+        items.iter_mut().find(|item| matches(item) && version(item) == expected_version).ok_or(StoreError::Conflict)?;
+    *stored = value.clone();
+    Ok(())
+}
+
+impl PaymentIntentRepository for State {
+    fn insert(&mut self, intent: &PaymentIntent) -> Result<(), StoreError> {
+        self.payment_intents.push(intent.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
+        Ok(self.payment_intents.iter().find(|i| &i.id == id && in_scope_of(&i.account_id, i.livemode, scope)).cloned())
+    }
+
+    fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.payment_intents, intent, |i| i.id == intent.id, |i| i.version, expected_version)
+    }
+
+    fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {
+        Ok(self
+            .payment_intents
+            .iter()
+            .find(|i| i.pending.as_ref().and_then(|p| p.redirect_token.as_deref()) == Some(token))
+            .cloned())
+    }
+
+    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
+        Ok(self
+            .payment_intents
+            .iter()
+            .filter(|i| i.action_due_at.is_some_and(|due| due <= now))
+            .take(limit as usize)
+            .cloned()
+            .collect())
+    }
+}
+
+impl PaymentRepository for State {
+    fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
+        self.payments.push(payment.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        Ok(self.payments.iter().find(|p| &p.id == id && in_scope_of(&p.account_id, p.livemode, scope)).cloned())
+    }
+
+    fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.payments, payment, |p| p.id == payment.id, |p| p.version, expected_version)
+    }
+}
+
+impl RefundRepository for State {
+    fn insert(&mut self, refund: &Refund) -> Result<(), StoreError> {
+        self.refunds.push(refund.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError> {
+        Ok(self.refunds.iter().find(|r| &r.id == id && in_scope_of(&r.account_id, r.livemode, scope)).cloned())
+    }
+
+    fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.refunds, refund, |r| r.id == refund.id, |r| r.version, expected_version)
+    }
+}
+
+impl EventRepository for State {
+    fn append(&mut self, event: &Event) -> Result<(), StoreError> {
+        self.events.push(event.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
+        Ok(self.events.iter().find(|e| &e.id == id && in_scope_of(&e.account_id, e.livemode, scope)).cloned())
+    }
+
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
+        let visible: Vec<&Event> =
+            self.events.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope)).collect();
+        let position = |id: &str| visible.iter().position(|e| e.id.as_str() == id).ok_or(StoreError::UnknownCursor);
+        let overfetch = page.limit() as usize + 1;
+        let rows: Vec<Event> = match page.cursor() {
+            None => visible.iter().rev().take(overfetch).map(|e| (*e).clone()).collect(),
+            Some(Cursor::After(id)) => {
+                visible[..position(id)?].iter().rev().take(overfetch).map(|e| (*e).clone()).collect()
+            }
+            Some(Cursor::Before(id)) => {
+                visible[position(id)? + 1..].iter().take(overfetch).map(|e| (*e).clone()).collect()
+            }
+        };
+        Ok(Page::from_overfetched(rows, page))
+    }
+}
+
+/// A processor that answers every authorization with a scripted outcome.
+#[derive(Debug)]
+pub struct ScriptedProcessor {
+    outcome: Mutex<AuthorizationOutcome>,
+}
+
+impl ScriptedProcessor {
+    #[must_use]
+    pub fn approving() -> Self {
+        Self { outcome: Mutex::new(AuthorizationOutcome::Approved) }
+    }
+
+    /// Answers `outcome` from now on.
+    pub fn answer(&self, outcome: AuthorizationOutcome) {
+        *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = outcome;
+    }
+}
+
+impl PaymentProcessor for ScriptedProcessor {
+    fn authorize(&self, request: &AuthorizationRequest<'_>) -> Result<Authorization, ProcessorError> {
+        let card = match request.method {
+            PaymentMethodInput::Card(card) => Some(CardSummary {
+                brand: card.number.brand().to_owned(),
+                first6: card.number.first6().to_owned(),
+                last4: card.number.last4().to_owned(),
+                exp_month: card.exp_month,
+                exp_year: card.exp_year,
+                funding: Funding::Credit,
+            }),
+            PaymentMethodInput::Redirect(_) => None,
+        };
+        Ok(Authorization { outcome: self.outcome.lock().unwrap_or_else(PoisonError::into_inner).clone(), card })
+    }
+
+    fn qrph_payer(&self) -> Option<QrphSummary> {
+        None
+    }
+}
+
+/// A presenter that shows the fields the tests look at.
+#[derive(Debug, Default)]
+pub struct MinimalPresenter;
+
+impl Presenter for MinimalPresenter {
+    fn payment_intent(&self, intent: &PaymentIntent, latest_payment: Option<&Payment>, _: Option<&Customer>) -> Value {
+        json!({
+            "id": intent.id.as_str(),
+            "status": intent.status.as_str(),
+            "amount_received": intent.amount_received,
+            "amount_capturable": intent.amount_capturable,
+            "latest_payment": latest_payment.map(|p| p.id.as_str()),
+        })
+    }
+
+    fn payment(&self, payment: &Payment, _: Option<&Customer>) -> Value {
+        json!({"id": payment.id.as_str(), "status": payment.status.as_str(), "amount_refunded": payment.amount_refunded})
+    }
+
+    fn refund(&self, refund: &Refund) -> Value {
+        json!({"id": refund.id.as_str(), "amount": refund.amount})
+    }
+}
+
 /// A clock that stands still until moved.
 #[derive(Debug)]
 pub struct ManualClock {
@@ -237,6 +443,7 @@ pub struct TestPorts {
     pub store: Arc<InMemoryStore>,
     pub clock: Arc<ManualClock>,
     pub ids: Arc<SequentialIds>,
+    pub processor: Arc<ScriptedProcessor>,
     account_id: AccountId,
     other_account_id: AccountId,
 }
@@ -248,6 +455,7 @@ impl TestPorts {
             store: Arc::new(InMemoryStore::default()),
             clock: Arc::new(ManualClock::at(1_700_000_000)),
             ids: Arc::new(SequentialIds::default()),
+            processor: Arc::new(ScriptedProcessor::approving()),
             account_id: AccountId::from_random("testaccount"),
             other_account_id: AccountId::from_random("otheraccount"),
         }
@@ -278,6 +486,40 @@ impl TestPorts {
     #[must_use]
     pub fn idempotency_service(&self) -> IdempotencyService {
         IdempotencyService::new(self.store.clone(), self.clock.clone())
+    }
+
+    /// Payment intents with the scripted processor in test mode, no live processor, flat 1% fees.
+    #[must_use]
+    pub fn payment_intent_service(&self) -> PaymentIntentService {
+        let rate = FeeRate { basis_points: 100, fixed: 0 };
+        let settings = PaymentIntentSettings {
+            fees: FeeSchedule { card: rate, gcash: rate, maya: rate, billease: rate, qrph: rate },
+            public_base_url: "http://127.0.0.1:8080".into(),
+        };
+        let processors = Processors { test: self.processor.clone(), live: None };
+        PaymentIntentService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            processors,
+            Arc::new(MinimalPresenter),
+            settings,
+        )
+    }
+
+    #[must_use]
+    pub fn payment_service(&self) -> PaymentService {
+        PaymentService::new(self.store.clone(), self.clock.clone())
+    }
+
+    #[must_use]
+    pub fn refund_service(&self) -> RefundService {
+        RefundService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(MinimalPresenter))
+    }
+
+    #[must_use]
+    pub fn event_service(&self) -> EventService {
+        EventService::new(self.store.clone())
     }
 }
 

@@ -1,6 +1,7 @@
 //! Customers in the database.
 
 use super::error::{corrupt, store_error};
+use super::json::{from_json, invalid, to_json};
 use super::schema::customers;
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
@@ -13,7 +14,6 @@ use payments_domain::ids::{AccountId, CustomerId};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::time::Timestamp;
-use payments_domain::validation::Invalid;
 
 /// A customer as stored; `seq` is left to the database.
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
@@ -80,18 +80,6 @@ impl CustomerRow {
 /// The tenant boundary: rows of the scope's account and mode only.
 fn in_scope(scope: &Scope) -> And<Eq<customers::account_id, String>, Eq<customers::livemode, bool>> {
     customers::account_id.eq(scope.account_id.to_string()).and(customers::livemode.eq(scope.livemode()))
-}
-
-fn invalid(what: &'static str) -> impl Fn(Invalid) -> StoreError {
-    move |refused| corrupt(what, refused.detail)
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Other(e.into()))
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| corrupt("JSON column", e))
 }
 
 impl DbSession<'_> {

@@ -4,7 +4,12 @@ mod account;
 mod connection;
 mod customer;
 mod error;
+mod event;
 mod idempotency;
+mod json;
+mod payment;
+mod payment_intent;
+mod refund;
 mod schema;
 #[cfg(feature = "testing")]
 pub mod testing;

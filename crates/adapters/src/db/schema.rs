@@ -52,4 +52,107 @@ diesel::table! {
 
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::joinable!(customers -> accounts (account_id));
-diesel::allow_tables_to_appear_in_same_query!(accounts, api_keys, customers, idempotency_keys);
+
+diesel::table! {
+    payment_intents (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        amount -> BigInt,
+        amount_received -> BigInt,
+        amount_capturable -> BigInt,
+        currency -> Text,
+        payment_methods -> Text,
+        statement_descriptor -> Nullable<Text>,
+        status -> Text,
+        client_secret -> Text,
+        description -> Nullable<Text>,
+        last_payment_error -> Nullable<Text>,
+        latest_payment_id -> Nullable<Text>,
+        metadata -> Nullable<Text>,
+        return_url -> Nullable<Text>,
+        payment_method_id -> Nullable<Text>,
+        card_options -> Text,
+        capture_before_at -> Nullable<BigInt>,
+        customer_id -> Nullable<Text>,
+        pending_attempt -> Nullable<Text>,
+        redirect_token -> Nullable<Text>,
+        action_due_at -> Nullable<BigInt>,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    payments (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        amount -> BigInt,
+        amount_refunded -> BigInt,
+        billing -> Nullable<Text>,
+        currency -> Text,
+        description -> Nullable<Text>,
+        fee -> BigInt,
+        metadata -> Nullable<Text>,
+        net_amount -> BigInt,
+        payment_intent_id -> Text,
+        customer_id -> Nullable<Text>,
+        origin -> Text,
+        status -> Text,
+        payment_method -> Text,
+        refunded -> Bool,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    refunds (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        amount -> BigInt,
+        currency -> Text,
+        status -> Text,
+        description -> Nullable<Text>,
+        reason -> Text,
+        remarks -> Nullable<Text>,
+        metadata -> Nullable<Text>,
+        payment_id -> Text,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        event_type -> Text,
+        data -> Text,
+        previous_attributes -> Text,
+        pending_webhooks -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    accounts,
+    api_keys,
+    customers,
+    events,
+    idempotency_keys,
+    payment_intents,
+    payments,
+    refunds,
+);

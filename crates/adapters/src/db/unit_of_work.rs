@@ -6,7 +6,8 @@ use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionMa
 use diesel::Connection;
 use payments_application::ports::unit_of_work::Work;
 use payments_application::ports::{
-    AccountRepository, CustomerRepository, IdempotencyRepository, Repositories, StoreError, UnitOfWork,
+    AccountRepository, CustomerRepository, EventRepository, IdempotencyRepository, PaymentIntentRepository,
+    PaymentRepository, RefundRepository, Repositories, StoreError, UnitOfWork,
 };
 use payments_application::ApplicationError;
 
@@ -25,6 +26,22 @@ impl Repositories for DbSession<'_> {
     }
 
     fn idempotency_keys(&mut self) -> &mut dyn IdempotencyRepository {
+        self
+    }
+
+    fn payment_intents(&mut self) -> &mut dyn PaymentIntentRepository {
+        self
+    }
+
+    fn payments(&mut self) -> &mut dyn PaymentRepository {
+        self
+    }
+
+    fn refunds(&mut self) -> &mut dyn RefundRepository {
+        self
+    }
+
+    fn events(&mut self) -> &mut dyn EventRepository {
         self
     }
 }

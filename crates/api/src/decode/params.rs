@@ -2,6 +2,7 @@
 //! and refuses parameters nobody asked for.
 
 use crate::error::ApiError;
+use payments_domain::money::Amount;
 use payments_domain::validation::{ErrorCode, FieldError, Invalid};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -112,6 +113,44 @@ impl Params {
             self.type_error(key, "a whole number");
         }
         parsed
+    }
+
+    /// An amount in centavos: a whole number within the service's bounds. A negative, fractional or
+    /// non-numeric value is a type error; a whole number out of bounds is below or above the bounds.
+    pub fn amount(&mut self, key: &str) -> Option<Amount> {
+        let centavos = self.integer(key)?;
+        if centavos < 0 {
+            self.type_error(key, "a positive whole number of centavos");
+            return None;
+        }
+        self.check(key, Amount::new(centavos))
+    }
+
+    /// A list of strings: an array (`a[]=x` in forms), or one string as a list of one.
+    pub fn string_list(&mut self, key: &str) -> Option<Vec<String>> {
+        match self.take(key)? {
+            Value::String(text) => Some(vec![text]),
+            Value::Array(items) => {
+                let strings: Option<Vec<String>> =
+                    items.into_iter().map(|item| item.as_str().map(str::to_owned)).collect();
+                if strings.is_none() {
+                    self.type_error(key, "a list of strings");
+                }
+                strings
+            }
+            _ => {
+                self.type_error(key, "a list of strings");
+                None
+            }
+        }
+    }
+
+    /// An absolute `http` or `https` URL.
+    pub fn url(&mut self, key: &str) -> Option<String> {
+        let text = self.string(key)?;
+        let valid =
+            url::Url::parse(&text).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some());
+        self.check(key, if valid { Ok(text) } else { Err(Invalid::value("Must be an absolute http or https URL.")) })
     }
 
     /// A boolean parameter: `true`/`True`/`1` or `false`/`False`/`0` in forms.
@@ -251,6 +290,32 @@ mod tests {
         let mut p = params(json!({"metadata": {"a": "1", "b": 2}}));
         assert!(p.string_map("metadata").is_none());
         assert_eq!(codes(p.finish(Some(()))), vec![("metadata[b]".into(), "parameter_type_invalid")]);
+    }
+
+    #[test]
+    fn amounts_refuse_negatives_as_types_and_out_of_bounds_as_bounds() {
+        let mut p = params(json!({"a": -5, "b": 1999, "c": "6000000000", "d": "2000"}));
+        assert_eq!((p.amount("a"), p.amount("b"), p.amount("c")), (None, None, None));
+        assert_eq!(p.amount("d").map(Amount::centavos), Some(2000));
+        assert_eq!(
+            codes(p.finish(Some(()))),
+            vec![
+                ("a".into(), "parameter_type_invalid"),
+                ("b".into(), "parameter_below_minimum"),
+                ("c".into(), "parameter_above_maximum")
+            ]
+        );
+    }
+
+    #[test]
+    fn lists_and_urls() {
+        let mut p =
+            params(json!({"a": ["x", "y"], "b": "z", "c": [1], "u": "ftp://x", "v": "https://shop.example/r?x=1"}));
+        assert_eq!(p.string_list("a"), Some(vec!["x".into(), "y".into()]));
+        assert_eq!(p.string_list("b"), Some(vec!["z".into()]));
+        assert_eq!(p.string_list("c"), None);
+        assert_eq!(p.url("u"), None);
+        assert_eq!(p.url("v").as_deref(), Some("https://shop.example/r?x=1"));
     }
 
     #[test]

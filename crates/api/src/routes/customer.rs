@@ -143,23 +143,27 @@ fn shared_fields(params: &mut Params) -> SharedFields {
         params.string_or_integer(key).and_then(|n| params.check(key, SequenceNumber::parse(&n)));
     let billing = params.object("billing", |billing| {
         let phone = text_field(billing, "phone");
-        let address = billing.object("address", |address| {
-            Some(Address {
-                line1: text_field(address, "line1"),
-                line2: text_field(address, "line2"),
-                city: text_field(address, "city"),
-                state: text_field(address, "state"),
-                postal_code: text_field(address, "postal_code"),
-                country: address.string("country").and_then(|c| address.check("country", CountryCode::new(&c))),
-            })
-        });
+        let address = billing.object("address", address);
         Some(Billing { phone, address })
     });
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
     SharedFields { billing_statement_prefix, next_billing_statement_sequence_number, billing, metadata }
 }
 
-fn text_field(params: &mut Params, key: &str) -> Option<String> {
+/// A postal address, as customers' and payments' billing details carry it.
+pub(crate) fn address(params: &mut Params) -> Option<Address> {
+    Some(Address {
+        line1: text_field(params, "line1"),
+        line2: text_field(params, "line2"),
+        city: text_field(params, "city"),
+        state: text_field(params, "state"),
+        postal_code: text_field(params, "postal_code"),
+        country: params.string("country").and_then(|c| params.check("country", CountryCode::new(&c))),
+    })
+}
+
+/// A free-text field of billing details.
+pub(crate) fn text_field(params: &mut Params, key: &str) -> Option<String> {
     let value = params.string(key)?;
     params.check(key, check_address_field(&value).map(|()| value))
 }

@@ -1,7 +1,15 @@
 //! HTTP routes, one file per resource, and what every handler shares.
 
 mod customer;
+mod event;
 mod health;
+mod payment;
+mod payment_intent;
+mod refund;
+
+pub(crate) use payment::PaymentResource;
+pub(crate) use payment_intent::PaymentIntentResource;
+pub(crate) use refund::RefundResource;
 
 use crate::error::ApiError;
 use actix_web::{web, HttpRequest, HttpResponse, Resource};
@@ -15,6 +23,10 @@ use crate::decode::Params;
 pub fn configure(config: &mut web::ServiceConfig) {
     health::configure(config);
     customer::configure(config);
+    payment_intent::configure(config);
+    payment::configure(config);
+    refund::configure(config);
+    event::configure(config);
 }
 
 /// A resource whose unmatched methods answer like an unknown route.

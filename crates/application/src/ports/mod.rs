@@ -3,16 +3,28 @@
 pub mod account;
 pub mod clock;
 pub mod customer;
+pub mod event;
 pub mod id_generator;
 pub mod idempotency;
+pub mod payment;
+pub mod payment_intent;
+pub mod presenter;
+pub mod processor;
+pub mod refund;
 pub mod unit_of_work;
 
 pub use account::{AccountRepository, KeyRecord};
 pub use clock::Clock;
 pub use customer::{CustomerFilter, CustomerRepository};
+pub use event::EventRepository;
 pub use id_generator::IdGenerator;
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
-pub use unit_of_work::{in_transaction, reading, Repositories, UnitOfWork};
+pub use payment::PaymentRepository;
+pub use payment_intent::PaymentIntentRepository;
+pub use presenter::Presenter;
+pub use processor::{Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError};
+pub use refund::RefundRepository;
+pub use unit_of_work::{in_transaction, reading, retry_on_conflict, Repositories, UnitOfWork};
 
 use crate::error::BoxError;
 

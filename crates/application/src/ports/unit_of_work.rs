@@ -1,6 +1,9 @@
 //! The unit of work: one transaction that hands out the repositories.
 
-use super::{AccountRepository, CustomerRepository, IdempotencyRepository, StoreError};
+use super::{
+    AccountRepository, CustomerRepository, EventRepository, IdempotencyRepository, PaymentIntentRepository,
+    PaymentRepository, RefundRepository, StoreError,
+};
 use crate::error::ApplicationError;
 
 /// The repositories of one transaction.
@@ -8,6 +11,10 @@ pub trait Repositories {
     fn accounts(&mut self) -> &mut dyn AccountRepository;
     fn customers(&mut self) -> &mut dyn CustomerRepository;
     fn idempotency_keys(&mut self) -> &mut dyn IdempotencyRepository;
+    fn payment_intents(&mut self) -> &mut dyn PaymentIntentRepository;
+    fn payments(&mut self) -> &mut dyn PaymentRepository;
+    fn refunds(&mut self) -> &mut dyn RefundRepository;
+    fn events(&mut self) -> &mut dyn EventRepository;
 }
 
 /// A callback run against the repositories of one transaction.
@@ -68,4 +75,22 @@ fn run<T>(
         Ok(())
     })?;
     output.ok_or_else(|| ApplicationError::internal("a unit of work committed without running its callback"))
+}
+
+/// Attempts of a use case that lost an optimistic-concurrency race before it gives up.
+const CONFLICT_ATTEMPTS: usize = 3;
+
+/// Runs a transactional use case again when a concurrent update won, so the loser re-reads the new
+/// state and decides on it (usually refusing with the resource's new status).
+///
+/// # Errors
+/// The use case's last error.
+pub fn retry_on_conflict<T>(mut use_case: impl FnMut() -> Result<T, ApplicationError>) -> Result<T, ApplicationError> {
+    let mut attempt = 1;
+    loop {
+        match use_case() {
+            Err(ApplicationError::Conflict) if attempt < CONFLICT_ATTEMPTS => attempt += 1,
+            outcome => return outcome,
+        }
+    }
 }

@@ -1,0 +1,118 @@
+//! The event outbox in the database.
+
+use super::error::store_error;
+use super::json::parse_id;
+use super::schema::events;
+use super::unit_of_work::DbSession;
+use diesel::dsl::{And, Eq};
+use diesel::prelude::*;
+use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::ports::{EventRepository, StoreError};
+use payments_application::Scope;
+use payments_domain::event::Event;
+use payments_domain::ids::{AccountId, EventId};
+use payments_domain::time::Timestamp;
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = events)]
+struct EventRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    event_type: String,
+    data: String,
+    previous_attributes: String,
+    pending_webhooks: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl EventRow {
+    fn from_domain(event: &Event) -> Self {
+        Self {
+            id: event.id.to_string(),
+            account_id: event.account_id.to_string(),
+            livemode: event.livemode,
+            event_type: event.event_type.clone(),
+            data: event.data.clone(),
+            previous_attributes: event.previous_attributes.clone(),
+            pending_webhooks: event.pending_webhooks,
+            created_at: event.created_at.unix_seconds(),
+            updated_at: event.updated_at.unix_seconds(),
+        }
+    }
+
+    fn into_domain(self) -> Result<Event, StoreError> {
+        Ok(Event {
+            id: parse_id("event id", &self.id, EventId::parse)?,
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            event_type: self.event_type,
+            data: self.data,
+            previous_attributes: self.previous_attributes,
+            pending_webhooks: self.pending_webhooks,
+            created_at: Timestamp::from_unix_seconds(self.created_at),
+            updated_at: Timestamp::from_unix_seconds(self.updated_at),
+        })
+    }
+}
+
+/// The tenant boundary: rows of the scope's account and mode only.
+fn in_scope(scope: &Scope) -> And<Eq<events::account_id, String>, Eq<events::livemode, bool>> {
+    events::account_id.eq(scope.account_id.to_string()).and(events::livemode.eq(scope.livemode()))
+}
+
+impl DbSession<'_> {
+    fn event_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
+        events::table
+            .filter(events::id.eq(id))
+            .filter(in_scope(scope))
+            .select(events::seq)
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .ok_or(StoreError::UnknownCursor)
+    }
+}
+
+impl EventRepository for DbSession<'_> {
+    fn append(&mut self, event: &Event) -> Result<(), StoreError> {
+        diesel::insert_into(events::table)
+            .values(EventRow::from_domain(event))
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
+        events::table
+            .filter(events::id.eq(id.as_str()))
+            .filter(in_scope(scope))
+            .select(EventRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(EventRow::into_domain)
+            .transpose()
+    }
+
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
+        let query = events::table
+            .filter(in_scope(scope))
+            .select(EventRow::as_select())
+            .limit(i64::from(page.limit()) + 1)
+            .into_boxed();
+        let query = match page.cursor() {
+            None => query.order(events::seq.desc()),
+            Some(Cursor::After(id)) => {
+                query.filter(events::seq.lt(self.event_seq(scope, id)?)).order(events::seq.desc())
+            }
+            Some(Cursor::Before(id)) => {
+                query.filter(events::seq.gt(self.event_seq(scope, id)?)).order(events::seq.asc())
+            }
+        };
+        let rows = query.load(self.connection).map_err(store_error)?;
+        let events = rows.into_iter().map(EventRow::into_domain).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_overfetched(events, page))
+    }
+}

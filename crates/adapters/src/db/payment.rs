@@ -1,0 +1,131 @@
+//! Payments in the database.
+
+use super::error::{corrupt, store_error};
+use super::json::{from_json, invalid, parse_id, to_json};
+use super::schema::payments;
+use super::unit_of_work::DbSession;
+use diesel::dsl::{And, Eq};
+use diesel::prelude::*;
+use payments_application::ports::{PaymentRepository, StoreError};
+use payments_application::Scope;
+use payments_domain::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId};
+use payments_domain::money::Currency;
+use payments_domain::payment::{Payment, PaymentStatus};
+use payments_domain::time::Timestamp;
+
+#[derive(Insertable, AsChangeset, Queryable, Selectable)]
+#[diesel(table_name = payments, treat_none_as_null = true)]
+struct PaymentRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    amount: i64,
+    amount_refunded: i64,
+    billing: Option<String>,
+    currency: String,
+    description: Option<String>,
+    fee: i64,
+    metadata: Option<String>,
+    net_amount: i64,
+    payment_intent_id: String,
+    customer_id: Option<String>,
+    origin: String,
+    status: String,
+    payment_method: String,
+    refunded: bool,
+    version: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl PaymentRow {
+    fn from_domain(payment: &Payment) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: payment.id.to_string(),
+            account_id: payment.account_id.to_string(),
+            livemode: payment.livemode,
+            amount: payment.amount,
+            amount_refunded: payment.amount_refunded,
+            billing: payment.billing.as_ref().map(to_json).transpose()?,
+            currency: payment.currency.code().to_owned(),
+            description: payment.description.clone(),
+            fee: payment.fee,
+            metadata: payment.metadata.as_ref().map(to_json).transpose()?,
+            net_amount: payment.net_amount,
+            payment_intent_id: payment.payment_intent_id.to_string(),
+            customer_id: payment.customer_id.as_ref().map(ToString::to_string),
+            origin: payment.origin.clone(),
+            status: payment.status.as_str().to_owned(),
+            payment_method: to_json(&payment.payment_method)?,
+            refunded: payment.refunded,
+            version: payment.version,
+            created_at: payment.created_at.unix_seconds(),
+            updated_at: payment.updated_at.unix_seconds(),
+        })
+    }
+
+    fn into_domain(self) -> Result<Payment, StoreError> {
+        Ok(Payment {
+            id: parse_id("payment id", &self.id, PaymentId::parse)?,
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            amount: self.amount,
+            amount_refunded: self.amount_refunded,
+            billing: self.billing.as_deref().map(from_json).transpose()?,
+            currency: Currency::parse(&self.currency).map_err(invalid("currency"))?,
+            description: self.description,
+            fee: self.fee,
+            metadata: self.metadata.as_deref().map(from_json).transpose()?,
+            net_amount: self.net_amount,
+            payment_intent_id: parse_id("payment intent id", &self.payment_intent_id, PaymentIntentId::parse)?,
+            customer_id: self.customer_id.map(|id| parse_id("customer id", &id, CustomerId::parse)).transpose()?,
+            origin: self.origin,
+            status: PaymentStatus::parse(&self.status).ok_or_else(|| corrupt("payment status", &self.status))?,
+            payment_method: from_json(&self.payment_method)?,
+            refunded: self.refunded,
+            created_at: Timestamp::from_unix_seconds(self.created_at),
+            updated_at: Timestamp::from_unix_seconds(self.updated_at),
+            version: self.version,
+        })
+    }
+}
+
+/// The tenant boundary: rows of the scope's account and mode only.
+fn in_scope(scope: &Scope) -> And<Eq<payments::account_id, String>, Eq<payments::livemode, bool>> {
+    payments::account_id.eq(scope.account_id.to_string()).and(payments::livemode.eq(scope.livemode()))
+}
+
+impl PaymentRepository for DbSession<'_> {
+    fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
+        diesel::insert_into(payments::table)
+            .values(PaymentRow::from_domain(payment)?)
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        payments::table
+            .filter(payments::id.eq(id.as_str()))
+            .filter(in_scope(scope))
+            .select(PaymentRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(PaymentRow::into_domain)
+            .transpose()
+    }
+
+    fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
+        let updated = diesel::update(
+            payments::table.filter(payments::id.eq(payment.id.as_str())).filter(payments::version.eq(expected_version)),
+        )
+        .set(PaymentRow::from_domain(payment)?)
+        .execute(self.connection)
+        .map_err(store_error)?;
+        if updated == 0 {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,187 @@
+//! Payment intents in the database.
+
+use super::error::store_error;
+use super::json::{from_json, invalid, parse_id, to_json};
+use super::schema::payment_intents;
+use super::unit_of_work::DbSession;
+use diesel::dsl::{And, Eq};
+use diesel::prelude::*;
+use payments_application::ports::{PaymentIntentRepository, StoreError};
+use payments_application::Scope;
+use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
+use payments_domain::money::{Amount, Currency};
+use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
+use payments_domain::statement_descriptor::StatementDescriptor;
+use payments_domain::time::Timestamp;
+
+/// Statuses with a background action.
+const STATUSES_WITH_ACTIONS: [&str; 3] = ["awaiting_next_action", "processing", "awaiting_capture"];
+
+#[derive(Insertable, AsChangeset, Queryable, Selectable)]
+#[diesel(table_name = payment_intents, treat_none_as_null = true)]
+struct PaymentIntentRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    amount: i64,
+    amount_received: i64,
+    amount_capturable: i64,
+    currency: String,
+    payment_methods: String,
+    statement_descriptor: Option<String>,
+    status: String,
+    client_secret: String,
+    description: Option<String>,
+    last_payment_error: Option<String>,
+    latest_payment_id: Option<String>,
+    metadata: Option<String>,
+    return_url: Option<String>,
+    payment_method_id: Option<String>,
+    card_options: String,
+    capture_before_at: Option<i64>,
+    customer_id: Option<String>,
+    pending_attempt: Option<String>,
+    redirect_token: Option<String>,
+    action_due_at: Option<i64>,
+    version: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl PaymentIntentRow {
+    fn from_domain(intent: &PaymentIntent) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: intent.id.to_string(),
+            account_id: intent.account_id.to_string(),
+            livemode: intent.livemode,
+            amount: intent.amount.centavos(),
+            amount_received: intent.amount_received,
+            amount_capturable: intent.amount_capturable,
+            currency: intent.currency.code().to_owned(),
+            payment_methods: to_json(&intent.payment_methods)?,
+            statement_descriptor: intent.statement_descriptor.as_ref().map(|d| d.as_str().to_owned()),
+            status: intent.status.as_str().to_owned(),
+            client_secret: intent.client_secret.reveal().to_owned(),
+            description: intent.description.clone(),
+            last_payment_error: intent.last_payment_error.as_ref().map(to_json).transpose()?,
+            latest_payment_id: intent.latest_payment_id.as_ref().map(ToString::to_string),
+            metadata: intent.metadata.as_ref().map(to_json).transpose()?,
+            return_url: intent.return_url.clone(),
+            payment_method_id: intent.payment_method_id.clone(),
+            card_options: to_json(&intent.card_options)?,
+            capture_before_at: intent.capture_before_at.map(Timestamp::unix_seconds),
+            customer_id: intent.customer_id.as_ref().map(ToString::to_string),
+            pending_attempt: intent.pending.as_ref().map(to_json).transpose()?,
+            redirect_token: intent.pending.as_ref().and_then(|p| p.redirect_token.clone()),
+            action_due_at: intent.action_due_at.map(Timestamp::unix_seconds),
+            version: intent.version,
+            created_at: intent.created_at.unix_seconds(),
+            updated_at: intent.updated_at.unix_seconds(),
+        })
+    }
+
+    fn into_domain(self) -> Result<PaymentIntent, StoreError> {
+        Ok(PaymentIntent {
+            id: parse_id("payment intent id", &self.id, PaymentIntentId::parse)?,
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            amount: Amount::new(self.amount).map_err(invalid("amount"))?,
+            amount_received: self.amount_received,
+            amount_capturable: self.amount_capturable,
+            currency: Currency::parse(&self.currency).map_err(invalid("currency"))?,
+            payment_methods: from_json(&self.payment_methods)?,
+            statement_descriptor: self
+                .statement_descriptor
+                .map(StatementDescriptor::new)
+                .transpose()
+                .map_err(invalid("statement descriptor"))?,
+            status: PaymentIntentStatus::parse(&self.status)
+                .ok_or_else(|| super::error::corrupt("payment intent status", &self.status))?,
+            client_secret: ClientSecret::from_stored(self.client_secret),
+            description: self.description,
+            last_payment_error: self.last_payment_error.as_deref().map(from_json).transpose()?,
+            latest_payment_id: self
+                .latest_payment_id
+                .map(|id| parse_id("payment id", &id, PaymentId::parse))
+                .transpose()?,
+            metadata: self.metadata.as_deref().map(from_json).transpose()?,
+            return_url: self.return_url,
+            payment_method_id: self.payment_method_id,
+            card_options: from_json(&self.card_options)?,
+            capture_before_at: self.capture_before_at.map(Timestamp::from_unix_seconds),
+            customer_id: self.customer_id.map(|id| parse_id("customer id", &id, CustomerId::parse)).transpose()?,
+            pending: self.pending_attempt.as_deref().map(from_json).transpose()?,
+            action_due_at: self.action_due_at.map(Timestamp::from_unix_seconds),
+            created_at: Timestamp::from_unix_seconds(self.created_at),
+            updated_at: Timestamp::from_unix_seconds(self.updated_at),
+            version: self.version,
+        })
+    }
+}
+
+/// The tenant boundary: rows of the scope's account and mode only.
+fn in_scope(scope: &Scope) -> And<Eq<payment_intents::account_id, String>, Eq<payment_intents::livemode, bool>> {
+    payment_intents::account_id.eq(scope.account_id.to_string()).and(payment_intents::livemode.eq(scope.livemode()))
+}
+
+impl PaymentIntentRepository for DbSession<'_> {
+    fn insert(&mut self, intent: &PaymentIntent) -> Result<(), StoreError> {
+        diesel::insert_into(payment_intents::table)
+            .values(PaymentIntentRow::from_domain(intent)?)
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
+        payment_intents::table
+            .filter(payment_intents::id.eq(id.as_str()))
+            .filter(in_scope(scope))
+            .select(PaymentIntentRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(PaymentIntentRow::into_domain)
+            .transpose()
+    }
+
+    fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
+        let updated = diesel::update(
+            payment_intents::table
+                .filter(payment_intents::id.eq(intent.id.as_str()))
+                .filter(payment_intents::version.eq(expected_version)),
+        )
+        .set(PaymentIntentRow::from_domain(intent)?)
+        .execute(self.connection)
+        .map_err(store_error)?;
+        if updated == 0 {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+
+    fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {
+        payment_intents::table
+            .filter(payment_intents::redirect_token.eq(token))
+            .select(PaymentIntentRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(PaymentIntentRow::into_domain)
+            .transpose()
+    }
+
+    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
+        payment_intents::table
+            .filter(payment_intents::action_due_at.le(now.unix_seconds()))
+            .filter(payment_intents::status.eq_any(STATUSES_WITH_ACTIONS))
+            .order(payment_intents::action_due_at.asc())
+            .limit(i64::from(limit))
+            .select(PaymentIntentRow::as_select())
+            .load(self.connection)
+            .map_err(store_error)?
+            .into_iter()
+            .map(PaymentIntentRow::into_domain)
+            .collect()
+    }
+}

@@ -1,0 +1,116 @@
+//! Refunds in the database.
+
+use super::error::{corrupt, store_error};
+use super::json::{from_json, invalid, parse_id, to_json};
+use super::schema::refunds;
+use super::unit_of_work::DbSession;
+use diesel::dsl::{And, Eq};
+use diesel::prelude::*;
+use payments_application::ports::{RefundRepository, StoreError};
+use payments_application::Scope;
+use payments_domain::ids::{AccountId, PaymentId, RefundId};
+use payments_domain::money::Currency;
+use payments_domain::refund::{Refund, RefundReason};
+use payments_domain::time::Timestamp;
+
+#[derive(Insertable, AsChangeset, Queryable, Selectable)]
+#[diesel(table_name = refunds, treat_none_as_null = true)]
+struct RefundRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    amount: i64,
+    currency: String,
+    status: String,
+    description: Option<String>,
+    reason: String,
+    remarks: Option<String>,
+    metadata: Option<String>,
+    payment_id: String,
+    version: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl RefundRow {
+    fn from_domain(refund: &Refund) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: refund.id.to_string(),
+            account_id: refund.account_id.to_string(),
+            livemode: refund.livemode,
+            amount: refund.amount,
+            currency: refund.currency.code().to_owned(),
+            status: refund.status.to_owned(),
+            description: refund.description.clone(),
+            reason: refund.reason.as_str().to_owned(),
+            remarks: refund.remarks.clone(),
+            metadata: refund.metadata.as_ref().map(to_json).transpose()?,
+            payment_id: refund.payment_id.to_string(),
+            version: refund.version,
+            created_at: refund.created_at.unix_seconds(),
+            updated_at: refund.updated_at.unix_seconds(),
+        })
+    }
+
+    fn into_domain(self) -> Result<Refund, StoreError> {
+        Ok(Refund {
+            id: parse_id("refund id", &self.id, RefundId::parse)?,
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            amount: self.amount,
+            currency: Currency::parse(&self.currency).map_err(invalid("currency"))?,
+            status: match self.status.as_str() {
+                "succeeded" => "succeeded",
+                other => return Err(corrupt("refund status", other)),
+            },
+            description: self.description,
+            reason: RefundReason::parse(&self.reason).map_err(invalid("refund reason"))?,
+            remarks: self.remarks,
+            metadata: self.metadata.as_deref().map(from_json).transpose()?,
+            payment_id: parse_id("payment id", &self.payment_id, PaymentId::parse)?,
+            created_at: Timestamp::from_unix_seconds(self.created_at),
+            updated_at: Timestamp::from_unix_seconds(self.updated_at),
+            version: self.version,
+        })
+    }
+}
+
+/// The tenant boundary: rows of the scope's account and mode only.
+fn in_scope(scope: &Scope) -> And<Eq<refunds::account_id, String>, Eq<refunds::livemode, bool>> {
+    refunds::account_id.eq(scope.account_id.to_string()).and(refunds::livemode.eq(scope.livemode()))
+}
+
+impl RefundRepository for DbSession<'_> {
+    fn insert(&mut self, refund: &Refund) -> Result<(), StoreError> {
+        diesel::insert_into(refunds::table)
+            .values(RefundRow::from_domain(refund)?)
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError> {
+        refunds::table
+            .filter(refunds::id.eq(id.as_str()))
+            .filter(in_scope(scope))
+            .select(RefundRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(RefundRow::into_domain)
+            .transpose()
+    }
+
+    fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
+        let updated = diesel::update(
+            refunds::table.filter(refunds::id.eq(refund.id.as_str())).filter(refunds::version.eq(expected_version)),
+        )
+        .set(RefundRow::from_domain(refund)?)
+        .execute(self.connection)
+        .map_err(store_error)?;
+        if updated == 0 {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+}

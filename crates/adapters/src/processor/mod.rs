@@ -1,0 +1,5 @@
+//! Payment processors behind the `PaymentProcessor` port.
+
+mod simulator;
+
+pub use simulator::Simulator;

@@ -1,0 +1,156 @@
+//! The test authorization page: where 3-D Secure challenges and e-wallet redirects of test mode land.
+//! "Authorize test payment" or "Fail test payment" completes the attempt and returns the customer to
+//! `return_url?payment_intent_client_secret=…`.
+
+use crate::decode::BodyParams;
+use crate::routes::blocking;
+use crate::startup::Services;
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use payments_domain::payment_method::PaymentMethodType;
+use qrcode::render::svg;
+use qrcode::QrCode;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config.service(
+        web::resource("/test/authorize/{token}")
+            .route(web::get().to(show))
+            .route(web::post().to(decide))
+            .default_service(web::to(|| async {
+                message(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "Use the buttons of the page.")
+            })),
+    );
+}
+
+#[derive(Template)]
+#[template(path = "test_authorization.html")]
+struct AuthorizationPage<'a> {
+    intent_id: &'a str,
+    amount: String,
+    method_name: &'static str,
+    description: Option<&'a str>,
+    qr_svg: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "message.html")]
+struct MessagePage<'a> {
+    heading: &'a str,
+    message: &'a str,
+}
+
+async fn show(token: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let page = match blocking(move || services.payment_intents.redirect_page(&token)).await {
+        Ok(page) => page,
+        Err(_) => return unusable_link(),
+    };
+    let qr_svg = (page.method == PaymentMethodType::Qrph).then(|| qr_code(&page.redirect_url)).flatten();
+    let template = AuthorizationPage {
+        intent_id: &page.intent_id,
+        amount: pesos(page.amount),
+        method_name: method_name(page.method),
+        description: page.description.as_deref(),
+        qr_svg,
+    };
+    html(StatusCode::OK, template.render())
+}
+
+async fn decide(
+    token: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> HttpResponse {
+    let authorized = match params.string("decision").as_deref() {
+        Some("authorize") => true,
+        Some("fail") => false,
+        _ => return message(StatusCode::BAD_REQUEST, "Choose an outcome", "Use one of the two buttons of the page."),
+    };
+    let completion = match blocking(move || services.payment_intents.complete_redirect(&token, authorized)).await {
+        Ok(completion) => completion,
+        Err(error) if error.status() == StatusCode::NOT_FOUND => return unusable_link(),
+        Err(_) => {
+            return message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Try again",
+                "The payment could not be completed right now.",
+            )
+        }
+    };
+    match completion.return_url {
+        Some(return_url) => {
+            let separator = if return_url.contains('?') { '&' } else { '?' };
+            let location = format!("{return_url}{separator}payment_intent_client_secret={}", completion.client_secret);
+            HttpResponse::SeeOther().insert_header((header::LOCATION, location)).finish()
+        }
+        None if completion.succeeded => message(StatusCode::OK, "Payment authorized", "You can close this page."),
+        None => {
+            let detail = completion.error.map_or_else(|| "The payment failed.".to_owned(), |e| e.detail);
+            message(StatusCode::OK, "Payment failed", &detail)
+        }
+    }
+}
+
+fn unusable_link() -> HttpResponse {
+    message(
+        StatusCode::NOT_FOUND,
+        "This link cannot be used",
+        "This test authorization link is unknown, was already used, or has expired.",
+    )
+}
+
+fn message(status: StatusCode, heading: &str, message: &str) -> HttpResponse {
+    html(status, MessagePage { heading, message }.render())
+}
+
+fn html(status: StatusCode, rendered: Result<String, askama::Error>) -> HttpResponse {
+    match rendered {
+        Ok(body) => HttpResponse::build(status).content_type("text/html; charset=utf-8").body(body),
+        Err(error) => {
+            tracing::error!(%error, "a page template failed");
+            HttpResponse::InternalServerError()
+                .content_type("text/plain; charset=utf-8")
+                .body("The page could not be shown.")
+        }
+    }
+}
+
+fn qr_code(payload: &str) -> Option<String> {
+    let code = QrCode::new(payload.as_bytes()).ok()?;
+    Some(code.render::<svg::Color<'_>>().min_dimensions(200, 200).build())
+}
+
+fn method_name(method: PaymentMethodType) -> &'static str {
+    match method {
+        PaymentMethodType::Card => "card",
+        PaymentMethodType::Gcash => "GCash",
+        PaymentMethodType::Maya => "Maya",
+        PaymentMethodType::Billease => "BillEase",
+        PaymentMethodType::Qrph => "QR Ph",
+    }
+}
+
+/// Centavos as pesos with thousands separators: `123456` is `₱1,234.56`.
+fn pesos(centavos: i64) -> String {
+    let whole = (centavos / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("₱{grouped}.{:02}", centavos % 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pesos;
+
+    #[test]
+    fn pesos_have_separators_and_two_decimals() {
+        assert_eq!(pesos(2_000), "₱20.00");
+        assert_eq!(pesos(123_456), "₱1,234.56");
+        assert_eq!(pesos(5_999_999_999), "₱59,999,999.99");
+    }
+}

@@ -1,0 +1,420 @@
+//! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
+//! attach, capture and cancel.
+
+use super::customer::{address, text_field, CustomerResource};
+use super::payment::PaymentResource;
+use super::{blocking, ok, resource};
+use crate::auth::{AnyKey, SecretKey};
+use crate::decode::{BodyParams, Params, QueryParams};
+use crate::error::ApiError;
+use crate::startup::Services;
+use actix_web::{web, HttpResponse};
+use payments_application::ports::PaymentMethodInput;
+use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
+use payments_domain::account::KeyKind;
+use payments_domain::ids::CustomerId;
+use payments_domain::metadata::Metadata;
+use payments_domain::money::Currency;
+use payments_domain::payment_intent::{
+    CaptureType, CardOptions, NewPaymentIntent, PaymentBilling, PaymentError, PaymentIntent, PaymentIntentChanges,
+    PaymentIntentStatus,
+};
+use payments_domain::payment_method::{CardInput, CardNumber, Cvc, Funding, PaymentMethodType};
+use payments_domain::statement_descriptor::StatementDescriptor;
+use payments_domain::validation::{FieldError, Invalid};
+use serde::Serialize;
+
+const RESOURCE: &str = "payment_intent";
+/// Longest accepted description.
+const MAX_DESCRIPTION_LENGTH: usize = 1_000;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config
+        .service(resource("/payment_intents").route(web::post().to(create)))
+        .service(resource("/payment_intents/{id}").route(web::get().to(retrieve)).route(web::put().to(update)))
+        .service(resource("/payment_intents/{id}/attach").route(web::post().to(attach)))
+        .service(resource("/payment_intents/{id}/capture").route(web::post().to(capture)))
+        .service(resource("/payment_intents/{id}/cancel").route(web::post().to(cancel)));
+}
+
+async fn create(
+    SecretKey(scope): SecretKey,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let new = new_payment_intent(&mut params);
+    let new = params.finish(new)?;
+    let view = blocking(move || services.payment_intents.create(&scope, new)).await?;
+    Ok(ok(&PaymentIntentResource::new(&view)))
+}
+
+async fn retrieve(
+    AnyKey(caller): AnyKey,
+    id: web::Path<String>,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let client_secret = params.string("client_secret");
+    params.finish(Some(()))?;
+    let kind = caller.key_kind;
+    let view = blocking(move || {
+        let access = match kind {
+            KeyKind::Secret => Access::SecretKey,
+            KeyKind::Public => Access::ClientSecret(client_secret.as_deref()),
+        };
+        services.payment_intents.retrieve(&caller.scope, &id, access)
+    })
+    .await?;
+    Ok(render(&view, kind))
+}
+
+async fn update(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let changes = payment_intent_changes(&mut params);
+    let changes = params.finish(changes)?;
+    let view = blocking(move || services.payment_intents.update(&scope, &id, changes)).await?;
+    Ok(ok(&PaymentIntentResource::new(&view)))
+}
+
+async fn attach(
+    AnyKey(caller): AnyKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let client_secret = params.string("client_secret");
+    let request = attach_request(&mut params);
+    let request = params.finish(request)?;
+    let kind = caller.key_kind;
+    let outcome = blocking(move || {
+        let access = match kind {
+            KeyKind::Secret => Access::SecretKey,
+            KeyKind::Public => Access::ClientSecret(client_secret.as_deref()),
+        };
+        services.payment_intents.attach(&caller.scope, &id, access, request)
+    })
+    .await?;
+    match outcome {
+        AttachOutcome::Attached(view) => Ok(render(&view, kind)),
+        AttachOutcome::Declined(_, PaymentError { code, detail }) => Err(ApiError::declined(&code, &detail)),
+    }
+}
+
+async fn capture(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let amount = params.amount("amount");
+    let amount = params.finish(Some(amount))?;
+    let view = blocking(move || services.payment_intents.capture(&scope, &id, amount)).await?;
+    Ok(ok(&PaymentIntentResource::new(&view)))
+}
+
+async fn cancel(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let view = blocking(move || services.payment_intents.cancel(&scope, &id)).await?;
+    Ok(ok(&PaymentIntentResource::new(&view)))
+}
+
+/// The whole intent for a secret key; what a browser needs for a public key.
+fn render(view: &PaymentIntentView, kind: KeyKind) -> HttpResponse {
+    match kind {
+        KeyKind::Secret => ok(&PaymentIntentResource::new(view)),
+        KeyKind::Public => ok(&PublicPaymentIntentResource::new(&view.intent)),
+    }
+}
+
+fn new_payment_intent(params: &mut Params) -> Option<NewPaymentIntent> {
+    let amount = params.amount("amount");
+    let currency = params.required_string("currency").and_then(|c| params.check("currency", Currency::parse(&c)));
+    let payment_methods = payment_methods(params);
+    let fields = shared_fields(params);
+    let card_options = params.object("payment_method_options", |options| options.object("card", card_options));
+    Some(NewPaymentIntent {
+        amount: params.require("amount", amount)?,
+        currency: params.require("currency", currency)?,
+        payment_methods: params.require("payment_methods", payment_methods)?,
+        statement_descriptor: fields.statement_descriptor,
+        description: fields.description,
+        metadata: fields.metadata,
+        customer_id: fields.customer_id,
+        return_url: fields.return_url,
+        card_options: card_options.unwrap_or_default(),
+    })
+}
+
+fn payment_intent_changes(params: &mut Params) -> Option<PaymentIntentChanges> {
+    let amount = params.amount("amount");
+    let fields = shared_fields(params);
+    Some(PaymentIntentChanges {
+        amount,
+        description: fields.description,
+        statement_descriptor: fields.statement_descriptor,
+        metadata: fields.metadata,
+        customer_id: fields.customer_id,
+        return_url: fields.return_url,
+    })
+}
+
+/// The optional fields that create and update read alike.
+struct SharedFields {
+    description: Option<String>,
+    statement_descriptor: Option<StatementDescriptor>,
+    metadata: Option<Metadata>,
+    customer_id: Option<CustomerId>,
+    return_url: Option<String>,
+}
+
+fn shared_fields(params: &mut Params) -> SharedFields {
+    let description = params.string("description").and_then(|text| {
+        let valid = text.chars().count() <= MAX_DESCRIPTION_LENGTH;
+        let refused = Invalid::value(format!("The description must be at most {MAX_DESCRIPTION_LENGTH} characters."));
+        params.check("description", if valid { Ok(text) } else { Err(refused) })
+    });
+    let key = "statement_descriptor";
+    let statement_descriptor = params.string(key).and_then(|text| params.check(key, StatementDescriptor::new(text)));
+    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let customer_id = params.string("customer_id").and_then(|id| {
+        let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
+        params.check("customer_id", parsed)
+    });
+    let return_url = params.url("return_url");
+    SharedFields { description, statement_descriptor, metadata, customer_id, return_url }
+}
+
+fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
+    let names = params.string_list("payment_methods")?;
+    if names.is_empty() {
+        params.push(FieldError::invalid("payment_methods", "Allow at least one payment method."));
+        return None;
+    }
+    let mut methods = Vec::new();
+    for name in names {
+        let method = params.check("payment_methods", PaymentMethodType::parse(&name))?;
+        if !methods.contains(&method) {
+            methods.push(method);
+        }
+    }
+    Some(methods)
+}
+
+fn card_options(params: &mut Params) -> Option<CardOptions> {
+    let capture_type = params.string("capture_type").and_then(|value| {
+        let parsed = match value.as_str() {
+            "automatic" => Ok(CaptureType::Automatic),
+            "manual" => Ok(CaptureType::Manual),
+            other => Err(Invalid::value(format!("{other} is not a capture type; use automatic or manual."))),
+        };
+        params.check("capture_type", parsed)
+    });
+    let allowed_bins = params.string_list("allowed_bins").and_then(|bins| {
+        let valid = bins.iter().all(|bin| (1..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit()));
+        params.check("allowed_bins", if valid { Ok(bins) } else { Err(Invalid::value("BINs are 1 to 8 digits.")) })
+    });
+    let allowed_funding = params.string_list("allowed_funding").and_then(|names| {
+        names.iter().map(|name| params.check("allowed_funding", Funding::parse(name))).collect::<Option<Vec<_>>>()
+    });
+    Some(CardOptions {
+        capture_type: capture_type.unwrap_or(CaptureType::Automatic),
+        allowed_bins: allowed_bins.unwrap_or_default(),
+        allowed_funding: allowed_funding.unwrap_or_default(),
+    })
+}
+
+fn attach_request(params: &mut Params) -> Option<AttachRequest> {
+    let return_url = params.url("return_url");
+    if let Some(id) = params.string("payment_method_id") {
+        // Saved payment methods come with setup intents; until then no id names one.
+        params.push(FieldError::invalid("payment_method_id", format!("No saved payment method with id {id} exists.")));
+        return None;
+    }
+    let inline = params.object("payment_method", payment_method);
+    let (method, billing) = params.require("payment_method", inline)?;
+    Some(AttachRequest { method, billing, return_url })
+}
+
+fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
+    let method = params.required_string("type").and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
+    let card = params.object("card", card_input);
+    let billing = params.object("billing", |billing| {
+        Some(PaymentBilling {
+            name: text_field(billing, "name"),
+            email: text_field(billing, "email"),
+            phone: text_field(billing, "phone"),
+            address: billing.object("address", address),
+        })
+    });
+    let input = match method? {
+        PaymentMethodType::Card => PaymentMethodInput::Card(params.require("card", card)?),
+        other if card.is_some() => {
+            params.push(FieldError::invalid(
+                params.name("card"),
+                format!("Card details do not go with {}.", other.as_str()),
+            ));
+            return None;
+        }
+        other => PaymentMethodInput::Redirect(other),
+    };
+    Some((input, billing))
+}
+
+fn card_input(params: &mut Params) -> Option<CardInput> {
+    let number = params.string_or_integer("number").and_then(|n| params.check("number", CardNumber::new(&n)));
+    let exp_month = params.integer("exp_month").and_then(|month| {
+        let valid = u32::try_from(month).ok().filter(|m| (1..=12).contains(m));
+        params.check("exp_month", valid.ok_or_else(|| Invalid::value("The expiry month must be 1 to 12.")))
+    });
+    let exp_year = params.integer("exp_year").and_then(|year| {
+        let year = if (0..100).contains(&year) { year + 2000 } else { year };
+        let valid = u32::try_from(year).ok().filter(|y| (2000..=2100).contains(y));
+        params.check("exp_year", valid.ok_or_else(|| Invalid::value("The expiry year must be a four-digit year.")))
+    });
+    let cvc = params.string_or_integer("cvc").and_then(|c| params.check("cvc", Cvc::new(&c)));
+    Some(CardInput {
+        number: params.require("number", number)?,
+        exp_month: params.require("exp_month", exp_month)?,
+        exp_year: params.require("exp_year", exp_year)?,
+        cvc: params.require("cvc", cvc)?,
+    })
+}
+
+/// `{"type": "redirect", "redirect_url": …}` while the customer must authenticate.
+#[derive(Serialize)]
+struct NextAction<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    redirect_url: &'a str,
+}
+
+fn next_action(intent: &PaymentIntent) -> Option<NextAction<'_>> {
+    match intent.status {
+        PaymentIntentStatus::AwaitingNextAction => intent
+            .pending
+            .as_ref()
+            .and_then(|pending| pending.redirect_url.as_deref())
+            .map(|redirect_url| NextAction { kind: "redirect", redirect_url }),
+        PaymentIntentStatus::AwaitingPaymentMethod
+        | PaymentIntentStatus::Processing
+        | PaymentIntentStatus::AwaitingCapture
+        | PaymentIntentStatus::Succeeded
+        | PaymentIntentStatus::Canceled => None,
+    }
+}
+
+#[derive(Serialize)]
+struct PaymentMethodOptions<'a> {
+    card: &'a CardOptions,
+}
+
+/// A payment intent as the API shows it to a secret key.
+#[derive(Serialize)]
+pub(crate) struct PaymentIntentResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    amount: i64,
+    amount_received: i64,
+    amount_capturable: i64,
+    client_secret: &'a str,
+    currency: &'static str,
+    description: Option<&'a str>,
+    last_payment_error: Option<&'a PaymentError>,
+    latest_payment: Option<PaymentResource<'a>>,
+    livemode: bool,
+    metadata: Option<&'a Metadata>,
+    next_action: Option<NextAction<'a>>,
+    payment_method_id: Option<&'a str>,
+    payment_methods: &'a [PaymentMethodType],
+    payment_method_options: PaymentMethodOptions<'a>,
+    statement_descriptor: Option<&'a str>,
+    status: &'static str,
+    return_url: Option<&'a str>,
+    capture_before_at: Option<i64>,
+    customer: Option<CustomerResource<'a>>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> PaymentIntentResource<'a> {
+    pub(crate) fn new(view: &'a PaymentIntentView) -> Self {
+        Self::from_parts(&view.intent, view.latest_payment.as_ref(), view.customer.as_ref())
+    }
+
+    pub(crate) fn from_parts(
+        intent: &'a PaymentIntent,
+        latest_payment: Option<&'a payments_domain::payment::Payment>,
+        customer: Option<&'a payments_domain::customer::Customer>,
+    ) -> Self {
+        Self {
+            id: intent.id.as_str(),
+            resource: RESOURCE,
+            amount: intent.amount.centavos(),
+            amount_received: intent.amount_received,
+            amount_capturable: intent.amount_capturable,
+            client_secret: intent.client_secret.reveal(),
+            currency: intent.currency.code(),
+            description: intent.description.as_deref(),
+            last_payment_error: intent.last_payment_error.as_ref(),
+            latest_payment: latest_payment.map(|payment| PaymentResource::new(payment, customer)),
+            livemode: intent.livemode,
+            metadata: intent.metadata.as_ref(),
+            next_action: next_action(intent),
+            payment_method_id: intent.payment_method_id.as_deref(),
+            payment_methods: &intent.payment_methods,
+            payment_method_options: PaymentMethodOptions { card: &intent.card_options },
+            statement_descriptor: intent.statement_descriptor.as_ref().map(StatementDescriptor::as_str),
+            status: intent.status.as_str(),
+            return_url: intent.return_url.as_deref(),
+            capture_before_at: intent.capture_before_at.map(payments_domain::time::Timestamp::unix_seconds),
+            customer: customer.map(CustomerResource::from),
+            created_at: intent.created_at.unix_seconds(),
+            updated_at: intent.updated_at.unix_seconds(),
+        }
+    }
+}
+
+/// What a browser holding the client secret needs to finish a payment, and nothing more.
+#[derive(Serialize)]
+struct PublicPaymentIntentResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    amount: i64,
+    currency: &'static str,
+    status: &'static str,
+    client_secret: &'a str,
+    next_action: Option<NextAction<'a>>,
+    last_payment_error: Option<&'a PaymentError>,
+    payment_methods: &'a [PaymentMethodType],
+    payment_method_options: PaymentMethodOptions<'a>,
+    livemode: bool,
+    return_url: Option<&'a str>,
+}
+
+impl<'a> PublicPaymentIntentResource<'a> {
+    fn new(intent: &'a PaymentIntent) -> Self {
+        Self {
+            id: intent.id.as_str(),
+            resource: RESOURCE,
+            amount: intent.amount.centavos(),
+            currency: intent.currency.code(),
+            status: intent.status.as_str(),
+            client_secret: intent.client_secret.reveal(),
+            next_action: next_action(intent),
+            last_payment_error: intent.last_payment_error.as_ref(),
+            payment_methods: &intent.payment_methods,
+            payment_method_options: PaymentMethodOptions { card: &intent.card_options },
+            livemode: intent.livemode,
+            return_url: intent.return_url.as_deref(),
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! `/refunds`: create and update.
+
+use super::{blocking, ok, resource};
+use crate::auth::SecretKey;
+use crate::decode::{BodyParams, Params};
+use crate::error::ApiError;
+use crate::startup::Services;
+use actix_web::{web, HttpResponse};
+use payments_application::services::NewRefund;
+use payments_domain::metadata::Metadata;
+use payments_domain::money::Currency;
+use payments_domain::refund::{Refund, RefundReason};
+use serde::Serialize;
+
+const RESOURCE: &str = "refund";
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config
+        .service(resource("/refunds").route(web::post().to(create)))
+        .service(resource("/refunds/{id}").route(web::put().to(update)));
+}
+
+async fn create(
+    SecretKey(scope): SecretKey,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let new = new_refund(&mut params);
+    let new = params.finish(new)?;
+    let refund = blocking(move || services.refunds.create(&scope, &new)).await?;
+    Ok(ok(&RefundResource::new(&refund)))
+}
+
+async fn update(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    params.finish(Some(()))?;
+    let refund = blocking(move || services.refunds.update(&scope, &id, metadata)).await?;
+    Ok(ok(&RefundResource::new(&refund)))
+}
+
+fn new_refund(params: &mut Params) -> Option<NewRefund> {
+    // A refund's amount is any positive part of a payment, so it is not held to the 2000 minimum.
+    let amount = params.integer("amount").and_then(|amount| {
+        if amount < 1 {
+            params.push(payments_domain::validation::FieldError::new(
+                "amount",
+                payments_domain::validation::ErrorCode::ParameterTypeInvalid,
+                "The parameter amount must be a positive whole number of centavos.",
+            ));
+            return None;
+        }
+        Some(amount)
+    });
+    let currency = params.required_string("currency").and_then(|c| params.check("currency", Currency::parse(&c)));
+    let payment_id = params.required_string("payment_id");
+    let reason = params.required_string("reason").and_then(|r| params.check("reason", RefundReason::parse(&r)));
+    let description = params.string("description");
+    let remarks = params.string("remarks");
+    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    Some(NewRefund {
+        amount: params.require("amount", amount)?,
+        currency: params.require("currency", currency)?,
+        payment_id: payment_id?,
+        reason: params.require("reason", reason)?,
+        description,
+        remarks,
+        metadata,
+    })
+}
+
+/// A refund as the API shows it.
+#[derive(Serialize)]
+pub(crate) struct RefundResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    amount: i64,
+    currency: &'static str,
+    status: &'static str,
+    description: Option<&'a str>,
+    reason: &'static str,
+    remarks: Option<&'a str>,
+    payment_id: &'a str,
+    livemode: bool,
+    metadata: Option<&'a Metadata>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> RefundResource<'a> {
+    pub(crate) fn new(refund: &'a Refund) -> Self {
+        Self {
+            id: refund.id.as_str(),
+            resource: RESOURCE,
+            amount: refund.amount,
+            currency: refund.currency.code(),
+            status: refund.status,
+            description: refund.description.as_deref(),
+            reason: refund.reason.as_str(),
+            remarks: refund.remarks.as_deref(),
+            payment_id: refund.payment_id.as_str(),
+            livemode: refund.livemode,
+            metadata: refund.metadata.as_ref(),
+            created_at: refund.created_at.unix_seconds(),
+            updated_at: refund.updated_at.unix_seconds(),
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! The event outbox.
+
+use super::StoreError;
+use crate::pagination::{Page, PageRequest};
+use crate::scope::Scope;
+use payments_domain::event::Event;
+use payments_domain::ids::EventId;
+
+/// Events, appended in the transaction of the change they describe.
+pub trait EventRepository {
+    /// # Errors
+    /// Storage failures.
+    fn append(&mut self, event: &Event) -> Result<(), StoreError>;
+
+    /// # Errors
+    /// Storage failures.
+    fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError>;
+
+    /// A page of the scope's events, newest first.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when the cursor names no event of the scope; storage failures.
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError>;
+}

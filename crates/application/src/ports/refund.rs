@@ -1,0 +1,23 @@
+//! Storage of refunds.
+
+use super::StoreError;
+use crate::scope::Scope;
+use payments_domain::ids::RefundId;
+use payments_domain::refund::Refund;
+
+/// Refunds, confined to a scope.
+pub trait RefundRepository {
+    /// # Errors
+    /// Storage failures.
+    fn insert(&mut self, refund: &Refund) -> Result<(), StoreError>;
+
+    /// # Errors
+    /// Storage failures.
+    fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError>;
+
+    /// Writes `refund` if its stored version is still `expected_version`.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the version moved on; storage failures.
+    fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError>;
+}

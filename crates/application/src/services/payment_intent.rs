@@ -1,0 +1,567 @@
+//! Payment intents: create, retrieve, update, attach, capture, cancel; the test authorization
+//! redirect; and the background actions (hold expiry, redirect expiry, processing end).
+
+use super::event::EventLog;
+use crate::error::ApplicationError;
+use crate::ports::{
+    in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, IdGenerator, PaymentMethodInput,
+    PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
+};
+use crate::scope::Scope;
+use payments_domain::account::Mode;
+use payments_domain::customer::Customer;
+use payments_domain::event::EventType;
+use payments_domain::ids::ClientSecret;
+use payments_domain::ids::{CustomerId, PaymentId, PaymentIntentId, PaymentMethodId, RANDOM_PART_LENGTH};
+use payments_domain::money::Amount;
+use payments_domain::payment::{FeeSchedule, Payment};
+use payments_domain::payment_intent::{
+    Attempt, AttemptResult, NewPaymentIntent, PaymentBilling, PaymentError, PaymentIntent, PaymentIntentChanges,
+    PaymentIntentStatus,
+};
+use payments_domain::payment_method::{PaymentMethodRecord, PaymentMethodType};
+use payments_domain::time::Timestamp;
+use payments_domain::validation::FieldError;
+use serde_json::Value;
+use std::sync::Arc;
+
+const RESOURCE: &str = "payment_intent";
+/// Length of the secret token of a redirect page.
+const REDIRECT_TOKEN_LENGTH: usize = 40;
+
+/// The processor of each mode. Live mode has none until one is configured.
+#[derive(Clone)]
+pub struct Processors {
+    pub test: Arc<dyn PaymentProcessor>,
+    pub live: Option<Arc<dyn PaymentProcessor>>,
+}
+
+impl Processors {
+    fn for_mode(&self, livemode: bool) -> Result<&Arc<dyn PaymentProcessor>, ApplicationError> {
+        if livemode {
+            self.live
+                .as_ref()
+                .ok_or_else(|| ApplicationError::Unavailable("no live payment processor is configured".into()))
+        } else {
+            Ok(&self.test)
+        }
+    }
+}
+
+/// How payment intents are charged and where customers are sent to authenticate.
+#[derive(Debug, Clone)]
+pub struct PaymentIntentSettings {
+    pub fees: FeeSchedule,
+    /// Base of the URLs of the test authorization page.
+    pub public_base_url: String,
+}
+
+/// An intent with the objects it embeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentIntentView {
+    pub intent: PaymentIntent,
+    pub latest_payment: Option<Payment>,
+    pub customer: Option<Customer>,
+}
+
+/// How the caller proves it may see or pay an intent.
+#[derive(Debug, Clone, Copy)]
+pub enum Access<'a> {
+    /// A secret key: everything.
+    SecretKey,
+    /// A public key with the intent's client secret.
+    ClientSecret(Option<&'a str>),
+}
+
+/// A payment method to attach.
+#[derive(Debug, Clone)]
+pub struct AttachRequest {
+    pub method: PaymentMethodInput,
+    pub billing: Option<PaymentBilling>,
+    pub return_url: Option<String>,
+}
+
+/// How an attach ended.
+#[derive(Debug, Clone)]
+pub enum AttachOutcome {
+    /// Paid, held, redirected or processing.
+    Attached(PaymentIntentView),
+    /// Declined: the failed payment is recorded and the decline is reported.
+    Declined(PaymentIntentView, PaymentError),
+}
+
+/// What the test authorization page shows.
+#[derive(Debug, Clone)]
+pub struct RedirectPage {
+    pub intent_id: String,
+    pub amount: i64,
+    pub currency: &'static str,
+    pub method: PaymentMethodType,
+    pub description: Option<String>,
+    /// The page's own address (what a QR Ph code encodes in the simulator).
+    pub redirect_url: String,
+}
+
+/// Where the customer goes after the test authorization page.
+#[derive(Debug, Clone)]
+pub struct RedirectCompletion {
+    pub return_url: Option<String>,
+    pub client_secret: String,
+    pub succeeded: bool,
+    pub error: Option<PaymentError>,
+}
+
+/// Payment intent use cases.
+pub struct PaymentIntentService {
+    unit_of_work: Arc<dyn UnitOfWork>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    processors: Processors,
+    presenter: Arc<dyn Presenter>,
+    settings: PaymentIntentSettings,
+}
+
+impl PaymentIntentService {
+    #[must_use]
+    pub fn new(
+        unit_of_work: Arc<dyn UnitOfWork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        processors: Processors,
+        presenter: Arc<dyn Presenter>,
+        settings: PaymentIntentSettings,
+    ) -> Self {
+        Self { unit_of_work, clock, ids, processors, presenter, settings }
+    }
+
+    fn random(&self) -> String {
+        self.ids.alphanumeric(RANDOM_PART_LENGTH)
+    }
+
+    /// Creates an intent awaiting a payment method.
+    ///
+    /// # Errors
+    /// `parameter_invalid` on `customer_id` naming no customer; storage failures.
+    pub fn create(&self, scope: &Scope, new: NewPaymentIntent) -> Result<PaymentIntentView, ApplicationError> {
+        let id = PaymentIntentId::from_random(&self.random());
+        let secret = ClientSecret::new(id.as_str(), &self.random());
+        let intent =
+            PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, self.clock.now());
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let customer = existing_customer(repositories, scope, intent.customer_id.as_ref())?;
+            repositories.payment_intents().insert(&intent)?;
+            Ok(PaymentIntentView { intent, latest_payment: None, customer })
+        })
+    }
+
+    /// The intent, if the caller may see it.
+    ///
+    /// # Errors
+    /// `resource_not_found`; `parameter_required` / `parameter_invalid` on `client_secret`.
+    pub fn retrieve(&self, scope: &Scope, id: &str, access: Access<'_>) -> Result<PaymentIntentView, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let intent = load(repositories, scope, id)?;
+            check_access(&intent, access, "client_secret")?;
+            view(repositories, scope, intent)
+        })
+    }
+
+    /// Changes an intent that still awaits a payment method.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` after a payment method was attached; `parameter_invalid` on
+    /// `customer_id`; `resource_conflict`; storage failures.
+    pub fn update(
+        &self,
+        scope: &Scope,
+        id: &str,
+        changes: PaymentIntentChanges,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        let now = self.clock.now();
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let mut intent = load(repositories, scope, id)?;
+            let expected_version = intent.version;
+            existing_customer(repositories, scope, changes.customer_id.as_ref())?;
+            intent.update(changes, now)?;
+            repositories.payment_intents().update(&intent, expected_version)?;
+            view(repositories, scope, intent)
+        })
+    }
+
+    /// Attaches a payment method and asks the processor to authorize it.
+    ///
+    /// The processor is asked outside any transaction; the outcome is then recorded only if nothing
+    /// else changed the intent meanwhile, so of concurrent attaches exactly one wins.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method; `parameter_invalid` for a method the
+    /// intent does not allow or a wrong client secret; `resource_conflict` when a concurrent attach
+    /// won; `service_unavailable` without a processor for the mode; storage failures.
+    pub fn attach(
+        &self,
+        scope: &Scope,
+        id: &str,
+        access: Access<'_>,
+        request: AttachRequest,
+    ) -> Result<AttachOutcome, ApplicationError> {
+        let method = request.method.method();
+        let intent = reading(self.unit_of_work.as_ref(), |repositories| {
+            let intent = load(repositories, scope, id)?;
+            check_access(&intent, access, "client_secret")?;
+            intent.ensure_attachable(method)?;
+            Ok(intent)
+        })?;
+        let now = self.clock.now();
+        let processor = self.processors.for_mode(scope.livemode())?;
+        let authorization = processor
+            .authorize(&AuthorizationRequest {
+                amount: intent.amount,
+                method: &request.method,
+                card_options: &intent.card_options,
+                now,
+            })
+            .map_err(|ProcessorError::Unavailable(reason)| ApplicationError::Unavailable(reason.into()))?;
+        let attempt = Attempt {
+            payment_method_id: PaymentMethodId::from_random(&self.random()).to_string(),
+            payment_method: PaymentMethodRecord { method, card: authorization.card, qrph: None },
+            billing: request.billing,
+        };
+        let redirect = self.redirect_for(scope.mode);
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let mut current = load(repositories, scope, id)?;
+            if current.version != intent.version {
+                return Err(ApplicationError::Conflict);
+            }
+            let before = self.render(repositories, scope, &current)?;
+            let expected_version = current.version;
+            if request.return_url.is_some() {
+                current.return_url.clone_from(&request.return_url);
+            }
+            let result =
+                current.record_attempt(attempt.clone(), authorization.outcome.clone(), redirect.clone(), now)?;
+            let failure = self.settle(repositories, scope, &before, &mut current, expected_version, result, now)?;
+            let view = view(repositories, scope, current)?;
+            Ok(match failure {
+                Some(error) => AttachOutcome::Declined(view, error),
+                None => AttachOutcome::Attached(view),
+            })
+        })
+    }
+
+    /// Captures `amount` of a held authorization (all of it when `None`).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting capture; `parameter_above_maximum` above the
+    /// capturable amount; storage failures.
+    pub fn capture(
+        &self,
+        scope: &Scope,
+        id: &str,
+        amount: Option<Amount>,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        retry_on_conflict(|| {
+            let now = self.clock.now();
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let mut intent = load(repositories, scope, id)?;
+                let before = self.render(repositories, scope, &intent)?;
+                let expected_version = intent.version;
+                let amount = match amount {
+                    Some(amount) => amount,
+                    None => Amount::new(intent.amount_capturable).map_err(|_| {
+                        ApplicationError::from(payments_domain::error::DomainError::InvalidState {
+                            resource: RESOURCE,
+                            status: intent.status.as_str(),
+                            action: "capture",
+                        })
+                    })?,
+                };
+                let attempt = intent.capture(amount, now)?;
+                let payment = self.paid_payment(&intent, amount.centavos(), attempt, now);
+                intent.link_payment(payment.id.clone());
+                repositories.payments().insert(&payment)?;
+                repositories.payment_intents().update(&intent, expected_version)?;
+                let log = self.event_log(scope, now);
+                let after = self.render(repositories, scope, &intent)?;
+                log.append(repositories, EventType::PaymentIntentSucceeded, &after, Some(&before))?;
+                let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
+                log.append(
+                    repositories,
+                    EventType::PaymentPaid,
+                    &self.presenter.payment(&payment, customer.as_ref()),
+                    None,
+                )?;
+                view(repositories, scope, intent)
+            })
+        })
+    }
+
+    /// Cancels an intent awaiting a payment method or a capture.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` from any other status; storage failures.
+    pub fn cancel(&self, scope: &Scope, id: &str) -> Result<PaymentIntentView, ApplicationError> {
+        retry_on_conflict(|| {
+            let now = self.clock.now();
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let mut intent = load(repositories, scope, id)?;
+                let before = self.render(repositories, scope, &intent)?;
+                let expected_version = intent.version;
+                intent.cancel(now)?;
+                repositories.payment_intents().update(&intent, expected_version)?;
+                let after = self.render(repositories, scope, &intent)?;
+                self.event_log(scope, now).append(
+                    repositories,
+                    EventType::PaymentIntentCanceled,
+                    &after,
+                    Some(&before),
+                )?;
+                view(repositories, scope, intent)
+            })
+        })
+    }
+
+    /// What the test authorization page of `token` shows.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an unknown, used or expired token.
+    pub fn redirect_page(&self, token: &str) -> Result<RedirectPage, ApplicationError> {
+        let now = self.clock.now();
+        let intent = reading(self.unit_of_work.as_ref(), |repositories| {
+            repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)
+        })?;
+        let pending = intent
+            .pending
+            .as_ref()
+            .filter(|_| intent.action_due_at.is_none_or(|due| now < due))
+            .ok_or_else(unknown_token)?;
+        Ok(RedirectPage {
+            intent_id: intent.id.to_string(),
+            amount: intent.amount.centavos(),
+            currency: intent.currency.code(),
+            method: pending.attempt.payment_method.method,
+            description: intent.description.clone(),
+            redirect_url: pending.redirect_url.clone().unwrap_or_default(),
+        })
+    }
+
+    /// The customer authorized (or failed) the payment on the test authorization page.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an unknown or used token; storage failures.
+    pub fn complete_redirect(&self, token: &str, authorized: bool) -> Result<RedirectCompletion, ApplicationError> {
+        let now = self.clock.now();
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let mut intent = repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)?;
+            let scope = Scope { account_id: intent.account_id.clone(), mode: Mode::from_livemode(intent.livemode) };
+            let before = self.render(repositories, &scope, &intent)?;
+            let expected_version = intent.version;
+            let result = if intent.action_due_at.is_some_and(|due| now >= due) {
+                intent.expire_redirect(now)?
+            } else {
+                intent.complete_redirect(authorized, now)?
+            };
+            let error = self.settle(repositories, &scope, &before, &mut intent, expected_version, result, now)?;
+            Ok(RedirectCompletion {
+                return_url: intent.return_url.clone(),
+                client_secret: intent.client_secret.reveal().to_owned(),
+                succeeded: error.is_none(),
+                error,
+            })
+        })
+    }
+
+    /// Performs the background actions that are due: expired redirects fail, processing payments
+    /// finish, expired holds are released. Returns how many intents moved. Safe with several
+    /// instances: each move is a versioned update, so only one instance's move lands.
+    ///
+    /// # Errors
+    /// Storage failures of the scan.
+    pub fn run_due_actions(&self, limit: u32) -> Result<usize, ApplicationError> {
+        let now = self.clock.now();
+        let due =
+            reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.payment_intents().due(now, limit)?))?;
+        let mut moved = 0;
+        for candidate in due {
+            let scope =
+                Scope { account_id: candidate.account_id.clone(), mode: Mode::from_livemode(candidate.livemode) };
+            let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let Some(mut intent) = repositories.payment_intents().find(&scope, &candidate.id)? else {
+                    return Ok(false);
+                };
+                let before = self.render(repositories, &scope, &intent)?;
+                let expected_version = intent.version;
+                match intent.status {
+                    PaymentIntentStatus::AwaitingNextAction => {
+                        let result = intent.expire_redirect(now)?;
+                        self.settle(repositories, &scope, &before, &mut intent, expected_version, result, now)?;
+                    }
+                    PaymentIntentStatus::Processing => {
+                        let result = intent.finish_processing(now)?;
+                        self.settle(repositories, &scope, &before, &mut intent, expected_version, result, now)?;
+                    }
+                    PaymentIntentStatus::AwaitingCapture => {
+                        intent.expire_hold(now)?;
+                        repositories.payment_intents().update(&intent, expected_version)?;
+                        let after = self.render(repositories, &scope, &intent)?;
+                        self.event_log(&scope, now).append(
+                            repositories,
+                            EventType::PaymentIntentCanceled,
+                            &after,
+                            Some(&before),
+                        )?;
+                    }
+                    PaymentIntentStatus::AwaitingPaymentMethod
+                    | PaymentIntentStatus::Succeeded
+                    | PaymentIntentStatus::Canceled => {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            });
+            match outcome {
+                Ok(true) => moved += 1,
+                Ok(false) | Err(ApplicationError::Conflict | ApplicationError::InvalidState(_)) => {}
+                Err(error) => tracing::warn!(intent = %candidate.id, %error, "a due payment intent action failed"),
+            }
+        }
+        Ok(moved)
+    }
+
+    /// Records what an attempt came to: the payment, the intent, and their events. Returns the
+    /// payment error of a failed attempt.
+    #[allow(clippy::too_many_arguments)]
+    fn settle(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        before: &Value,
+        intent: &mut PaymentIntent,
+        expected_version: i64,
+        result: AttemptResult,
+        now: Timestamp,
+    ) -> Result<Option<PaymentError>, ApplicationError> {
+        let (payment, intent_event, failure) = match result {
+            AttemptResult::Succeeded(mut attempt) => {
+                if attempt.payment_method.method == PaymentMethodType::Qrph && attempt.payment_method.qrph.is_none() {
+                    attempt.payment_method.qrph = self.processors.for_mode(scope.livemode())?.qrph_payer();
+                }
+                let payment = self.paid_payment(intent, intent.amount.centavos(), attempt, now);
+                (Some((payment, EventType::PaymentPaid)), Some(EventType::PaymentIntentSucceeded), None)
+            }
+            AttemptResult::Held(_) => (None, Some(EventType::PaymentIntentAwaitingCapture), None),
+            AttemptResult::Failed(attempt, error) => {
+                let payment = Payment::failed(PaymentId::from_random(&self.random()), intent, attempt, now);
+                (Some((payment, EventType::PaymentFailed)), None, Some(error))
+            }
+            AttemptResult::Redirected | AttemptResult::Processing => (None, None, None),
+        };
+        if let Some((payment, _)) = &payment {
+            intent.link_payment(payment.id.clone());
+            repositories.payments().insert(payment)?;
+        }
+        repositories.payment_intents().update(intent, expected_version)?;
+        let log = self.event_log(scope, now);
+        if let Some(event_type) = intent_event {
+            let after = self.render(repositories, scope, intent)?;
+            log.append(repositories, event_type, &after, Some(before))?;
+        }
+        if let Some((payment, event_type)) = payment {
+            let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
+            log.append(repositories, event_type, &self.presenter.payment(&payment, customer.as_ref()), None)?;
+        }
+        Ok(failure)
+    }
+
+    fn paid_payment(&self, intent: &PaymentIntent, amount: i64, attempt: Attempt, now: Timestamp) -> Payment {
+        let rate = self.settings.fees.rate(attempt.payment_method.method);
+        Payment::paid(PaymentId::from_random(&self.random()), intent, amount, attempt, rate, now)
+    }
+
+    fn redirect_for(&self, mode: Mode) -> Option<(String, String)> {
+        match mode {
+            Mode::Test => {
+                let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
+                let url = format!("{}/test/authorize/{token}", self.settings.public_base_url.trim_end_matches('/'));
+                Some((token, url))
+            }
+            Mode::Live => None,
+        }
+    }
+
+    fn render(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        intent: &PaymentIntent,
+    ) -> Result<Value, ApplicationError> {
+        let view = view(repositories, scope, intent.clone())?;
+        Ok(self.presenter.payment_intent(&view.intent, view.latest_payment.as_ref(), view.customer.as_ref()))
+    }
+
+    fn event_log<'a>(&'a self, scope: &'a Scope, now: Timestamp) -> EventLog<'a> {
+        EventLog { ids: self.ids.as_ref(), account_id: &scope.account_id, livemode: scope.livemode(), now }
+    }
+}
+
+fn unknown_token() -> ApplicationError {
+    ApplicationError::NotFound { resource: "test authorization", id: "this link".to_owned() }
+}
+
+fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<PaymentIntent, ApplicationError> {
+    let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: id.to_owned() };
+    let intent_id = PaymentIntentId::parse(id).ok_or_else(not_found)?;
+    repositories.payment_intents().find(scope, &intent_id)?.ok_or_else(not_found)
+}
+
+/// The intent with its latest payment and customer.
+pub(crate) fn view(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intent: PaymentIntent,
+) -> Result<PaymentIntentView, ApplicationError> {
+    let latest_payment = match &intent.latest_payment_id {
+        Some(id) => repositories.payments().find(scope, id)?,
+        None => None,
+    };
+    let customer = load_customer(repositories, scope, intent.customer_id.as_ref())?;
+    Ok(PaymentIntentView { intent, latest_payment, customer })
+}
+
+pub(crate) fn load_customer(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    id: Option<&CustomerId>,
+) -> Result<Option<Customer>, ApplicationError> {
+    match id {
+        Some(id) => Ok(repositories.customers().find(scope, id)?),
+        None => Ok(None),
+    }
+}
+
+/// The customer an intent names, which must exist in the scope and not be deleted.
+fn existing_customer(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    id: Option<&CustomerId>,
+) -> Result<Option<Customer>, ApplicationError> {
+    let Some(id) = id else { return Ok(None) };
+    match repositories.customers().find(scope, id)? {
+        Some(customer) if !customer.is_deleted() => Ok(Some(customer)),
+        _ => Err(ApplicationError::invalid(FieldError::invalid(
+            "customer_id",
+            format!("No customer with id {id} exists."),
+        ))),
+    }
+}
+
+fn check_access(intent: &PaymentIntent, access: Access<'_>, parameter: &str) -> Result<(), ApplicationError> {
+    match access {
+        Access::SecretKey => Ok(()),
+        Access::ClientSecret(None) => Err(ApplicationError::invalid(FieldError::required(parameter))),
+        Access::ClientSecret(Some(presented)) if intent.client_secret.matches(presented) => Ok(()),
+        Access::ClientSecret(Some(_)) => Err(ApplicationError::invalid(FieldError::invalid(
+            parameter,
+            "The client secret does not match this payment intent.",
+        ))),
+    }
+}

@@ -1,0 +1,131 @@
+//! Refunds: create (never more than the payment, under concurrency) and update metadata.
+
+use super::event::EventLog;
+use super::payment_intent::load_customer;
+use crate::error::ApplicationError;
+use crate::ports::{in_transaction, retry_on_conflict, Clock, IdGenerator, Presenter, Repositories, UnitOfWork};
+use crate::scope::Scope;
+use payments_domain::event::EventType;
+use payments_domain::ids::{RefundId, RANDOM_PART_LENGTH};
+use payments_domain::metadata::Metadata;
+use payments_domain::money::Currency;
+use payments_domain::refund::{Refund, RefundReason};
+use payments_domain::validation::FieldError;
+use std::sync::Arc;
+
+const RESOURCE: &str = "refund";
+
+/// What a merchant supplies to refund a payment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRefund {
+    pub amount: i64,
+    pub currency: Currency,
+    pub payment_id: String,
+    pub reason: RefundReason,
+    pub description: Option<String>,
+    pub remarks: Option<String>,
+    pub metadata: Option<Metadata>,
+}
+
+/// Refund use cases.
+pub struct RefundService {
+    unit_of_work: Arc<dyn UnitOfWork>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    presenter: Arc<dyn Presenter>,
+}
+
+impl RefundService {
+    #[must_use]
+    pub fn new(
+        unit_of_work: Arc<dyn UnitOfWork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        presenter: Arc<dyn Presenter>,
+    ) -> Self {
+        Self { unit_of_work, clock, ids, presenter }
+    }
+
+    /// Refunds part or all of a paid payment.
+    ///
+    /// The payment's `amount_refunded` is a versioned update in the refund's transaction, so
+    /// concurrent refunds are serialized: their sum never exceeds the payment.
+    ///
+    /// # Errors
+    /// `parameter_invalid` on `payment_id` for an unknown or QR Ph payment or on `currency`;
+    /// `parameter_above_maximum` past what is left; `resource_invalid_state` for a failed payment.
+    pub fn create(&self, scope: &Scope, new: &NewRefund) -> Result<Refund, ApplicationError> {
+        retry_on_conflict(|| {
+            let now = self.clock.now();
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let mut payment = super::payment::load(repositories, scope, &new.payment_id).map_err(|_| {
+                    ApplicationError::invalid(FieldError::invalid(
+                        "payment_id",
+                        format!("No payment with id {} exists.", new.payment_id),
+                    ))
+                })?;
+                if payment.currency != new.currency {
+                    return Err(ApplicationError::invalid(FieldError::invalid(
+                        "currency",
+                        "The currency must be the payment's currency.",
+                    )));
+                }
+                let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
+                let before = self.presenter.payment(&payment, customer.as_ref());
+                let expected_version = payment.version;
+                payment.refund(new.amount, now)?;
+                let refund = Refund {
+                    id: RefundId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
+                    account_id: scope.account_id.clone(),
+                    livemode: scope.livemode(),
+                    amount: new.amount,
+                    currency: new.currency,
+                    status: "succeeded",
+                    description: new.description.clone(),
+                    reason: new.reason,
+                    remarks: new.remarks.clone(),
+                    metadata: new.metadata.clone(),
+                    payment_id: payment.id.clone(),
+                    created_at: now,
+                    updated_at: now,
+                    version: 1,
+                };
+                repositories.payments().update(&payment, expected_version)?;
+                repositories.refunds().insert(&refund)?;
+                let log = self.event_log(scope, now);
+                log.append(repositories, EventType::RefundCreated, &self.presenter.refund(&refund), None)?;
+                let after = self.presenter.payment(&payment, customer.as_ref());
+                log.append(repositories, EventType::PaymentRefunded, &after, Some(&before))?;
+                Ok(refund)
+            })
+        })
+    }
+
+    /// Replaces a refund's metadata.
+    ///
+    /// # Errors
+    /// `resource_not_found`; `resource_conflict`; storage failures.
+    pub fn update(&self, scope: &Scope, id: &str, metadata: Option<Metadata>) -> Result<Refund, ApplicationError> {
+        let now = self.clock.now();
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let mut refund = load(repositories, scope, id)?;
+            let before = self.presenter.refund(&refund);
+            let expected_version = refund.version;
+            refund.update(metadata.clone(), now);
+            repositories.refunds().update(&refund, expected_version)?;
+            let after = self.presenter.refund(&refund);
+            self.event_log(scope, now).append(repositories, EventType::RefundUpdated, &after, Some(&before))?;
+            Ok(refund)
+        })
+    }
+
+    fn event_log<'a>(&'a self, scope: &'a Scope, now: payments_domain::time::Timestamp) -> EventLog<'a> {
+        EventLog { ids: self.ids.as_ref(), account_id: &scope.account_id, livemode: scope.livemode(), now }
+    }
+}
+
+fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<Refund, ApplicationError> {
+    let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: id.to_owned() };
+    let refund_id = RefundId::parse(id).ok_or_else(not_found)?;
+    repositories.refunds().find(scope, &refund_id)?.ok_or_else(not_found)
+}

@@ -1,0 +1,223 @@
+//! Payment intent, refund and event services over in-memory fakes of every port.
+
+// Tests unwrap freely: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use payments_application::pagination::PageRequest;
+use payments_application::ports::PaymentMethodInput;
+use payments_application::services::{Access, AttachOutcome, AttachRequest, NewRefund, PaymentIntentView};
+use payments_application::testing::TestPorts;
+use payments_application::{ApplicationError, Scope};
+use payments_domain::account::Mode;
+use payments_domain::money::{Amount, Currency};
+use payments_domain::payment::PaymentStatus;
+use payments_domain::payment_intent::{
+    AuthorizationOutcome, CaptureType, CardOptions, NewPaymentIntent, PaymentError, PaymentIntentStatus, HOLD_SECONDS,
+    REDIRECT_SECONDS,
+};
+use payments_domain::payment_method::{CardInput, CardNumber, Cvc, PaymentMethodType};
+use payments_domain::refund::RefundReason;
+
+fn new_intent(capture_type: CaptureType) -> NewPaymentIntent {
+    NewPaymentIntent {
+        amount: Amount::new(10_000).unwrap(),
+        currency: Currency::Php,
+        payment_methods: vec![PaymentMethodType::Card, PaymentMethodType::Gcash],
+        statement_descriptor: None,
+        description: Some("Order 1".into()),
+        metadata: None,
+        customer_id: None,
+        return_url: Some("https://shop.example/return".into()),
+        card_options: CardOptions { capture_type, ..CardOptions::default() },
+    }
+}
+
+fn card() -> AttachRequest {
+    let card = CardInput {
+        number: CardNumber::new("4242424242424242").unwrap(),
+        exp_month: 12,
+        exp_year: 2040,
+        cvc: Cvc::new("123").unwrap(),
+    };
+    AttachRequest { method: PaymentMethodInput::Card(card), billing: None, return_url: None }
+}
+
+fn attached(outcome: AttachOutcome) -> PaymentIntentView {
+    match outcome {
+        AttachOutcome::Attached(view) => view,
+        AttachOutcome::Declined(_, error) => panic!("declined: {error:?}"),
+    }
+}
+
+fn event_types(ports: &TestPorts, scope: &Scope) -> Vec<String> {
+    let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
+    page.data.into_iter().rev().map(|e| e.event_type).collect()
+}
+
+#[test]
+fn an_approved_card_succeeds_with_a_paid_payment_and_two_events() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Test);
+    let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
+    let view = attached(service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap());
+    assert_eq!(view.intent.status, PaymentIntentStatus::Succeeded);
+    let payment = view.latest_payment.unwrap();
+    assert_eq!(
+        (payment.status, payment.amount, payment.fee, payment.net_amount),
+        (PaymentStatus::Paid, 10_000, 100, 9_900)
+    );
+    assert_eq!(payment.payment_method.card.unwrap().last4, "4242");
+    assert_eq!(event_types(&ports, &scope), vec!["payment_intent.succeeded", "payment.paid"]);
+}
+
+#[test]
+fn a_decline_records_a_failed_payment_and_reports_its_code() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Test);
+    let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
+    let error = PaymentError::new("funds_insufficient", "Not enough funds.");
+    ports.processor.answer(AuthorizationOutcome::Declined(error.clone()));
+    let AttachOutcome::Declined(view, reported) =
+        service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap()
+    else {
+        panic!("expected a decline");
+    };
+    assert_eq!(reported, error);
+    assert_eq!(view.intent.status, PaymentIntentStatus::AwaitingPaymentMethod);
+    assert_eq!(view.latest_payment.unwrap().status, PaymentStatus::Failed);
+    assert_eq!(event_types(&ports, &scope), vec!["payment.failed"]);
+    ports.processor.answer(AuthorizationOutcome::Approved);
+    let retried = attached(service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap());
+    assert_eq!(retried.intent.status, PaymentIntentStatus::Succeeded, "a declined intent can be paid again");
+}
+
+#[test]
+fn a_manual_hold_is_captured_partially_and_refunded_up_to_the_capture() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Test);
+    let intent = service.create(&scope, new_intent(CaptureType::Manual)).unwrap().intent;
+    let held = attached(service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap());
+    assert_eq!((held.intent.status, held.intent.amount_capturable), (PaymentIntentStatus::AwaitingCapture, 10_000));
+    let captured = service.capture(&scope, intent.id.as_str(), Some(Amount::new(6_000).unwrap())).unwrap();
+    let payment = captured.latest_payment.unwrap();
+    assert_eq!((captured.intent.amount_received, payment.amount), (6_000, 6_000));
+    let refund = |amount| NewRefund {
+        amount,
+        currency: Currency::Php,
+        payment_id: payment.id.to_string(),
+        reason: RefundReason::Others,
+        description: None,
+        remarks: None,
+        metadata: None,
+    };
+    ports.refund_service().create(&scope, &refund(4_000)).unwrap();
+    assert!(matches!(ports.refund_service().create(&scope, &refund(2_001)), Err(ApplicationError::Validation(_))));
+    ports.refund_service().create(&scope, &refund(2_000)).unwrap();
+    let refunded = ports.payment_service().retrieve(&scope, payment.id.as_str()).unwrap().payment;
+    assert_eq!((refunded.amount_refunded, refunded.refunded), (6_000, true));
+    assert_eq!(
+        event_types(&ports, &scope),
+        vec![
+            "payment_intent.awaiting_capture",
+            "payment_intent.succeeded",
+            "payment.paid",
+            "refund.created",
+            "payment.refunded",
+            "refund.created",
+            "payment.refunded"
+        ]
+    );
+}
+
+#[test]
+fn an_unused_hold_is_released_after_seven_days() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Test);
+    let intent = service.create(&scope, new_intent(CaptureType::Manual)).unwrap().intent;
+    service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap();
+    assert_eq!(service.run_due_actions(10).unwrap(), 0);
+    ports.clock.advance(HOLD_SECONDS);
+    assert_eq!(service.run_due_actions(10).unwrap(), 1);
+    let released = service.retrieve(&scope, intent.id.as_str(), Access::SecretKey).unwrap().intent;
+    assert_eq!((released.status, released.amount_capturable), (PaymentIntentStatus::Canceled, 0));
+    assert_eq!(event_types(&ports, &scope).last().map(String::as_str), Some("payment_intent.canceled"));
+}
+
+#[test]
+fn a_redirect_is_completed_once_through_its_token_or_expires() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Test);
+    ports.processor.answer(AuthorizationOutcome::RedirectRequired);
+    let gcash = || AttachRequest {
+        method: PaymentMethodInput::Redirect(PaymentMethodType::Gcash),
+        billing: None,
+        return_url: None,
+    };
+    let first = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
+    let waiting = attached(service.attach(&scope, first.id.as_str(), Access::SecretKey, gcash()).unwrap()).intent;
+    let token = waiting.pending.unwrap().redirect_token.unwrap();
+    assert_eq!(service.redirect_page(&token).unwrap().method, PaymentMethodType::Gcash);
+    let done = service.complete_redirect(&token, true).unwrap();
+    assert!(done.succeeded);
+    assert_eq!(done.return_url.as_deref(), Some("https://shop.example/return"));
+    assert!(
+        matches!(service.complete_redirect(&token, true), Err(ApplicationError::NotFound { .. })),
+        "a token works once"
+    );
+
+    let second = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
+    service.attach(&scope, second.id.as_str(), Access::SecretKey, gcash()).unwrap();
+    ports.clock.advance(REDIRECT_SECONDS);
+    assert_eq!(service.run_due_actions(10).unwrap(), 1);
+    let expired = service.retrieve(&scope, second.id.as_str(), Access::SecretKey).unwrap().intent;
+    assert_eq!(expired.status, PaymentIntentStatus::AwaitingPaymentMethod);
+    assert_eq!(expired.last_payment_error.unwrap().code, "authentication_expired");
+}
+
+#[test]
+fn a_public_caller_needs_the_right_client_secret() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Test);
+    let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
+    let id = intent.id.as_str();
+    assert!(service.retrieve(&scope, id, Access::ClientSecret(Some(intent.client_secret.reveal()))).is_ok());
+    assert!(matches!(
+        service.retrieve(&scope, id, Access::ClientSecret(Some("wrong"))),
+        Err(ApplicationError::Validation(_))
+    ));
+    assert!(matches!(service.retrieve(&scope, id, Access::ClientSecret(None)), Err(ApplicationError::Validation(_))));
+}
+
+#[test]
+fn live_mode_without_a_processor_is_unavailable() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Live);
+    let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
+    assert!(matches!(
+        service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()),
+        Err(ApplicationError::Unavailable(_))
+    ));
+}
+
+#[test]
+fn wrong_moves_are_refused_with_the_current_status() {
+    let ports = TestPorts::new();
+    let service = ports.payment_intent_service();
+    let scope = ports.scope(Mode::Test);
+    let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
+    let capture = service.capture(&scope, intent.id.as_str(), Some(Amount::new(2_000).unwrap()));
+    assert!(
+        matches!(capture, Err(ApplicationError::InvalidState(ref m)) if m.contains("awaiting_payment_method")),
+        "{capture:?}"
+    );
+    service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap();
+    let cancel = service.cancel(&scope, intent.id.as_str());
+    assert!(matches!(cancel, Err(ApplicationError::InvalidState(ref m)) if m.contains("succeeded")), "{cancel:?}");
+}
