@@ -14,3 +14,23 @@ impl Clock for SystemClock {
         Timestamp::from_unix_seconds(i64::try_from(seconds).unwrap_or(i64::MAX))
     }
 }
+
+/// The wall clock moved by an adjustable offset: lets tests jump over holds and redirect expiries
+/// while the real application runs.
+#[derive(Debug, Default)]
+pub struct ShiftedClock {
+    offset_seconds: std::sync::atomic::AtomicI64,
+}
+
+impl ShiftedClock {
+    /// Moves this clock `seconds` further ahead.
+    pub fn advance(&self, seconds: i64) {
+        self.offset_seconds.fetch_add(seconds, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Clock for ShiftedClock {
+    fn now(&self) -> Timestamp {
+        SystemClock.now().plus_seconds(self.offset_seconds.load(std::sync::atomic::Ordering::SeqCst))
+    }
+}

@@ -1,5 +1,6 @@
 //! The logs of a session of requests carry request ids and statuses, and never an API key, a query
-//! string (where client secrets travel) or the body of a request.
+//! string (where client secrets travel) or the body of a request; after payments with test cards,
+//! neither the logs nor the database hold a full card number or a CVC.
 
 // Tests unwrap freely: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -31,7 +32,7 @@ impl Write for Captured {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn logs_never_contain_keys_client_secrets_or_bodies() {
+async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
     let captured = Captured::default();
     let writer = captured.clone();
     let settings = LogSettings { format: LogFormat::Json, level: "debug".into() };
@@ -39,7 +40,7 @@ async fn logs_never_contain_keys_client_secrets_or_bodies() {
 
     let app = spawn_app(Backend::Sqlite).await;
     let secret_in_query = "pi_123_secret_ThisMustNeverBeLogged0000000000";
-    let body = "name=Secretive&email=hidden-address%40example.com&currency=PHP&metadata[card]=4242424242424242";
+    let body = "name=Secretive&email=hidden-address%40example.com&currency=PHP&metadata[note]=5555555555554444";
     let (status, _) = read(app.form(Method::POST, "/customers", &app.keys.secret_test, body).await).await;
     assert_eq!(status, 200);
     let (status, _) = read(app.get(&format!("/customers?client_secret={secret_in_query}")).await).await;
@@ -52,6 +53,29 @@ async fn logs_never_contain_keys_client_secrets_or_bodies() {
     .await;
     assert_eq!(status, 401);
 
+    let cvc = "9173";
+    let cards = ["4242424242424242", "4000000000003220", "4005550000000019", "5425233430109903"];
+    for number in cards {
+        let intent = app.create_intent(10_000, "").await;
+        let body = format!(
+            "payment_method[type]=card&payment_method[card][number]={number}&payment_method[card][exp_month]=12\
+             &payment_method[card][exp_year]=2035&payment_method[card][cvc]={cvc}"
+        );
+        let (status, _) = app.post(&format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap()), &body).await;
+        assert!(status == 200 || status == 400, "{number}: {status}");
+    }
+    let database_path = app.database.url().trim_start_matches("sqlite://").to_owned();
+    let mut stored = Vec::new();
+    for suffix in ["", "-wal"] {
+        stored.extend(std::fs::read(format!("{database_path}{suffix}")).unwrap_or_default());
+    }
+    assert!(stored.len() > 10_000, "the database files were read");
+    let stored = String::from_utf8_lossy(&stored);
+    assert!(stored.contains("424242") && stored.contains("4242"), "first six and last four are kept");
+    for secret in cards.iter().copied().chain([cvc, "\"cvc\""]) {
+        assert!(!stored.contains(secret), "{secret} is stored in the database");
+    }
+
     let logs = String::from_utf8(captured.0.lock().unwrap_or_else(PoisonError::into_inner).clone()).unwrap();
     assert!(logs.contains("request completed") && logs.contains("request_id"), "requests are logged: {logs}");
     for secret in [
@@ -60,8 +84,13 @@ async fn logs_never_contain_keys_client_secrets_or_bodies() {
         "sk_test_NotARealKeyButStillSecret",
         secret_in_query,
         "hidden-address",
-        "4242424242424242",
+        "5555555555554444",
         "Authorization",
+        cvc,
+        cards[0],
+        cards[1],
+        cards[2],
+        cards[3],
     ] {
         assert!(!logs.contains(secret), "{secret} appears in the logs:\n{logs}");
     }

@@ -65,9 +65,13 @@ impl Params {
     }
 
     /// Marks a required parameter as missing when `value` is `None`.
+    ///
+    /// An error already reported for the parameter, or for one nested in it, is not repeated.
     pub fn require<T>(&mut self, key: &str, value: Option<T>) -> Option<T> {
-        if value.is_none() && !self.errors.iter().any(|e| e.parameter == self.name(key)) {
-            let name = self.name(key);
+        let name = self.name(key);
+        let nested = format!("{name}[");
+        let reported = self.errors.iter().any(|e| e.parameter == name || e.parameter.starts_with(&nested));
+        if value.is_none() && !reported {
             self.push(FieldError::required(name));
         }
         value

@@ -1,12 +1,16 @@
 //! `spawn_app` and request helpers shared by the tests.
 
+use payments_adapters::clock::ShiftedClock;
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::Backend;
 use payments_api::settings::Settings;
 use payments_api::startup::Application;
+use payments_api::startup::Services;
 use reqwest::header::CONTENT_TYPE;
+use reqwest::redirect::Policy;
 use reqwest::{Method, RequestBuilder, Response};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The four keys of a test account.
 pub struct Keys {
@@ -23,19 +27,27 @@ pub struct TestApp {
     /// The test secret key of a second account.
     pub other_account_key: String,
     pub database: TestDatabase,
+    /// The application's clock, which tests move forward.
+    pub clock: Arc<ShiftedClock>,
+    pub services: Services,
 }
 
 /// Starts the application on a random port over a fresh database of `backend`.
 pub async fn spawn_app(backend: Backend) -> TestApp {
     let database = tokio::task::spawn_blocking(move || TestDatabase::new(backend)).await.expect("create the database");
     let mut settings = Settings::load().expect("load settings");
-    settings.server.listen = "127.0.0.1:0".into();
+    // The port is reserved first so the public base URL (redirect pages) names the real address.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+    settings.server.listen = format!("127.0.0.1:{port}");
+    settings.server.public_base_url = format!("http://127.0.0.1:{port}");
     settings.server.workers = 2;
     settings.database.url = database.url().to_owned();
     settings.database.pool_size = 4;
     settings.database.connect_timeout_seconds = 1;
     let settings = settings.validate().expect("valid test settings");
-    let application = Application::build(settings).await.expect("build the application");
+    let clock = Arc::new(ShiftedClock::default());
+    let application = Application::build_with_clock(settings, clock.clone()).await.expect("build the application");
+    let services = application.services().clone();
     let accounts = application.services().accounts.clone();
     let (keys, other_account_key) = tokio::task::spawn_blocking(move || {
         let (_, keys) = accounts.create("Acme").expect("create the account");
@@ -53,7 +65,7 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
     .expect("create accounts");
     let address = format!("http://127.0.0.1:{}", application.port());
     tokio::spawn(application.run_until_stopped());
-    TestApp { address, client: reqwest::Client::new(), keys, other_account_key, database }
+    TestApp { address, client: reqwest::Client::new(), keys, other_account_key, database, clock, services }
 }
 
 impl TestApp {
@@ -80,6 +92,48 @@ impl TestApp {
     /// A GET with the test secret key.
     pub async fn get(&self, path: &str) -> Response {
         self.request(Method::GET, path, &self.keys.secret_test).send().await.expect("send the request")
+    }
+
+    /// Moves the application's clock forward and runs the background actions that became due.
+    pub async fn advance_and_run_due_actions(&self, seconds: i64) -> usize {
+        self.clock.advance(seconds);
+        let intents = self.services.payment_intents.clone();
+        tokio::task::spawn_blocking(move || intents.run_due_actions(1_000)).await.unwrap().unwrap()
+    }
+
+    /// A POST with a form body and the test secret key, answered as status and JSON.
+    pub async fn post(&self, path: &str, body: &str) -> (u16, Value) {
+        read(self.form(Method::POST, path, &self.keys.secret_test, body).await).await
+    }
+
+    /// Creates a payment intent with the test secret key from extra form fields.
+    pub async fn create_intent(&self, amount: i64, extra: &str) -> Value {
+        let body = format!(
+            "amount={amount}&currency=PHP&payment_methods[]=card&payment_methods[]=gcash&payment_methods[]=maya\
+             &payment_methods[]=billease&payment_methods[]=qrph&return_url=https%3A%2F%2Fshop.example%2Fdone{extra}"
+        );
+        let (status, intent) = self.post("/payment_intents", &body).await;
+        assert_eq!(status, 200, "{intent}");
+        intent
+    }
+
+    /// Attaches a test card to an intent; returns the status and body of the answer.
+    pub async fn attach_card(&self, intent_id: &str, number: &str) -> (u16, Value) {
+        let body = format!(
+            "payment_method[type]=card&payment_method[card][number]={number}&payment_method[card][exp_month]=12\
+             &payment_method[card][exp_year]=2035&payment_method[card][cvc]=123"
+        );
+        self.post(&format!("/payment_intents/{intent_id}/attach"), &body).await
+    }
+
+    /// The types of the test account's events, oldest first.
+    pub async fn event_types(&self) -> Vec<String> {
+        let (status, events) = read(self.get("/events?limit=100").await).await;
+        assert_eq!(status, 200, "{events}");
+        let mut types: Vec<String> =
+            events["data"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap().to_owned()).collect();
+        types.reverse();
+        types
     }
 
     /// Creates a customer with the test secret key and returns it.
@@ -124,4 +178,27 @@ pub fn single_error(body: &Value, code: &str) -> String {
 /// The ids of a list body, in order.
 pub fn ids(list: &Value) -> Vec<String> {
     list["data"].as_array().expect("a list").iter().map(|c| c["id"].as_str().expect("an id").to_owned()).collect()
+}
+
+/// A client that does not follow redirects, so the 303 back to the shop can be inspected.
+pub fn browser() -> reqwest::Client {
+    reqwest::Client::builder().redirect(Policy::none()).build().expect("a client")
+}
+
+pub async fn open_page(url: &str) -> (u16, String) {
+    let response = browser().get(url).send().await.expect("open the page");
+    let status = response.status().as_u16();
+    let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    (status, response.text().await.expect("the page"))
+}
+
+pub async fn decide(url: &str, decision: &str) -> reqwest::Response {
+    browser()
+        .post(url)
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(format!("decision={decision}"))
+        .send()
+        .await
+        .expect("submit the page")
 }

@@ -24,7 +24,11 @@ macro_rules! on_both_backends {
 mod auth;
 mod customers;
 mod decoding;
+mod events;
 mod health;
 mod helpers;
 mod idempotency;
 mod pagination;
+mod payment_intents;
+mod payments_refunds;
+mod test_authorization;

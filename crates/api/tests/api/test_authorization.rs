@@ -1,0 +1,100 @@
+//! The test authorization page over HTTP: 3-D Secure challenges and e-wallet redirects, authorized
+//! and failed, and links that cannot be used.
+
+use crate::helpers::{decide, open_page, read, TestApp};
+use reqwest::header::LOCATION;
+use serde_json::Value;
+
+on_both_backends!(
+    a_challenged_card_is_authorized_on_the_page_and_returns_to_the_shop,
+    a_failed_challenge_records_authentication_failed,
+    every_e_wallet_redirects_and_qrph_shows_a_qr_code,
+    a_used_or_unknown_link_shows_a_clear_page,
+    without_a_return_url_the_page_tells_the_outcome,
+);
+
+fn id(value: &Value) -> String {
+    value["id"].as_str().expect("an id").to_owned()
+}
+
+async fn redirect_url(app: &TestApp, intent: &Value, attach: &str) -> String {
+    let (status, waiting) = app.post(&format!("/payment_intents/{}/attach", id(intent)), attach).await;
+    assert_eq!((status, waiting["status"].as_str()), (200, Some("awaiting_next_action")), "{waiting}");
+    waiting["next_action"]["redirect_url"].as_str().expect("a redirect URL").to_owned()
+}
+
+const CHALLENGE_CARD: &str = "payment_method[type]=card&payment_method[card][number]=4000000000003220\
+                              &payment_method[card][exp_month]=12&payment_method[card][exp_year]=2035&payment_method[card][cvc]=123";
+
+async fn a_challenged_card_is_authorized_on_the_page_and_returns_to_the_shop(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let url = redirect_url(&app, &intent, CHALLENGE_CARD).await;
+    let (status, page) = open_page(&url).await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("Authorize test payment") && page.contains("Fail test payment") && page.contains("₱100.00"),
+        "{page}"
+    );
+    assert!(!page.contains("<script"), "the page works without JavaScript");
+    let response = decide(&url, "authorize").await;
+    assert_eq!(response.status(), 303);
+    let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    let secret = intent["client_secret"].as_str().unwrap();
+    assert_eq!(location, format!("https://shop.example/done?payment_intent_client_secret={secret}"));
+    let (_, paid) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
+    assert_eq!((paid["status"].as_str(), paid["latest_payment"]["status"].as_str()), (Some("succeeded"), Some("paid")));
+    assert_eq!(paid["next_action"], Value::Null);
+}
+
+async fn a_failed_challenge_records_authentication_failed(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let url = redirect_url(&app, &intent, CHALLENGE_CARD).await;
+    assert_eq!(decide(&url, "fail").await.status(), 303);
+    let (_, failed) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
+    assert_eq!(failed["status"], "awaiting_payment_method");
+    assert_eq!(failed["last_payment_error"]["code"], "authentication_failed");
+    assert_eq!(failed["latest_payment"]["status"], "failed");
+    assert_eq!(app.event_types().await, vec!["payment.failed"]);
+}
+
+async fn every_e_wallet_redirects_and_qrph_shows_a_qr_code(app: TestApp) {
+    for method in ["gcash", "maya", "billease", "qrph"] {
+        let intent = app.create_intent(25_000, "").await;
+        let url = redirect_url(&app, &intent, &format!("payment_method[type]={method}")).await;
+        let (status, page) = open_page(&url).await;
+        assert_eq!(status, 200, "{method}");
+        assert_eq!(page.contains("<svg"), method == "qrph", "{method}: only QR Ph shows a QR code");
+        assert_eq!(decide(&url, "authorize").await.status(), 303, "{method}");
+        let (_, paid) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
+        assert_eq!(paid["status"], "succeeded", "{method}");
+        let payment_method = &paid["latest_payment"]["payment_method"];
+        assert_eq!(payment_method["type"], method);
+        assert_eq!(payment_method.get("qrph").is_some(), method == "qrph", "{payment_method}");
+        assert!(payment_method.get("card").is_none());
+    }
+}
+
+async fn a_used_or_unknown_link_shows_a_clear_page(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let url = redirect_url(&app, &intent, "payment_method[type]=gcash").await;
+    decide(&url, "authorize").await;
+    let (status, page) = open_page(&url).await;
+    assert_eq!(status, 404);
+    assert!(page.contains("cannot be used"), "{page}");
+    assert_eq!(decide(&url, "fail").await.status(), 404, "a used link cannot change the outcome");
+    let (status, _) = open_page(&format!("{}/test/authorize/unknown", app.address)).await;
+    assert_eq!(status, 404);
+    let (_, paid) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
+    assert_eq!(paid["status"], "succeeded", "still paid after a second try");
+    let other = app.create_intent(10_000, "").await;
+    let url = redirect_url(&app, &other, "payment_method[type]=maya").await;
+    assert_eq!(decide(&url, "maybe").await.status(), 400);
+}
+
+async fn without_a_return_url_the_page_tells_the_outcome(app: TestApp) {
+    let (_, intent) = app.post("/payment_intents", "amount=5000&currency=PHP&payment_methods[]=gcash").await;
+    let url = redirect_url(&app, &intent, "payment_method[type]=gcash").await;
+    let response = decide(&url, "authorize").await;
+    assert_eq!(response.status(), 200);
+    assert!(response.text().await.unwrap().contains("Payment authorized"));
+}
