@@ -92,6 +92,14 @@ pub enum ConnectError {
     Directory(#[from] std::io::Error),
 }
 
+/// A pooled connection, and whether a failure showed it dead.
+pub struct PooledConnection {
+    pub(crate) connection: AnyConnection,
+    /// Set when a query on it reported the database unavailable, so the pool drops it on return
+    /// instead of handing it out again.
+    pub(crate) broken: bool,
+}
+
 /// The r2d2 manager that opens connections of the backend the URL names.
 #[derive(Debug, Clone)]
 pub struct ConnectionManager {
@@ -111,10 +119,30 @@ const SQLITE_PRAGMAS: &str =
     "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;";
 
 impl r2d2::ManageConnection for ConnectionManager {
-    type Connection = AnyConnection;
+    type Connection = PooledConnection;
     type Error = ConnectError;
 
-    fn connect(&self) -> Result<AnyConnection, ConnectError> {
+    fn connect(&self) -> Result<PooledConnection, ConnectError> {
+        let connection = self.open()?;
+        Ok(PooledConnection { connection, broken: false })
+    }
+
+    fn is_valid(&self, pooled: &mut PooledConnection) -> Result<(), ConnectError> {
+        pooled.connection.batch_execute("SELECT 1").map_err(ConnectError::Query)
+    }
+
+    fn has_broken(&self, pooled: &mut PooledConnection) -> bool {
+        pooled.broken
+            || match &mut pooled.connection {
+                AnyConnection::Postgresql(inner) => inner.is_broken(),
+                AnyConnection::Sqlite(inner) => inner.is_broken(),
+            }
+    }
+}
+
+impl ConnectionManager {
+    /// Opens a connection of the URL's backend, prepared for use.
+    fn open(&self) -> Result<AnyConnection, ConnectError> {
         match self.url.backend {
             Backend::Postgres => Ok(AnyConnection::Postgresql(PgConnection::establish(&self.url.target)?)),
             Backend::Sqlite => {
@@ -125,17 +153,6 @@ impl r2d2::ManageConnection for ConnectionManager {
                 connection.batch_execute(SQLITE_PRAGMAS)?;
                 Ok(AnyConnection::Sqlite(connection))
             }
-        }
-    }
-
-    fn is_valid(&self, connection: &mut AnyConnection) -> Result<(), ConnectError> {
-        connection.batch_execute("SELECT 1").map_err(ConnectError::Query)
-    }
-
-    fn has_broken(&self, connection: &mut AnyConnection) -> bool {
-        match connection {
-            AnyConnection::Postgresql(inner) => inner.is_broken(),
-            AnyConnection::Sqlite(inner) => inner.is_broken(),
         }
     }
 }
@@ -162,12 +179,16 @@ impl DatabaseUrl {
     pub fn connect(&self, settings: PoolSettings) -> Result<Pool, String> {
         let manager = ConnectionManager::new(self.clone());
         // One direct connection first: r2d2 would report only a timeout, this reports why.
-        let mut first = r2d2::ManageConnection::connect(&manager).map_err(|e| e.to_string())?;
+        let mut first = manager.open().map_err(|e| e.to_string())?;
         migrate(&mut first).map_err(|e| format!("cannot migrate the database: {e}"))?;
         drop(first);
         r2d2::Pool::builder()
             .max_size(settings.max_size)
             .min_idle(Some(1))
+            // No `SELECT 1` before every use: it doubles the round trips of short transactions. A
+            // connection that a query found dead is marked broken and dropped when it is returned
+            // (`has_broken`); the request that met it answers 503.
+            .test_on_check_out(false)
             .connection_timeout(settings.connection_timeout)
             .error_handler(Box::new(LogErrors))
             .build(manager)

@@ -1,6 +1,6 @@
 //! Customers in the database.
 
-use super::error::{corrupt, store_error};
+use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, to_json};
 use super::schema::customers;
 use super::unit_of_work::DbSession;
@@ -126,10 +126,7 @@ impl CustomerRepository for DbSession<'_> {
         .set(CustomerRow::from_domain(customer)?)
         .execute(self.connection)
         .map_err(store_error)?;
-        if updated == 0 {
-            return Err(StoreError::Conflict);
-        }
-        Ok(())
+        versioned(updated)
     }
 
     fn list(

@@ -44,3 +44,11 @@ pub(crate) fn pool_error(error: r2d2::Error) -> StoreError {
 pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> StoreError {
     StoreError::Other(format!("stored {what} is invalid: {detail}").into())
 }
+
+/// A versioned update that matched no row lost an optimistic-concurrency race.
+pub(crate) fn versioned(updated: usize) -> Result<(), StoreError> {
+    if updated == 0 {
+        return Err(StoreError::Conflict);
+    }
+    Ok(())
+}

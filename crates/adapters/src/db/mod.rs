@@ -15,5 +15,5 @@ mod schema;
 pub mod testing;
 mod unit_of_work;
 
-pub use connection::{AnyConnection, Backend, ConnectionManager, DatabaseUrl, Pool, PoolSettings};
+pub use connection::{AnyConnection, Backend, ConnectionManager, DatabaseUrl, Pool, PoolSettings, PooledConnection};
 pub use unit_of_work::DieselUnitOfWork;

@@ -1,6 +1,6 @@
 //! Payments in the database.
 
-use super::error::{corrupt, store_error};
+use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, parse_id, to_json};
 use super::schema::payments;
 use super::unit_of_work::DbSession;
@@ -123,9 +123,6 @@ impl PaymentRepository for DbSession<'_> {
         .set(PaymentRow::from_domain(payment)?)
         .execute(self.connection)
         .map_err(store_error)?;
-        if updated == 0 {
-            return Err(StoreError::Conflict);
-        }
-        Ok(())
+        versioned(updated)
     }
 }

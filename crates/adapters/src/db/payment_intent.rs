@@ -1,6 +1,6 @@
 //! Payment intents in the database.
 
-use super::error::store_error;
+use super::error::{store_error, versioned};
 use super::json::{from_json, invalid, parse_id, to_json};
 use super::schema::payment_intents;
 use super::unit_of_work::DbSession;
@@ -154,10 +154,7 @@ impl PaymentIntentRepository for DbSession<'_> {
         .set(PaymentIntentRow::from_domain(intent)?)
         .execute(self.connection)
         .map_err(store_error)?;
-        if updated == 0 {
-            return Err(StoreError::Conflict);
-        }
-        Ok(())
+        versioned(updated)
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {

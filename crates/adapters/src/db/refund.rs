@@ -1,6 +1,6 @@
 //! Refunds in the database.
 
-use super::error::{corrupt, store_error};
+use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, parse_id, to_json};
 use super::schema::refunds;
 use super::unit_of_work::DbSession;
@@ -108,9 +108,6 @@ impl RefundRepository for DbSession<'_> {
         .set(RefundRow::from_domain(refund)?)
         .execute(self.connection)
         .map_err(store_error)?;
-        if updated == 0 {
-            return Err(StoreError::Conflict);
-        }
-        Ok(())
+        versioned(updated)
     }
 }

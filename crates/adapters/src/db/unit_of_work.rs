@@ -1,6 +1,6 @@
 //! The diesel unit of work: a pooled connection, one transaction, the repositories over it.
 
-use super::connection::{AnyConnection, Pool};
+use super::connection::{AnyConnection, Pool, PooledConnection};
 use super::error::{pool_error, store_error};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::Connection;
@@ -62,34 +62,48 @@ impl DieselUnitOfWork {
 impl UnitOfWork for DieselUnitOfWork {
     fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        let connection: &mut AnyConnection = &mut pooled;
-        begin(connection).map_err(store_error)?;
-        let outcome = work(&mut DbSession { connection: &mut *connection });
-        match outcome {
-            Ok(()) => {
-                <AnyConnection as Connection>::TransactionManager::commit_transaction(connection)
-                    .map_err(store_error)?;
-                Ok(())
-            }
-            Err(error) => {
-                if let Err(rollback) =
-                    <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection)
-                {
-                    tracing::warn!(error = %rollback, "rollback failed");
-                }
-                Err(error)
-            }
-        }
+        let outcome = run_transaction(&mut pooled.connection, work);
+        mark_if_unavailable(&mut pooled, &outcome);
+        outcome
     }
 
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        work(&mut DbSession { connection: &mut pooled })
+        let outcome = work(&mut DbSession { connection: &mut pooled.connection });
+        mark_if_unavailable(&mut pooled, &outcome);
+        outcome
     }
 
     fn ping(&self) -> Result<(), StoreError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        pooled.batch_execute("SELECT 1").map_err(store_error)
+        let outcome = pooled.connection.batch_execute("SELECT 1").map_err(store_error);
+        if matches!(outcome, Err(StoreError::Unavailable(_))) {
+            pooled.broken = true;
+        }
+        outcome
+    }
+}
+
+/// A connection on which the database was unavailable is not handed out again.
+fn mark_if_unavailable(pooled: &mut PooledConnection, outcome: &Result<(), ApplicationError>) {
+    if matches!(outcome, Err(ApplicationError::Unavailable(_))) {
+        pooled.broken = true;
+    }
+}
+
+fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+    begin(connection).map_err(store_error)?;
+    match work(&mut DbSession { connection: &mut *connection }) {
+        Ok(()) => {
+            <AnyConnection as Connection>::TransactionManager::commit_transaction(connection).map_err(store_error)?;
+            Ok(())
+        }
+        Err(error) => {
+            if let Err(rollback) = <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection) {
+                tracing::warn!(error = %rollback, "rollback failed");
+            }
+            Err(error)
+        }
     }
 }
 

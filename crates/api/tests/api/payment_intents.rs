@@ -425,3 +425,30 @@ async fn an_intent_embeds_its_customer(app: TestApp) {
     let (_, paid) = app.attach_card(&id(&intent), "4242424242424242").await;
     assert_eq!(paid["latest_payment"]["customer"], customer);
 }
+
+/// Two instances share one PostgreSQL (SQLite serves a single instance).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_running_due_actions_release_each_hold_once() {
+    let app = crate::helpers::spawn_app(payments_adapters::db::Backend::Postgres).await;
+    let mut settings = payments_api::settings::Settings::load().unwrap();
+    settings.database.url = app.database.url().to_owned();
+    let settings = settings.validate().unwrap();
+    let other_instance = tokio::task::spawn_blocking({
+        let clock = app.clock.clone();
+        move || payments_api::startup::Services::connect(&settings, clock).unwrap()
+    })
+    .await
+    .unwrap();
+    let holds = 12;
+    for _ in 0..holds {
+        let intent = app.create_intent(10_000, "&payment_method_options[card][capture_type]=manual").await;
+        app.attach_card(&id(&intent), "4242424242424242").await;
+    }
+    app.clock.advance(HOLD_SECONDS + 1);
+    let runs = [app.services.payment_intents.clone(), other_instance.payment_intents.clone()]
+        .map(|intents| tokio::task::spawn_blocking(move || intents.run_due_actions(1_000).unwrap()));
+    let moved: usize = join_all(runs).await.into_iter().map(Result::unwrap).sum();
+    assert_eq!(moved, holds, "each hold is released by exactly one instance");
+    let canceled = app.event_types().await.iter().filter(|t| *t == "payment_intent.canceled").count();
+    assert_eq!(canceled, holds, "one event per released hold");
+}

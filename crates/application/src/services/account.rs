@@ -6,8 +6,11 @@ use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
 use payments_domain::ids::{AccountId, RANDOM_PART_LENGTH};
 use payments_domain::validation::FieldError;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
 
+/// Most resolved keys kept in memory; past this the memo starts over.
+const MAX_REMEMBERED_KEYS: usize = 10_000;
 /// Length of the random part of a new API key.
 const KEY_RANDOM_LENGTH: usize = 40;
 /// Longest accepted account name.
@@ -18,12 +21,15 @@ pub struct AccountService {
     unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    /// Keys already resolved, by digest. Keys are never revoked or rotated in this version, so a
+    /// resolved key stays valid; only keys that exist are remembered.
+    resolved: RwLock<HashMap<String, Caller>>,
 }
 
 impl AccountService {
     #[must_use]
     pub fn new(unit_of_work: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
-        Self { unit_of_work, clock, ids }
+        Self { unit_of_work, clock, ids, resolved: RwLock::default() }
     }
 
     /// Creates an account and its four keys. The keys are returned once and stored only as digests.
@@ -68,10 +74,20 @@ impl AccountService {
     pub fn authenticate(&self, presented: &str) -> Result<Caller, ApplicationError> {
         let key = ApiKey::parse(presented).ok_or(ApplicationError::Unauthenticated)?;
         let digest = key.digest();
+        if let Some(caller) = self.resolved.read().unwrap_or_else(PoisonError::into_inner).get(&digest) {
+            return Ok(caller.clone());
+        }
         let record =
             reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().find_key(&digest)?))?
                 .ok_or(ApplicationError::Unauthenticated)?;
-        Ok(Caller { scope: Scope { account_id: record.account_id, mode: record.mode }, key_kind: record.kind })
+        let caller =
+            Caller { scope: Scope { account_id: record.account_id, mode: record.mode }, key_kind: record.kind };
+        let mut resolved = self.resolved.write().unwrap_or_else(PoisonError::into_inner);
+        if resolved.len() >= MAX_REMEMBERED_KEYS {
+            resolved.clear();
+        }
+        resolved.insert(digest, caller.clone());
+        Ok(caller)
     }
 
     fn new_account(&self, name: &str) -> (Account, AccountKeys) {

@@ -10,6 +10,7 @@ use crate::ports::{
 use crate::scope::Scope;
 use payments_domain::account::Mode;
 use payments_domain::customer::Customer;
+use payments_domain::error::DomainError;
 use payments_domain::event::EventType;
 use payments_domain::ids::ClientSecret;
 use payments_domain::ids::{CustomerId, PaymentId, PaymentIntentId, PaymentMethodId, RANDOM_PART_LENGTH};
@@ -109,6 +110,13 @@ pub struct RedirectCompletion {
     pub client_secret: String,
     pub succeeded: bool,
     pub error: Option<PaymentError>,
+}
+
+/// What a transition leaves behind besides the intent: a new payment and its event, and the intent's
+/// own event.
+struct Effects {
+    payment: Option<(Payment, EventType)>,
+    intent_event: Option<EventType>,
 }
 
 /// Payment intent use cases.
@@ -228,19 +236,17 @@ impl PaymentIntentService {
         };
         let redirect = self.redirect_for(scope.mode);
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let mut current = load(repositories, scope, id)?;
-            if current.version != intent.version {
+            let before = load_view(repositories, scope, id)?;
+            if before.intent.version != intent.version {
                 return Err(ApplicationError::Conflict);
             }
-            let before = self.render(repositories, scope, &current)?;
-            let expected_version = current.version;
+            let mut current = before.intent.clone();
             if request.return_url.is_some() {
                 current.return_url.clone_from(&request.return_url);
             }
             let result =
                 current.record_attempt(attempt.clone(), authorization.outcome.clone(), redirect.clone(), now)?;
-            let failure = self.settle(repositories, scope, &before, &mut current, expected_version, result, now)?;
-            let view = view(repositories, scope, current)?;
+            let (view, failure) = self.settle(repositories, scope, before, current, result, now)?;
             Ok(match failure {
                 Some(error) => AttachOutcome::Declined(view, error),
                 None => AttachOutcome::Attached(view),
@@ -262,35 +268,24 @@ impl PaymentIntentService {
         retry_on_conflict(|| {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let mut intent = load(repositories, scope, id)?;
-                let before = self.render(repositories, scope, &intent)?;
-                let expected_version = intent.version;
+                let before = load_view(repositories, scope, id)?;
+                let mut intent = before.intent.clone();
+                // Without an amount the whole hold is taken; with nothing held there is nothing to take.
                 let amount = match amount {
                     Some(amount) => amount,
-                    None => Amount::new(intent.amount_capturable).map_err(|_| {
-                        ApplicationError::from(payments_domain::error::DomainError::InvalidState {
-                            resource: RESOURCE,
-                            status: intent.status.as_str(),
-                            action: "capture",
-                        })
+                    None => Amount::new(intent.amount_capturable).map_err(|_| DomainError::InvalidState {
+                        resource: RESOURCE,
+                        status: intent.status.as_str(),
+                        action: "capture",
                     })?,
                 };
                 let attempt = intent.capture(amount, now)?;
                 let payment = self.paid_payment(&intent, amount.centavos(), attempt, now);
-                intent.link_payment(payment.id.clone());
-                repositories.payments().insert(&payment)?;
-                repositories.payment_intents().update(&intent, expected_version)?;
-                let log = self.event_log(scope, now);
-                let after = self.render(repositories, scope, &intent)?;
-                log.append(repositories, EventType::PaymentIntentSucceeded, &after, Some(&before))?;
-                let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
-                log.append(
-                    repositories,
-                    EventType::PaymentPaid,
-                    &self.presenter.payment(&payment, customer.as_ref()),
-                    None,
-                )?;
-                view(repositories, scope, intent)
+                let events = Effects {
+                    payment: Some((payment, EventType::PaymentPaid)),
+                    intent_event: Some(EventType::PaymentIntentSucceeded),
+                };
+                self.commit(repositories, scope, before, intent, events, now)
             })
         })
     }
@@ -303,19 +298,11 @@ impl PaymentIntentService {
         retry_on_conflict(|| {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let mut intent = load(repositories, scope, id)?;
-                let before = self.render(repositories, scope, &intent)?;
-                let expected_version = intent.version;
+                let before = load_view(repositories, scope, id)?;
+                let mut intent = before.intent.clone();
                 intent.cancel(now)?;
-                repositories.payment_intents().update(&intent, expected_version)?;
-                let after = self.render(repositories, scope, &intent)?;
-                self.event_log(scope, now).append(
-                    repositories,
-                    EventType::PaymentIntentCanceled,
-                    &after,
-                    Some(&before),
-                )?;
-                view(repositories, scope, intent)
+                let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
+                self.commit(repositories, scope, before, intent, events, now)
             })
         })
     }
@@ -351,19 +338,19 @@ impl PaymentIntentService {
     pub fn complete_redirect(&self, token: &str, authorized: bool) -> Result<RedirectCompletion, ApplicationError> {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let mut intent = repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)?;
+            let intent = repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)?;
             let scope = Scope { account_id: intent.account_id.clone(), mode: Mode::from_livemode(intent.livemode) };
-            let before = self.render(repositories, &scope, &intent)?;
-            let expected_version = intent.version;
+            let before = view(repositories, &scope, intent)?;
+            let mut intent = before.intent.clone();
             let result = if intent.action_due_at.is_some_and(|due| now >= due) {
                 intent.expire_redirect(now)?
             } else {
                 intent.complete_redirect(authorized, now)?
             };
-            let error = self.settle(repositories, &scope, &before, &mut intent, expected_version, result, now)?;
+            let (view, error) = self.settle(repositories, &scope, before, intent, result, now)?;
             Ok(RedirectCompletion {
-                return_url: intent.return_url.clone(),
-                client_secret: intent.client_secret.reveal().to_owned(),
+                return_url: view.intent.return_url.clone(),
+                client_secret: view.intent.client_secret.reveal().to_owned(),
                 succeeded: error.is_none(),
                 error,
             })
@@ -385,36 +372,28 @@ impl PaymentIntentService {
             let scope =
                 Scope { account_id: candidate.account_id.clone(), mode: Mode::from_livemode(candidate.livemode) };
             let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let Some(mut intent) = repositories.payment_intents().find(&scope, &candidate.id)? else {
+                let Some(intent) = repositories.payment_intents().find(&scope, &candidate.id)? else {
                     return Ok(false);
                 };
-                let before = self.render(repositories, &scope, &intent)?;
-                let expected_version = intent.version;
+                let before = view(repositories, &scope, intent)?;
+                let mut intent = before.intent.clone();
                 match intent.status {
                     PaymentIntentStatus::AwaitingNextAction => {
                         let result = intent.expire_redirect(now)?;
-                        self.settle(repositories, &scope, &before, &mut intent, expected_version, result, now)?;
+                        self.settle(repositories, &scope, before, intent, result, now)?;
                     }
                     PaymentIntentStatus::Processing => {
                         let result = intent.finish_processing(now)?;
-                        self.settle(repositories, &scope, &before, &mut intent, expected_version, result, now)?;
+                        self.settle(repositories, &scope, before, intent, result, now)?;
                     }
                     PaymentIntentStatus::AwaitingCapture => {
                         intent.expire_hold(now)?;
-                        repositories.payment_intents().update(&intent, expected_version)?;
-                        let after = self.render(repositories, &scope, &intent)?;
-                        self.event_log(&scope, now).append(
-                            repositories,
-                            EventType::PaymentIntentCanceled,
-                            &after,
-                            Some(&before),
-                        )?;
+                        let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
+                        self.commit(repositories, &scope, before, intent, events, now)?;
                     }
                     PaymentIntentStatus::AwaitingPaymentMethod
                     | PaymentIntentStatus::Succeeded
-                    | PaymentIntentStatus::Canceled => {
-                        return Ok(false);
-                    }
+                    | PaymentIntentStatus::Canceled => return Ok(false),
                 }
                 Ok(true)
             });
@@ -427,49 +406,70 @@ impl PaymentIntentService {
         Ok(moved)
     }
 
-    /// Records what an attempt came to: the payment, the intent, and their events. Returns the
-    /// payment error of a failed attempt.
-    #[allow(clippy::too_many_arguments)]
+    /// Records what an attempt came to. Returns the new view and the payment error of a failure.
     fn settle(
         &self,
         repositories: &mut dyn Repositories,
         scope: &Scope,
-        before: &Value,
-        intent: &mut PaymentIntent,
-        expected_version: i64,
+        before: PaymentIntentView,
+        intent: PaymentIntent,
         result: AttemptResult,
         now: Timestamp,
-    ) -> Result<Option<PaymentError>, ApplicationError> {
-        let (payment, intent_event, failure) = match result {
+    ) -> Result<(PaymentIntentView, Option<PaymentError>), ApplicationError> {
+        let (effects, failure) = match result {
             AttemptResult::Succeeded(mut attempt) => {
                 if attempt.payment_method.method == PaymentMethodType::Qrph && attempt.payment_method.qrph.is_none() {
                     attempt.payment_method.qrph = self.processors.for_mode(scope.livemode())?.qrph_payer();
                 }
-                let payment = self.paid_payment(intent, intent.amount.centavos(), attempt, now);
-                (Some((payment, EventType::PaymentPaid)), Some(EventType::PaymentIntentSucceeded), None)
+                let payment = self.paid_payment(&intent, intent.amount.centavos(), attempt, now);
+                let effects = Effects {
+                    payment: Some((payment, EventType::PaymentPaid)),
+                    intent_event: Some(EventType::PaymentIntentSucceeded),
+                };
+                (effects, None)
             }
-            AttemptResult::Held(_) => (None, Some(EventType::PaymentIntentAwaitingCapture), None),
+            AttemptResult::Held(_) => {
+                (Effects { payment: None, intent_event: Some(EventType::PaymentIntentAwaitingCapture) }, None)
+            }
             AttemptResult::Failed(attempt, error) => {
-                let payment = Payment::failed(PaymentId::from_random(&self.random()), intent, attempt, now);
-                (Some((payment, EventType::PaymentFailed)), None, Some(error))
+                let payment = Payment::failed(PaymentId::from_random(&self.random()), &intent, attempt, now);
+                (Effects { payment: Some((payment, EventType::PaymentFailed)), intent_event: None }, Some(error))
             }
-            AttemptResult::Redirected | AttemptResult::Processing => (None, None, None),
+            AttemptResult::Redirected | AttemptResult::Processing => {
+                (Effects { payment: None, intent_event: None }, None)
+            }
         };
-        if let Some((payment, _)) = &payment {
+        let view = self.commit(repositories, scope, before, intent, effects, now)?;
+        Ok((view, failure))
+    }
+
+    /// Persists a transition: the new payment, the intent (if its version is still the one loaded),
+    /// and the events, rendered from what is in hand rather than read back.
+    fn commit(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        before: PaymentIntentView,
+        mut intent: PaymentIntent,
+        effects: Effects,
+        now: Timestamp,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        let mut latest_payment = before.latest_payment.clone();
+        if let Some((payment, _)) = &effects.payment {
             intent.link_payment(payment.id.clone());
             repositories.payments().insert(payment)?;
+            latest_payment = Some(payment.clone());
         }
-        repositories.payment_intents().update(intent, expected_version)?;
+        repositories.payment_intents().update(&intent, before.intent.version)?;
+        let after = PaymentIntentView { intent, latest_payment, customer: before.customer.clone() };
         let log = self.event_log(scope, now);
-        if let Some(event_type) = intent_event {
-            let after = self.render(repositories, scope, intent)?;
-            log.append(repositories, event_type, &after, Some(before))?;
+        if let Some(event_type) = effects.intent_event {
+            log.append(repositories, event_type, &self.present(&after), Some(&self.present(&before)))?;
         }
-        if let Some((payment, event_type)) = payment {
-            let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
-            log.append(repositories, event_type, &self.presenter.payment(&payment, customer.as_ref()), None)?;
+        if let Some((payment, event_type)) = effects.payment {
+            log.append(repositories, event_type, &self.presenter.payment(&payment, after.customer.as_ref()), None)?;
         }
-        Ok(failure)
+        Ok(after)
     }
 
     fn paid_payment(&self, intent: &PaymentIntent, amount: i64, attempt: Attempt, now: Timestamp) -> Payment {
@@ -488,14 +488,8 @@ impl PaymentIntentService {
         }
     }
 
-    fn render(
-        &self,
-        repositories: &mut dyn Repositories,
-        scope: &Scope,
-        intent: &PaymentIntent,
-    ) -> Result<Value, ApplicationError> {
-        let view = view(repositories, scope, intent.clone())?;
-        Ok(self.presenter.payment_intent(&view.intent, view.latest_payment.as_ref(), view.customer.as_ref()))
+    fn present(&self, view: &PaymentIntentView) -> Value {
+        self.presenter.payment_intent(&view.intent, view.latest_payment.as_ref(), view.customer.as_ref())
     }
 
     fn event_log<'a>(&'a self, scope: &'a Scope, now: Timestamp) -> EventLog<'a> {
@@ -511,6 +505,16 @@ fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<
     let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: id.to_owned() };
     let intent_id = PaymentIntentId::parse(id).ok_or_else(not_found)?;
     repositories.payment_intents().find(scope, &intent_id)?.ok_or_else(not_found)
+}
+
+/// The intent `id` of the scope with its latest payment and customer.
+fn load_view(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    id: &str,
+) -> Result<PaymentIntentView, ApplicationError> {
+    let intent = load(repositories, scope, id)?;
+    view(repositories, scope, intent)
 }
 
 /// The intent with its latest payment and customer.
