@@ -184,6 +184,8 @@ impl DatabaseUrl {
         drop(first);
         r2d2::Pool::builder()
             .max_size(settings.max_size)
+            // Grow on demand from one connection: on a small machine a handful of busy connections
+            // serve more than a full pool of mostly idle ones (measured in docs/benchmarks.md).
             .min_idle(Some(1))
             // No `SELECT 1` before every use: it doubles the round trips of short transactions. A
             // connection that a query found dead is marked broken and dropped when it is returned
