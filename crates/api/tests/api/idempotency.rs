@@ -12,6 +12,7 @@ on_both_backends!(
     a_failed_request_is_not_stored,
     concurrent_requests_with_one_key_create_one_customer,
     an_over_long_key_is_refused,
+    a_declined_attach_is_replayed_not_charged_again,
 );
 
 const BODY: &str = "name=Ana&email=ana%40example.com&currency=PHP";
@@ -106,4 +107,28 @@ async fn an_over_long_key_is_refused(app: TestApp) {
     single_error(&body, "parameter_invalid");
     let (_, list) = read(app.get("/customers").await).await;
     assert!(ids(&list).is_empty());
+}
+
+async fn a_declined_attach_is_replayed_not_charged_again(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let path = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+    let body =
+        "payment_method[type]=card&payment_method[card][number]=4503300000000008&payment_method[card][exp_month]=12\
+                &payment_method[card][exp_year]=2035&payment_method[card][cvc]=123";
+    let attach = || {
+        app.request(Method::POST, &path, &app.keys.secret_test)
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header("Idempotency-Key", "attach-1")
+            .body(body)
+            .send()
+    };
+    let first = attach().await.unwrap();
+    assert_eq!(first.status(), 400);
+    let first_body = first.bytes().await.unwrap();
+    let retry = attach().await.unwrap();
+    assert_eq!(retry.status(), 400);
+    assert_eq!(retry.headers().get("Idempotent-Replayed").and_then(|v| v.to_str().ok()), Some("true"));
+    assert_eq!(retry.bytes().await.unwrap(), first_body, "the decline is replayed byte for byte");
+    let failed = app.event_types().await.iter().filter(|t| *t == "payment.failed").count();
+    assert_eq!(failed, 1, "the card was tried once");
 }
