@@ -11,6 +11,10 @@ impl IdGenerator for RandomIds {
     fn alphanumeric(&self, length: usize) -> String {
         Alphanumeric.sample_string(&mut rand::rng(), length)
     }
+
+    fn fraction(&self) -> f64 {
+        rand::random::<f64>()
+    }
 }
 
 #[cfg(test)]

@@ -5,3 +5,4 @@ pub mod clock;
 pub mod db;
 pub mod id_generator;
 pub mod processor;
+pub mod webhooks;

@@ -1,9 +1,10 @@
 //! The API's representation of resources, lent to the application so events carry exactly what a
 //! retrieval returns.
 
-use crate::routes::{PaymentIntentResource, PaymentResource, RefundResource};
+use crate::routes::{EventResource, PaymentIntentResource, PaymentResource, RefundResource};
 use payments_application::ports::Presenter;
 use payments_domain::customer::Customer;
+use payments_domain::event::Event;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::PaymentIntent;
 use payments_domain::refund::Refund;
@@ -35,5 +36,9 @@ impl Presenter for ApiPresenter {
 
     fn refund(&self, refund: &Refund) -> Value {
         to_value(&RefundResource::new(refund))
+    }
+
+    fn event(&self, event: &Event) -> String {
+        serde_json::to_string(&EventResource::new(event)).unwrap_or_default()
     }
 }

@@ -17,6 +17,20 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub log: LogSettings,
     pub fees: FeesSettings,
+    pub webhooks: WebhookSettings,
+}
+
+/// Webhook delivery.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WebhookSettings {
+    pub timeout_seconds: u64,
+    pub retry_base_ms: i64,
+    pub retry_cap_ms: i64,
+    pub jitter: f64,
+    pub give_up_after_seconds: i64,
+    pub concurrency: usize,
+    pub lease_seconds: u64,
+    pub poll_interval_ms: u64,
 }
 
 /// The fee of each payment method.
@@ -85,6 +99,7 @@ pub struct ValidSettings {
     pub pool: PoolSettings,
     pub log: LogSettings,
     pub fees: FeeSchedule,
+    pub webhooks: WebhookSettings,
 }
 
 impl Settings {
@@ -148,6 +163,22 @@ impl Settings {
                 problems.push(format!("fees.{method}: basis_points must be 0 to 10000 and fixed 0 to 1000000"));
             }
         }
+        let hooks = &self.webhooks;
+        if !(1..=60).contains(&hooks.timeout_seconds) {
+            problems.push("webhooks.timeout_seconds: must be from 1 to 60".to_owned());
+        }
+        if hooks.retry_base_ms < 1 || hooks.retry_cap_ms < hooks.retry_base_ms || hooks.give_up_after_seconds < 1 {
+            problems.push(
+                "webhooks: retry_base_ms must be positive, retry_cap_ms at least it, give_up_after_seconds positive"
+                    .to_owned(),
+            );
+        }
+        if !(0.0..=1.0).contains(&hooks.jitter) {
+            problems.push("webhooks.jitter: must be from 0 to 1".to_owned());
+        }
+        if !(1..=1_000).contains(&hooks.concurrency) || hooks.lease_seconds < 1 || hooks.poll_interval_ms < 1 {
+            problems.push("webhooks: concurrency 1 to 1000, lease_seconds and poll_interval_ms positive".to_owned());
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
             problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
         }
@@ -170,6 +201,7 @@ impl Settings {
                     billease: rate(fees.billease),
                     qrph: rate(fees.qrph),
                 },
+                webhooks: self.webhooks.clone(),
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

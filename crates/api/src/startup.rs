@@ -5,7 +5,7 @@ use crate::decode::BodyLimit;
 use crate::idempotency::idempotency;
 use crate::presenter::ApiPresenter;
 use crate::routes;
-use crate::settings::ValidSettings;
+use crate::settings::{ValidSettings, WebhookSettings};
 use crate::telemetry::{request_id_header, RequestSpan};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -14,14 +14,17 @@ use payments_adapters::clock::SystemClock;
 use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::id_generator::RandomIds;
 use payments_adapters::processor::Simulator;
+use payments_adapters::webhooks::{DeliveryWorker, Dispatcher, ResolvingUrlGuard, WorkerSettings};
 use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
 use payments_application::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
-    PaymentService, Processors, RefundService,
+    PaymentService, Processors, RefundService, WebhookDeliveryService, WebhookService,
 };
+use payments_domain::webhook::RetrySchedule;
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Notify;
 use tracing_actix_web::TracingLogger;
 
 /// How often due payment intent actions (hold and redirect expiry, processing end) run.
@@ -43,7 +46,12 @@ pub struct Services {
     pub payments: Arc<PaymentService>,
     pub refunds: Arc<RefundService>,
     pub events: Arc<EventService>,
+    pub webhooks: Arc<WebhookService>,
+    pub deliveries: Arc<WebhookDeliveryService>,
     pub storage: Arc<dyn UnitOfWork>,
+    /// Woken after every commit that appended events, so deliveries start at once.
+    pub deliveries_due: Arc<Notify>,
+    webhook_settings: WebhookSettings,
 }
 
 impl Services {
@@ -55,6 +63,7 @@ impl Services {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
         settings: &ValidSettings,
+        deliveries_due: Arc<Notify>,
     ) -> Self {
         let presenter = Arc::new(ApiPresenter);
         let processors = Processors { test: Arc::new(Simulator), live: None };
@@ -75,9 +84,24 @@ impl Services {
                 payment_settings,
             )),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
-            refunds: Arc::new(RefundService::new(storage.clone(), clock, ids, presenter)),
+            refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone())),
             events: Arc::new(EventService::new(storage.clone())),
+            webhooks: Arc::new(WebhookService::new(
+                storage.clone(),
+                clock.clone(),
+                ids.clone(),
+                Arc::new(ResolvingUrlGuard),
+            )),
+            deliveries: Arc::new(WebhookDeliveryService::new(
+                storage.clone(),
+                clock,
+                ids,
+                presenter,
+                retry_schedule(&settings.webhooks),
+            )),
             storage,
+            deliveries_due,
+            webhook_settings: settings.webhooks.clone(),
         }
     }
 
@@ -87,8 +111,28 @@ impl Services {
     /// Why the database could not be reached or migrated.
     pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, String> {
         let pool = settings.database_url.connect(settings.pool)?;
-        let storage: Arc<dyn UnitOfWork> = Arc::new(DieselUnitOfWork::new(pool));
-        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings))
+        let deliveries_due = Arc::new(Notify::new());
+        let wake = deliveries_due.clone();
+        let storage: Arc<dyn UnitOfWork> =
+            Arc::new(DieselUnitOfWork::new(pool).notifying(Arc::new(move || wake.notify_one())));
+        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due))
+    }
+
+    /// The webhook delivery worker of this instance.
+    ///
+    /// # Errors
+    /// When the HTTP client cannot be built.
+    pub fn delivery_worker(&self) -> Result<DeliveryWorker, String> {
+        let hooks = &self.webhook_settings;
+        let dispatcher = Dispatcher::new(Duration::from_secs(hooks.timeout_seconds))?;
+        let settings = WorkerSettings {
+            concurrency: hooks.concurrency,
+            lease: Duration::from_secs(hooks.lease_seconds),
+            poll_interval: Duration::from_millis(hooks.poll_interval_ms),
+            batch: u32::try_from(hooks.concurrency * 4).unwrap_or(128),
+        };
+        let owner = format!("{}-{}", std::process::id(), RandomIds.alphanumeric(8));
+        Ok(DeliveryWorker::new(self.deliveries.clone(), dispatcher, self.deliveries_due.clone(), settings, owner))
     }
 }
 
@@ -166,10 +210,22 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
         let due_actions = tokio::spawn(run_due_actions(self.services.payment_intents.clone()));
+        let worker = self.services.delivery_worker().map_err(std::io::Error::other)?;
+        let deliveries = tokio::spawn(worker.run());
         let outcome = self.server.await;
         purge.abort();
         due_actions.abort();
+        deliveries.abort();
         outcome
+    }
+}
+
+fn retry_schedule(settings: &WebhookSettings) -> RetrySchedule {
+    RetrySchedule {
+        base_ms: settings.retry_base_ms,
+        cap_ms: settings.retry_cap_ms,
+        jitter: settings.jitter,
+        give_up_after_ms: settings.give_up_after_seconds.saturating_mul(1_000),
     }
 }
 

@@ -14,6 +14,7 @@ use crate::ports::{
     Authorization, AuthorizationRequest, EventRepository, PaymentIntentRepository, PaymentMethodInput,
     PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
 };
+use crate::ports::{DeliveryAttempt, DeliveryRepository, WebhookFilter, WebhookRepository};
 use crate::scope::Scope;
 use crate::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
@@ -23,12 +24,13 @@ use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
 use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, CustomerId};
-use payments_domain::ids::{EventId, PaymentId, PaymentIntentId, RefundId};
+use payments_domain::ids::{DeliveryId, EventId, PaymentId, PaymentIntentId, RefundId, WebhookId};
 use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
 use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent};
 use payments_domain::payment_method::{CardSummary, Funding, QrphSummary};
 use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
+use payments_domain::webhook::{Delivery, DeliveryStatus, Webhook, WebhookStatus};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -46,6 +48,10 @@ struct State {
     payments: Vec<Payment>,
     refunds: Vec<Refund>,
     events: Vec<Event>,
+    webhooks: Vec<Webhook>,
+    /// Deliveries with their lease holder.
+    deliveries: Vec<(Delivery, Option<String>, i64)>,
+    attempts: Vec<DeliveryAttempt>,
 }
 
 /// An in-memory [`UnitOfWork`].
@@ -98,6 +104,14 @@ impl Repositories for State {
     }
 
     fn events(&mut self) -> &mut dyn EventRepository {
+        self
+    }
+
+    fn webhooks(&mut self) -> &mut dyn WebhookRepository {
+        self
+    }
+
+    fn deliveries(&mut self) -> &mut dyn DeliveryRepository {
         self
     }
 }
@@ -319,6 +333,13 @@ impl EventRepository for State {
         Ok(self.events.iter().find(|e| &e.id == id && in_scope_of(&e.account_id, e.livemode, scope)).cloned())
     }
 
+    fn add_pending_webhooks(&mut self, id: &EventId, delta: i64) -> Result<(), StoreError> {
+        if let Some(event) = self.events.iter_mut().find(|e| &e.id == id) {
+            event.pending_webhooks += delta;
+        }
+        Ok(())
+    }
+
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
         let visible: Vec<&Event> =
             self.events.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope)).collect();
@@ -334,6 +355,127 @@ impl EventRepository for State {
             }
         };
         Ok(Page::from_overfetched(rows, page))
+    }
+}
+
+impl WebhookRepository for State {
+    fn insert(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
+        self.webhooks.push(webhook.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &WebhookId) -> Result<Option<Webhook>, StoreError> {
+        Ok(self.webhooks.iter().find(|w| &w.id == id && in_scope_of(&w.account_id, w.livemode, scope)).cloned())
+    }
+
+    fn update(&mut self, webhook: &Webhook, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.webhooks, webhook, |w| w.id == webhook.id, |w| w.version, expected_version)
+    }
+
+    fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
+        self.webhooks.retain(|w| w.id != webhook.id);
+        Ok(())
+    }
+
+    fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError> {
+        let rows: Vec<Webhook> = self
+            .webhooks
+            .iter()
+            .rev()
+            .filter(|w| in_scope_of(&w.account_id, w.livemode, scope))
+            .filter(|w| filter.url.as_deref().is_none_or(|url| w.url == url))
+            .filter(|w| filter.description.as_deref().is_none_or(|d| w.description.as_deref() == Some(d)))
+            .take(page.limit() as usize + 1)
+            .cloned()
+            .collect();
+        Ok(Page::from_overfetched(rows, page))
+    }
+
+    fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
+        Ok(self
+            .webhooks
+            .iter()
+            .filter(|w| in_scope_of(&w.account_id, w.livemode, scope) && w.status == WebhookStatus::Enabled)
+            .cloned()
+            .collect())
+    }
+}
+
+impl DeliveryRepository for State {
+    fn insert(&mut self, delivery: &Delivery) -> Result<(), StoreError> {
+        self.deliveries.push((delivery.clone(), None, 0));
+        Ok(())
+    }
+
+    fn due(&mut self, now_ms: i64, limit: u32) -> Result<Vec<Delivery>, StoreError> {
+        Ok(self
+            .deliveries
+            .iter()
+            .filter(|(d, _, lease)| {
+                d.status == DeliveryStatus::Pending && d.next_attempt_at_ms <= now_ms && *lease <= now_ms
+            })
+            .take(limit as usize)
+            .map(|(d, _, _)| d.clone())
+            .collect())
+    }
+
+    fn claim(&mut self, id: &DeliveryId, owner: &str, now_ms: i64, lease_until_ms: i64) -> Result<bool, StoreError> {
+        match self
+            .deliveries
+            .iter_mut()
+            .find(|(d, _, lease)| &d.id == id && d.status == DeliveryStatus::Pending && *lease <= now_ms)
+        {
+            Some((_, holder, lease)) => {
+                *holder = Some(owner.to_owned());
+                *lease = lease_until_ms;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn find_leased(&mut self, id: &DeliveryId, owner: &str) -> Result<Option<Delivery>, StoreError> {
+        Ok(self
+            .deliveries
+            .iter()
+            .find(|(d, holder, _)| &d.id == id && holder.as_deref() == Some(owner))
+            .map(|(d, _, _)| d.clone()))
+    }
+
+    fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
+        match self.deliveries.iter_mut().find(|(d, holder, _)| d.id == delivery.id && holder.as_deref() == Some(owner))
+        {
+            Some(entry) => {
+                *entry = (delivery.clone(), None, 0);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn move_all(
+        &mut self,
+        webhook_id: &WebhookId,
+        from: DeliveryStatus,
+        to: DeliveryStatus,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        let mut moved = Vec::new();
+        for (delivery, _, _) in &mut self.deliveries {
+            if &delivery.webhook_id == webhook_id && delivery.status == from {
+                delivery.status = to;
+                moved.push(delivery.clone());
+            }
+        }
+        Ok(moved)
+    }
+
+    fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
+        self.attempts.push(attempt.clone());
+        Ok(())
+    }
+
+    fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        Ok(self.attempts.iter().rev().filter(|a| &a.webhook_id == webhook_id).take(limit as usize).cloned().collect())
     }
 }
 
@@ -398,6 +540,10 @@ impl Presenter for MinimalPresenter {
     fn refund(&self, refund: &Refund) -> Value {
         json!({"id": refund.id.as_str(), "amount": refund.amount})
     }
+
+    fn event(&self, event: &Event) -> String {
+        json!({"id": event.id.as_str(), "type": event.event_type}).to_string()
+    }
 }
 
 /// A clock that stands still until moved.
@@ -435,6 +581,10 @@ impl IdGenerator for SequentialIds {
         let digits = format!("{n:0>length$}");
         let letters: String = digits.chars().map(|d| char::from(b'a' + (d as u8 - b'0'))).collect();
         letters.chars().rev().collect()
+    }
+
+    fn fraction(&self) -> f64 {
+        0.5
     }
 }
 

@@ -89,6 +89,17 @@ typed_id!(
     "pm_"
 );
 
+typed_id!(
+    /// A webhook endpoint (`wh_`).
+    WebhookId,
+    "wh_"
+);
+typed_id!(
+    /// One delivery of one event to one webhook (`whd_`).
+    DeliveryId,
+    "whd_"
+);
+
 /// The secret that lets a browser read and pay one object with a public key:
 /// `<object id>_secret_<random>`. `Debug` never shows it.
 #[derive(Clone, PartialEq, Eq)]

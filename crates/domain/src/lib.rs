@@ -17,3 +17,4 @@ pub mod refund;
 pub mod statement_descriptor;
 pub mod time;
 pub mod validation;
+pub mod webhook;

@@ -77,6 +77,7 @@ impl DbSession<'_> {
 
 impl EventRepository for DbSession<'_> {
     fn append(&mut self, event: &Event) -> Result<(), StoreError> {
+        self.events_appended = true;
         diesel::insert_into(events::table)
             .values(EventRow::from_domain(event))
             .execute(self.connection)
@@ -94,6 +95,14 @@ impl EventRepository for DbSession<'_> {
             .map_err(store_error)?
             .map(EventRow::into_domain)
             .transpose()
+    }
+
+    fn add_pending_webhooks(&mut self, id: &EventId, delta: i64) -> Result<(), StoreError> {
+        diesel::update(events::table.filter(events::id.eq(id.as_str())))
+            .set(events::pending_webhooks.eq(events::pending_webhooks + delta))
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
     }
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {

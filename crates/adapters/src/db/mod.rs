@@ -14,6 +14,8 @@ mod schema;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod unit_of_work;
+mod webhook;
+mod webhook_delivery;
 
 pub use connection::{AnyConnection, Backend, ConnectionManager, DatabaseUrl, Pool, PoolSettings, PooledConnection};
 pub use unit_of_work::DieselUnitOfWork;

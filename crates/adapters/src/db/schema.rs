@@ -146,6 +146,52 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhooks (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        url -> Text,
+        events -> Text,
+        description -> Nullable<Text>,
+        secret_key -> Text,
+        status -> Text,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        webhook_id -> Text,
+        event_id -> Text,
+        status -> Text,
+        attempts -> BigInt,
+        next_attempt_at_ms -> BigInt,
+        lease_owner -> Nullable<Text>,
+        lease_until_ms -> BigInt,
+        created_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_delivery_attempts (seq) {
+        seq -> BigInt,
+        delivery_id -> Text,
+        webhook_id -> Text,
+        event_id -> Text,
+        attempted_at_ms -> BigInt,
+        status_code -> Nullable<Integer>,
+        error -> Nullable<Text>,
+        duration_ms -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
@@ -155,4 +201,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_intents,
     payments,
     refunds,
+    webhook_deliveries,
+    webhook_delivery_attempts,
+    webhooks,
 );

@@ -9,11 +9,15 @@ use payments_application::ports::{
     AccountRepository, CustomerRepository, EventRepository, IdempotencyRepository, PaymentIntentRepository,
     PaymentRepository, RefundRepository, Repositories, StoreError, UnitOfWork,
 };
+use payments_application::ports::{DeliveryRepository, WebhookRepository};
 use payments_application::ApplicationError;
+use std::sync::Arc;
 
 /// The repositories of one connection.
 pub(crate) struct DbSession<'a> {
     pub(crate) connection: &'a mut AnyConnection,
+    /// Whether the transaction appended events, so their deliveries are announced after commit.
+    pub(crate) events_appended: bool,
 }
 
 impl Repositories for DbSession<'_> {
@@ -44,18 +48,37 @@ impl Repositories for DbSession<'_> {
     fn events(&mut self) -> &mut dyn EventRepository {
         self
     }
+
+    fn webhooks(&mut self) -> &mut dyn WebhookRepository {
+        self
+    }
+
+    fn deliveries(&mut self) -> &mut dyn DeliveryRepository {
+        self
+    }
 }
+
+/// Called after a transaction that appended events committed.
+pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
 
 /// Opens transactions on pooled connections.
 #[derive(Clone)]
 pub struct DieselUnitOfWork {
     pool: Pool,
+    on_events_committed: Option<EventsCommitted>,
 }
 
 impl DieselUnitOfWork {
     #[must_use]
     pub fn new(pool: Pool) -> Self {
-        Self { pool }
+        Self { pool, on_events_committed: None }
+    }
+
+    /// Calls `notify` after every commit that appended events (the delivery worker wakes on it).
+    #[must_use]
+    pub fn notifying(mut self, notify: EventsCommitted) -> Self {
+        self.on_events_committed = Some(notify);
+        self
     }
 }
 
@@ -64,12 +87,15 @@ impl UnitOfWork for DieselUnitOfWork {
         let mut pooled = self.pool.get().map_err(pool_error)?;
         let outcome = run_transaction(&mut pooled.connection, work);
         mark_if_unavailable(&mut pooled, &outcome);
-        outcome
+        if let (Ok((_, true)), Some(notify)) = (&outcome, &self.on_events_committed) {
+            notify();
+        }
+        outcome.map(|(result, _)| result)
     }
 
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        let outcome = work(&mut DbSession { connection: &mut pooled.connection });
+        let outcome = work(&mut DbSession { connection: &mut pooled.connection, events_appended: false });
         mark_if_unavailable(&mut pooled, &outcome);
         outcome
     }
@@ -85,18 +111,22 @@ impl UnitOfWork for DieselUnitOfWork {
 }
 
 /// A connection on which the database was unavailable is not handed out again.
-fn mark_if_unavailable(pooled: &mut PooledConnection, outcome: &Result<(), ApplicationError>) {
+fn mark_if_unavailable<T>(pooled: &mut PooledConnection, outcome: &Result<T, ApplicationError>) {
     if matches!(outcome, Err(ApplicationError::Unavailable(_))) {
         pooled.broken = true;
     }
 }
 
-fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+/// Runs `work` in a transaction; also tells whether it appended events.
+fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<((), bool), ApplicationError> {
     begin(connection).map_err(store_error)?;
-    match work(&mut DbSession { connection: &mut *connection }) {
+    let mut session = DbSession { connection: &mut *connection, events_appended: false };
+    let outcome = work(&mut session);
+    let events_appended = session.events_appended;
+    match outcome {
         Ok(()) => {
             <AnyConnection as Connection>::TransactionManager::commit_transaction(connection).map_err(store_error)?;
-            Ok(())
+            Ok(((), events_appended))
         }
         Err(error) => {
             if let Err(rollback) = <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection) {

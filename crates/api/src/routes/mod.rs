@@ -6,7 +6,9 @@ mod health;
 mod payment;
 mod payment_intent;
 mod refund;
+mod webhook;
 
+pub(crate) use event::EventResource;
 pub(crate) use payment::PaymentResource;
 pub(crate) use payment_intent::PaymentIntentResource;
 pub(crate) use refund::RefundResource;
@@ -27,6 +29,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
     payment::configure(config);
     refund::configure(config);
     event::configure(config);
+    webhook::configure(config);
 }
 
 /// A resource whose unmatched methods answer like an unknown route.

@@ -16,6 +16,12 @@ pub trait EventRepository {
     /// Storage failures.
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError>;
 
+    /// Changes the event's count of undelivered deliveries by `delta`.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn add_pending_webhooks(&mut self, id: &EventId, delta: i64) -> Result<(), StoreError>;
+
     /// A page of the scope's events, newest first.
     ///
     /// # Errors

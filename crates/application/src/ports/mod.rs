@@ -12,6 +12,7 @@ pub mod presenter;
 pub mod processor;
 pub mod refund;
 pub mod unit_of_work;
+pub mod webhook;
 
 pub use account::{AccountRepository, KeyRecord};
 pub use clock::Clock;
@@ -25,6 +26,7 @@ pub use presenter::Presenter;
 pub use processor::{Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError};
 pub use refund::RefundRepository;
 pub use unit_of_work::{in_transaction, reading, retry_on_conflict, Repositories, UnitOfWork};
+pub use webhook::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
 
 use crate::error::BoxError;
 

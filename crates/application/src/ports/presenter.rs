@@ -2,6 +2,7 @@
 //! would return.
 
 use payments_domain::customer::Customer;
+use payments_domain::event::Event;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::PaymentIntent;
 use payments_domain::refund::Refund;
@@ -17,4 +18,6 @@ pub trait Presenter: Send + Sync {
     ) -> Value;
     fn payment(&self, payment: &Payment, customer: Option<&Customer>) -> Value;
     fn refund(&self, refund: &Refund) -> Value;
+    /// The event as webhook receivers get it (and `GET /events/:id` returns it), as JSON text.
+    fn event(&self, event: &Event) -> String;
 }

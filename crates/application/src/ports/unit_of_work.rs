@@ -4,6 +4,7 @@ use super::{
     AccountRepository, CustomerRepository, EventRepository, IdempotencyRepository, PaymentIntentRepository,
     PaymentRepository, RefundRepository, StoreError,
 };
+use super::{DeliveryRepository, WebhookRepository};
 use crate::error::ApplicationError;
 
 /// The repositories of one transaction.
@@ -15,6 +16,8 @@ pub trait Repositories {
     fn payments(&mut self) -> &mut dyn PaymentRepository;
     fn refunds(&mut self) -> &mut dyn RefundRepository;
     fn events(&mut self) -> &mut dyn EventRepository;
+    fn webhooks(&mut self) -> &mut dyn WebhookRepository;
+    fn deliveries(&mut self) -> &mut dyn DeliveryRepository;
 }
 
 /// A callback run against the repositories of one transaction.

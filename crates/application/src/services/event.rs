@@ -4,9 +4,11 @@ use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{reading, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::Scope;
+use payments_domain::account::Mode;
 use payments_domain::event::{Event, EventType};
-use payments_domain::ids::{AccountId, EventId, RANDOM_PART_LENGTH};
+use payments_domain::ids::{AccountId, DeliveryId, EventId, RANDOM_PART_LENGTH};
 use payments_domain::time::Timestamp;
+use payments_domain::webhook::{Delivery, DeliveryStatus, Webhook};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -58,6 +60,14 @@ impl EventLog<'_> {
         after: &Value,
         before: Option<&Value>,
     ) -> Result<(), ApplicationError> {
+        let scope = Scope { account_id: self.account_id.clone(), mode: Mode::from_livemode(self.livemode) };
+        // Fan-out in the same transaction: every enabled webhook listing the type gets a delivery.
+        let webhooks: Vec<Webhook> = repositories
+            .webhooks()
+            .enabled(&scope)?
+            .into_iter()
+            .filter(|webhook| webhook.receives(event_type.as_str()))
+            .collect();
         let event = Event {
             id: EventId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
             account_id: self.account_id.clone(),
@@ -65,12 +75,31 @@ impl EventLog<'_> {
             event_type: event_type.as_str().to_owned(),
             data: after.to_string(),
             previous_attributes: previous_attributes(before, after).to_string(),
-            pending_webhooks: 0,
+            pending_webhooks: i64::try_from(webhooks.len()).unwrap_or(i64::MAX),
             created_at: self.now,
             updated_at: self.now,
         };
         repositories.events().append(&event)?;
+        for webhook in webhooks {
+            let delivery = new_delivery(self.ids, &webhook, &event.id, self.now.unix_seconds().saturating_mul(1_000));
+            repositories.deliveries().insert(&delivery)?;
+        }
         Ok(())
+    }
+}
+
+/// A delivery of `event_id` to `webhook`, due at once.
+pub(crate) fn new_delivery(ids: &dyn IdGenerator, webhook: &Webhook, event_id: &EventId, now_ms: i64) -> Delivery {
+    Delivery {
+        id: DeliveryId::from_random(&ids.alphanumeric(RANDOM_PART_LENGTH)),
+        account_id: webhook.account_id.clone(),
+        livemode: webhook.livemode,
+        webhook_id: webhook.id.clone(),
+        event_id: event_id.clone(),
+        status: DeliveryStatus::Pending,
+        attempts: 0,
+        next_attempt_at_ms: now_ms,
+        created_at_ms: now_ms,
     }
 }
 

@@ -7,6 +7,8 @@ pub mod idempotency;
 pub mod payment;
 pub mod payment_intent;
 pub mod refund;
+pub mod webhook;
+pub mod webhook_delivery;
 
 pub use account::AccountService;
 pub use customer::CustomerService;
@@ -18,3 +20,5 @@ pub use payment_intent::{
     RedirectCompletion, RedirectPage,
 };
 pub use refund::{NewRefund, RefundService};
+pub use webhook::{NewWebhook, WebhookChanges, WebhookService};
+pub use webhook_delivery::{AttemptOutcome, DeliveryJob, WebhookDeliveryService};

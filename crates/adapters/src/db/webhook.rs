@@ -1,0 +1,159 @@
+//! Webhooks in the database.
+
+use super::error::{corrupt, store_error, versioned};
+use super::json::{from_json, parse_id, to_json};
+use super::schema::webhooks;
+use super::unit_of_work::DbSession;
+use diesel::dsl::{And, Eq};
+use diesel::prelude::*;
+use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::ports::{StoreError, WebhookFilter, WebhookRepository};
+use payments_application::Scope;
+use payments_domain::ids::{AccountId, WebhookId};
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::{Webhook, WebhookSecret, WebhookStatus};
+
+#[derive(Insertable, AsChangeset, Queryable, Selectable)]
+#[diesel(table_name = webhooks, treat_none_as_null = true)]
+struct WebhookRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    url: String,
+    events: String,
+    description: Option<String>,
+    secret_key: String,
+    status: String,
+    version: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl WebhookRow {
+    fn from_domain(webhook: &Webhook) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: webhook.id.to_string(),
+            account_id: webhook.account_id.to_string(),
+            livemode: webhook.livemode,
+            url: webhook.url.clone(),
+            events: to_json(&webhook.events)?,
+            description: webhook.description.clone(),
+            secret_key: webhook.secret_key.reveal().to_owned(),
+            status: webhook.status.as_str().to_owned(),
+            version: webhook.version,
+            created_at: webhook.created_at.unix_seconds(),
+            updated_at: webhook.updated_at.unix_seconds(),
+        })
+    }
+
+    fn into_domain(self) -> Result<Webhook, StoreError> {
+        Ok(Webhook {
+            id: parse_id("webhook id", &self.id, WebhookId::parse)?,
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            url: self.url,
+            events: from_json(&self.events)?,
+            description: self.description,
+            secret_key: WebhookSecret::from_stored(self.secret_key),
+            status: WebhookStatus::parse(&self.status).ok_or_else(|| corrupt("webhook status", &self.status))?,
+            created_at: Timestamp::from_unix_seconds(self.created_at),
+            updated_at: Timestamp::from_unix_seconds(self.updated_at),
+            version: self.version,
+        })
+    }
+}
+
+/// The tenant boundary: rows of the scope's account and mode only.
+fn in_scope(scope: &Scope) -> And<Eq<webhooks::account_id, String>, Eq<webhooks::livemode, bool>> {
+    webhooks::account_id.eq(scope.account_id.to_string()).and(webhooks::livemode.eq(scope.livemode()))
+}
+
+impl DbSession<'_> {
+    fn webhook_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
+        webhooks::table
+            .filter(webhooks::id.eq(id))
+            .filter(in_scope(scope))
+            .select(webhooks::seq)
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .ok_or(StoreError::UnknownCursor)
+    }
+}
+
+impl WebhookRepository for DbSession<'_> {
+    fn insert(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
+        diesel::insert_into(webhooks::table)
+            .values(WebhookRow::from_domain(webhook)?)
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn find(&mut self, scope: &Scope, id: &WebhookId) -> Result<Option<Webhook>, StoreError> {
+        webhooks::table
+            .filter(webhooks::id.eq(id.as_str()))
+            .filter(in_scope(scope))
+            .select(WebhookRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(WebhookRow::into_domain)
+            .transpose()
+    }
+
+    fn update(&mut self, webhook: &Webhook, expected_version: i64) -> Result<(), StoreError> {
+        let updated = diesel::update(
+            webhooks::table.filter(webhooks::id.eq(webhook.id.as_str())).filter(webhooks::version.eq(expected_version)),
+        )
+        .set(WebhookRow::from_domain(webhook)?)
+        .execute(self.connection)
+        .map_err(store_error)?;
+        versioned(updated)
+    }
+
+    fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
+        diesel::delete(webhooks::table.filter(webhooks::id.eq(webhook.id.as_str())))
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError> {
+        let mut query = webhooks::table
+            .filter(in_scope(scope))
+            .select(WebhookRow::as_select())
+            .limit(i64::from(page.limit()) + 1)
+            .into_boxed();
+        if let Some(url) = &filter.url {
+            query = query.filter(webhooks::url.eq(url));
+        }
+        if let Some(description) = &filter.description {
+            query = query.filter(webhooks::description.eq(description));
+        }
+        query = match page.cursor() {
+            None => query.order(webhooks::seq.desc()),
+            Some(Cursor::After(id)) => {
+                query.filter(webhooks::seq.lt(self.webhook_seq(scope, id)?)).order(webhooks::seq.desc())
+            }
+            Some(Cursor::Before(id)) => {
+                query.filter(webhooks::seq.gt(self.webhook_seq(scope, id)?)).order(webhooks::seq.asc())
+            }
+        };
+        let rows = query.load(self.connection).map_err(store_error)?;
+        let webhooks = rows.into_iter().map(WebhookRow::into_domain).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_overfetched(webhooks, page))
+    }
+
+    fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
+        webhooks::table
+            .filter(in_scope(scope))
+            .filter(webhooks::status.eq(WebhookStatus::Enabled.as_str()))
+            .select(WebhookRow::as_select())
+            .load(self.connection)
+            .map_err(store_error)?
+            .into_iter()
+            .map(WebhookRow::into_domain)
+            .collect()
+    }
+}

@@ -1,0 +1,197 @@
+//! Webhook deliveries and their attempts in the database. Claims are conditional updates, portable
+//! to both backends: a delivery is taken only if it is still pending and its lease has run out.
+
+use super::error::{corrupt, store_error};
+use super::json::parse_id;
+use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
+use super::unit_of_work::DbSession;
+use diesel::prelude::*;
+use payments_application::ports::{DeliveryAttempt, DeliveryRepository, StoreError};
+use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
+use payments_domain::webhook::{Delivery, DeliveryStatus};
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = deliveries)]
+struct DeliveryRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    webhook_id: String,
+    event_id: String,
+    status: String,
+    attempts: i64,
+    next_attempt_at_ms: i64,
+    lease_until_ms: i64,
+    created_at_ms: i64,
+}
+
+impl DeliveryRow {
+    fn from_domain(delivery: &Delivery) -> Self {
+        Self {
+            id: delivery.id.to_string(),
+            account_id: delivery.account_id.to_string(),
+            livemode: delivery.livemode,
+            webhook_id: delivery.webhook_id.to_string(),
+            event_id: delivery.event_id.to_string(),
+            status: delivery.status.as_str().to_owned(),
+            attempts: delivery.attempts,
+            next_attempt_at_ms: delivery.next_attempt_at_ms,
+            lease_until_ms: 0,
+            created_at_ms: delivery.created_at_ms,
+        }
+    }
+
+    fn into_domain(self) -> Result<Delivery, StoreError> {
+        Ok(Delivery {
+            id: parse_id("delivery id", &self.id, DeliveryId::parse)?,
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            webhook_id: parse_id("webhook id", &self.webhook_id, WebhookId::parse)?,
+            event_id: parse_id("event id", &self.event_id, EventId::parse)?,
+            status: DeliveryStatus::parse(&self.status).ok_or_else(|| corrupt("delivery status", &self.status))?,
+            attempts: self.attempts,
+            next_attempt_at_ms: self.next_attempt_at_ms,
+            created_at_ms: self.created_at_ms,
+        })
+    }
+}
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = attempts)]
+struct AttemptRow {
+    delivery_id: String,
+    webhook_id: String,
+    event_id: String,
+    attempted_at_ms: i64,
+    status_code: Option<i32>,
+    error: Option<String>,
+    duration_ms: i64,
+}
+
+impl DeliveryRepository for DbSession<'_> {
+    fn insert(&mut self, delivery: &Delivery) -> Result<(), StoreError> {
+        diesel::insert_into(deliveries::table)
+            .values(DeliveryRow::from_domain(delivery))
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn due(&mut self, now_ms: i64, limit: u32) -> Result<Vec<Delivery>, StoreError> {
+        deliveries::table
+            .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+            .filter(deliveries::next_attempt_at_ms.le(now_ms))
+            .filter(deliveries::lease_until_ms.le(now_ms))
+            .order(deliveries::next_attempt_at_ms.asc())
+            .limit(i64::from(limit))
+            .select(DeliveryRow::as_select())
+            .load(self.connection)
+            .map_err(store_error)?
+            .into_iter()
+            .map(DeliveryRow::into_domain)
+            .collect()
+    }
+
+    fn claim(&mut self, id: &DeliveryId, owner: &str, now_ms: i64, lease_until_ms: i64) -> Result<bool, StoreError> {
+        let claimed = diesel::update(
+            deliveries::table
+                .filter(deliveries::id.eq(id.as_str()))
+                .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+                .filter(deliveries::lease_until_ms.le(now_ms)),
+        )
+        .set((deliveries::lease_owner.eq(owner), deliveries::lease_until_ms.eq(lease_until_ms)))
+        .execute(self.connection)
+        .map_err(store_error)?;
+        Ok(claimed == 1)
+    }
+
+    fn find_leased(&mut self, id: &DeliveryId, owner: &str) -> Result<Option<Delivery>, StoreError> {
+        deliveries::table
+            .filter(deliveries::id.eq(id.as_str()))
+            .filter(deliveries::lease_owner.eq(owner))
+            .select(DeliveryRow::as_select())
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?
+            .map(DeliveryRow::into_domain)
+            .transpose()
+    }
+
+    fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
+        let updated = diesel::update(
+            deliveries::table.filter(deliveries::id.eq(delivery.id.as_str())).filter(deliveries::lease_owner.eq(owner)),
+        )
+        .set((
+            deliveries::status.eq(delivery.status.as_str()),
+            deliveries::attempts.eq(delivery.attempts),
+            deliveries::next_attempt_at_ms.eq(delivery.next_attempt_at_ms),
+            deliveries::lease_owner.eq(None::<String>),
+            deliveries::lease_until_ms.eq(0),
+        ))
+        .execute(self.connection)
+        .map_err(store_error)?;
+        Ok(updated == 1)
+    }
+
+    fn move_all(
+        &mut self,
+        webhook_id: &WebhookId,
+        from: DeliveryStatus,
+        to: DeliveryStatus,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        let selected = deliveries::table
+            .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
+            .filter(deliveries::status.eq(from.as_str()));
+        let moved: Vec<Delivery> = selected
+            .select(DeliveryRow::as_select())
+            .load(self.connection)
+            .map_err(store_error)?
+            .into_iter()
+            .map(DeliveryRow::into_domain)
+            .collect::<Result<_, _>>()?;
+        diesel::update(selected)
+            .set(deliveries::status.eq(to.as_str()))
+            .execute(self.connection)
+            .map_err(store_error)?;
+        Ok(moved.into_iter().map(|delivery| Delivery { status: to, ..delivery }).collect())
+    }
+
+    fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
+        diesel::insert_into(attempts::table)
+            .values(AttemptRow {
+                delivery_id: attempt.delivery_id.to_string(),
+                webhook_id: attempt.webhook_id.to_string(),
+                event_id: attempt.event_id.to_string(),
+                attempted_at_ms: attempt.attempted_at_ms,
+                status_code: attempt.status_code.map(i32::from),
+                error: attempt.error.clone(),
+                duration_ms: attempt.duration_ms,
+            })
+            .execute(self.connection)
+            .map(drop)
+            .map_err(store_error)
+    }
+
+    fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        let rows: Vec<AttemptRow> = attempts::table
+            .filter(attempts::webhook_id.eq(webhook_id.as_str()))
+            .order(attempts::seq.desc())
+            .limit(i64::from(limit))
+            .select(AttemptRow::as_select())
+            .load(self.connection)
+            .map_err(store_error)?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(DeliveryAttempt {
+                    delivery_id: parse_id("delivery id", &row.delivery_id, DeliveryId::parse)?,
+                    webhook_id: parse_id("webhook id", &row.webhook_id, WebhookId::parse)?,
+                    event_id: parse_id("event id", &row.event_id, EventId::parse)?,
+                    attempted_at_ms: row.attempted_at_ms,
+                    status_code: row.status_code.map(|code| u16::try_from(code).unwrap_or(0)),
+                    error: row.error,
+                    duration_ms: row.duration_ms,
+                })
+            })
+            .collect()
+    }
+}

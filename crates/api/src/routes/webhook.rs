@@ -1,0 +1,216 @@
+//! `/webhooks`: create, list, retrieve, update, delete, enable, disable; and for the merchant's
+//! troubleshooting, `GET /webhooks/:id/attempts` and `POST /webhooks/:id/resend`.
+
+use super::{blocking, ok, page_request, resource, Deleted, List};
+use crate::auth::SecretKey;
+use crate::decode::{BodyParams, Params, QueryParams};
+use crate::error::ApiError;
+use crate::startup::Services;
+use actix_web::{web, HttpResponse};
+use payments_application::ports::{DeliveryAttempt, WebhookFilter};
+use payments_application::services::{NewWebhook, WebhookChanges};
+use payments_domain::validation::Invalid;
+use payments_domain::webhook::{check_event_types, Webhook};
+use serde::Serialize;
+
+const RESOURCE: &str = "webhook";
+/// Longest accepted description.
+const MAX_DESCRIPTION_LENGTH: usize = 1_000;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config
+        .service(resource("/webhooks").route(web::post().to(create)).route(web::get().to(list)))
+        .service(
+            resource("/webhooks/{id}")
+                .route(web::get().to(retrieve))
+                .route(web::put().to(update))
+                .route(web::delete().to(delete)),
+        )
+        .service(resource("/webhooks/{id}/enable").route(web::post().to(enable)))
+        .service(resource("/webhooks/{id}/disable").route(web::post().to(disable)))
+        .service(resource("/webhooks/{id}/attempts").route(web::get().to(attempts)))
+        .service(resource("/webhooks/{id}/resend").route(web::post().to(resend)));
+}
+
+async fn create(
+    SecretKey(scope): SecretKey,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let url = params.required_string("url");
+    let events = events(&mut params);
+    let description = description(&mut params);
+    let new = events.map(|events| (events, description));
+    let new = params.require("events", new);
+    let (events, description) = params.finish(new)?;
+    let url = url.ok_or_else(|| ApiError::internal_message("a required url passed without a value"))?;
+    let webhook = blocking(move || services.webhooks.create(&scope, NewWebhook { url, events, description })).await?;
+    Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+async fn list(
+    SecretKey(scope): SecretKey,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let page = page_request(&mut params);
+    let filter = WebhookFilter { url: params.string("url"), description: params.string("description") };
+    let page = params.finish(page)?;
+    let webhooks = blocking(move || services.webhooks.list(&scope, &filter, &page)).await?;
+    Ok(ok(&List::of(&webhooks, WebhookResource::new)))
+}
+
+async fn retrieve(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let webhook = blocking(move || services.webhooks.retrieve(&scope, &id)).await?;
+    Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+async fn update(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let url = params.string("url");
+    let events = events(&mut params);
+    let description = description(&mut params);
+    params.finish(Some(()))?;
+    let changes = WebhookChanges { url, events, description };
+    let webhook = blocking(move || services.webhooks.update(&scope, &id, changes)).await?;
+    Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+async fn delete(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let webhook = blocking(move || services.webhooks.delete(&scope, &id)).await?;
+    Ok(ok(&Deleted::new(webhook.id.as_str(), RESOURCE)))
+}
+
+async fn enable(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let webhook = blocking(move || services.webhooks.enable(&scope, &id)).await?;
+    Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+async fn disable(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let webhook = blocking(move || services.webhooks.disable(&scope, &id)).await?;
+    Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+async fn attempts(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = params.integer("limit");
+    params.finish(Some(()))?;
+    let limit = u32::try_from(limit.unwrap_or(20).clamp(1, 100)).unwrap_or(20);
+    let attempts = blocking(move || services.webhooks.attempts(&scope, &id, limit)).await?;
+    let data: Vec<AttemptResource<'_>> = attempts.iter().map(AttemptResource::new).collect();
+    Ok(ok(&serde_json::json!({"resource": "list", "data": data, "has_more": false})))
+}
+
+async fn resend(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let event_id = params.required_string("event_id");
+    let event_id = params.finish(event_id)?;
+    let webhook = blocking(move || services.webhooks.resend(&scope, &id, &event_id)).await?;
+    Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+fn events(params: &mut Params) -> Option<Vec<String>> {
+    let types = params.string_list("events")?;
+    params.check("events", check_event_types(types))
+}
+
+fn description(params: &mut Params) -> Option<String> {
+    let text = params.string("description")?;
+    let valid = text.chars().count() <= MAX_DESCRIPTION_LENGTH;
+    let refused = Invalid::value(format!("The description must be at most {MAX_DESCRIPTION_LENGTH} characters."));
+    params.check("description", if valid { Ok(text) } else { Err(refused) })
+}
+
+/// A webhook as the API shows it.
+#[derive(Serialize)]
+struct WebhookResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    secret_key: &'a str,
+    status: &'static str,
+    description: Option<&'a str>,
+    livemode: bool,
+    url: &'a str,
+    events: &'a [String],
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> WebhookResource<'a> {
+    fn new(webhook: &'a Webhook) -> Self {
+        Self {
+            id: webhook.id.as_str(),
+            resource: RESOURCE,
+            secret_key: webhook.secret_key.reveal(),
+            status: webhook.status.as_str(),
+            description: webhook.description.as_deref(),
+            livemode: webhook.livemode,
+            url: &webhook.url,
+            events: &webhook.events,
+            created_at: webhook.created_at.unix_seconds(),
+            updated_at: webhook.updated_at.unix_seconds(),
+        }
+    }
+}
+
+/// One delivery attempt as the merchant sees it.
+#[derive(Serialize)]
+struct AttemptResource<'a> {
+    resource: &'static str,
+    delivery_id: &'a str,
+    event_id: &'a str,
+    attempted_at: i64,
+    status_code: Option<u16>,
+    error: Option<&'a str>,
+    duration_ms: i64,
+}
+
+impl<'a> AttemptResource<'a> {
+    fn new(attempt: &'a DeliveryAttempt) -> Self {
+        Self {
+            resource: "webhook_attempt",
+            delivery_id: attempt.delivery_id.as_str(),
+            event_id: attempt.event_id.as_str(),
+            attempted_at: attempt.attempted_at_ms / 1_000,
+            status_code: attempt.status_code,
+            error: attempt.error.as_deref(),
+            duration_ms: attempt.duration_ms,
+        }
+    }
+}
