@@ -44,6 +44,13 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
     settings.database.url = database.url().to_owned();
     settings.database.pool_size = 4;
     settings.database.connect_timeout_seconds = 1;
+    // A short webhook schedule without jitter, so retries and takeovers happen within a test.
+    settings.webhooks.retry_base_ms = 300;
+    settings.webhooks.retry_cap_ms = 5_000;
+    settings.webhooks.jitter = 0.0;
+    settings.webhooks.timeout_seconds = 1;
+    settings.webhooks.lease_seconds = 2;
+    settings.webhooks.poll_interval_ms = 200;
     let settings = settings.validate().expect("valid test settings");
     let clock = Arc::new(ShiftedClock::default());
     let application = Application::build_with_clock(settings, clock.clone()).await.expect("build the application");

@@ -31,4 +31,6 @@ mod idempotency;
 mod pagination;
 mod payment_intents;
 mod payments_refunds;
+mod receiver;
 mod test_authorization;
+mod webhooks;

@@ -1,0 +1,355 @@
+//! Webhooks over HTTP with a real receiver on a loopback port: signed delivery, retries with growing
+//! gaps, a receiver that comes up late, timeouts, disable and enable, the endpoint's rules, and
+//! exactly-once delivery across two instances on one PostgreSQL.
+
+use crate::helpers::{error_codes, read, single_error, TestApp};
+use crate::receiver::{Receiver, Reply};
+use hmac::{Hmac, Mac};
+use reqwest::Method;
+use serde_json::Value;
+use sha2::Sha256;
+use std::time::Duration;
+
+on_both_backends!(
+    a_paid_intent_reaches_the_receiver_signed_and_verifiable,
+    a_failing_receiver_is_retried_with_growing_gaps,
+    a_receiver_that_is_down_gets_the_event_when_it_comes_up,
+    a_timeout_counts_as_a_failed_attempt,
+    disabling_stops_retries_and_enabling_resumes_them,
+    webhook_endpoints_follow_their_rules,
+    a_deleted_webhook_is_gone_and_its_retries_with_it,
+);
+
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn register(app: &TestApp, url: &str, events: &[&str]) -> Value {
+    let events: String = events.iter().map(|e| format!("&events[]={e}")).collect();
+    let (status, webhook) = app.post("/webhooks", &format!("url={url}&description=Shop{events}")).await;
+    assert_eq!(status, 200, "{webhook}");
+    webhook
+}
+
+async fn pay(app: &TestApp) -> String {
+    let intent = app.create_intent(10_000, "").await;
+    let id = intent["id"].as_str().unwrap().to_owned();
+    let (status, _) = app.attach_card(&id, "4242424242424242").await;
+    assert_eq!(status, 200);
+    id
+}
+
+/// Verifies a `Payrex-Signature` header the way PayRex's libraries do.
+fn verify(header: &str, body: &str, secret: &str) -> bool {
+    let parts: Vec<&str> = header.split(',').collect();
+    let [t, te, li] = parts.as_slice() else { return false };
+    let (Some(t), Some(te), Some(li)) = (t.strip_prefix("t="), te.strip_prefix("te="), li.strip_prefix("li=")) else {
+        return false;
+    };
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.{body}").as_bytes());
+    let expected = hex::encode(mac.finalize().into_bytes());
+    li.is_empty() && te == expected
+}
+
+async fn a_paid_intent_reaches_the_receiver_signed_and_verifiable(app: TestApp) {
+    let receiver = Receiver::start(Vec::new());
+    let webhook = register(&app, &receiver.url, &["payment_intent.succeeded", "payment.paid"]).await;
+    let secret = webhook["secret_key"].as_str().unwrap();
+    assert!(secret.starts_with("whsk_") && webhook["id"].as_str().unwrap().starts_with("wh_"));
+    let intent_id = pay(&app).await;
+    let received = receiver.wait_for(2, WAIT).await;
+    let mut types = Vec::new();
+    for delivery in &received {
+        assert!(delivery.content_type.starts_with("application/json"));
+        assert!(verify(&delivery.signature, &delivery.body, secret), "{} does not verify", delivery.signature);
+        assert!(!verify(&delivery.signature, &format!("{} ", delivery.body), secret), "a changed body fails");
+        let event: Value = serde_json::from_str(&delivery.body).unwrap();
+        assert_eq!((event["resource"].as_str(), event["livemode"].as_bool()), (Some("event"), Some(false)));
+        types.push(event["type"].as_str().unwrap().to_owned());
+        if event["type"] == "payment_intent.succeeded" {
+            assert_eq!(event["data"]["id"], intent_id.as_str());
+            let (_, stored) = read(app.get(&format!("/events/{}", event["id"].as_str().unwrap())).await).await;
+            assert_eq!(stored["data"], event["data"], "the body is the event as the API returns it");
+            write_sample_for_the_client_check(&delivery.body, &delivery.signature, secret);
+        }
+    }
+    types.sort();
+    assert_eq!(types, vec!["payment.paid", "payment_intent.succeeded"]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, events) = read(app.get("/events").await).await;
+    for event in events["data"].as_array().unwrap() {
+        assert_eq!(event["pending_webhooks"], 0, "delivered events are no longer pending: {event}");
+    }
+    assert_eq!(receiver.received().len(), 2, "each event once");
+}
+
+/// Leaves a received event where `.ci/run` verifies it with PayRex's Python library.
+fn write_sample_for_the_client_check(body: &str, signature: &str, secret: &str) {
+    let sample = serde_json::json!({"payload": body, "signature": signature, "secret_key": secret});
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/webhook-sample.json");
+    std::fs::write(path, sample.to_string()).expect("write the webhook sample");
+}
+
+async fn a_failing_receiver_is_retried_with_growing_gaps(app: TestApp) {
+    let receiver = Receiver::start(vec![Reply::Status(500), Reply::Status(500)]);
+    let webhook = register(&app, &receiver.url, &["payment.paid"]).await;
+    pay(&app).await;
+    let received = receiver.wait_for(3, WAIT).await;
+    let first_gap = received[1].at - received[0].at;
+    let second_gap = received[2].at - received[1].at;
+    assert!(first_gap >= Duration::from_millis(250), "backoff before the first retry: {first_gap:?}");
+    assert!(second_gap > first_gap, "the gaps grow: {first_gap:?} then {second_gap:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.received().len(), 3, "no attempt after the 200");
+    let path = format!("/webhooks/{}/attempts", webhook["id"].as_str().unwrap());
+    let (status, attempts) = read(app.get(&path).await).await;
+    assert_eq!(status, 200);
+    let codes: Vec<i64> =
+        attempts["data"].as_array().unwrap().iter().map(|a| a["status_code"].as_i64().unwrap()).collect();
+    assert_eq!(codes, vec![200, 500, 500], "newest first");
+}
+
+async fn a_receiver_that_is_down_gets_the_event_when_it_comes_up(app: TestApp) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hooks", listener.local_addr().unwrap());
+    drop(listener);
+    let webhook = register(&app, &url, &["payment.paid"]).await;
+    pay(&app).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let path = format!("/webhooks/{}/attempts", webhook["id"].as_str().unwrap());
+    let (_, attempts) = read(app.get(&path).await).await;
+    assert!(!attempts["data"].as_array().unwrap().is_empty(), "it was tried while down");
+    assert_eq!(attempts["data"][0]["error"], "connection failed");
+    let address = url.trim_start_matches("http://").trim_end_matches("/hooks");
+    let receiver = Receiver::on(std::net::TcpListener::bind(address).unwrap(), Vec::new());
+    let received = receiver.wait_for(1, WAIT).await;
+    let event: Value = serde_json::from_str(&received[0].body).unwrap();
+    assert_eq!(event["type"], "payment.paid");
+}
+
+async fn a_timeout_counts_as_a_failed_attempt(app: TestApp) {
+    let receiver = Receiver::start(vec![Reply::Slow(Duration::from_millis(1_500))]);
+    let webhook = register(&app, &receiver.url, &["payment.paid"]).await;
+    pay(&app).await;
+    receiver.wait_for(2, WAIT).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let path = format!("/webhooks/{}/attempts", webhook["id"].as_str().unwrap());
+    let (_, attempts) = read(app.get(&path).await).await;
+    let attempts = attempts["data"].as_array().unwrap().clone();
+    assert_eq!(attempts.len(), 2, "{attempts:?}");
+    assert_eq!((attempts[1]["error"].as_str(), &attempts[1]["status_code"]), (Some("timed out"), &Value::Null));
+    assert_eq!(attempts[0]["status_code"], 200);
+}
+
+async fn disabling_stops_retries_and_enabling_resumes_them(app: TestApp) {
+    let receiver = Receiver::start(vec![Reply::Status(503); 3]);
+    let webhook = register(&app, &receiver.url, &["payment.paid"]).await;
+    let id = webhook["id"].as_str().unwrap();
+    pay(&app).await;
+    receiver.wait_for(1, WAIT).await;
+    let (status, disabled) = app.post(&format!("/webhooks/{id}/disable"), "").await;
+    assert_eq!((status, disabled["status"].as_str()), (200, Some("disabled")));
+    let before = receiver.received().len();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(receiver.received().len(), before, "no retry while disabled");
+    pay(&app).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.received().len(), before, "no new event while disabled");
+    let (status, enabled) = app.post(&format!("/webhooks/{id}/enable"), "").await;
+    assert_eq!((status, enabled["status"].as_str()), (200, Some("enabled")));
+    let received = receiver.wait_for(before + 1, WAIT).await;
+    assert!(received.len() > before, "retries resume after enabling");
+}
+
+async fn webhook_endpoints_follow_their_rules(app: TestApp) {
+    let (status, body) = app.post("/webhooks", "url=http://127.0.0.1:9/hooks&events[]=payment.exploded").await;
+    assert_eq!((status, error_codes(&body)), (400, vec![("events".to_owned(), "parameter_invalid".to_owned())]));
+    assert!(body["errors"][0]["detail"].as_str().unwrap().contains("payment.exploded"));
+    let (status, body) = app.post("/webhooks", "url=not-a-url&events[]=payment.paid").await;
+    assert_eq!((status, error_codes(&body)), (400, vec![("url".to_owned(), "parameter_invalid".to_owned())]));
+    let (status, body) = app.post("/webhooks", "url=http://127.0.0.1:9/hooks").await;
+    assert_eq!((status, error_codes(&body)), (400, vec![("events".to_owned(), "parameter_required".to_owned())]));
+    for url in
+        ["http://127.0.0.1/hooks", "https://127.0.0.1/hooks", "https://localhost/hooks", "https://10.1.2.3/hooks"]
+    {
+        let body = format!("url={url}&events[]=payment.paid");
+        let (status, answer) = read(app.form(Method::POST, "/webhooks", &app.keys.secret_live, &body).await).await;
+        assert_eq!(status, 400, "live mode refuses {url}");
+        assert_eq!(error_codes(&answer), vec![("url".to_owned(), "parameter_invalid".to_owned())], "{url}");
+    }
+    let first = register(&app, "http://127.0.0.1:9/a", &["payment.paid"]).await;
+    let second = register(&app, "http://127.0.0.1:9/b", &["refund.created"]).await;
+    let (_, listed) = read(app.get("/webhooks?url=http%3A%2F%2F127.0.0.1%3A9%2Fb").await).await;
+    assert_eq!(listed["data"].as_array().map(|d| d.len()), Some(1));
+    assert_eq!(listed["data"][0]["id"], second["id"]);
+    let (_, all) = read(app.get("/webhooks?description=Shop").await).await;
+    assert_eq!(all["data"].as_array().map(|d| d.len()), Some(2));
+    let path = format!("/webhooks/{}", first["id"].as_str().unwrap());
+    let (status, updated) = read(
+        app.form(Method::PUT, &path, &app.keys.secret_test, "events[]=refund.created&events[]=refund.updated").await,
+    )
+    .await;
+    assert_eq!((status, updated["events"].clone()), (200, serde_json::json!(["refund.created", "refund.updated"])));
+    assert_eq!(updated["secret_key"], first["secret_key"], "the secret key stays");
+    let (status, _) = read(app.request(Method::GET, &path, &app.other_account_key).send().await.unwrap()).await;
+    assert_eq!(status, 404);
+    let (status, body) = app.post(&format!("{path}/resend"), "event_id=evt_unknown").await;
+    assert_eq!((status, error_codes(&body)), (400, vec![("event_id".to_owned(), "parameter_invalid".to_owned())]));
+}
+
+async fn a_deleted_webhook_is_gone_and_its_retries_with_it(app: TestApp) {
+    let receiver = Receiver::start(vec![Reply::Status(500); 10]);
+    let webhook = register(&app, &receiver.url, &["payment.paid"]).await;
+    let path = format!("/webhooks/{}", webhook["id"].as_str().unwrap());
+    pay(&app).await;
+    receiver.wait_for(1, WAIT).await;
+    let (status, deleted) = read(app.request(Method::DELETE, &path, &app.keys.secret_test).send().await.unwrap()).await;
+    assert_eq!((status, deleted["deleted"].as_bool()), (200, Some(true)));
+    let after_delete = receiver.received().len();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(receiver.received().len(), after_delete, "no retry after deletion");
+    let (status, body) = read(app.get(&path).await).await;
+    assert_eq!(status, 404);
+    single_error(&body, "resource_not_found");
+    let (_, events) = read(app.get("/events").await).await;
+    assert!(events["data"].as_array().unwrap().iter().all(|e| e["pending_webhooks"] == 0), "{events}");
+}
+
+/// Two instances share one PostgreSQL; each event reaches the receiver once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_deliver_each_event_exactly_once() {
+    let app = crate::helpers::spawn_app(payments_adapters::db::Backend::Postgres).await;
+    let mut settings = payments_api::settings::Settings::load().unwrap();
+    settings.database.url = app.database.url().to_owned();
+    settings.webhooks.poll_interval_ms = 50;
+    let settings = settings.validate().unwrap();
+    let other = tokio::task::spawn_blocking({
+        let clock = app.clock.clone();
+        move || payments_api::startup::Services::connect(&settings, clock).unwrap()
+    })
+    .await
+    .unwrap();
+    let other_worker = tokio::spawn(other.delivery_worker().unwrap().run());
+    let receiver = Receiver::start(Vec::new());
+    register(&app, &receiver.url, &["payment.paid"]).await;
+    let payments = 15;
+    for _ in 0..payments {
+        pay(&app).await;
+    }
+    let received = receiver.wait_for(payments, WAIT).await;
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let mut ids: Vec<String> = receiver
+        .received()
+        .iter()
+        .map(|r| serde_json::from_str::<Value>(&r.body).unwrap()["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!((ids.len(), receiver.received().len()), (payments, payments), "{received:?}");
+    other_worker.abort();
+}
+
+/// The service is killed (SIGKILL, no clean shutdown) while a delivery is in flight; a restarted
+/// service delivers it after the lease of the dead one runs out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_interrupted_by_a_crash_is_made_after_restart() {
+    let database = tokio::task::spawn_blocking(|| {
+        payments_adapters::db::testing::TestDatabase::new(payments_adapters::db::Backend::Postgres)
+    })
+    .await
+    .unwrap();
+    let receiver = Receiver::start(vec![Reply::Slow(Duration::from_secs(30))]);
+    let (mut first, address, key) = start_service(database.url(), true).await;
+    let client = reqwest::Client::new();
+    let post = |path: &str, body: String| {
+        client.post(format!("{address}{path}")).bearer_auth(&key).form(&form_pairs(&body)).send()
+    };
+    let webhook: Value =
+        post("/webhooks", format!("url={}&events[]=payment.paid", receiver.url)).await.unwrap().json().await.unwrap();
+    assert!(webhook["id"].is_string(), "{webhook}");
+    let intent: Value = post("/payment_intents", "amount=10000&currency=PHP&payment_methods[]=card".into())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let attach =
+        "payment_method[type]=card&payment_method[card][number]=4242424242424242&payment_method[card][exp_month]=12\
+                  &payment_method[card][exp_year]=2035&payment_method[card][cvc]=123";
+    let paid =
+        post(&format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap()), attach.into()).await.unwrap();
+    assert_eq!(paid.status(), 200);
+    receiver.wait_for(1, WAIT).await;
+    first.kill_now();
+
+    let (mut second, _, _) = start_service(database.url(), false).await;
+    let received = receiver.wait_for(2, Duration::from_secs(15)).await;
+    let ids: Vec<Value> =
+        received.iter().map(|r| serde_json::from_str::<Value>(&r.body).unwrap()["id"].clone()).collect();
+    assert_eq!(ids[0], ids[1], "the same event, again after the restart");
+    second.kill_now();
+}
+
+/// A service process, killed (SIGKILL) when dropped so a failing test leaves none behind.
+struct Service(std::process::Child);
+
+impl Service {
+    fn kill_now(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.kill_now();
+    }
+}
+
+/// Starts the `payments` binary on `database_url` with a short lease; returns the process, its
+/// address and, on the first start, the printed test secret key.
+async fn start_service(database_url: &str, first_start: bool) -> (Service, String, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_payments"))
+        .arg("serve")
+        .env("PAYMENTS__DATABASE__URL", database_url)
+        .env("PAYMENTS__SERVER__LISTEN", format!("127.0.0.1:{port}"))
+        .env("PAYMENTS__SERVER__PUBLIC_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .env("PAYMENTS__WEBHOOKS__LEASE_SECONDS", "2")
+        .env("PAYMENTS__WEBHOOKS__TIMEOUT_SECONDS", "60")
+        .env("PAYMENTS__WEBHOOKS__POLL_INTERVAL_MS", "200")
+        .env("PAYMENTS__LOG__LEVEL", "warn")
+        .stdout(if first_start { std::process::Stdio::piped() } else { std::process::Stdio::null() })
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the payments binary");
+    let address = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    for _ in 0..100 {
+        if client.get(format!("{address}/readyz")).send().await.is_ok_and(|r| r.status() == 200) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut key = String::new();
+    if let Some(stdout) = child.stdout.take().filter(|_| first_start) {
+        // The first start prints the account as pretty JSON, closed by a line holding only "}".
+        let printed = tokio::task::spawn_blocking(move || {
+            let mut text = String::new();
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+                text.push_str(&line);
+                if line == "}" {
+                    break;
+                }
+            }
+            text
+        });
+        let text = tokio::time::timeout(Duration::from_secs(10), printed).await.expect("the keys are printed").unwrap();
+        key = serde_json::from_str::<Value>(&text).unwrap()["test"]["secret_key"].as_str().unwrap().to_owned();
+    }
+    (Service(child), address, key)
+}
+
+/// `a=1&b[]=2` as form pairs for reqwest, keeping the keys as written.
+fn form_pairs(body: &str) -> Vec<(String, String)> {
+    body.split('&').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+}
