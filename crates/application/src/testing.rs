@@ -458,11 +458,15 @@ impl DeliveryRepository for State {
         webhook_id: &WebhookId,
         from: DeliveryStatus,
         to: DeliveryStatus,
+        due_at_ms: Option<i64>,
     ) -> Result<Vec<Delivery>, StoreError> {
         let mut moved = Vec::new();
         for (delivery, _, _) in &mut self.deliveries {
             if &delivery.webhook_id == webhook_id && delivery.status == from {
                 delivery.status = to;
+                if let Some(due) = due_at_ms {
+                    delivery.next_attempt_at_ms = due;
+                }
                 moved.push(delivery.clone());
             }
         }

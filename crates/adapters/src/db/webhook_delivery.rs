@@ -138,6 +138,7 @@ impl DeliveryRepository for DbSession<'_> {
         webhook_id: &WebhookId,
         from: DeliveryStatus,
         to: DeliveryStatus,
+        due_at_ms: Option<i64>,
     ) -> Result<Vec<Delivery>, StoreError> {
         let selected = deliveries::table
             .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
@@ -149,11 +150,21 @@ impl DeliveryRepository for DbSession<'_> {
             .into_iter()
             .map(DeliveryRow::into_domain)
             .collect::<Result<_, _>>()?;
-        diesel::update(selected)
-            .set(deliveries::status.eq(to.as_str()))
-            .execute(self.connection)
-            .map_err(store_error)?;
-        Ok(moved.into_iter().map(|delivery| Delivery { status: to, ..delivery }).collect())
+        match due_at_ms {
+            Some(due) => diesel::update(selected)
+                .set((deliveries::status.eq(to.as_str()), deliveries::next_attempt_at_ms.eq(due)))
+                .execute(self.connection),
+            None => diesel::update(selected).set(deliveries::status.eq(to.as_str())).execute(self.connection),
+        }
+        .map_err(store_error)?;
+        Ok(moved
+            .into_iter()
+            .map(|delivery| Delivery {
+                status: to,
+                next_attempt_at_ms: due_at_ms.unwrap_or(delivery.next_attempt_at_ms),
+                ..delivery
+            })
+            .collect())
     }
 
     fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {

@@ -85,7 +85,8 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError>;
 
-    /// Moves the webhook's deliveries in `from` to `to`; returns the ones moved.
+    /// Moves the webhook's deliveries in `from` to `to`, due at `due_at_ms` when given; returns the
+    /// ones moved.
     ///
     /// # Errors
     /// Storage failures.
@@ -94,6 +95,7 @@ pub trait DeliveryRepository {
         webhook_id: &WebhookId,
         from: DeliveryStatus,
         to: DeliveryStatus,
+        due_at_ms: Option<i64>,
     ) -> Result<Vec<Delivery>, StoreError>;
 
     /// # Errors

@@ -137,7 +137,7 @@ impl WebhookService {
         })
     }
 
-    /// Enables a webhook and resumes its paused deliveries.
+    /// Enables a webhook and resumes its paused deliveries at once.
     ///
     /// # Errors
     /// `resource_not_found`; `resource_conflict`; storage failures.
@@ -199,12 +199,13 @@ impl WebhookService {
         to: DeliveryStatus,
     ) -> Result<Webhook, ApplicationError> {
         let now = self.clock.now();
+        let due_at_ms = (to == DeliveryStatus::Pending).then(|| self.clock.now_millis());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhook = load(repositories, scope, id)?;
             let expected_version = webhook.version;
             webhook.set_status(status, now);
             repositories.webhooks().update(&webhook, expected_version)?;
-            repositories.deliveries().move_all(&webhook.id, from, to)?;
+            repositories.deliveries().move_all(&webhook.id, from, to, due_at_ms)?;
             Ok(webhook)
         })
     }
@@ -223,7 +224,7 @@ fn settle_all(
     from: DeliveryStatus,
     to: DeliveryStatus,
 ) -> Result<(), ApplicationError> {
-    for delivery in repositories.deliveries().move_all(webhook_id, from, to)? {
+    for delivery in repositories.deliveries().move_all(webhook_id, from, to, None)? {
         repositories.events().add_pending_webhooks(&delivery.event_id, -1)?;
     }
     Ok(())
