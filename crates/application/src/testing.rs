@@ -14,11 +14,11 @@ use crate::ports::{
     Authorization, AuthorizationRequest, EventRepository, PaymentIntentRepository, PaymentMethodInput,
     PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
 };
-use crate::ports::{DeliveryAttempt, DeliveryRepository, WebhookFilter, WebhookRepository};
+use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
 use crate::scope::Scope;
 use crate::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
-    PaymentService, Processors, RefundService,
+    PaymentService, Processors, RefundService, WebhookDeliveryService, WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
@@ -30,6 +30,7 @@ use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent};
 use payments_domain::payment_method::{CardSummary, Funding, QrphSummary};
 use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
+use payments_domain::webhook::RetrySchedule;
 use payments_domain::webhook::{Delivery, DeliveryStatus, Webhook, WebhookStatus};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -522,6 +523,19 @@ impl PaymentProcessor for ScriptedProcessor {
     }
 }
 
+/// A URL guard that allows every URL but those containing `refused`.
+#[derive(Debug, Default)]
+pub struct PermissiveUrlGuard;
+
+impl UrlGuard for PermissiveUrlGuard {
+    fn check(&self, url: &str, _livemode: bool) -> Result<(), String> {
+        if url.contains("refused") {
+            return Err("refused by the test guard".to_owned());
+        }
+        Ok(())
+    }
+}
+
 /// A presenter that shows the fields the tests look at.
 #[derive(Debug, Default)]
 pub struct MinimalPresenter;
@@ -674,6 +688,24 @@ impl TestPorts {
     #[must_use]
     pub fn event_service(&self) -> EventService {
         EventService::new(self.store.clone())
+    }
+
+    #[must_use]
+    pub fn webhook_service(&self) -> WebhookService {
+        WebhookService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(PermissiveUrlGuard))
+    }
+
+    /// Deliveries retried after 1, 2, 4 … seconds without jitter, given up after an hour.
+    #[must_use]
+    pub fn delivery_service(&self) -> WebhookDeliveryService {
+        let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 60_000, jitter: 0.0, give_up_after_ms: 3_600_000 };
+        WebhookDeliveryService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            schedule,
+        )
     }
 }
 
