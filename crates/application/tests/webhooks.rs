@@ -79,9 +79,9 @@ fn a_claimed_delivery_is_not_claimed_again_until_its_lease_runs_out() {
     ports.clock.advance(31);
     let taken_over = deliveries.claim_due("b", 10, 30_000).unwrap();
     assert_eq!(taken_over.len(), 1, "a dead owner's delivery is taken over");
-    deliveries.record(&taken_over[0], "a", &outcome(200)).unwrap();
+    deliveries.record("a", &[(taken_over[0].clone(), outcome(200))]).unwrap();
     assert_eq!(pending_webhooks(&ports, &scope), 1, "the old owner's late answer is ignored");
-    deliveries.record(&taken_over[0], "b", &outcome(200)).unwrap();
+    deliveries.record("b", &[(taken_over[0].clone(), outcome(200))]).unwrap();
     assert_eq!(pending_webhooks(&ports, &scope), 0);
 }
 
@@ -93,16 +93,16 @@ fn failures_are_retried_with_backoff_and_given_up_after_the_window() {
     emit(&ports, &scope);
     let deliveries = ports.delivery_service();
     let job = deliveries.claim_due("a", 10, 30_000).unwrap().remove(0);
-    deliveries.record(&job, "a", &outcome(500)).unwrap();
+    deliveries.record("a", &[(job, outcome(500))]).unwrap();
     assert!(deliveries.claim_due("a", 10, 30_000).unwrap().is_empty(), "not due before the backoff");
     ports.clock.advance(1);
     let job = deliveries.claim_due("a", 10, 30_000).unwrap().remove(0);
-    deliveries.record(&job, "a", &outcome(500)).unwrap();
+    deliveries.record("a", &[(job, outcome(500))]).unwrap();
     ports.clock.advance(1);
     assert!(deliveries.claim_due("a", 10, 30_000).unwrap().is_empty(), "the second wait is longer");
     ports.clock.advance(3_600);
     let job = deliveries.claim_due("a", 10, 30_000).unwrap().remove(0);
-    deliveries.record(&job, "a", &outcome(500)).unwrap();
+    deliveries.record("a", &[(job, outcome(500))]).unwrap();
     ports.clock.advance(3_600);
     assert!(deliveries.claim_due("a", 10, 30_000).unwrap().is_empty(), "failed for good");
     assert_eq!(pending_webhooks(&ports, &scope), 0);

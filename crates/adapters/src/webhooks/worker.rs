@@ -73,19 +73,22 @@ impl DeliveryWorker {
             }
         };
         let claimed = jobs.len();
-        stream::iter(jobs)
-            .for_each_concurrent(self.settings.concurrency, |job| {
+        let attempts: Vec<_> = stream::iter(jobs)
+            .map(|job| {
                 let this = self.clone();
                 async move {
                     let outcome = this.dispatcher.send(&job).await;
-                    let (service, owner) = (this.service.clone(), this.owner.clone());
-                    let recorded = tokio::task::spawn_blocking(move || service.record(&job, &owner, &outcome)).await;
-                    if !matches!(recorded, Ok(Ok(()))) {
-                        tracing::warn!("could not record a webhook delivery attempt; it is retried after its lease");
-                    }
+                    (job, outcome)
                 }
             })
+            .buffer_unordered(self.settings.concurrency)
+            .collect()
             .await;
+        let (service, owner) = (self.service.clone(), self.owner.clone());
+        let recorded = tokio::task::spawn_blocking(move || service.record(&owner, &attempts)).await;
+        if !matches!(recorded, Ok(Ok(()))) {
+            tracing::warn!("could not record webhook delivery attempts; they are retried after their lease");
+        }
         claimed
     }
 }

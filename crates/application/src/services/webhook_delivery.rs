@@ -5,8 +5,9 @@ use crate::error::ApplicationError;
 use crate::ports::{in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Presenter, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::account::Mode;
-use payments_domain::ids::DeliveryId;
-use payments_domain::webhook::{DeliveryStatus, RetrySchedule};
+use payments_domain::ids::{DeliveryId, WebhookId};
+use payments_domain::webhook::{DeliveryStatus, RetrySchedule, Webhook};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A claimed delivery, with everything needed to send it.
@@ -66,60 +67,76 @@ impl WebhookDeliveryService {
         let now_ms = self.clock.now_millis();
         let due =
             reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.deliveries().due(now_ms, limit)?))?;
-        let mut jobs = Vec::with_capacity(due.len());
-        for delivery in due {
-            let job = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+        if due.is_empty() {
+            return Ok(Vec::new());
+        }
+        // One transaction for the batch; each claim is still a conditional update of its own row.
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let mut webhooks: HashMap<WebhookId, Option<Webhook>> = HashMap::new();
+            let mut jobs = Vec::with_capacity(due.len());
+            for delivery in &due {
                 if !repositories.deliveries().claim(&delivery.id, owner, now_ms, now_ms + lease_ms)? {
-                    return Ok(None);
+                    continue;
                 }
                 let scope =
                     Scope { account_id: delivery.account_id.clone(), mode: Mode::from_livemode(delivery.livemode) };
-                let webhook = repositories.webhooks().find(&scope, &delivery.webhook_id)?;
+                let webhook = match webhooks.get(&delivery.webhook_id) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let found = repositories.webhooks().find(&scope, &delivery.webhook_id)?;
+                        webhooks.insert(delivery.webhook_id.clone(), found.clone());
+                        found
+                    }
+                };
                 let event = repositories.events().find(&scope, &delivery.event_id)?;
-                Ok(webhook.zip(event).map(|(webhook, event)| DeliveryJob {
-                    delivery_id: delivery.id.clone(),
-                    url: webhook.url,
-                    secret_key: webhook.secret_key.reveal().to_owned(),
-                    livemode: delivery.livemode,
-                    body: self.presenter.event(&event),
-                }))
-            })?;
-            jobs.extend(job);
-        }
-        Ok(jobs)
+                if let (Some(webhook), Some(event)) = (webhook, event) {
+                    jobs.push(DeliveryJob {
+                        delivery_id: delivery.id.clone(),
+                        url: webhook.url,
+                        secret_key: webhook.secret_key.reveal().to_owned(),
+                        livemode: delivery.livemode,
+                        body: self.presenter.event(&event),
+                    });
+                }
+            }
+            Ok(jobs)
+        })
     }
 
-    /// Records an attempt: delivered on a 2xx, else retried with backoff until the retry window
-    /// closes, then failed. Ignored when `owner` lost the lease meanwhile.
+    /// Records the attempts of a batch in one transaction: each delivered on a 2xx, else retried
+    /// with backoff until the retry window closes, then failed. An attempt whose lease `owner` lost
+    /// meanwhile is ignored.
     ///
     /// # Errors
     /// Storage failures.
-    pub fn record(&self, job: &DeliveryJob, owner: &str, outcome: &AttemptOutcome) -> Result<(), ApplicationError> {
+    pub fn record(&self, owner: &str, attempts: &[(DeliveryJob, AttemptOutcome)]) -> Result<(), ApplicationError> {
         let now_ms = self.clock.now_millis();
-        let random = self.ids.fraction();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let Some(mut delivery) = repositories.deliveries().find_leased(&job.delivery_id, owner)? else {
-                return Ok(());
-            };
-            repositories.deliveries().record_attempt(&DeliveryAttempt {
-                delivery_id: delivery.id.clone(),
-                webhook_id: delivery.webhook_id.clone(),
-                event_id: delivery.event_id.clone(),
-                attempted_at_ms: now_ms,
-                status_code: outcome.status_code,
-                error: outcome.error.clone(),
-                duration_ms: outcome.duration_ms,
-            })?;
-            delivery.attempts += 1;
-            if outcome.delivered() {
-                delivery.status = DeliveryStatus::Delivered;
-            } else if self.schedule.gives_up(delivery.created_at_ms, now_ms) {
-                delivery.status = DeliveryStatus::Failed;
-            } else {
-                delivery.next_attempt_at_ms = now_ms + self.schedule.delay_ms(delivery.attempts, random);
-            }
-            if repositories.deliveries().settle(&delivery, owner)? && delivery.status != DeliveryStatus::Pending {
-                repositories.events().add_pending_webhooks(&delivery.event_id, -1)?;
+            for (job, outcome) in attempts {
+                let Some(mut delivery) = repositories.deliveries().find_leased(&job.delivery_id, owner)? else {
+                    continue;
+                };
+                repositories.deliveries().record_attempt(&DeliveryAttempt {
+                    delivery_id: delivery.id.clone(),
+                    webhook_id: delivery.webhook_id.clone(),
+                    event_id: delivery.event_id.clone(),
+                    attempted_at_ms: now_ms,
+                    status_code: outcome.status_code,
+                    error: outcome.error.clone(),
+                    duration_ms: outcome.duration_ms,
+                })?;
+                delivery.attempts += 1;
+                if outcome.delivered() {
+                    delivery.status = DeliveryStatus::Delivered;
+                } else if self.schedule.gives_up(delivery.created_at_ms, now_ms) {
+                    delivery.status = DeliveryStatus::Failed;
+                } else {
+                    delivery.next_attempt_at_ms =
+                        now_ms + self.schedule.delay_ms(delivery.attempts, self.ids.fraction());
+                }
+                if repositories.deliveries().settle(&delivery, owner)? && delivery.status != DeliveryStatus::Pending {
+                    repositories.events().add_pending_webhooks(&delivery.event_id, -1)?;
+                }
             }
             Ok(())
         })
