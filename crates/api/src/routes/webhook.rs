@@ -8,7 +8,8 @@ use crate::error::ApiError;
 use crate::startup::Services;
 use actix_web::{web, HttpResponse};
 use payments_application::ports::{DeliveryAttempt, WebhookFilter};
-use payments_application::services::{NewWebhook, WebhookChanges};
+use payments_application::services::{NewWebhook, WebhookChanges, WebhookService};
+use payments_application::{ApplicationError, Scope};
 use payments_domain::validation::Invalid;
 use payments_domain::webhook::{check_event_types, Webhook};
 use serde::Serialize;
@@ -103,9 +104,7 @@ async fn enable(
     BodyParams(params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    params.finish(Some(()))?;
-    let webhook = blocking(move || services.webhooks.enable(&scope, &id)).await?;
-    Ok(ok(&WebhookResource::new(&webhook)))
+    switch(scope, id.into_inner(), params, services, WebhookService::enable).await
 }
 
 async fn disable(
@@ -114,8 +113,20 @@ async fn disable(
     BodyParams(params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
+    switch(scope, id.into_inner(), params, services, WebhookService::disable).await
+}
+
+/// Enables or disables a webhook (`change` is the service method); such a request takes no
+/// parameters.
+async fn switch(
+    scope: Scope,
+    id: String,
+    params: Params,
+    services: web::Data<Services>,
+    change: fn(&WebhookService, &Scope, &str) -> Result<Webhook, ApplicationError>,
+) -> Result<HttpResponse, ApiError> {
     params.finish(Some(()))?;
-    let webhook = blocking(move || services.webhooks.disable(&scope, &id)).await?;
+    let webhook = blocking(move || change(&services.webhooks, &scope, &id)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
 }
 
