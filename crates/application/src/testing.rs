@@ -435,14 +435,6 @@ impl DeliveryRepository for State {
         }
     }
 
-    fn find_leased(&mut self, id: &DeliveryId, owner: &str) -> Result<Option<Delivery>, StoreError> {
-        Ok(self
-            .deliveries
-            .iter()
-            .find(|(d, holder, _)| &d.id == id && holder.as_deref() == Some(owner))
-            .map(|(d, _, _)| d.clone()))
-    }
-
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
         match self.deliveries.iter_mut().find(|(d, holder, _)| d.id == delivery.id && holder.as_deref() == Some(owner))
         {

@@ -105,18 +105,6 @@ impl DeliveryRepository for DbSession<'_> {
         Ok(claimed == 1)
     }
 
-    fn find_leased(&mut self, id: &DeliveryId, owner: &str) -> Result<Option<Delivery>, StoreError> {
-        deliveries::table
-            .filter(deliveries::id.eq(id.as_str()))
-            .filter(deliveries::lease_owner.eq(owner))
-            .select(DeliveryRow::as_select())
-            .first(self.connection)
-            .optional()
-            .map_err(store_error)?
-            .map(DeliveryRow::into_domain)
-            .transpose()
-    }
-
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
         let updated = diesel::update(
             deliveries::table.filter(deliveries::id.eq(delivery.id.as_str())).filter(deliveries::lease_owner.eq(owner)),

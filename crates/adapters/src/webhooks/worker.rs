@@ -7,7 +7,10 @@ use futures_util::stream::{self, StreamExt};
 use payments_application::services::WebhookDeliveryService;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore};
+
+/// Batches whose attempts may be waiting to be recorded while the next one is sent.
+const RECORDING_BATCHES: usize = 2;
 
 /// How the worker runs.
 #[derive(Debug, Clone)]
@@ -30,6 +33,8 @@ pub struct DeliveryWorker {
     settings: WorkerSettings,
     /// This instance's name on its leases.
     owner: String,
+    /// Batches being recorded at once.
+    recording: Arc<Semaphore>,
 }
 
 impl DeliveryWorker {
@@ -41,7 +46,7 @@ impl DeliveryWorker {
         settings: WorkerSettings,
         owner: String,
     ) -> Self {
-        Self { service, dispatcher, wake, settings, owner }
+        Self { service, dispatcher, wake, settings, owner, recording: Arc::new(Semaphore::new(RECORDING_BATCHES)) }
     }
 
     /// Delivers until the task is dropped.
@@ -84,11 +89,19 @@ impl DeliveryWorker {
             .buffer_unordered(self.settings.concurrency)
             .collect()
             .await;
+        // Recording runs beside the next batch: its deliveries keep their leases until settled, so
+        // no look claims them again meanwhile. At most two batches wait to be recorded.
+        let Ok(permit) = self.recording.clone().acquire_owned().await else {
+            return claimed;
+        };
         let (service, owner) = (self.service.clone(), self.owner.clone());
-        let recorded = tokio::task::spawn_blocking(move || service.record(&owner, &attempts)).await;
-        if !matches!(recorded, Ok(Ok(()))) {
-            tracing::warn!("could not record webhook delivery attempts; they are retried after their lease");
-        }
+        tokio::spawn(async move {
+            let recorded = tokio::task::spawn_blocking(move || service.record(&owner, &attempts)).await;
+            if !matches!(recorded, Ok(Ok(()))) {
+                tracing::warn!("could not record webhook delivery attempts; they are retried after their lease");
+            }
+            drop(permit);
+        });
         claimed
     }
 }

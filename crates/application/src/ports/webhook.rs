@@ -73,12 +73,6 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn claim(&mut self, id: &DeliveryId, owner: &str, now_ms: i64, lease_until_ms: i64) -> Result<bool, StoreError>;
 
-    /// The delivery `id` if `owner` still holds its lease.
-    ///
-    /// # Errors
-    /// Storage failures.
-    fn find_leased(&mut self, id: &DeliveryId, owner: &str) -> Result<Option<Delivery>, StoreError>;
-
     /// Writes the outcome of an attempt and releases the lease, if `owner` still holds it.
     ///
     /// # Errors

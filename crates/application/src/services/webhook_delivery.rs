@@ -5,15 +5,15 @@ use crate::error::ApplicationError;
 use crate::ports::{in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Presenter, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::account::Mode;
-use payments_domain::ids::{DeliveryId, WebhookId};
-use payments_domain::webhook::{DeliveryStatus, RetrySchedule, Webhook};
+use payments_domain::ids::WebhookId;
+use payments_domain::webhook::{Delivery, DeliveryStatus, RetrySchedule, Webhook};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A claimed delivery, with everything needed to send it.
+/// A claimed delivery, with everything needed to send it and to record the attempt.
 #[derive(Debug, Clone)]
 pub struct DeliveryJob {
-    pub delivery_id: DeliveryId,
+    pub delivery: Delivery,
     pub url: String,
     pub secret_key: String,
     pub livemode: bool,
@@ -91,7 +91,7 @@ impl WebhookDeliveryService {
                 let event = repositories.events().find(&scope, &delivery.event_id)?;
                 if let (Some(webhook), Some(event)) = (webhook, event) {
                     jobs.push(DeliveryJob {
-                        delivery_id: delivery.id.clone(),
+                        delivery: delivery.clone(),
                         url: webhook.url,
                         secret_key: webhook.secret_key.reveal().to_owned(),
                         livemode: delivery.livemode,
@@ -113,18 +113,7 @@ impl WebhookDeliveryService {
         let now_ms = self.clock.now_millis();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             for (job, outcome) in attempts {
-                let Some(mut delivery) = repositories.deliveries().find_leased(&job.delivery_id, owner)? else {
-                    continue;
-                };
-                repositories.deliveries().record_attempt(&DeliveryAttempt {
-                    delivery_id: delivery.id.clone(),
-                    webhook_id: delivery.webhook_id.clone(),
-                    event_id: delivery.event_id.clone(),
-                    attempted_at_ms: now_ms,
-                    status_code: outcome.status_code,
-                    error: outcome.error.clone(),
-                    duration_ms: outcome.duration_ms,
-                })?;
+                let mut delivery = job.delivery.clone();
                 delivery.attempts += 1;
                 if outcome.delivered() {
                     delivery.status = DeliveryStatus::Delivered;
@@ -134,7 +123,21 @@ impl WebhookDeliveryService {
                     delivery.next_attempt_at_ms =
                         now_ms + self.schedule.delay_ms(delivery.attempts, self.ids.fraction());
                 }
-                if repositories.deliveries().settle(&delivery, owner)? && delivery.status != DeliveryStatus::Pending {
+                // Settling checks that `owner` still holds the lease; an attempt of a lost lease is
+                // not recorded.
+                if !repositories.deliveries().settle(&delivery, owner)? {
+                    continue;
+                }
+                repositories.deliveries().record_attempt(&DeliveryAttempt {
+                    delivery_id: delivery.id.clone(),
+                    webhook_id: delivery.webhook_id.clone(),
+                    event_id: delivery.event_id.clone(),
+                    attempted_at_ms: now_ms,
+                    status_code: outcome.status_code,
+                    error: outcome.error.clone(),
+                    duration_ms: outcome.duration_ms,
+                })?;
+                if delivery.status != DeliveryStatus::Pending {
                     repositories.events().add_pending_webhooks(&delivery.event_id, -1)?;
                 }
             }
