@@ -58,10 +58,7 @@ async fn retrieve(
     params.finish(Some(()))?;
     let kind = caller.key_kind;
     let view = blocking(move || {
-        let access = match kind {
-            KeyKind::Secret => Access::SecretKey,
-            KeyKind::Public => Access::ClientSecret(client_secret.as_deref()),
-        };
+        let access = access(kind, client_secret.as_deref());
         services.payment_intents.retrieve(&caller.scope, &id, access)
     })
     .await?;
@@ -91,10 +88,7 @@ async fn attach(
     let request = params.finish(request)?;
     let kind = caller.key_kind;
     let outcome = blocking(move || {
-        let access = match kind {
-            KeyKind::Secret => Access::SecretKey,
-            KeyKind::Public => Access::ClientSecret(client_secret.as_deref()),
-        };
+        let access = access(kind, client_secret.as_deref());
         services.payment_intents.attach(&caller.scope, &id, access, request)
     })
     .await?;
@@ -125,6 +119,14 @@ async fn cancel(
     params.finish(Some(()))?;
     let view = blocking(move || services.payment_intents.cancel(&scope, &id)).await?;
     Ok(ok(&PaymentIntentResource::new(&view)))
+}
+
+/// What a key may do: a secret key everything, a public key only with the intent's client secret.
+fn access(kind: KeyKind, client_secret: Option<&str>) -> Access<'_> {
+    match kind {
+        KeyKind::Secret => Access::SecretKey,
+        KeyKind::Public => Access::ClientSecret(client_secret),
+    }
 }
 
 /// The whole intent for a secret key; what a browser needs for a public key.

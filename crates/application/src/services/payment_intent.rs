@@ -169,7 +169,7 @@ impl PaymentIntentService {
     pub fn retrieve(&self, scope: &Scope, id: &str, access: Access<'_>) -> Result<PaymentIntentView, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let intent = load(repositories, scope, id)?;
-            check_access(&intent, access, "client_secret")?;
+            check_access(&intent, access)?;
             view(repositories, scope, intent)
         })
     }
@@ -215,7 +215,7 @@ impl PaymentIntentService {
         let method = request.method.method();
         let intent = reading(self.unit_of_work.as_ref(), |repositories| {
             let intent = load(repositories, scope, id)?;
-            check_access(&intent, access, "client_secret")?;
+            check_access(&intent, access)?;
             intent.ensure_attachable(method)?;
             Ok(intent)
         })?;
@@ -558,7 +558,8 @@ fn existing_customer(
     }
 }
 
-fn check_access(intent: &PaymentIntent, access: Access<'_>, parameter: &str) -> Result<(), ApplicationError> {
+fn check_access(intent: &PaymentIntent, access: Access<'_>) -> Result<(), ApplicationError> {
+    let parameter = "client_secret";
     match access {
         Access::SecretKey => Ok(()),
         Access::ClientSecret(None) => Err(ApplicationError::invalid(FieldError::required(parameter))),
