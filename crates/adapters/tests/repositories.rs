@@ -10,7 +10,7 @@ use payments_application::pagination::PageRequest;
 use payments_application::ports::{
     in_transaction, reading, CustomerFilter, IdempotencyRecord, IdempotencyState, StoreError, UnitOfWork,
 };
-use payments_application::{ApplicationError, Scope};
+use payments_application::{ApplicationError, Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer};
 use payments_domain::ids::{AccountId, CustomerId};
@@ -184,8 +184,11 @@ fn lists_page_newest_first_with_cursors(backend: Backend) {
             .unwrap();
     assert_eq!(ids(&back), vec![customers[3].id.to_string(), customers[2].id.to_string()]);
     assert!(back.has_more);
-    let filtered =
-        list(PageRequest::default(), CustomerFilter { name: None, email: Some("c3@example.com".into()) }).unwrap();
+    let filtered = list(
+        PageRequest::default(),
+        CustomerFilter { email: Some("c3@example.com".into()), ..CustomerFilter::default() },
+    )
+    .unwrap();
     assert_eq!(ids(&filtered), vec![customers[2].id.to_string()]);
     let unknown = list(PageRequest::new(None, Some("cus_unknown".into()), None).unwrap(), CustomerFilter::default());
     assert!(matches!(unknown, Err(ApplicationError::Validation(_))), "{unknown:?}");
@@ -193,8 +196,9 @@ fn lists_page_newest_first_with_cursors(backend: Backend) {
 
 fn idempotency_keys_record_and_replay(backend: Backend) {
     let store = store(backend);
+    let caller = Caller { scope: store.scope.clone(), key_kind: KeyKind::Secret };
     let record = IdempotencyRecord {
-        scope: store.scope.clone(),
+        caller: caller.clone(),
         key: "key-1".into(),
         fingerprint: "f".into(),
         state: IdempotencyState::InFlight,
@@ -206,13 +210,13 @@ fn idempotency_keys_record_and_replay(backend: Backend) {
         Ok(matches!(r.idempotency_keys().insert(&record), Err(StoreError::UniqueViolation(_))))
     });
     assert!(again.unwrap(), "a second insert of the key is a unique violation");
-    in_transaction(uow, |r| Ok(r.idempotency_keys().complete(&store.scope, "key-1", 201, b"{\"a\":1}")?)).unwrap();
-    let found = reading(uow, |r| Ok(r.idempotency_keys().find(&store.scope, "key-1")?)).unwrap().unwrap();
+    in_transaction(uow, |r| Ok(r.idempotency_keys().complete(&caller, "key-1", 201, b"{\"a\":1}")?)).unwrap();
+    let found = reading(uow, |r| Ok(r.idempotency_keys().find(&caller, "key-1")?)).unwrap().unwrap();
     assert_eq!(found.state, IdempotencyState::Completed { status: 201, body: b"{\"a\":1}".to_vec() });
     let purged =
         in_transaction(uow, |r| Ok(r.idempotency_keys().delete_created_before(Timestamp::from_unix_seconds(101))?));
     assert_eq!(purged.unwrap(), 1);
-    assert!(reading(uow, |r| Ok(r.idempotency_keys().find(&store.scope, "key-1")?)).unwrap().is_none());
+    assert!(reading(uow, |r| Ok(r.idempotency_keys().find(&caller, "key-1")?)).unwrap().is_none());
 }
 
 fn concurrent_writers_all_commit(backend: Backend) {

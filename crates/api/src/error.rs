@@ -14,6 +14,10 @@ use std::fmt;
 
 /// How long a client should wait before retrying when the database is unavailable.
 const RETRY_AFTER_SECONDS: &str = "1";
+/// Most entries in one error body; a request with more problems is told about the first ones.
+pub const MAX_ERRORS: usize = 50;
+/// Digits in a run that is taken for a card number and never echoed back.
+const CARD_NUMBER_DIGITS: usize = 12;
 
 /// One entry of an error body.
 #[derive(Debug, Clone, Serialize)]
@@ -22,6 +26,48 @@ pub struct ErrorEntry {
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parameter: Option<String>,
+}
+
+impl ErrorEntry {
+    /// An entry whose texts never echo anything that looks like a card number.
+    fn new(code: Cow<'static, str>, detail: &str, parameter: Option<&str>) -> Self {
+        Self { code, detail: without_card_numbers(detail), parameter: parameter.map(without_card_numbers) }
+    }
+}
+
+/// `text` with every run of 12 or more digits (spaces and dashes between them allowed) replaced, so
+/// a card number sent in the wrong place is not echoed in an error or its log line.
+fn without_card_numbers(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut cleaned = String::with_capacity(text.len());
+    let mut start = 0;
+    while start < chars.len() {
+        if !chars[start].is_ascii_digit() {
+            cleaned.push(chars[start]);
+            start += 1;
+            continue;
+        }
+        // The run: digits, with single separators between them.
+        let mut end = start;
+        let mut digits = 0;
+        let mut last_digit = start;
+        while end < chars.len() {
+            if chars[end].is_ascii_digit() {
+                digits += 1;
+                last_digit = end;
+            } else if !(matches!(chars[end], ' ' | '-') && chars.get(end + 1).is_some_and(char::is_ascii_digit)) {
+                break;
+            }
+            end += 1;
+        }
+        if digits >= CARD_NUMBER_DIGITS {
+            cleaned.push_str("[card number removed]");
+        } else {
+            cleaned.extend(&chars[start..=last_digit]);
+        }
+        start = last_digit + 1;
+    }
+    cleaned
 }
 
 #[derive(Serialize)]
@@ -49,23 +95,20 @@ impl ApiError {
     fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
         Self {
             status,
-            errors: vec![ErrorEntry { code: Cow::Borrowed(code), detail: detail.into(), parameter: None }],
+            errors: vec![ErrorEntry::new(Cow::Borrowed(code), &detail.into(), None)],
             fields: Vec::new(),
             cause: None,
             committed: false,
         }
     }
 
-    /// 400 with one entry per bad parameter.
+    /// 400 with one entry per bad parameter, at most [`MAX_ERRORS`].
     #[must_use]
-    pub fn validation(fields: Vec<FieldError>) -> Self {
+    pub fn validation(mut fields: Vec<FieldError>) -> Self {
+        fields.truncate(MAX_ERRORS);
         let errors = fields
             .iter()
-            .map(|f| ErrorEntry {
-                code: Cow::Borrowed(f.code.as_str()),
-                detail: f.detail.clone(),
-                parameter: Some(f.parameter.clone()),
-            })
+            .map(|f| ErrorEntry::new(Cow::Borrowed(f.code.as_str()), &f.detail, Some(&f.parameter)))
             .collect();
         Self { status: StatusCode::BAD_REQUEST, errors, fields, cause: None, committed: false }
     }
@@ -110,6 +153,16 @@ impl ApiError {
             StatusCode::PAYLOAD_TOO_LARGE,
             "payload_too_large",
             format!("The request body is larger than {limit} bytes."),
+        )
+    }
+
+    /// 408 when the body did not arrive in time.
+    #[must_use]
+    pub fn request_timeout(deadline: std::time::Duration) -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!("The request body did not arrive within {} seconds.", deadline.as_secs()),
         )
     }
 
@@ -240,4 +293,29 @@ pub fn cause_chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn card_numbers_are_never_echoed() {
+        for (text, expected) in [
+            ("No payment method pm_4242424242424242 exists.", "No payment method pm_[card number removed] exists."),
+            ("id 4242 4242 4242 4242.", "id [card number removed]."),
+            ("4242-4242-4242-4242", "[card number removed]"),
+            ("amount 12345678901 and 2026", "amount 12345678901 and 2026"),
+            ("a 1 2 3 b", "a 1 2 3 b"),
+            ("trailing 12 ", "trailing 12 "),
+        ] {
+            assert_eq!(without_card_numbers(text), expected);
+        }
+    }
+
+    #[test]
+    fn error_bodies_hold_at_most_fifty_entries() {
+        let fields = (0..500).map(|i| FieldError::invalid(format!("p{i}"), "unknown")).collect();
+        assert_eq!(ApiError::validation(fields).errors.len(), MAX_ERRORS);
+    }
 }

@@ -1,9 +1,10 @@
 //! The `Idempotency-Key` middleware for POST, PUT and DELETE.
 //!
-//! The first completed response of a key (a 2xx, or a failure that changed state such as a recorded
-//! decline) is stored and replayed byte for byte, with `Idempotent-Replayed: true`, to every retry
-//! within 24 hours. Any other failure stores nothing, so its retry runs again: every use case is one
-//! transaction, so such a failure changed nothing.
+//! Keys belong to the API key that sent them (account, mode and key kind), and the caller is
+//! authenticated before anything is replayed. The first completed response of a key (a 2xx, or a
+//! failure that changed state such as a recorded decline) is stored and replayed byte for byte, with
+//! `Idempotent-Replayed: true`, to every retry within 24 hours. Any other failure stores nothing, so
+//! its retry runs again: every use case is one transaction, so such a failure changed nothing.
 
 use crate::auth::authenticate;
 use crate::decode::read_body;
@@ -16,6 +17,7 @@ use actix_web::http::{header, Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse, ResponseError};
 use payments_application::services::IdempotentStart;
+use payments_application::Caller;
 use payments_domain::account::hex;
 use sha2::{Digest, Sha256};
 
@@ -61,9 +63,27 @@ pub async fn idempotency(
         return Ok(request.error_response(ApiError::internal_message("the services are not registered")));
     };
 
-    let scope = caller.scope.clone();
-    let (begin_services, begin_scope, begin_key) = (services.clone(), scope.clone(), key.clone());
-    let start = blocking(move || begin_services.idempotency.begin(&begin_scope, &begin_key, &fingerprint)).await;
+    // From the claim of the key to the record of the response, the request runs in a task of its
+    // own: a client that disconnects drops this future but not the task, so the key never stays
+    // claimed by a request that was cut off, and a retry replays what happened instead of running
+    // the use case a second time.
+    let run = actix_web::rt::spawn(run_once(request, next, services, caller, key, fingerprint));
+    run.await.unwrap_or_else(|error| {
+        Err(ApiError::internal(format!("an idempotent request's task failed: {error}").into()).into())
+    })
+}
+
+/// Claims the key, then replays its stored response or runs the request and stores its response.
+async fn run_once<B: MessageBody + 'static>(
+    request: ServiceRequest,
+    next: Next<B>,
+    services: web::Data<Services>,
+    caller: Caller,
+    key: String,
+    fingerprint: String,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let (begin_services, begin_caller, begin_key) = (services.clone(), caller.clone(), key.clone());
+    let start = blocking(move || begin_services.idempotency.begin(&begin_caller, &begin_key, &fingerprint)).await;
     match start {
         Err(error) => Ok(request.error_response(error)),
         Ok(IdempotentStart::Replay { status, body }) => {
@@ -76,29 +96,10 @@ pub async fn idempotency(
         }
         Ok(IdempotentStart::Proceed) => {
             let outcome = next.call(request).await;
-            let (outcome, stored) = match outcome {
-                Ok(response)
-                    if response.status().is_success() || response.response().extensions().contains::<Committed>() =>
-                {
-                    let (request, response) = response.into_parts();
-                    let (head, body) = response.into_parts();
-                    match to_bytes(body).await {
-                        Ok(bytes) => {
-                            let stored = Some((head.status().as_u16(), bytes.to_vec()));
-                            (Ok(ServiceResponse::new(request, head.set_body(BoxBody::new(bytes)))), stored)
-                        }
-                        Err(_) => {
-                            let error = ApiError::internal_message("the response body could not be read");
-                            (Ok(ServiceResponse::new(request, ResponseError::error_response(&error))), None)
-                        }
-                    }
-                }
-                Ok(response) => (Ok(response.map_into_boxed_body()), None),
-                Err(error) => (Err(error), None),
-            };
+            let (outcome, stored) = keep_response(outcome).await;
             let finished = blocking(move || {
                 let response = stored.as_ref().map(|(status, body)| (*status, body.as_slice()));
-                services.idempotency.finish(&scope, &key, response)
+                services.idempotency.finish(&caller, &key, response)
             })
             .await;
             if let Err(error) = finished {
@@ -106,6 +107,31 @@ pub async fn idempotency(
             }
             outcome
         }
+    }
+}
+
+/// The response, and what to store for retries: a success, or a failure that changed state (a
+/// recorded decline). Other failures store nothing, so their retries run again.
+async fn keep_response<B: MessageBody + 'static>(
+    outcome: Result<ServiceResponse<B>, actix_web::Error>,
+) -> (Result<ServiceResponse<BoxBody>, actix_web::Error>, Option<(u16, Vec<u8>)>) {
+    match outcome {
+        Ok(response) if response.status().is_success() || response.response().extensions().contains::<Committed>() => {
+            let (request, response) = response.into_parts();
+            let (head, body) = response.into_parts();
+            match to_bytes(body).await {
+                Ok(bytes) => {
+                    let stored = Some((head.status().as_u16(), bytes.to_vec()));
+                    (Ok(ServiceResponse::new(request, head.set_body(BoxBody::new(bytes)))), stored)
+                }
+                Err(_) => {
+                    let error = ApiError::internal_message("the response body could not be read");
+                    (Ok(ServiceResponse::new(request, ResponseError::error_response(&error))), None)
+                }
+            }
+        }
+        Ok(response) => (Ok(response.map_into_boxed_body()), None),
+        Err(error) => (Err(error), None),
     }
 }
 

@@ -31,6 +31,8 @@ pub struct WebhookSettings {
     pub concurrency: usize,
     pub lease_seconds: u64,
     pub poll_interval_ms: u64,
+    /// Whether test-mode webhooks may target loopback and private addresses.
+    pub allow_private_targets_in_test: bool,
 }
 
 /// The fee of each payment method.
@@ -55,6 +57,7 @@ pub struct ServerSettings {
     pub listen: String,
     pub public_base_url: String,
     pub body_limit_bytes: usize,
+    pub request_timeout_seconds: u64,
     pub workers: usize,
 }
 
@@ -94,6 +97,8 @@ pub struct ValidSettings {
     pub listen: SocketAddr,
     pub public_base_url: url::Url,
     pub body_limit_bytes: usize,
+    /// How long a client has to send a whole request body.
+    pub request_timeout: Duration,
     pub workers: usize,
     pub database_url: DatabaseUrl,
     pub pool: PoolSettings,
@@ -143,6 +148,9 @@ impl Settings {
         if !(1024..=64 * 1024 * 1024).contains(&self.server.body_limit_bytes) {
             problems.push("server.body_limit_bytes: must be from 1024 to 67108864".to_owned());
         }
+        if !(1..=600).contains(&self.server.request_timeout_seconds) {
+            problems.push("server.request_timeout_seconds: must be from 1 to 600".to_owned());
+        }
         let database_url =
             DatabaseUrl::parse(&self.database.url).map_err(|e| problems.push(format!("database.url: {e}"))).ok();
         if !(1..=200).contains(&self.database.pool_size) {
@@ -187,6 +195,7 @@ impl Settings {
                 listen,
                 public_base_url,
                 body_limit_bytes: self.server.body_limit_bytes,
+                request_timeout: Duration::from_secs(self.server.request_timeout_seconds),
                 workers: self.server.workers,
                 database_url,
                 pool: PoolSettings {

@@ -1,7 +1,7 @@
 //! The composition root: storage, adapters as trait objects, services, the HTTP server and the
 //! background jobs.
 
-use crate::decode::BodyLimit;
+use crate::decode::BodyRules;
 use crate::idempotency::idempotency;
 use crate::presenter::ApiPresenter;
 use crate::routes;
@@ -90,7 +90,9 @@ impl Services {
                 storage.clone(),
                 clock.clone(),
                 ids.clone(),
-                Arc::new(ResolvingUrlGuard),
+                Arc::new(ResolvingUrlGuard {
+                    private_targets_in_test: settings.webhooks.allow_private_targets_in_test,
+                }),
             )),
             deliveries: Arc::new(WebhookDeliveryService::new(
                 storage.clone(),
@@ -124,7 +126,8 @@ impl Services {
     /// When the HTTP client cannot be built.
     pub fn delivery_worker(&self) -> Result<DeliveryWorker, String> {
         let hooks = &self.webhook_settings;
-        let dispatcher = Dispatcher::new(Duration::from_secs(hooks.timeout_seconds))?;
+        let dispatcher =
+            Dispatcher::new(Duration::from_secs(hooks.timeout_seconds), hooks.allow_private_targets_in_test)?;
         let settings = WorkerSettings {
             concurrency: hooks.concurrency,
             lease: Duration::from_secs(hooks.lease_seconds),
@@ -173,11 +176,11 @@ impl Application {
             TcpListener::bind(settings.listen).map_err(|e| format!("cannot listen on {}: {e}", settings.listen))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let data = web::Data::new(services.clone());
-        let body_limit = BodyLimit(settings.body_limit_bytes);
+        let body_rules = BodyRules { max_bytes: settings.body_limit_bytes, deadline: settings.request_timeout };
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
-                .app_data(body_limit)
+                .app_data(body_rules)
                 .wrap(from_fn(idempotency))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())

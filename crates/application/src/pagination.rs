@@ -2,6 +2,7 @@
 
 use crate::error::ApplicationError;
 use crate::ports::StoreError;
+use payments_domain::metadata::Metadata;
 use payments_domain::validation::{ErrorCode, FieldError};
 
 /// Where a page starts.
@@ -11,6 +12,27 @@ pub enum Cursor {
     After(String),
     /// Items newer than the one with this id.
     Before(String),
+}
+
+/// One condition of a list's metadata filter: the object's metadata has `key`, with exactly `value`
+/// when one is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataMatch {
+    pub key: String,
+    pub value: Option<String>,
+}
+
+impl MetadataMatch {
+    /// Whether `metadata` meets this condition.
+    #[must_use]
+    pub fn matches(&self, metadata: Option<&Metadata>) -> bool {
+        let found = metadata.and_then(|metadata| metadata.pairs().get(&self.key));
+        match (&self.value, found) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(expected), Some(found)) => expected == found,
+        }
+    }
 }
 
 /// A validated page request.

@@ -15,7 +15,7 @@ use crate::ports::{
     PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
 };
 use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
-use crate::scope::Scope;
+use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
     PaymentService, Processors, RefundService, WebhookDeliveryService, WebhookService,
@@ -183,6 +183,7 @@ impl CustomerRepository for State {
                 && !c.is_deleted()
                 && filter.name.as_deref().is_none_or(|n| c.name.as_str() == n)
                 && filter.email.as_deref().is_none_or(|e| c.email.as_str() == e)
+                && filter.metadata.iter().all(|condition| condition.matches(c.metadata.as_ref()))
         };
         let overfetch = page.limit() as usize + 1;
         let rows: Vec<Customer> = match page.cursor() {
@@ -212,27 +213,27 @@ impl CustomerRepository for State {
 }
 
 impl IdempotencyRepository for State {
-    fn find(&mut self, scope: &Scope, key: &str) -> Result<Option<IdempotencyRecord>, StoreError> {
-        Ok(self.idempotency.iter().find(|r| &r.scope == scope && r.key == key).cloned())
+    fn find(&mut self, caller: &Caller, key: &str) -> Result<Option<IdempotencyRecord>, StoreError> {
+        Ok(self.idempotency.iter().find(|r| &r.caller == caller && r.key == key).cloned())
     }
 
     fn insert(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
-        if self.idempotency.iter().any(|r| r.scope == record.scope && r.key == record.key) {
+        if self.idempotency.iter().any(|r| r.caller == record.caller && r.key == record.key) {
             return Err(StoreError::UniqueViolation("idempotency_keys".into()));
         }
         self.idempotency.push(record.clone());
         Ok(())
     }
 
-    fn complete(&mut self, scope: &Scope, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError> {
-        if let Some(record) = self.idempotency.iter_mut().find(|r| &r.scope == scope && r.key == key) {
+    fn complete(&mut self, caller: &Caller, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError> {
+        if let Some(record) = self.idempotency.iter_mut().find(|r| &r.caller == caller && r.key == key) {
             record.state = IdempotencyState::Completed { status, body: body.to_vec() };
         }
         Ok(())
     }
 
-    fn delete(&mut self, scope: &Scope, key: &str) -> Result<(), StoreError> {
-        self.idempotency.retain(|r| !(&r.scope == scope && r.key == key));
+    fn delete(&mut self, caller: &Caller, key: &str) -> Result<(), StoreError> {
+        self.idempotency.retain(|r| !(&r.caller == caller && r.key == key));
         Ok(())
     }
 
@@ -625,6 +626,12 @@ impl TestPorts {
     #[must_use]
     pub fn scope(&self, mode: Mode) -> Scope {
         Scope { account_id: self.account_id.clone(), mode }
+    }
+
+    /// A caller of the account with a key of `kind` in `mode`.
+    #[must_use]
+    pub fn caller(&self, mode: Mode, key_kind: KeyKind) -> Caller {
+        Caller { scope: self.scope(mode), key_kind }
     }
 
     /// Another account, in test mode.

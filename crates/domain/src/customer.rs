@@ -327,17 +327,6 @@ pub struct Address {
 /// Longest accepted text of an address line, city, state, postal code or phone number.
 pub const MAX_ADDRESS_FIELD_LENGTH: usize = 255;
 
-/// Checks the length of a free-text billing field.
-///
-/// # Errors
-/// `parameter_invalid` over 255 characters.
-pub fn check_address_field(value: &str) -> Result<(), Invalid> {
-    if value.chars().count() > MAX_ADDRESS_FIELD_LENGTH {
-        return Err(Invalid::value(format!("Must be at most {MAX_ADDRESS_FIELD_LENGTH} characters long.")));
-    }
-    Ok(())
-}
-
 /// A two-letter ISO 3166-1 country code, upper case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]

@@ -208,6 +208,9 @@ pub struct PaymentIntent {
     pub capture_before_at: Option<Timestamp>,
     pub customer_id: Option<CustomerId>,
     pub pending: Option<PendingAttempt>,
+    /// The token of the latest test authorization page. Kept after the page is used, so a repeated
+    /// submission of the page finds the intent and shows how it ended; replaced by the next redirect.
+    pub redirect_token: Option<String>,
     /// When a background job must act: redirect expiry, processing end, or hold expiry.
     pub action_due_at: Option<Timestamp>,
     pub created_at: Timestamp,
@@ -273,6 +276,7 @@ impl PaymentIntent {
             capture_before_at: None,
             customer_id: new.customer_id,
             pending: None,
+            redirect_token: None,
             action_due_at: None,
             created_at: now,
             updated_at: now,
@@ -367,6 +371,7 @@ impl PaymentIntent {
             (AuthorizationOutcome::Declined(error), _) => self.fail(attempt, error),
             (AuthorizationOutcome::RedirectRequired, Some((token, url))) => {
                 self.status = PaymentIntentStatus::AwaitingNextAction;
+                self.redirect_token = Some(token.clone());
                 self.pending = Some(PendingAttempt { attempt, redirect_token: Some(token), redirect_url: Some(url) });
                 self.action_due_at = Some(now.plus_seconds(REDIRECT_SECONDS));
                 AttemptResult::Redirected

@@ -6,7 +6,6 @@ use crate::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use crate::time::Timestamp;
 use crate::validation::Invalid;
 use std::fmt;
-use std::net::IpAddr;
 
 /// Whether a webhook receives events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,40 +116,6 @@ pub fn check_event_types(types: Vec<String>) -> Result<Vec<String>, Invalid> {
     Ok(checked)
 }
 
-/// Whether an address is on the public internet: not private, loopback, link-local, unspecified,
-/// multicast, broadcast, documentation, shared (CGNAT) or unique-local. Live-mode webhooks may only
-/// reach public addresses.
-#[must_use]
-pub fn is_public_address(address: IpAddr) -> bool {
-    match address {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            !(v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || (a == 100 && (64..=127).contains(&b))
-                || a == 0
-                || a >= 240)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public_address(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || first == 0x2001 && v6.segments()[1] == 0x0db8)
-        }
-    }
-}
-
 /// Where a delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeliveryStatus {
@@ -232,28 +197,6 @@ impl RetrySchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_public_addresses_are_public() {
-        for private in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "0.0.0.0",
-            "100.64.0.1",
-            "::1",
-            "fe80::1",
-            "fc00::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(!is_public_address(private.parse().unwrap()), "{private}");
-        }
-        for public in ["8.8.8.8", "203.0.114.1", "2606:4700:4700::1111"] {
-            assert!(is_public_address(public.parse().unwrap()), "{public}");
-        }
-    }
 
     #[test]
     fn event_types_must_be_known() {

@@ -2,7 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, to_json};
-use super::schema::customers;
+use super::schema::{customer_metadata, customers};
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
@@ -82,7 +82,40 @@ fn in_scope(scope: &Scope) -> And<Eq<customers::account_id, String>, Eq<customer
     customers::account_id.eq(scope.account_id.to_string()).and(customers::livemode.eq(scope.livemode()))
 }
 
+/// One metadata pair of a customer, kept beside the customer for the list's metadata filter.
+#[derive(Insertable)]
+#[diesel(table_name = customer_metadata)]
+struct MetadataPairRow<'a> {
+    customer_id: &'a str,
+    account_id: &'a str,
+    livemode: bool,
+    key: &'a str,
+    value: &'a str,
+}
+
 impl DbSession<'_> {
+    /// Replaces the stored metadata pairs of `customer` with its current ones.
+    fn write_metadata_pairs(&mut self, customer: &Customer, replace: bool) -> Result<(), StoreError> {
+        if replace {
+            diesel::delete(customer_metadata::table.filter(customer_metadata::customer_id.eq(customer.id.as_str())))
+                .execute(self.connection)
+                .map_err(store_error)?;
+        }
+        let Some(metadata) = &customer.metadata else { return Ok(()) };
+        // One statement per pair: a multi-row insert does not compile for both backends at once.
+        for (key, value) in metadata.pairs() {
+            let row = MetadataPairRow {
+                customer_id: customer.id.as_str(),
+                account_id: customer.account_id.as_str(),
+                livemode: customer.livemode,
+                key,
+                value,
+            };
+            diesel::insert_into(customer_metadata::table).values(row).execute(self.connection).map_err(store_error)?;
+        }
+        Ok(())
+    }
+
     /// The list position of the customer `id` in `scope`.
     fn customer_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         customers::table
@@ -101,8 +134,8 @@ impl CustomerRepository for DbSession<'_> {
         diesel::insert_into(customers::table)
             .values(CustomerRow::from_domain(customer)?)
             .execute(self.connection)
-            .map(drop)
-            .map_err(store_error)
+            .map_err(store_error)?;
+        self.write_metadata_pairs(customer, false)
     }
 
     fn find(&mut self, scope: &Scope, id: &CustomerId) -> Result<Option<Customer>, StoreError> {
@@ -126,7 +159,8 @@ impl CustomerRepository for DbSession<'_> {
         .set(CustomerRow::from_domain(customer)?)
         .execute(self.connection)
         .map_err(store_error)?;
-        versioned(updated)
+        versioned(updated)?;
+        self.write_metadata_pairs(customer, true)
     }
 
     fn list(
@@ -146,6 +180,19 @@ impl CustomerRepository for DbSession<'_> {
         }
         if let Some(email) = &filter.email {
             query = query.filter(customers::email.eq(email));
+        }
+        for condition in &filter.metadata {
+            let having = customer_metadata::table
+                .filter(customer_metadata::account_id.eq(scope.account_id.to_string()))
+                .filter(customer_metadata::livemode.eq(scope.livemode()))
+                .filter(customer_metadata::key.eq(condition.key.clone()))
+                .select(customer_metadata::customer_id);
+            query = match &condition.value {
+                Some(value) => {
+                    query.filter(customers::id.eq_any(having.filter(customer_metadata::value.eq(value.clone()))))
+                }
+                None => query.filter(customers::id.eq_any(having)),
+            };
         }
         query = match page.cursor() {
             None => query.order(customers::seq.desc()),

@@ -5,7 +5,7 @@ use super::schema::idempotency_keys as keys;
 use super::unit_of_work::DbSession;
 use diesel::prelude::*;
 use payments_application::ports::{IdempotencyRecord, IdempotencyRepository, IdempotencyState, StoreError};
-use payments_application::Scope;
+use payments_application::Caller;
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, Queryable, Selectable)]
@@ -22,15 +22,21 @@ struct IdempotencyRow {
 struct NewIdempotencyRow<'a> {
     account_id: &'a str,
     livemode: bool,
+    key_kind: &'a str,
     idempotency_key: &'a str,
     fingerprint: &'a str,
     created_at: i64,
 }
 
+/// The row of `key` for the API key of `caller`.
+fn primary_key<'a>(caller: &'a Caller, key: &'a str) -> (&'a str, bool, &'static str, &'a str) {
+    (caller.scope.account_id.as_str(), caller.scope.livemode(), caller.key_kind.as_str(), key)
+}
+
 impl IdempotencyRepository for DbSession<'_> {
-    fn find(&mut self, scope: &Scope, key: &str) -> Result<Option<IdempotencyRecord>, StoreError> {
+    fn find(&mut self, caller: &Caller, key: &str) -> Result<Option<IdempotencyRecord>, StoreError> {
         let row: Option<IdempotencyRow> = keys::table
-            .find((scope.account_id.as_str(), scope.livemode(), key))
+            .find(primary_key(caller, key))
             .select(IdempotencyRow::as_select())
             .first(self.connection)
             .optional()
@@ -44,7 +50,7 @@ impl IdempotencyRepository for DbSession<'_> {
                 _ => IdempotencyState::InFlight,
             };
             Ok(IdempotencyRecord {
-                scope: scope.clone(),
+                caller: caller.clone(),
                 key: key.to_owned(),
                 fingerprint: row.fingerprint,
                 state,
@@ -57,8 +63,9 @@ impl IdempotencyRepository for DbSession<'_> {
     fn insert(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
         diesel::insert_into(keys::table)
             .values(NewIdempotencyRow {
-                account_id: record.scope.account_id.as_str(),
-                livemode: record.scope.livemode(),
+                account_id: record.caller.scope.account_id.as_str(),
+                livemode: record.caller.scope.livemode(),
+                key_kind: record.caller.key_kind.as_str(),
                 idempotency_key: &record.key,
                 fingerprint: &record.fingerprint,
                 created_at: record.created_at.unix_seconds(),
@@ -68,17 +75,17 @@ impl IdempotencyRepository for DbSession<'_> {
             .map_err(store_error)
     }
 
-    fn complete(&mut self, scope: &Scope, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError> {
+    fn complete(&mut self, caller: &Caller, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError> {
         let body = std::str::from_utf8(body).map_err(|e| StoreError::Other(e.into()))?;
-        diesel::update(keys::table.find((scope.account_id.as_str(), scope.livemode(), key)))
+        diesel::update(keys::table.find(primary_key(caller, key)))
             .set((keys::response_status.eq(i32::from(status)), keys::response_body.eq(body)))
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)
     }
 
-    fn delete(&mut self, scope: &Scope, key: &str) -> Result<(), StoreError> {
-        diesel::delete(keys::table.find((scope.account_id.as_str(), scope.livemode(), key)))
+    fn delete(&mut self, caller: &Caller, key: &str) -> Result<(), StoreError> {
+        diesel::delete(keys::table.find(primary_key(caller, key)))
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)

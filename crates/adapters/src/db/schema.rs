@@ -19,9 +19,10 @@ diesel::table! {
 }
 
 diesel::table! {
-    idempotency_keys (account_id, livemode, idempotency_key) {
+    idempotency_keys (account_id, livemode, key_kind, idempotency_key) {
         account_id -> Text,
         livemode -> Bool,
+        key_kind -> Text,
         idempotency_key -> Text,
         fingerprint -> Text,
         response_status -> Nullable<Integer>,
@@ -52,6 +53,16 @@ diesel::table! {
 
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::joinable!(customers -> accounts (account_id));
+
+diesel::table! {
+    customer_metadata (customer_id, key) {
+        customer_id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        key -> Text,
+        value -> Text,
+    }
+}
 
 diesel::table! {
     payment_intents (seq) {
@@ -195,6 +206,7 @@ diesel::table! {
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
+    customer_metadata,
     customers,
     events,
     idempotency_keys,

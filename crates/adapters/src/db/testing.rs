@@ -7,7 +7,7 @@
 
 use super::connection::Backend;
 use diesel::connection::SimpleConnection;
-use diesel::{Connection, PgConnection};
+use diesel::{Connection, PgConnection, SqliteConnection};
 use rand::distr::{Alphanumeric, SampleString};
 use std::path::PathBuf;
 
@@ -90,6 +90,53 @@ impl TestDatabase {
                 ))
                 .expect("end the open connections");
         }
+    }
+}
+
+/// A transaction that keeps writers waiting until it is dropped: on PostgreSQL the writers of one
+/// table, on SQLite every writer of the database.
+pub struct WriteHold {
+    _connection: HeldConnection,
+}
+
+enum HeldConnection {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+impl Drop for HeldConnection {
+    fn drop(&mut self) {
+        let _ = match self {
+            Self::Postgres(connection) => connection.batch_execute("ROLLBACK"),
+            Self::Sqlite(connection) => connection.batch_execute("ROLLBACK"),
+        };
+    }
+}
+
+impl TestDatabase {
+    /// Holds back every write to `table` (on SQLite, to the whole database) until the hold is
+    /// dropped, so a test can catch a request in the middle of its work.
+    ///
+    /// # Panics
+    /// When the database cannot be reached or locked.
+    #[must_use]
+    pub fn hold_writes(&self, table: &str) -> WriteHold {
+        let connection = match self.backend {
+            Backend::Postgres => {
+                let mut connection = PgConnection::establish(&self.url).expect("connect to the test database");
+                connection
+                    .batch_execute(&format!("BEGIN; LOCK TABLE {table} IN EXCLUSIVE MODE"))
+                    .expect("lock the table");
+                HeldConnection::Postgres(connection)
+            }
+            Backend::Sqlite => {
+                let path = self.url.trim_start_matches("sqlite://");
+                let mut connection = SqliteConnection::establish(path).expect("open the test database");
+                connection.batch_execute("BEGIN IMMEDIATE").expect("take the write lock");
+                HeldConnection::Sqlite(connection)
+            }
+        };
+        WriteHold { _connection: connection }
     }
 }
 

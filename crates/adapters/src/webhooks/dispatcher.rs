@@ -1,9 +1,10 @@
-//! Sends one signed delivery over HTTP. Redirects are not followed; live-mode requests connect only
-//! to public addresses, checked on the address actually resolved at delivery time.
+//! Sends one signed delivery over HTTP. Redirects are not followed and proxies are never used; live
+//! mode (and test mode where private targets are refused) connects only to public addresses, checked
+//! on the address actually resolved at delivery time and on IP literals before connecting.
 
 use super::signer::signature_header;
 use payments_application::services::{AttemptOutcome, DeliveryJob};
-use payments_domain::webhook::is_public_address;
+use payments_domain::public_address::is_public_address;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -15,28 +16,34 @@ pub const SIGNATURE_HEADER: &str = "Payrex-Signature";
 /// The HTTP side of deliveries.
 #[derive(Clone)]
 pub struct Dispatcher {
-    test: reqwest::Client,
-    live: reqwest::Client,
+    /// Connects anywhere: test mode on a laptop, where receivers run on localhost.
+    anywhere: reqwest::Client,
+    /// Connects only to public addresses.
+    public_only: reqwest::Client,
+    private_targets_in_test: bool,
 }
 
 impl Dispatcher {
-    /// Clients that give a receiver `timeout` to answer.
+    /// Clients that give a receiver `timeout` to answer; test mode may reach private addresses when
+    /// `private_targets_in_test`.
     ///
     /// # Errors
     /// When the HTTP client cannot be built (no TLS roots).
-    pub fn new(timeout: Duration) -> Result<Self, String> {
+    pub fn new(timeout: Duration, private_targets_in_test: bool) -> Result<Self, String> {
         let builder = || {
             reqwest::Client::builder()
                 .timeout(timeout)
                 .redirect(reqwest::redirect::Policy::none())
+                // HTTP(S)_PROXY would connect on the deliveries' behalf, past the address checks.
+                .no_proxy()
                 .user_agent(concat!("payments-webhooks/", env!("CARGO_PKG_VERSION")))
         };
-        let test = builder().build().map_err(|e| format!("cannot build the webhook client: {e}"))?;
-        let live = builder()
+        let anywhere = builder().build().map_err(|e| format!("cannot build the webhook client: {e}"))?;
+        let public_only = builder()
             .dns_resolver(Arc::new(PublicOnlyResolver))
             .build()
             .map_err(|e| format!("cannot build the webhook client: {e}"))?;
-        Ok(Self { test, live })
+        Ok(Self { anywhere, public_only, private_targets_in_test })
     }
 
     /// Sends `job`, signed with a fresh timestamp, and reports how it went.
@@ -44,8 +51,14 @@ impl Dispatcher {
         let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let timestamp = i64::try_from(timestamp).unwrap_or(i64::MAX);
         let signature = signature_header(&job.secret_key, timestamp, job.body.as_bytes(), job.livemode);
-        let client = if job.livemode { &self.live } else { &self.test };
+        let public_only = job.livemode || !self.private_targets_in_test;
+        let client = if public_only { &self.public_only } else { &self.anywhere };
         let started = Instant::now();
+        // An IP literal is never resolved, so the resolver's check does not see it: check it here.
+        if public_only && !has_public_or_named_host(&job.url) {
+            let error = Some("the webhook address is not a public internet address".to_owned());
+            return AttemptOutcome { status_code: None, error, duration_ms: 0 };
+        }
         let sent = client
             .post(&job.url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -70,6 +83,17 @@ impl Dispatcher {
     }
 }
 
+/// False when the URL's host is an IP address that is not public (or the URL does not parse); names
+/// are left to [`PublicOnlyResolver`].
+fn has_public_or_named_host(url: &str) -> bool {
+    match url::Url::parse(url).ok().and_then(|url| url.host().map(|host| host.to_owned())) {
+        Some(url::Host::Domain(_)) => true,
+        Some(url::Host::Ipv4(address)) => is_public_address(address.into()),
+        Some(url::Host::Ipv6(address)) => is_public_address(address.into()),
+        None => false,
+    }
+}
+
 /// Resolves like the system, then keeps only public addresses: a live webhook whose name points at
 /// a private, loopback or link-local address is never contacted.
 struct PublicOnlyResolver;
@@ -87,5 +111,20 @@ impl Resolve for PublicOnlyResolver {
             }
             Ok(Box::new(public.into_iter()) as Addrs)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_public_or_named_host;
+
+    #[test]
+    fn ip_literals_are_judged_before_connecting() {
+        for url in ["https://127.0.0.1/", "https://[::ffff:7f00:1]/", "https://2130706433/", "http://[fd00::1]:80/"] {
+            assert!(!has_public_or_named_host(url), "{url}");
+        }
+        for url in ["https://8.8.8.8/", "https://hooks.example.com/", "https://[2606:4700:4700::1111]/"] {
+            assert!(has_public_or_named_host(url), "{url}");
+        }
     }
 }

@@ -1,13 +1,18 @@
-//! Which webhook URLs a mode may use: test mode any http(s) URL (local development); live mode https
-//! only, to a host whose every address is public.
+//! Which webhook URLs a mode may use: test mode any http(s) URL (local development) unless the
+//! deployment refuses private targets in test mode too; live mode https only, to a host whose every
+//! address is public.
 
 use payments_application::ports::UrlGuard;
-use payments_domain::webhook::is_public_address;
+use payments_domain::public_address::is_public_address;
 use std::net::ToSocketAddrs;
 
-/// Checks URLs, resolving live-mode host names through the system resolver.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ResolvingUrlGuard;
+/// Checks URLs, resolving host names through the system resolver where addresses matter.
+#[derive(Debug, Clone, Copy)]
+pub struct ResolvingUrlGuard {
+    /// Whether test-mode webhooks may target loopback and private addresses. True suits a laptop;
+    /// on a shared deployment it would let anyone with a test key probe the internal network.
+    pub private_targets_in_test: bool,
+}
 
 impl UrlGuard for ResolvingUrlGuard {
     fn check(&self, url: &str, livemode: bool) -> Result<(), String> {
@@ -16,11 +21,11 @@ impl UrlGuard for ResolvingUrlGuard {
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err("The URL must use http or https.".to_owned());
         }
-        if !livemode {
-            return Ok(());
-        }
-        if parsed.scheme() != "https" {
+        if livemode && parsed.scheme() != "https" {
             return Err("Live-mode webhooks must use https.".to_owned());
+        }
+        if !livemode && self.private_targets_in_test {
+            return Ok(());
         }
         let port = parsed.port_or_known_default().unwrap_or(443);
         let host = host.trim_start_matches('[').trim_end_matches(']');
@@ -37,15 +42,40 @@ impl UrlGuard for ResolvingUrlGuard {
 mod tests {
     use super::*;
 
+    const LOCAL: ResolvingUrlGuard = ResolvingUrlGuard { private_targets_in_test: true };
+    const SHARED: ResolvingUrlGuard = ResolvingUrlGuard { private_targets_in_test: false };
+
     #[test]
     fn test_mode_allows_local_addresses_and_live_mode_does_not() {
-        assert!(ResolvingUrlGuard.check("http://127.0.0.1:9000/hooks", false).is_ok());
-        assert!(ResolvingUrlGuard.check("ftp://example.com/", false).is_err());
-        assert!(ResolvingUrlGuard.check("not a url", false).is_err());
-        assert!(ResolvingUrlGuard.check("http://127.0.0.1/hooks", true).is_err());
-        assert!(ResolvingUrlGuard.check("https://127.0.0.1/hooks", true).is_err());
-        assert!(ResolvingUrlGuard.check("https://localhost/hooks", true).is_err());
-        assert!(ResolvingUrlGuard.check("https://[::1]/hooks", true).is_err());
-        assert!(ResolvingUrlGuard.check("https://10.0.0.8/hooks", true).is_err());
+        assert!(LOCAL.check("http://127.0.0.1:9000/hooks", false).is_ok());
+        assert!(LOCAL.check("ftp://example.com/", false).is_err());
+        assert!(LOCAL.check("not a url", false).is_err());
+        assert!(LOCAL.check("http://127.0.0.1/hooks", true).is_err());
+        for url in [
+            "https://127.0.0.1/hooks",
+            "https://localhost/hooks",
+            "https://[::1]/hooks",
+            "https://10.0.0.8/hooks",
+            "https://2130706433/hooks",
+            "https://0x7f.1/hooks",
+            "https://[::127.0.0.1]/hooks",
+            "https://[::ffff:0:7f00:1]/hooks",
+            "https://[64:ff9b::7f00:1]/hooks",
+            "https://[2002:7f00:1::]/hooks",
+            "https://[2001::1]/hooks",
+            "https://[fec0::1]/hooks",
+            "https://192.0.0.1/hooks",
+            "https://198.18.0.1/hooks",
+            "https://240.0.0.1/hooks",
+        ] {
+            assert!(LOCAL.check(url, true).is_err(), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_shared_deployment_refuses_private_targets_in_test_mode_too() {
+        assert!(SHARED.check("http://127.0.0.1:9000/hooks", false).is_err());
+        assert!(SHARED.check("http://[::ffff:10.0.0.1]/hooks", false).is_err());
+        assert!(SHARED.check("http://8.8.8.8/hooks", false).is_ok(), "test mode keeps plain http");
     }
 }

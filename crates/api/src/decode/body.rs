@@ -1,7 +1,7 @@
 //! Extractors that turn the request body or query string into a parameter map.
 
-use super::form;
 use super::params::Params;
+use super::{form, limits};
 use crate::error::ApiError;
 use actix_web::dev::Payload;
 use actix_web::http::header;
@@ -11,17 +11,36 @@ use futures_util::StreamExt;
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
-/// The largest request body accepted, registered as app data.
+/// What a request body may be, registered as app data: its largest size, and how long a client has
+/// to send all of it (a body trickled in a byte at a time would otherwise hold a worker for ever).
 #[derive(Debug, Clone, Copy)]
-pub struct BodyLimit(pub usize);
+pub struct BodyRules {
+    pub max_bytes: usize,
+    pub deadline: Duration,
+}
 
-/// Reads the whole body, refusing one larger than the limit with 413.
+impl Default for BodyRules {
+    fn default() -> Self {
+        Self { max_bytes: 1024 * 1024, deadline: Duration::from_secs(30) }
+    }
+}
+
+/// Reads the whole body, refusing one larger than the limit with 413 and one that takes longer
+/// than the deadline with 408.
 ///
 /// # Errors
-/// `payload_too_large` past the limit; `parameter_invalid` when the body cannot be read.
+/// `payload_too_large` past the limit; `request_timeout` past the deadline; `parameter_invalid`
+/// when the body cannot be read.
 pub async fn read_body(request: &HttpRequest, payload: &mut Payload) -> Result<Bytes, ApiError> {
-    let limit = request.app_data::<BodyLimit>().map_or(1024 * 1024, |limit| limit.0);
+    let rules = request.app_data::<BodyRules>().copied().unwrap_or_default();
+    tokio::time::timeout(rules.deadline, read_within(request, payload, rules.max_bytes))
+        .await
+        .unwrap_or_else(|_| Err(ApiError::request_timeout(rules.deadline)))
+}
+
+async fn read_within(request: &HttpRequest, payload: &mut Payload, limit: usize) -> Result<Bytes, ApiError> {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -93,7 +112,11 @@ fn decode_body(request: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>,
     match format {
         BodyFormat::Form => form::parse(body).map_err(|error| ApiError::validation(vec![error])),
         BodyFormat::Json => match serde_json::from_slice::<Value>(body) {
-            Ok(Value::Object(map)) => Ok(unwrap_attributes(map)),
+            Ok(Value::Object(map)) => {
+                let map = unwrap_attributes(map);
+                limits::check_json(&map).map_err(|error| ApiError::validation(vec![error]))?;
+                Ok(map)
+            }
             Ok(_) => Err(ApiError::bad_body("The JSON body must be an object.")),
             Err(_) => Err(ApiError::bad_body("The request body is not valid JSON.")),
         },

@@ -1,21 +1,38 @@
 //! Rack-style bracket forms: `a[]=1` is an array, `m[k]=v` a map, `items[][name]=A&items[][amount]=1`
 //! an array of maps where a repeated key starts a new element, and numeric keys (`items[0][name]`)
-//! are array positions. `None` or an empty value means the parameter is absent.
+//! are array positions, also when mixed with `[]` for the same list (PayRex's Python client sends
+//! `a[]=…` for the first ten items and `a[10]=…` after). `None` or an empty value means the parameter
+//! is absent. Every key is checked against the bounds of [`super::limits`] before it is used, so the
+//! recursion below is at most [`MAX_DEPTH`] deep.
 
+use super::limits::{self, MAX_DEPTH, MAX_KEY_LENGTH, MAX_PARAMETERS};
 use payments_domain::validation::FieldError;
 use serde_json::{Map, Value};
 
 /// Decodes an `application/x-www-form-urlencoded` body or query string into nested parameters.
 ///
 /// # Errors
-/// `parameter_invalid` naming a key that is used both as a value and as a container.
+/// `parameter_invalid` naming a key that is used both as a value and as a container, or a key or
+/// value that breaks a bound of [`super::limits`].
 pub fn parse(input: &[u8]) -> Result<Map<String, Value>, FieldError> {
     let mut root = Map::new();
-    for (key, value) in form_urlencoded::parse(input) {
+    for (count, (key, value)) in form_urlencoded::parse(input).enumerate() {
+        if count >= MAX_PARAMETERS {
+            return Err(limits::too_many_parameters(&key));
+        }
+        if key.len() > MAX_KEY_LENGTH {
+            return Err(limits::key_too_long(&key));
+        }
+        if key.contains('\0') || value.contains('\0') {
+            return Err(limits::nul_character(&key));
+        }
         if value.is_empty() || value == "None" {
             continue;
         }
         let (name, path) = split_key(&key);
+        if path.len() > MAX_DEPTH {
+            return Err(limits::too_deep(&key));
+        }
         insert(&mut root, name, &path, value.into_owned()).map_err(|()| {
             FieldError::invalid(key.as_ref(), format!("The parameter {key} conflicts with another one."))
         })?;
@@ -54,23 +71,46 @@ fn split_key(key: &str) -> (&str, Vec<Segment>) {
 
 fn insert(target: &mut Map<String, Value>, name: &str, path: &[Segment], value: String) -> Result<(), ()> {
     let Some((first, rest)) = path.split_first() else {
-        return match target.get(name) {
-            Some(Value::Object(_) | Value::Array(_)) => Err(()),
-            _ => {
+        // A repeated plain key is a list (`metadata=a&metadata=b`, as Python's `requests` sends a
+        // list or a map in a query string); a single reader of one string then refuses it.
+        return match target.get_mut(name) {
+            None => {
                 target.insert(name.to_owned(), Value::String(value));
                 Ok(())
             }
+            Some(previous @ Value::String(_)) => {
+                let first = std::mem::take(previous);
+                *previous = Value::Array(vec![first, Value::String(value)]);
+                Ok(())
+            }
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                items.push(Value::String(value));
+                Ok(())
+            }
+            Some(_) => Err(()),
         };
     };
     match first {
         Some(child) => {
-            let Value::Object(map) = target.entry(name).or_insert_with(|| Value::Object(Map::new())) else {
+            let entry = target.entry(name).or_insert_with(|| Value::Object(Map::new()));
+            // A position after `[]` items (`a[]=x&a[10]=y`): the list continues in position order.
+            if matches!(entry, Value::Array(_)) && is_position(child) {
+                *entry = positions_of(std::mem::take(entry));
+            }
+            let Value::Object(map) = entry else {
                 return Err(());
             };
             insert(map, child, rest, value)
         }
         None => {
-            let Value::Array(items) = target.entry(name).or_insert_with(|| Value::Array(Vec::new())) else {
+            let entry = target.entry(name).or_insert_with(|| Value::Array(Vec::new()));
+            // `[]` after positions (`a[0]=x&a[]=y`): append after the last position.
+            if let Value::Object(map) = entry {
+                if !map.is_empty() && map.keys().all(|key| is_position(key)) {
+                    *entry = normalize(std::mem::take(entry));
+                }
+            }
+            let Value::Array(items) = entry else {
                 return Err(());
             };
             match rest.split_first() {
@@ -107,6 +147,21 @@ fn has_path(map: &Map<String, Value>, name: &str, path: &[Segment]) -> bool {
     }
 }
 
+/// Whether a key is an array position (`0`, `10`).
+fn is_position(key: &str) -> bool {
+    !key.is_empty() && key.len() <= 9 && key.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// An array as a map from positions to items, so later positions can join it in order.
+fn positions_of(value: Value) -> Value {
+    match value {
+        Value::Array(items) => {
+            Value::Object(items.into_iter().enumerate().map(|(position, item)| (position.to_string(), item)).collect())
+        }
+        other => other,
+    }
+}
+
 /// Maps whose keys are all array positions (`a[0]`, `a[1]`) become arrays in position order.
 fn positional_maps_to_arrays(map: Map<String, Value>) -> Map<String, Value> {
     map.into_iter().map(|(key, value)| (key, normalize(value))).collect()
@@ -115,7 +170,8 @@ fn positional_maps_to_arrays(map: Map<String, Value>) -> Map<String, Value> {
 fn normalize(value: Value) -> Value {
     match value {
         Value::Object(map) => {
-            let positions: Option<Vec<usize>> = map.keys().map(|k| k.parse::<usize>().ok()).collect();
+            let positions: Option<Vec<usize>> =
+                map.keys().map(|k| if is_position(k) { k.parse::<usize>().ok() } else { None }).collect();
             match positions {
                 Some(positions) if !positions.is_empty() => {
                     let mut items: Vec<(usize, Value)> =
@@ -173,6 +229,13 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_plain_key_is_a_list() {
+        assert_eq!(decode("metadata=a&metadata=b&metadata=c"), json!({"metadata": ["a", "b", "c"]}));
+        assert_eq!(decode("m[]=a&m=b"), json!({"m": ["a", "b"]}));
+        assert!(parse(b"m[k]=a&m=b").is_err(), "a map and a value cannot share a name");
+    }
+
+    #[test]
     fn empty_and_none_values_are_absent() {
         assert_eq!(decode("description=&customer_id=None&name=x"), json!({"name": "x"}));
     }
@@ -181,6 +244,41 @@ mod tests {
     fn a_key_used_as_value_and_container_is_refused() {
         let error = parse(b"metadata=x&metadata[k]=v").unwrap_err();
         assert_eq!(error.parameter, "metadata[k]");
+    }
+
+    #[test]
+    fn positions_may_follow_and_precede_appended_items() {
+        // What payrex-python sends for a list of eleven: `[0]`..`[9]` rewritten to `[]`, `[10]` kept.
+        let mut form: Vec<String> = (0..10).map(|i| format!("events[]=e{i}")).collect();
+        form.push("events[10]=e10".to_owned());
+        let expected: Vec<String> = (0..=10).map(|i| format!("e{i}")).collect();
+        assert_eq!(decode(&form.join("&")), json!({ "events": expected }));
+        assert_eq!(decode("a[0]=x&a[]=y&a[]=z"), json!({"a": ["x", "y", "z"]}));
+        let mut items: Vec<String> =
+            (0..10).map(|i| format!("line_items[][name]=n{i}&line_items[][amount]={i}")).collect();
+        items.push("line_items[10][name]=n10&line_items[10][amount]=10".to_owned());
+        let decoded = decode(&items.join("&"));
+        let list = decoded["line_items"].as_array().expect("a list");
+        assert_eq!(list.len(), 11);
+        assert_eq!(list[10], json!({"name": "n10", "amount": "10"}));
+        assert_eq!(list[3], json!({"name": "n3", "amount": "3"}));
+    }
+
+    #[test]
+    fn bounds_are_refused_naming_the_limit() {
+        let deep = format!("x{}=1", "[a]".repeat(MAX_DEPTH + 1));
+        assert!(parse(deep.as_bytes()).unwrap_err().detail.contains("32 levels"));
+        let very_deep = format!("x{}=1", "[a]".repeat(3_000));
+        assert!(parse(very_deep.as_bytes()).unwrap_err().detail.contains("200 bytes"));
+        let at_limit = format!("x{}=1", "[a]".repeat(MAX_DEPTH));
+        assert!(parse(at_limit.as_bytes()).is_ok());
+        let many: Vec<String> = (0..=MAX_PARAMETERS).map(|i| format!("k{i}=v")).collect();
+        assert!(parse(many.join("&").as_bytes()).unwrap_err().detail.contains("1000 parameters"));
+        let long = format!("{}=v", "k".repeat(MAX_KEY_LENGTH + 1));
+        assert!(parse(long.as_bytes()).unwrap_err().detail.contains("200 bytes"));
+        for nul in ["name=a%00b", "na%00me=x", "metadata[%00]=x"] {
+            assert!(parse(nul.as_bytes()).unwrap_err().detail.contains("NUL"), "{nul}");
+        }
     }
 
     #[test]

@@ -3,7 +3,10 @@
 
 mod body;
 mod form;
+pub mod limits;
 mod params;
+#[cfg(test)]
+mod properties;
 
-pub use body::{read_body, BodyLimit, BodyParams, QueryParams};
+pub use body::{read_body, BodyParams, BodyRules, QueryParams};
 pub use params::Params;

@@ -2,6 +2,9 @@
 //! and refuses parameters nobody asked for.
 
 use crate::error::ApiError;
+use payments_application::pagination::MetadataMatch;
+use payments_domain::limits::URL_LENGTH;
+use payments_domain::metadata::Metadata;
 use payments_domain::money::Amount;
 use payments_domain::validation::{ErrorCode, FieldError, Invalid};
 use serde_json::{Map, Value};
@@ -77,10 +80,10 @@ impl Params {
         value
     }
 
-    /// A string parameter.
-    pub fn string(&mut self, key: &str) -> Option<String> {
+    /// A string parameter of at most `max_chars` characters.
+    pub fn string(&mut self, key: &str, max_chars: usize) -> Option<String> {
         match self.take(key)? {
-            Value::String(text) => Some(text),
+            Value::String(text) => self.within(key, text, max_chars),
             _ => {
                 self.type_error(key, "a string");
                 None
@@ -88,22 +91,35 @@ impl Params {
         }
     }
 
-    /// A string parameter that must be present.
-    pub fn required_string(&mut self, key: &str) -> Option<String> {
-        let value = self.string(key);
+    /// A string parameter of at most `max_chars` characters that must be present.
+    pub fn required_string(&mut self, key: &str, max_chars: usize) -> Option<String> {
+        let value = self.string(key, max_chars);
         self.require(key, value)
     }
 
     /// A string parameter for which a client may also send a whole number.
-    pub fn string_or_integer(&mut self, key: &str) -> Option<String> {
+    pub fn string_or_integer(&mut self, key: &str, max_chars: usize) -> Option<String> {
         match self.take(key)? {
-            Value::String(text) => Some(text),
-            Value::Number(number) if number.is_i64() || number.is_u64() => Some(number.to_string()),
+            Value::String(text) => self.within(key, text, max_chars),
+            Value::Number(number) if number.is_i64() || number.is_u64() => {
+                self.within(key, number.to_string(), max_chars)
+            }
             _ => {
                 self.type_error(key, "a string");
                 None
             }
         }
+    }
+
+    /// `text` when it has at most `max_chars` characters, else an error naming the limit.
+    fn within(&mut self, key: &str, text: String, max_chars: usize) -> Option<String> {
+        if text.chars().count() <= max_chars {
+            return Some(text);
+        }
+        let name = self.name(key);
+        let detail = format!("The parameter {name} must be at most {max_chars} characters long.");
+        self.push(FieldError::invalid(name, detail));
+        None
     }
 
     /// A whole-number parameter: a JSON integer, or digits (forms send numbers as strings).
@@ -130,28 +146,37 @@ impl Params {
         self.check(key, Amount::new(centavos))
     }
 
-    /// A list of strings: an array (`a[]=x` in forms), or one string as a list of one.
-    pub fn string_list(&mut self, key: &str) -> Option<Vec<String>> {
-        match self.take(key)? {
-            Value::String(text) => Some(vec![text]),
-            Value::Array(items) => {
-                let strings: Option<Vec<String>> =
-                    items.into_iter().map(|item| item.as_str().map(str::to_owned)).collect();
-                if strings.is_none() {
-                    self.type_error(key, "a list of strings");
-                }
-                strings
-            }
+    /// A list of at most `max_items` strings of at most `max_chars` characters each: an array
+    /// (`a[]=x` in forms), or one string as a list of one.
+    pub fn string_list(&mut self, key: &str, max_items: usize, max_chars: usize) -> Option<Vec<String>> {
+        let items = match self.take(key)? {
+            Value::String(text) => vec![Value::String(text)],
+            Value::Array(items) => items,
             _ => {
                 self.type_error(key, "a list of strings");
-                None
+                return None;
             }
+        };
+        if items.len() > max_items {
+            let name = self.name(key);
+            let detail = format!("The parameter {name} may list at most {max_items} items.");
+            self.push(FieldError::invalid(name, detail));
+            return None;
         }
+        let mut strings = Vec::with_capacity(items.len());
+        for item in items {
+            let Value::String(text) = item else {
+                self.type_error(key, "a list of strings");
+                return None;
+            };
+            strings.push(self.within(key, text, max_chars)?);
+        }
+        Some(strings)
     }
 
-    /// An absolute `http` or `https` URL.
+    /// An absolute `http` or `https` URL of at most [`URL_LENGTH`] characters.
     pub fn url(&mut self, key: &str) -> Option<String> {
-        let text = self.string(key)?;
+        let text = self.string(key, URL_LENGTH)?;
         let valid =
             url::Url::parse(&text).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some());
         self.check(key, if valid { Ok(text) } else { Err(Invalid::value("Must be an absolute http or https URL.")) })
@@ -201,6 +226,56 @@ impl Params {
             }
         }
         valid.then_some(pairs)
+    }
+
+    /// A list's metadata filter: `metadata[key]=value` pairs that must all match, or bare keys that
+    /// must be present (`metadata=key`, repeated for several: what Python's `requests` sends for a map
+    /// in a query string, so PayRex's Python client filters by keys only). At most
+    /// [`Metadata::MAX_KEYS`] conditions, keys and values within the metadata limits.
+    pub fn metadata_filter(&mut self, key: &str) -> Vec<MetadataMatch> {
+        let conditions: Vec<(String, Option<Value>)> = match self.take(key) {
+            None => return Vec::new(),
+            Some(Value::Object(pairs)) => pairs.into_iter().map(|(k, v)| (k, Some(v))).collect(),
+            Some(Value::String(name)) => vec![(name, None)],
+            Some(Value::Array(names)) => {
+                names.into_iter().map(|name| (name.as_str().unwrap_or("").to_owned(), None)).collect()
+            }
+            Some(_) => {
+                self.type_error(key, "an object of strings or a list of keys");
+                return Vec::new();
+            }
+        };
+        let name = self.name(key);
+        if conditions.len() > Metadata::MAX_KEYS {
+            let detail = format!("Filter by at most {} metadata keys.", Metadata::MAX_KEYS);
+            self.push(FieldError::invalid(name, detail));
+            return Vec::new();
+        }
+        let mut matches = Vec::with_capacity(conditions.len());
+        for (metadata_key, value) in conditions {
+            let parameter = format!("{name}[{metadata_key}]");
+            if metadata_key.is_empty() || metadata_key.chars().count() > Metadata::MAX_KEY_LENGTH {
+                let detail = format!("Metadata keys are 1 to {} characters long.", Metadata::MAX_KEY_LENGTH);
+                self.push(FieldError::invalid(name.clone(), detail));
+                continue;
+            }
+            let value = match value {
+                None => None,
+                Some(Value::String(text)) if text.chars().count() <= Metadata::MAX_VALUE_LENGTH => Some(text),
+                Some(Value::String(_)) => {
+                    let detail = format!("Metadata values are at most {} characters long.", Metadata::MAX_VALUE_LENGTH);
+                    self.push(FieldError::invalid(parameter, detail));
+                    continue;
+                }
+                Some(_) => {
+                    let detail = format!("The parameter {parameter} must be a string.");
+                    self.push(FieldError::new(parameter, ErrorCode::ParameterTypeInvalid, detail));
+                    continue;
+                }
+            };
+            matches.push(MetadataMatch { key: metadata_key, value });
+        }
+        matches
     }
 
     /// A nested object read by `read`; its errors and unknown keys are reported under this one.
@@ -280,8 +355,8 @@ mod tests {
     #[test]
     fn missing_required_unknown_and_nested_errors_are_all_reported() {
         let mut p = params(json!({"extra": "x", "billing": {"phone": 5, "nope": "y"}}));
-        let name = p.required_string("name");
-        p.object("billing", |b| b.string("phone"));
+        let name = p.required_string("name", 10);
+        p.object("billing", |b| b.string("phone", 10));
         let errors = codes(p.finish(name.map(drop)));
         assert!(errors.contains(&("name".into(), "parameter_required")), "{errors:?}");
         assert!(errors.contains(&("extra".into(), "parameter_invalid")), "{errors:?}");
@@ -315,17 +390,36 @@ mod tests {
     fn lists_and_urls() {
         let mut p =
             params(json!({"a": ["x", "y"], "b": "z", "c": [1], "u": "ftp://x", "v": "https://shop.example/r?x=1"}));
-        assert_eq!(p.string_list("a"), Some(vec!["x".into(), "y".into()]));
-        assert_eq!(p.string_list("b"), Some(vec!["z".into()]));
-        assert_eq!(p.string_list("c"), None);
+        assert_eq!(p.string_list("a", 5, 5), Some(vec!["x".into(), "y".into()]));
+        assert_eq!(p.string_list("b", 5, 5), Some(vec!["z".into()]));
+        assert_eq!(p.string_list("c", 5, 5), None);
         assert_eq!(p.url("u"), None);
         assert_eq!(p.url("v").as_deref(), Some("https://shop.example/r?x=1"));
     }
 
     #[test]
+    fn strings_and_lists_past_their_limits_are_refused_naming_the_limit() {
+        let mut p = params(json!({"a": "abcdef", "b": ["x", "y", "z"], "c": ["toolong"], "d": "ñandú"}));
+        assert_eq!(p.string("a", 5), None);
+        assert_eq!(p.string_list("b", 2, 5), None);
+        assert_eq!(p.string_list("c", 2, 5), None);
+        assert_eq!(p.string("d", 5).as_deref(), Some("ñandú"), "characters, not bytes");
+        let errors = p.finish(Some(())).unwrap_err();
+        let details: Vec<&str> = errors.field_errors().iter().map(|e| e.detail.as_str()).collect();
+        assert_eq!(
+            details,
+            vec![
+                "The parameter a must be at most 5 characters long.",
+                "The parameter b may list at most 2 items.",
+                "The parameter c must be at most 5 characters long."
+            ]
+        );
+    }
+
+    #[test]
     fn null_and_empty_strings_are_absent() {
         let mut p = params(json!({"a": null, "b": ""}));
-        assert_eq!((p.string("a"), p.string("b")), (None, None));
+        assert_eq!((p.string("a", 10), p.string("b", 10)), (None, None));
         assert!(p.finish(Some(())).is_ok());
     }
 }

@@ -8,6 +8,7 @@ use crate::startup::Services;
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;
+use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::payment_method::PaymentMethodType;
 use qrcode::render::svg;
 use qrcode::QrCode;
@@ -61,7 +62,7 @@ async fn decide(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> HttpResponse {
-    let authorized = match params.string("decision").as_deref() {
+    let authorized = match params.string("decision", CHOICE_LENGTH).as_deref() {
         Some("authorize") => true,
         Some("fail") => false,
         _ => return message(StatusCode::BAD_REQUEST, "Choose an outcome", "Use one of the two buttons of the page."),
@@ -69,11 +70,18 @@ async fn decide(
     let completion = match blocking(move || services.payment_intents.complete_redirect(&token, authorized)).await {
         Ok(completion) => completion,
         Err(error) if error.status() == StatusCode::NOT_FOUND => return unusable_link(),
-        Err(_) => {
+        Err(error) if error.status() == StatusCode::SERVICE_UNAVAILABLE => {
             return message(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Try again",
                 "The payment could not be completed right now.",
+            )
+        }
+        Err(_) => {
+            return message(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "The payment could not be completed.",
             )
         }
     };
@@ -83,10 +91,14 @@ async fn decide(
             let location = format!("{return_url}{separator}payment_intent_client_secret={}", completion.client_secret);
             HttpResponse::SeeOther().insert_header((header::LOCATION, location)).finish()
         }
-        None if completion.succeeded => message(StatusCode::OK, "Payment authorized", "You can close this page."),
+        None if completion.succeeded => {
+            let heading = if completion.already_used { "Payment already authorized" } else { "Payment authorized" };
+            message(StatusCode::OK, heading, "You can close this page.")
+        }
         None => {
+            let heading = if completion.already_used { "Payment already failed" } else { "Payment failed" };
             let detail = completion.error.map_or_else(|| "The payment failed.".to_owned(), |e| e.detail);
-            message(StatusCode::OK, "Payment failed", &detail)
+            message(StatusCode::OK, heading, &detail)
         }
     }
 }

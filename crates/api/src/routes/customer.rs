@@ -8,9 +8,10 @@ use crate::startup::Services;
 use actix_web::{web, HttpResponse};
 use payments_application::ports::CustomerFilter;
 use payments_domain::customer::{
-    check_address_field, Address, Billing, BillingStatementPrefix, CountryCode, Customer, CustomerChanges,
-    CustomerName, Email, NewCustomer, SequenceNumber,
+    Address, Billing, BillingStatementPrefix, CountryCode, Customer, CustomerChanges, CustomerName, Email, NewCustomer,
+    SequenceNumber, MAX_ADDRESS_FIELD_LENGTH,
 };
+use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use serde::Serialize;
@@ -80,7 +81,11 @@ async fn list(
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page_request(&mut params);
-    let filter = CustomerFilter { name: params.string("name"), email: params.string("email") };
+    let filter = CustomerFilter {
+        name: params.string("name", CustomerName::MAX_LENGTH),
+        email: params.string("email", Email::MAX_LENGTH),
+        metadata: params.metadata_filter("metadata"),
+    };
     let page = params.finish(page)?;
     let customers = blocking(move || services.customers.list(&scope, &filter, &page)).await?;
     Ok(ok(&List::of(&customers, CustomerResource::from)))
@@ -96,9 +101,14 @@ fn render(customer: &Customer) -> HttpResponse {
 }
 
 fn new_customer(params: &mut Params) -> Option<NewCustomer> {
-    let name = params.required_string("name").and_then(|name| params.check("name", CustomerName::new(name)));
-    let email = params.required_string("email").and_then(|email| params.check("email", Email::new(email)));
-    let currency = params.required_string("currency").and_then(|code| params.check("currency", Currency::parse(&code)));
+    let name = params
+        .required_string("name", CustomerName::MAX_LENGTH)
+        .and_then(|name| params.check("name", CustomerName::new(name)));
+    let email =
+        params.required_string("email", Email::MAX_LENGTH).and_then(|email| params.check("email", Email::new(email)));
+    let currency = params
+        .required_string("currency", CHOICE_LENGTH)
+        .and_then(|code| params.check("currency", Currency::parse(&code)));
     let fields = shared_fields(params);
     Some(NewCustomer {
         name: params.require("name", name)?,
@@ -112,9 +122,11 @@ fn new_customer(params: &mut Params) -> Option<NewCustomer> {
 }
 
 fn customer_changes(params: &mut Params) -> Option<CustomerChanges> {
-    let name = params.string("name").and_then(|name| params.check("name", CustomerName::new(name)));
-    let email = params.string("email").and_then(|email| params.check("email", Email::new(email)));
-    let currency = params.string("currency").and_then(|code| params.check("currency", Currency::parse(&code)));
+    let name =
+        params.string("name", CustomerName::MAX_LENGTH).and_then(|name| params.check("name", CustomerName::new(name)));
+    let email = params.string("email", Email::MAX_LENGTH).and_then(|email| params.check("email", Email::new(email)));
+    let currency =
+        params.string("currency", CHOICE_LENGTH).and_then(|code| params.check("currency", Currency::parse(&code)));
     let fields = shared_fields(params);
     Some(CustomerChanges {
         name,
@@ -137,10 +149,12 @@ struct SharedFields {
 
 fn shared_fields(params: &mut Params) -> SharedFields {
     let key = "billing_statement_prefix";
-    let billing_statement_prefix = params.string(key).and_then(|p| params.check(key, BillingStatementPrefix::new(p)));
+    let billing_statement_prefix = params
+        .string(key, BillingStatementPrefix::MAX_LENGTH)
+        .and_then(|p| params.check(key, BillingStatementPrefix::new(p)));
     let key = "next_billing_statement_sequence_number";
     let next_billing_statement_sequence_number =
-        params.string_or_integer(key).and_then(|n| params.check(key, SequenceNumber::parse(&n)));
+        params.string_or_integer(key, CHOICE_LENGTH).and_then(|n| params.check(key, SequenceNumber::parse(&n)));
     let billing = params.object("billing", |billing| {
         let phone = text_field(billing, "phone");
         let address = billing.object("address", address);
@@ -158,14 +172,13 @@ pub(crate) fn address(params: &mut Params) -> Option<Address> {
         city: text_field(params, "city"),
         state: text_field(params, "state"),
         postal_code: text_field(params, "postal_code"),
-        country: params.string("country").and_then(|c| params.check("country", CountryCode::new(&c))),
+        country: params.string("country", CHOICE_LENGTH).and_then(|c| params.check("country", CountryCode::new(&c))),
     })
 }
 
 /// A free-text field of billing details.
 pub(crate) fn text_field(params: &mut Params, key: &str) -> Option<String> {
-    let value = params.string(key)?;
-    params.check(key, check_address_field(&value).map(|()| value))
+    params.string(key, MAX_ADDRESS_FIELD_LENGTH)
 }
 
 /// A customer as the API shows it.

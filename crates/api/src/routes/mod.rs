@@ -17,6 +17,7 @@ use crate::error::ApiError;
 use actix_web::{web, HttpRequest, HttpResponse, Resource};
 use payments_application::pagination::{Page, PageRequest};
 use payments_application::ApplicationError;
+use payments_domain::limits::IDENTIFIER_LENGTH;
 use serde::Serialize;
 
 use crate::decode::Params;
@@ -89,8 +90,8 @@ impl<'a> Deleted<'a> {
 /// Reads `limit`, `after` and `before` of a list request.
 pub(crate) fn page_request(params: &mut Params) -> Option<PageRequest> {
     let limit = params.integer("limit");
-    let after = params.string("after");
-    let before = params.string("before");
+    let after = params.string("after", IDENTIFIER_LENGTH);
+    let before = params.string("before", IDENTIFIER_LENGTH);
     match PageRequest::new(limit, after, before) {
         Ok(page) => Some(page),
         Err(errors) => {

@@ -8,6 +8,7 @@ use crate::error::ApiError;
 use crate::startup::Services;
 use actix_web::{web, HttpResponse};
 use payments_domain::customer::Customer;
+use payments_domain::limits::DESCRIPTION_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::PaymentBilling;
@@ -37,7 +38,7 @@ async fn update(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let description = params.string("description");
+    let description = params.string("description", DESCRIPTION_LENGTH);
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
     params.finish(Some(()))?;
     let view = blocking(move || services.payments.update(&scope, &id, description, metadata)).await?;

@@ -13,6 +13,9 @@ use payments_application::ports::PaymentMethodInput;
 use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
 use payments_domain::account::KeyKind;
 use payments_domain::ids::CustomerId;
+use payments_domain::limits::{
+    ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH,
+};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::payment_intent::{
@@ -25,8 +28,6 @@ use payments_domain::validation::{FieldError, Invalid};
 use serde::Serialize;
 
 const RESOURCE: &str = "payment_intent";
-/// Longest accepted description.
-const MAX_DESCRIPTION_LENGTH: usize = 1_000;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -54,7 +55,7 @@ async fn retrieve(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret");
+    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
     params.finish(Some(()))?;
     let kind = caller.key_kind;
     let view = blocking(move || {
@@ -83,7 +84,7 @@ async fn attach(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret");
+    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
     let request = attach_request(&mut params);
     let request = params.finish(request)?;
     let kind = caller.key_kind;
@@ -139,14 +140,19 @@ fn render(view: &PaymentIntentView, kind: KeyKind) -> HttpResponse {
 
 fn new_payment_intent(params: &mut Params) -> Option<NewPaymentIntent> {
     let amount = params.amount("amount");
-    let currency = params.required_string("currency").and_then(|c| params.check("currency", Currency::parse(&c)));
+    let currency =
+        params.required_string("currency", CHOICE_LENGTH).and_then(|c| params.check("currency", Currency::parse(&c)));
     let payment_methods = payment_methods(params);
     let fields = shared_fields(params);
     let card_options = params.object("payment_method_options", |options| options.object("card", card_options));
+    // Every missing parameter is reported before any `?` returns.
+    let amount = params.require("amount", amount);
+    let currency = params.require("currency", currency);
+    let payment_methods = params.require("payment_methods", payment_methods);
     Some(NewPaymentIntent {
-        amount: params.require("amount", amount)?,
-        currency: params.require("currency", currency)?,
-        payment_methods: params.require("payment_methods", payment_methods)?,
+        amount: amount?,
+        currency: currency?,
+        payment_methods: payment_methods?,
         statement_descriptor: fields.statement_descriptor,
         description: fields.description,
         metadata: fields.metadata,
@@ -179,15 +185,13 @@ struct SharedFields {
 }
 
 fn shared_fields(params: &mut Params) -> SharedFields {
-    let description = params.string("description").and_then(|text| {
-        let valid = text.chars().count() <= MAX_DESCRIPTION_LENGTH;
-        let refused = Invalid::value(format!("The description must be at most {MAX_DESCRIPTION_LENGTH} characters."));
-        params.check("description", if valid { Ok(text) } else { Err(refused) })
-    });
+    let description = params.string("description", DESCRIPTION_LENGTH);
     let key = "statement_descriptor";
-    let statement_descriptor = params.string(key).and_then(|text| params.check(key, StatementDescriptor::new(text)));
+    let statement_descriptor = params
+        .string(key, StatementDescriptor::MAX_LENGTH)
+        .and_then(|text| params.check(key, StatementDescriptor::new(text)));
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
-    let customer_id = params.string("customer_id").and_then(|id| {
+    let customer_id = params.string("customer_id", IDENTIFIER_LENGTH).and_then(|id| {
         let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)
     });
@@ -196,7 +200,7 @@ fn shared_fields(params: &mut Params) -> SharedFields {
 }
 
 fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
-    let names = params.string_list("payment_methods")?;
+    let names = params.string_list("payment_methods", CHOICES, CHOICE_LENGTH)?;
     if names.is_empty() {
         params.push(FieldError::invalid("payment_methods", "Allow at least one payment method."));
         return None;
@@ -212,7 +216,7 @@ fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
 }
 
 fn card_options(params: &mut Params) -> Option<CardOptions> {
-    let capture_type = params.string("capture_type").and_then(|value| {
+    let capture_type = params.string("capture_type", CHOICE_LENGTH).and_then(|value| {
         let parsed = match value.as_str() {
             "automatic" => Ok(CaptureType::Automatic),
             "manual" => Ok(CaptureType::Manual),
@@ -220,11 +224,11 @@ fn card_options(params: &mut Params) -> Option<CardOptions> {
         };
         params.check("capture_type", parsed)
     });
-    let allowed_bins = params.string_list("allowed_bins").and_then(|bins| {
+    let allowed_bins = params.string_list("allowed_bins", ALLOWED_BINS, 8).and_then(|bins| {
         let valid = bins.iter().all(|bin| (1..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit()));
         params.check("allowed_bins", if valid { Ok(bins) } else { Err(Invalid::value("BINs are 1 to 8 digits.")) })
     });
-    let allowed_funding = params.string_list("allowed_funding").and_then(|names| {
+    let allowed_funding = params.string_list("allowed_funding", CHOICES, CHOICE_LENGTH).and_then(|names| {
         names.iter().map(|name| params.check("allowed_funding", Funding::parse(name))).collect::<Option<Vec<_>>>()
     });
     Some(CardOptions {
@@ -236,7 +240,7 @@ fn card_options(params: &mut Params) -> Option<CardOptions> {
 
 fn attach_request(params: &mut Params) -> Option<AttachRequest> {
     let return_url = params.url("return_url");
-    if let Some(id) = params.string("payment_method_id") {
+    if let Some(id) = params.string("payment_method_id", IDENTIFIER_LENGTH) {
         // Saved payment methods come with setup intents; until then no id names one.
         params.push(FieldError::invalid("payment_method_id", format!("No saved payment method with id {id} exists.")));
         return None;
@@ -247,7 +251,8 @@ fn attach_request(params: &mut Params) -> Option<AttachRequest> {
 }
 
 fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
-    let method = params.required_string("type").and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
+    let method =
+        params.required_string("type", CHOICE_LENGTH).and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
     let card = params.object("card", card_input);
     let billing = params.object("billing", |billing| {
         Some(PaymentBilling {
@@ -272,7 +277,9 @@ fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<Pay
 }
 
 fn card_input(params: &mut Params) -> Option<CardInput> {
-    let number = params.string_or_integer("number").and_then(|n| params.check("number", CardNumber::new(&n)));
+    let number = params
+        .string_or_integer("number", CARD_NUMBER_LENGTH)
+        .and_then(|n| params.check("number", CardNumber::new(&n)));
     let exp_month = params.integer("exp_month").and_then(|month| {
         let valid = u32::try_from(month).ok().filter(|m| (1..=12).contains(m));
         params.check("exp_month", valid.ok_or_else(|| Invalid::value("The expiry month must be 1 to 12.")))
@@ -282,13 +289,12 @@ fn card_input(params: &mut Params) -> Option<CardInput> {
         let valid = u32::try_from(year).ok().filter(|y| (2000..=2100).contains(y));
         params.check("exp_year", valid.ok_or_else(|| Invalid::value("The expiry year must be a four-digit year.")))
     });
-    let cvc = params.string_or_integer("cvc").and_then(|c| params.check("cvc", Cvc::new(&c)));
-    Some(CardInput {
-        number: params.require("number", number)?,
-        exp_month: params.require("exp_month", exp_month)?,
-        exp_year: params.require("exp_year", exp_year)?,
-        cvc: params.require("cvc", cvc)?,
-    })
+    let cvc = params.string_or_integer("cvc", CVC_LENGTH).and_then(|c| params.check("cvc", Cvc::new(&c)));
+    let number = params.require("number", number);
+    let exp_month = params.require("exp_month", exp_month);
+    let exp_year = params.require("exp_year", exp_year);
+    let cvc = params.require("cvc", cvc);
+    Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
 }
 
 /// `{"type": "redirect", "redirect_url": …}` while the customer must authenticate.

@@ -7,6 +7,7 @@ use crate::error::ApiError;
 use crate::startup::Services;
 use actix_web::{web, HttpResponse};
 use payments_application::services::NewRefund;
+use payments_domain::limits::{CHOICE_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::refund::{Refund, RefundReason};
@@ -56,17 +57,23 @@ fn new_refund(params: &mut Params) -> Option<NewRefund> {
         }
         Some(amount)
     });
-    let currency = params.required_string("currency").and_then(|c| params.check("currency", Currency::parse(&c)));
-    let payment_id = params.required_string("payment_id");
-    let reason = params.required_string("reason").and_then(|r| params.check("reason", RefundReason::parse(&r)));
-    let description = params.string("description");
-    let remarks = params.string("remarks");
+    let currency =
+        params.required_string("currency", CHOICE_LENGTH).and_then(|c| params.check("currency", Currency::parse(&c)));
+    let payment_id = params.required_string("payment_id", IDENTIFIER_LENGTH);
+    let reason =
+        params.required_string("reason", CHOICE_LENGTH).and_then(|r| params.check("reason", RefundReason::parse(&r)));
+    let description = params.string("description", DESCRIPTION_LENGTH);
+    let remarks = params.string("remarks", DESCRIPTION_LENGTH);
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    // Every missing parameter is reported before any `?` returns.
+    let amount = params.require("amount", amount);
+    let currency = params.require("currency", currency);
+    let reason = params.require("reason", reason);
     Some(NewRefund {
-        amount: params.require("amount", amount)?,
-        currency: params.require("currency", currency)?,
+        amount: amount?,
+        currency: currency?,
         payment_id: payment_id?,
-        reason: params.require("reason", reason)?,
+        reason: reason?,
         description,
         remarks,
         metadata,

@@ -10,13 +10,11 @@ use actix_web::{web, HttpResponse};
 use payments_application::ports::{DeliveryAttempt, WebhookFilter};
 use payments_application::services::{NewWebhook, WebhookChanges, WebhookService};
 use payments_application::{ApplicationError, Scope};
-use payments_domain::validation::Invalid;
+use payments_domain::limits::{CHOICES, CHOICE_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH, URL_LENGTH};
 use payments_domain::webhook::{check_event_types, Webhook};
 use serde::Serialize;
 
 const RESOURCE: &str = "webhook";
-/// Longest accepted description.
-const MAX_DESCRIPTION_LENGTH: usize = 1_000;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -38,9 +36,9 @@ async fn create(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = params.required_string("url");
+    let url = params.required_string("url", URL_LENGTH);
     let events = events(&mut params);
-    let description = description(&mut params);
+    let description = params.string("description", DESCRIPTION_LENGTH);
     let new = events.map(|events| (events, description));
     let new = params.require("events", new);
     let (events, description) = params.finish(new)?;
@@ -55,7 +53,10 @@ async fn list(
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page_request(&mut params);
-    let filter = WebhookFilter { url: params.string("url"), description: params.string("description") };
+    let filter = WebhookFilter {
+        url: params.string("url", URL_LENGTH),
+        description: params.string("description", DESCRIPTION_LENGTH),
+    };
     let page = params.finish(page)?;
     let webhooks = blocking(move || services.webhooks.list(&scope, &filter, &page)).await?;
     Ok(ok(&List::of(&webhooks, WebhookResource::new)))
@@ -78,9 +79,9 @@ async fn update(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = params.string("url");
+    let url = params.string("url", URL_LENGTH);
     let events = events(&mut params);
-    let description = description(&mut params);
+    let description = params.string("description", DESCRIPTION_LENGTH);
     params.finish(Some(()))?;
     let changes = WebhookChanges { url, events, description };
     let webhook = blocking(move || services.webhooks.update(&scope, &id, changes)).await?;
@@ -150,22 +151,15 @@ async fn resend(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let event_id = params.required_string("event_id");
+    let event_id = params.required_string("event_id", IDENTIFIER_LENGTH);
     let event_id = params.finish(event_id)?;
     let webhook = blocking(move || services.webhooks.resend(&scope, &id, &event_id)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
 }
 
 fn events(params: &mut Params) -> Option<Vec<String>> {
-    let types = params.string_list("events")?;
+    let types = params.string_list("events", CHOICES, CHOICE_LENGTH)?;
     params.check("events", check_event_types(types))
-}
-
-fn description(params: &mut Params) -> Option<String> {
-    let text = params.string("description")?;
-    let valid = text.chars().count() <= MAX_DESCRIPTION_LENGTH;
-    let refused = Invalid::value(format!("The description must be at most {MAX_DESCRIPTION_LENGTH} characters."));
-    params.check("description", if valid { Ok(text) } else { Err(refused) })
 }
 
 /// A webhook as the API shows it.

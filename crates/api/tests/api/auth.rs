@@ -85,7 +85,7 @@ async fn another_accounts_customer_is_indistinguishable_from_a_missing_one(app: 
     let path = format!("/customers/{id}");
     let (status, theirs) = read(app.request(Method::GET, &path, &app.other_account_key).send().await.unwrap()).await;
     assert_eq!(status, 404);
-    let missing = "cus_00000000000000000000000000000000";
+    let missing = "cus_missingMissingMissingMissing12";
     let (_, absent) =
         read(app.request(Method::GET, &format!("/customers/{missing}"), &app.other_account_key).send().await.unwrap())
             .await;

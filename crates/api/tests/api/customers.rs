@@ -231,7 +231,7 @@ async fn a_statement_prefix_in_use_is_refused(app: TestApp) {
 }
 
 async fn an_unknown_customer_is_not_found(app: TestApp) {
-    for id in ["cus_00000000000000000000000000000000", "nonsense", "pi_123"] {
+    for id in ["cus_missingMissingMissingMissing12", "nonsense", "pi_123"] {
         let (status, body) = read(app.get(&format!("/customers/{id}")).await).await;
         assert_eq!(status, 404, "{id}");
         let detail = single_error(&body, "resource_not_found");

@@ -1,9 +1,13 @@
 //! `Idempotency-Key`: replay, mismatch, scoping, failures, concurrency.
 
 use crate::helpers::{ids, read, single_error, TestApp};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use futures_util::future::join_all;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, Response};
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
 
 on_both_backends!(
     a_retried_create_replays_the_first_response_byte_for_byte,
@@ -13,6 +17,8 @@ on_both_backends!(
     concurrent_requests_with_one_key_create_one_customer,
     an_over_long_key_is_refused,
     a_declined_attach_is_replayed_not_charged_again,
+    a_client_that_resets_mid_request_cannot_make_a_retry_run_twice,
+    a_public_key_never_gets_what_a_secret_key_stored,
 );
 
 const BODY: &str = "name=Ana&email=ana%40example.com&currency=PHP";
@@ -131,4 +137,101 @@ async fn a_declined_attach_is_replayed_not_charged_again(app: TestApp) {
     assert_eq!(retry.bytes().await.unwrap(), first_body, "the decline is replayed byte for byte");
     let failed = app.event_types().await.iter().filter(|t| *t == "payment.failed").count();
     assert_eq!(failed, 1, "the card was tried once");
+}
+
+/// Sends a form POST on a raw connection and, once the server has had time to read it, resets the
+/// connection (`SO_LINGER` 0) without reading the answer.
+async fn send_and_reset(app: &TestApp, path: &str, idempotency_key: &str, body: &str) {
+    let address = app.address.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.expect("connect");
+    let credentials = STANDARD.encode(format!("{}:", app.keys.secret_test));
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Basic {credentials}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nIdempotency-Key: {idempotency_key}\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.expect("send the request");
+    stream.flush().await.expect("flush");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stream.set_zero_linger().expect("set SO_LINGER to 0");
+    drop(stream);
+}
+
+async fn a_client_that_resets_mid_request_cannot_make_a_retry_run_twice(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let (status, paid) = app.attach_card(intent["id"].as_str().unwrap(), "4242424242424242").await;
+    assert_eq!(status, 200, "{paid}");
+    let payment_id = paid["latest_payment"]["id"].as_str().unwrap().to_owned();
+    let body = format!("amount=1000&currency=PHP&reason=others&payment_id={payment_id}");
+
+    // The database holds the refund back, so the reset arrives while the request is at work.
+    let hold = app.database.hold_writes("payments");
+    send_and_reset(&app, "/refunds", "refund-1", &body).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(hold);
+    let refunded = || async {
+        let (_, payment) = read(app.get(&format!("/payments/{payment_id}")).await).await;
+        payment["amount_refunded"].as_i64().unwrap()
+    };
+    for _ in 0..50 {
+        if refunded().await > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(refunded().await, 1000, "the request ran to its end although its client left");
+
+    let refund = || {
+        app.request(Method::POST, "/refunds", &app.keys.secret_test)
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header("Idempotency-Key", "refund-1")
+            .body(body.clone())
+            .send()
+    };
+    let mut retry = refund().await.unwrap();
+    for _ in 0..50 {
+        if retry.status() != 409 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        retry = refund().await.unwrap();
+    }
+    assert_eq!(retry.status(), 200, "the first request recorded its response");
+    assert_eq!(retry.headers().get("Idempotent-Replayed").and_then(|v| v.to_str().ok()), Some("true"));
+    let replayed = retry.bytes().await.unwrap();
+    let again = refund().await.unwrap();
+    assert_eq!(again.bytes().await.unwrap(), replayed, "every retry gets the same bytes");
+
+    assert_eq!(refunded().await, 1000, "refunded once");
+    let refunds = app.event_types().await.iter().filter(|t| *t == "refund.created").count();
+    assert_eq!(refunds, 1);
+}
+
+async fn a_public_key_never_gets_what_a_secret_key_stored(app: TestApp) {
+    let stored = send(&app, "shared-key", &app.keys.secret_test, BODY).await;
+    assert_eq!(stored.status(), 200);
+    let response = send(&app, "shared-key", &app.keys.public_test, BODY).await;
+    assert!(response.headers().get("Idempotent-Replayed").is_none());
+    let (status, body) = read(response).await;
+    assert_eq!(status, 401, "the handler's own key check answers: {body}");
+    single_error(&body, "auth_invalid");
+
+    let intent = app.create_intent(10_000, "").await;
+    let path = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+    let attach = |api_key: &str| {
+        app.request(Method::POST, &path, api_key)
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header("Idempotency-Key", "attach-shared")
+            .body("payment_method[type]=gcash")
+            .send()
+    };
+    let (status, by_secret) = read(attach(&app.keys.secret_test).await.unwrap()).await;
+    assert_eq!(status, 200, "{by_secret}");
+    assert!(by_secret["metadata"].is_null() && by_secret.get("customer").is_some(), "the whole intent");
+    let response = attach(&app.keys.public_test).await.unwrap();
+    assert!(response.headers().get("Idempotent-Replayed").is_none());
+    let (status, body) = read(response).await;
+    assert_eq!(status, 400, "a public key must show the client secret: {body}");
+    single_error(&body, "parameter_required");
 }

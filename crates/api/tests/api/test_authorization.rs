@@ -2,6 +2,7 @@
 //! and failed, and links that cannot be used.
 
 use crate::helpers::{decide, open_page, read, TestApp};
+use futures_util::future::join_all;
 use reqwest::header::LOCATION;
 use serde_json::Value;
 
@@ -11,6 +12,7 @@ on_both_backends!(
     every_e_wallet_redirects_and_qrph_shows_a_qr_code,
     a_used_or_unknown_link_shows_a_clear_page,
     without_a_return_url_the_page_tells_the_outcome,
+    concurrent_submissions_all_show_the_outcome_of_the_one_that_won,
 );
 
 fn id(value: &Value) -> String {
@@ -81,7 +83,8 @@ async fn a_used_or_unknown_link_shows_a_clear_page(app: TestApp) {
     let (status, page) = open_page(&url).await;
     assert_eq!(status, 404);
     assert!(page.contains("cannot be used"), "{page}");
-    assert_eq!(decide(&url, "fail").await.status(), 404, "a used link cannot change the outcome");
+    let again = decide(&url, "fail").await;
+    assert_eq!(again.status(), 303, "a second submission returns to the shop like the first");
     let (status, _) = open_page(&format!("{}/test/authorize/unknown", app.address)).await;
     assert_eq!(status, 404);
     let (_, paid) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
@@ -97,4 +100,32 @@ async fn without_a_return_url_the_page_tells_the_outcome(app: TestApp) {
     let response = decide(&url, "authorize").await;
     assert_eq!(response.status(), 200);
     assert!(response.text().await.unwrap().contains("Payment authorized"));
+}
+
+async fn concurrent_submissions_all_show_the_outcome_of_the_one_that_won(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let url = redirect_url(&app, &intent, CHALLENGE_CARD).await;
+    let submissions = (0..30).map(|i| decide(&url, if i % 2 == 0 { "authorize" } else { "fail" }));
+    let responses = join_all(submissions).await;
+    let locations: std::collections::BTreeSet<String> = responses
+        .iter()
+        .map(|response| {
+            assert_eq!(response.status(), 303, "every submission returns to the shop, none is told to retry");
+            response.headers().get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
+        })
+        .collect();
+    assert_eq!(locations.len(), 1, "{locations:?}");
+    let outcomes: Vec<String> =
+        app.event_types().await.into_iter().filter(|t| t == "payment.paid" || t == "payment.failed").collect();
+    assert_eq!(outcomes.len(), 1, "one submission decided: {outcomes:?}");
+    let (_, decided) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
+    let expected = if outcomes[0] == "payment.paid" { "succeeded" } else { "awaiting_payment_method" };
+    assert_eq!(decided["status"], expected);
+
+    let (_, without_return) = app.post("/payment_intents", "amount=5000&currency=PHP&payment_methods[]=gcash").await;
+    let url = redirect_url(&app, &without_return, "payment_method[type]=gcash").await;
+    assert_eq!(decide(&url, "authorize").await.status(), 200);
+    let again = decide(&url, "fail").await;
+    assert_eq!(again.status(), 200);
+    assert!(again.text().await.unwrap().contains("Payment already authorized"));
 }

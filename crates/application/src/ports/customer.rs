@@ -1,7 +1,7 @@
 //! Storage of customers.
 
 use super::StoreError;
-use crate::pagination::{Page, PageRequest};
+use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::customer::{BillingStatementPrefix, Customer};
 use payments_domain::ids::CustomerId;
@@ -11,6 +11,8 @@ use payments_domain::ids::CustomerId;
 pub struct CustomerFilter {
     pub name: Option<String>,
     pub email: Option<String>,
+    /// Every condition must hold.
+    pub metadata: Vec<MetadataMatch>,
 }
 
 /// Customers, confined to a scope.

@@ -1,7 +1,7 @@
 //! Storage of idempotency keys and the responses they replay.
 
 use super::StoreError;
-use crate::scope::Scope;
+use crate::scope::Caller;
 use payments_domain::time::Timestamp;
 
 /// Where the first request with a key stands.
@@ -13,10 +13,10 @@ pub enum IdempotencyState {
     Completed { status: u16, body: Vec<u8> },
 }
 
-/// An idempotency key of a scope and what it recorded.
+/// An idempotency key of one API key (an account, a mode and a key kind) and what it recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyRecord {
-    pub scope: Scope,
+    pub caller: Caller,
     pub key: String,
     /// Digest of the method, path and body of the first request.
     pub fingerprint: String,
@@ -24,11 +24,11 @@ pub struct IdempotencyRecord {
     pub created_at: Timestamp,
 }
 
-/// Idempotency keys, confined to a scope.
+/// Idempotency keys, confined to the API key that sent them.
 pub trait IdempotencyRepository {
     /// # Errors
     /// Storage failures.
-    fn find(&mut self, scope: &Scope, key: &str) -> Result<Option<IdempotencyRecord>, StoreError>;
+    fn find(&mut self, caller: &Caller, key: &str) -> Result<Option<IdempotencyRecord>, StoreError>;
 
     /// # Errors
     /// [`StoreError::UniqueViolation`] when the key exists in the scope; storage failures.
@@ -38,13 +38,13 @@ pub trait IdempotencyRepository {
     ///
     /// # Errors
     /// Storage failures.
-    fn complete(&mut self, scope: &Scope, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError>;
+    fn complete(&mut self, caller: &Caller, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError>;
 
     /// Forgets a key.
     ///
     /// # Errors
     /// Storage failures.
-    fn delete(&mut self, scope: &Scope, key: &str) -> Result<(), StoreError>;
+    fn delete(&mut self, caller: &Caller, key: &str) -> Result<(), StoreError>;
 
     /// Forgets every key created before `cutoff`; returns how many.
     ///

@@ -243,10 +243,10 @@ mod tests {
         let scope = ports.scope(Mode::Test);
         service.create(&scope, new_customer("Ana")).unwrap();
         let ben = service.create(&scope, new_customer("Ben")).unwrap();
-        let by_name = CustomerFilter { name: Some("Ben".into()), email: None };
+        let by_name = CustomerFilter { name: Some("Ben".into()), ..CustomerFilter::default() };
         let page = service.list(&scope, &by_name, &PageRequest::default()).unwrap();
         assert_eq!(page.data, vec![ben.clone()]);
-        let by_email = CustomerFilter { name: None, email: Some("ana@example.com".into()) };
+        let by_email = CustomerFilter { email: Some("ana@example.com".into()), ..CustomerFilter::default() };
         assert_eq!(service.list(&scope, &by_email, &PageRequest::default()).unwrap().data.len(), 1);
     }
 }

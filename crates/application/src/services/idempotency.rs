@@ -3,7 +3,7 @@
 use crate::error::ApplicationError;
 use crate::ports::Clock;
 use crate::ports::{in_transaction, IdempotencyRecord, IdempotencyState, StoreError, UnitOfWork};
-use crate::scope::Scope;
+use crate::scope::Caller;
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
 
@@ -38,11 +38,11 @@ impl IdempotencyService {
     /// # Errors
     /// `idempotency_key_reused` when the key was used for a different request;
     /// `idempotency_key_in_use` while the first request is still in flight; storage failures.
-    pub fn begin(&self, scope: &Scope, key: &str, fingerprint: &str) -> Result<IdempotentStart, ApplicationError> {
+    pub fn begin(&self, caller: &Caller, key: &str, fingerprint: &str) -> Result<IdempotentStart, ApplicationError> {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let store = repositories.idempotency_keys();
-            if let Some(existing) = store.find(scope, key)? {
+            if let Some(existing) = store.find(caller, key)? {
                 let expired = existing.created_at.plus_seconds(RETENTION_SECONDS) <= now;
                 let abandoned = existing.state == IdempotencyState::InFlight
                     && existing.created_at.plus_seconds(ABANDONED_AFTER_SECONDS) <= now;
@@ -50,7 +50,7 @@ impl IdempotencyService {
                     return Err(ApplicationError::IdempotencyKeyReused);
                 }
                 match existing.state {
-                    _ if expired || abandoned => store.delete(scope, key)?,
+                    _ if expired || abandoned => store.delete(caller, key)?,
                     IdempotencyState::InFlight => return Err(ApplicationError::IdempotencyKeyInUse),
                     IdempotencyState::Completed { status, body } => {
                         return Ok(IdempotentStart::Replay { status, body })
@@ -58,7 +58,7 @@ impl IdempotencyService {
                 }
             }
             let record = IdempotencyRecord {
-                scope: scope.clone(),
+                caller: caller.clone(),
                 key: key.to_owned(),
                 fingerprint: fingerprint.to_owned(),
                 state: IdempotencyState::InFlight,
@@ -78,12 +78,12 @@ impl IdempotencyService {
     ///
     /// # Errors
     /// Storage failures.
-    pub fn finish(&self, scope: &Scope, key: &str, response: Option<(u16, &[u8])>) -> Result<(), ApplicationError> {
+    pub fn finish(&self, caller: &Caller, key: &str, response: Option<(u16, &[u8])>) -> Result<(), ApplicationError> {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let store = repositories.idempotency_keys();
             match response {
-                Some((status, body)) => store.complete(scope, key, status, body)?,
-                None => store.delete(scope, key)?,
+                Some((status, body)) => store.complete(caller, key, status, body)?,
+                None => store.delete(caller, key)?,
             }
             Ok(())
         })
@@ -105,46 +105,55 @@ impl IdempotencyService {
 mod tests {
     use super::*;
     use crate::testing::TestPorts;
-    use payments_domain::account::Mode;
+    use payments_domain::account::{KeyKind, Mode};
 
     #[test]
     fn a_completed_key_replays_and_refuses_another_request() {
         let ports = TestPorts::new();
         let service = ports.idempotency_service();
-        let scope = ports.scope(Mode::Test);
-        assert_eq!(service.begin(&scope, "k1", "f1").unwrap(), IdempotentStart::Proceed);
-        assert!(matches!(service.begin(&scope, "k1", "f1"), Err(ApplicationError::IdempotencyKeyInUse)));
-        service.finish(&scope, "k1", Some((200, b"{}"))).unwrap();
+        let caller = ports.caller(Mode::Test, KeyKind::Secret);
+        assert_eq!(service.begin(&caller, "k1", "f1").unwrap(), IdempotentStart::Proceed);
+        assert!(matches!(service.begin(&caller, "k1", "f1"), Err(ApplicationError::IdempotencyKeyInUse)));
+        service.finish(&caller, "k1", Some((200, b"{}"))).unwrap();
         assert_eq!(
-            service.begin(&scope, "k1", "f1").unwrap(),
+            service.begin(&caller, "k1", "f1").unwrap(),
             IdempotentStart::Replay { status: 200, body: b"{}".to_vec() }
         );
-        assert!(matches!(service.begin(&scope, "k1", "f2"), Err(ApplicationError::IdempotencyKeyReused)));
-        assert_eq!(service.begin(&ports.scope(Mode::Live), "k1", "f2").unwrap(), IdempotentStart::Proceed);
+        assert!(matches!(service.begin(&caller, "k1", "f2"), Err(ApplicationError::IdempotencyKeyReused)));
+        assert_eq!(
+            service.begin(&ports.caller(Mode::Live, KeyKind::Secret), "k1", "f2").unwrap(),
+            IdempotentStart::Proceed,
+            "another mode is another key"
+        );
+        assert_eq!(
+            service.begin(&ports.caller(Mode::Test, KeyKind::Public), "k1", "f1").unwrap(),
+            IdempotentStart::Proceed,
+            "a public key never replays what a secret key stored"
+        );
     }
 
     #[test]
     fn a_released_key_can_be_used_again() {
         let ports = TestPorts::new();
         let service = ports.idempotency_service();
-        let scope = ports.scope(Mode::Test);
-        service.begin(&scope, "k1", "f1").unwrap();
-        service.finish(&scope, "k1", None).unwrap();
-        assert_eq!(service.begin(&scope, "k1", "f2").unwrap(), IdempotentStart::Proceed);
+        let caller = ports.caller(Mode::Test, KeyKind::Secret);
+        service.begin(&caller, "k1", "f1").unwrap();
+        service.finish(&caller, "k1", None).unwrap();
+        assert_eq!(service.begin(&caller, "k1", "f2").unwrap(), IdempotentStart::Proceed);
     }
 
     #[test]
     fn keys_expire_after_24_hours_and_abandoned_ones_after_a_minute() {
         let ports = TestPorts::new();
         let service = ports.idempotency_service();
-        let scope = ports.scope(Mode::Test);
-        service.begin(&scope, "done", "f1").unwrap();
-        service.finish(&scope, "done", Some((200, b"{}"))).unwrap();
-        service.begin(&scope, "stuck", "f1").unwrap();
+        let caller = ports.caller(Mode::Test, KeyKind::Secret);
+        service.begin(&caller, "done", "f1").unwrap();
+        service.finish(&caller, "done", Some((200, b"{}"))).unwrap();
+        service.begin(&caller, "stuck", "f1").unwrap();
         ports.clock.advance(ABANDONED_AFTER_SECONDS);
-        assert_eq!(service.begin(&scope, "stuck", "f1").unwrap(), IdempotentStart::Proceed);
+        assert_eq!(service.begin(&caller, "stuck", "f1").unwrap(), IdempotentStart::Proceed);
         ports.clock.advance(RETENTION_SECONDS);
-        assert_eq!(service.begin(&scope, "done", "f2").unwrap(), IdempotentStart::Proceed);
+        assert_eq!(service.begin(&caller, "done", "f2").unwrap(), IdempotentStart::Proceed);
         ports.clock.advance(1);
         assert_eq!(service.purge_expired().unwrap(), 1, "only the key claimed a day ago is purged");
     }

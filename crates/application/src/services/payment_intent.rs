@@ -110,6 +110,9 @@ pub struct RedirectCompletion {
     pub client_secret: String,
     pub succeeded: bool,
     pub error: Option<PaymentError>,
+    /// The page had already been used (a double submission, or a lost race): this is how the
+    /// intent stands now, and nothing was changed.
+    pub already_used: bool,
 }
 
 /// What a transition leaves behind besides the intent: a new payment and its event, and the intent's
@@ -313,12 +316,11 @@ impl PaymentIntentService {
     /// `resource_not_found` for an unknown, used or expired token.
     pub fn redirect_page(&self, token: &str) -> Result<RedirectPage, ApplicationError> {
         let now = self.clock.now();
-        let intent = reading(self.unit_of_work.as_ref(), |repositories| {
-            repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)
-        })?;
+        let intent = reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
         let pending = intent
             .pending
             .as_ref()
+            .filter(|pending| pending.redirect_token.as_deref() == Some(token))
             .filter(|_| intent.action_due_at.is_none_or(|due| now < due))
             .ok_or_else(unknown_token)?;
         Ok(RedirectPage {
@@ -331,14 +333,23 @@ impl PaymentIntentService {
         })
     }
 
-    /// The customer authorized (or failed) the payment on the test authorization page.
+    /// The customer authorized (or failed) the payment on the test authorization page. A page that
+    /// was already used (submitted twice, or by two tabs at once) tells how the intent stands.
     ///
     /// # Errors
-    /// `resource_not_found` for an unknown or used token; storage failures.
+    /// `resource_not_found` for an unknown token; storage failures.
     pub fn complete_redirect(&self, token: &str, authorized: bool) -> Result<RedirectCompletion, ApplicationError> {
+        retry_on_conflict(|| self.complete_redirect_once(token, authorized))
+    }
+
+    fn complete_redirect_once(&self, token: &str, authorized: bool) -> Result<RedirectCompletion, ApplicationError> {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let intent = repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)?;
+            let intent = find_by_redirect_token(repositories, token)?;
+            let pending_here = intent.pending.as_ref().is_some_and(|p| p.redirect_token.as_deref() == Some(token));
+            if !pending_here {
+                return Ok(outcome_of_used_page(&intent));
+            }
             let scope = Scope { account_id: intent.account_id.clone(), mode: Mode::from_livemode(intent.livemode) };
             let before = view(repositories, &scope, intent)?;
             let mut intent = before.intent.clone();
@@ -353,6 +364,7 @@ impl PaymentIntentService {
                 client_secret: view.intent.client_secret.reveal().to_owned(),
                 succeeded: error.is_none(),
                 error,
+                already_used: false,
             })
         })
     }
@@ -495,6 +507,41 @@ impl PaymentIntentService {
     fn event_log<'a>(&'a self, scope: &'a Scope, now: Timestamp) -> EventLog<'a> {
         EventLog { ids: self.ids.as_ref(), account_id: &scope.account_id, livemode: scope.livemode(), now }
     }
+}
+
+/// How an intent whose test authorization page was already used stands now.
+fn outcome_of_used_page(intent: &PaymentIntent) -> RedirectCompletion {
+    let (succeeded, error) = match intent.status {
+        PaymentIntentStatus::Succeeded | PaymentIntentStatus::AwaitingCapture | PaymentIntentStatus::Processing => {
+            (true, None)
+        }
+        PaymentIntentStatus::Canceled => {
+            (false, Some(PaymentError::new("payment_intent_canceled", "The payment was canceled.")))
+        }
+        PaymentIntentStatus::AwaitingPaymentMethod | PaymentIntentStatus::AwaitingNextAction => (
+            false,
+            Some(intent.last_payment_error.clone().unwrap_or_else(|| {
+                PaymentError::new("authentication_failed", "The customer failed to authenticate the payment.")
+            })),
+        ),
+    };
+    RedirectCompletion {
+        return_url: intent.return_url.clone(),
+        client_secret: intent.client_secret.reveal().to_owned(),
+        succeeded,
+        error,
+        already_used: true,
+    }
+}
+
+/// The intent whose latest redirect has `token`; only a token of the shape this service issues is
+/// looked up.
+fn find_by_redirect_token(repositories: &mut dyn Repositories, token: &str) -> Result<PaymentIntent, ApplicationError> {
+    let well_formed = token.len() == REDIRECT_TOKEN_LENGTH && token.bytes().all(|b| b.is_ascii_alphanumeric());
+    if !well_formed {
+        return Err(unknown_token());
+    }
+    repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)
 }
 
 fn unknown_token() -> ApplicationError {
