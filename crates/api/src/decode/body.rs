@@ -1,4 +1,6 @@
-//! Extractors that turn the request body or query string into a parameter map.
+//! Extractors that turn the request body or query string into a parameter map, and the bounds on
+//! receiving a body: its size and the time a client has to send it. (An answer given before the body
+//! was read, such as a 401, closes the connection: actix does not keep reading a body nobody wants.)
 
 use super::params::Params;
 use super::{form, limits};

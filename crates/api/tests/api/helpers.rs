@@ -34,6 +34,11 @@ pub struct TestApp {
 
 /// Starts the application on a random port over a fresh database of `backend`.
 pub async fn spawn_app(backend: Backend) -> TestApp {
+    spawn_app_with(backend, |_| {}).await
+}
+
+/// As [`spawn_app`], with the test settings changed by `configure` first.
+pub async fn spawn_app_with(backend: Backend, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let database = tokio::task::spawn_blocking(move || TestDatabase::new(backend)).await.expect("create the database");
     let mut settings = Settings::load().expect("load settings");
     // The port is reserved first so the public base URL (redirect pages) names the real address.
@@ -51,6 +56,9 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
     settings.webhooks.timeout_seconds = 1;
     settings.webhooks.lease_seconds = 2;
     settings.webhooks.poll_interval_ms = 200;
+    // A short body deadline, so a trickled body is cut off within a test.
+    settings.server.request_timeout_seconds = 2;
+    configure(&mut settings);
     let settings = settings.validate().expect("valid test settings");
     let clock = Arc::new(ShiftedClock::default());
     let application = Application::build_with_clock(settings, clock.clone()).await.expect("build the application");

@@ -27,6 +27,7 @@ mod decoding;
 mod events;
 mod health;
 mod helpers;
+mod hostile_input;
 mod idempotency;
 mod pagination;
 mod payment_intents;
