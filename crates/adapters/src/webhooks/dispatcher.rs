@@ -116,7 +116,43 @@ impl Resolve for PublicOnlyResolver {
 
 #[cfg(test)]
 mod tests {
-    use super::has_public_or_named_host;
+    use super::{has_public_or_named_host, Dispatcher};
+    use payments_application::services::DeliveryJob;
+    use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
+    use payments_domain::webhook::{Delivery, DeliveryStatus};
+    use std::time::Duration;
+
+    fn job(url: String, livemode: bool) -> DeliveryJob {
+        let delivery = Delivery {
+            id: DeliveryId::from_random("d"),
+            account_id: AccountId::from_random("a"),
+            livemode,
+            webhook_id: WebhookId::from_random("w"),
+            event_id: EventId::from_random("e"),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_attempt_at_ms: 0,
+            created_at_ms: 0,
+        };
+        DeliveryJob { delivery, url, secret_key: "whsk_test".into(), livemode, body: "{}".into() }
+    }
+
+    #[tokio::test]
+    async fn a_private_ip_literal_is_never_contacted_where_private_targets_are_refused() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
+        listener.set_nonblocking(true).expect("non-blocking");
+        let url = format!("http://{}/hooks", listener.local_addr().expect("its address"));
+        let shared = Dispatcher::new(Duration::from_secs(1), false).expect("a dispatcher");
+        for livemode in [false, true] {
+            let outcome = shared.send(&job(url.clone(), livemode)).await;
+            assert_eq!(outcome.error.as_deref(), Some("the webhook address is not a public internet address"));
+        }
+        assert!(listener.accept().is_err(), "nothing connected");
+        let laptop = Dispatcher::new(Duration::from_millis(300), true).expect("a dispatcher");
+        let outcome = laptop.send(&job(url, false)).await;
+        assert_ne!(outcome.error.as_deref(), Some("the webhook address is not a public internet address"));
+        assert!(listener.accept().is_ok(), "test mode on a laptop reaches localhost");
+    }
 
     #[test]
     fn ip_literals_are_judged_before_connecting() {

@@ -15,6 +15,7 @@ on_both_backends!(
     a_statement_prefix_in_use_is_refused,
     an_unknown_customer_is_not_found,
     the_list_filters_by_name_and_email,
+    the_list_filters_by_metadata_pairs_and_keys,
     concurrent_updates_never_fail_with_a_server_error,
 );
 
@@ -268,4 +269,51 @@ async fn concurrent_updates_never_fail_with_a_server_error(app: TestApp) {
     assert!(succeeded >= 1);
     let (_, last) = read(app.get(&path).await).await;
     assert!(last["name"].as_str().unwrap().starts_with("Name"), "{last}");
+}
+
+async fn the_list_filters_by_metadata_pairs_and_keys(app: TestApp) {
+    let app = &app;
+    let create = |name: &str, metadata: &str| {
+        let body = format!("name={name}&email={}%40example.com&currency=PHP{metadata}", name.to_lowercase());
+        async move {
+            let (status, customer) = app.post("/customers", &body).await;
+            assert_eq!(status, 200, "{customer}");
+            customer["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let gold = create("Ana", "&metadata[tier]=gold&metadata[region]=north").await;
+    let silver = create("Ben", "&metadata[tier]=silver&metadata[region]=north").await;
+    let plain = create("Cai", "").await;
+    let listed = |query: &'static str| async move {
+        let (status, list) = read(app.get(&format!("/customers?{query}")).await).await;
+        assert_eq!(status, 200, "{query}: {list}");
+        ids(&list)
+    };
+    assert_eq!(listed("metadata[tier]=gold").await, vec![gold.clone()]);
+    assert_eq!(listed("metadata[region]=north").await, vec![silver.clone(), gold.clone()]);
+    assert_eq!(listed("metadata[region]=north&metadata[tier]=silver").await, vec![silver.clone()]);
+    assert!(listed("metadata[tier]=bronze").await.is_empty());
+    // What PayRex's Python client sends for `metadata={...}` in a query: the keys only.
+    assert_eq!(listed("metadata=tier").await, vec![silver.clone(), gold.clone()]);
+    assert_eq!(listed("metadata=tier&metadata=region").await, vec![silver.clone(), gold.clone()]);
+    assert!(listed("metadata=unknown").await.is_empty());
+    assert_eq!(listed("").await, vec![plain.clone(), silver.clone(), gold.clone()]);
+
+    let (status, _) = read(
+        app.form(Method::PUT, &format!("/customers/{silver}"), &app.keys.secret_test, "metadata[tier]=gold").await,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(listed("metadata[tier]=gold").await, vec![silver.clone(), gold.clone()], "updates move the filter");
+    assert!(listed("metadata=region").await.contains(&gold), "metadata replaced wholesale drops old keys");
+    assert!(!listed("metadata=region").await.contains(&silver));
+    let (status, _) =
+        read(app.request(Method::DELETE, &format!("/customers/{gold}"), &app.keys.secret_test).send().await.unwrap())
+            .await;
+    assert_eq!(status, 200);
+    assert_eq!(listed("metadata[tier]=gold").await, vec![silver], "deleted customers are not listed");
+    let (status, list) =
+        read(app.request(Method::GET, "/customers?metadata[tier]=gold", &app.other_account_key).send().await.unwrap())
+            .await;
+    assert_eq!((status, ids(&list).len()), (200, 0), "another account sees none");
 }

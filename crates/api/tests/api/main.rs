@@ -21,6 +21,26 @@ macro_rules! on_both_backends {
     )*};
 }
 
+/// As `on_both_backends!`, with the test settings changed by `$configure` (a closure over
+/// `&mut Settings`) before the application starts.
+macro_rules! on_both_backends_with {
+    ($configure:expr => $($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let backend = payments_adapters::db::Backend::Sqlite;
+                super::$name(crate::helpers::spawn_app_with(backend, $configure).await).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let backend = payments_adapters::db::Backend::Postgres;
+                super::$name(crate::helpers::spawn_app_with(backend, $configure).await).await;
+            }
+        }
+    )*};
+}
+
 mod auth;
 mod customers;
 mod decoding;

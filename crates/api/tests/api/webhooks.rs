@@ -20,6 +20,11 @@ on_both_backends!(
     a_deleted_webhook_is_gone_and_its_retries_with_it,
 );
 
+on_both_backends_with!(
+    |settings: &mut payments_api::settings::Settings| settings.webhooks.allow_private_targets_in_test = false =>
+    a_shared_deployment_refuses_private_targets_in_test_mode,
+);
+
 const WAIT: Duration = Duration::from_secs(10);
 
 async fn register(app: &TestApp, url: &str, events: &[&str]) -> Value {
@@ -354,4 +359,22 @@ async fn start_service(database_url: &str, first_start: bool) -> (Service, Strin
 /// `a=1&b[]=2` as form pairs for reqwest, keeping the keys as written.
 fn form_pairs(body: &str) -> Vec<(String, String)> {
     body.split('&').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+}
+
+async fn a_shared_deployment_refuses_private_targets_in_test_mode(app: TestApp) {
+    for url in [
+        "http://127.0.0.1:9000/hooks",
+        "http://localhost:9000/hooks",
+        "http://[::1]/hooks",
+        "http://[::ffff:0:7f00:1]/hooks",
+        "http://[64:ff9b::a00:1]/hooks",
+        "http://169.254.169.254/latest/meta-data",
+        "http://2130706433/hooks",
+    ] {
+        let (status, body) = app.post("/webhooks", &format!("url={url}&events[]=payment.paid")).await;
+        assert_eq!(status, 400, "{url}: {body}");
+        assert_eq!(body["errors"][0]["parameter"], "url", "{body}");
+    }
+    let (_, list) = read(app.get("/webhooks").await).await;
+    assert!(list["data"].as_array().unwrap().is_empty());
 }
