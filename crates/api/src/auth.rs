@@ -66,6 +66,9 @@ pub async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
 }
 
 fn presented_key(request: &HttpRequest) -> Result<String, ApiError> {
+    if request.headers().get_all(header::AUTHORIZATION).nth(1).is_some() {
+        return Err(ApiError::unauthenticated("Send one Authorization header, not several."));
+    }
     let value = request
         .headers()
         .get(header::AUTHORIZATION)

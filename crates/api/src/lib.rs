@@ -8,6 +8,7 @@ pub mod error;
 pub mod idempotency;
 pub mod pages;
 pub mod presenter;
+pub mod redact;
 pub mod routes;
 pub mod settings;
 pub mod startup;

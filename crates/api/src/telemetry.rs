@@ -1,8 +1,9 @@
 //! Structured logs through `tracing`: one span per request with its id, method, path and status.
 //!
-//! The span records the path without the query string and no headers, so keys and client secrets
-//! never reach a log line.
+//! The span records the path without the query string (and with anything that looks like a card
+//! number removed) and no headers, so keys, client secrets and card numbers never reach a log line.
 
+use crate::redact::without_card_numbers;
 use crate::settings::{LogFormat, LogSettings};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -48,7 +49,7 @@ impl RootSpanBuilder for RequestSpan {
             "request",
             request_id = %request_id,
             method = %request.method(),
-            path = %request.path(),
+            path = %without_card_numbers(request.path()),
             status = tracing::field::Empty,
         )
     }

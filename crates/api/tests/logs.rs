@@ -53,6 +53,13 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
     .await;
     assert_eq!(status, 401);
 
+    // Card numbers in the wrong place: a path, where they reach the request log line.
+    let in_path = "4111111111111111";
+    let (status, _) = read(app.get(&format!("/customers/{in_path}")).await).await;
+    assert_eq!(status, 404);
+    let page = reqwest::Client::new().post(format!("{}/test/authorize/4000%200566%205566%205556", app.address));
+    assert!(page.send().await.unwrap().status().is_client_error());
+
     let cvc = "9173";
     let cards = ["4242424242424242", "4000000000003220", "4005550000000019", "5425233430109903"];
     for number in cards {
@@ -85,6 +92,8 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
         secret_in_query,
         "hidden-address",
         "5555555555554444",
+        in_path,
+        "4000%200566",
         "Authorization",
         cvc,
         cards[0],

@@ -2,6 +2,7 @@
 //! receiving a body: its size and the time a client has to send it. (An answer given before the body
 //! was read, such as a 401, closes the connection: actix does not keep reading a body nobody wants.)
 
+use super::json::{self, JsonRefusal};
 use super::params::Params;
 use super::{form, limits};
 use crate::error::ApiError;
@@ -113,14 +114,17 @@ fn decode_body(request: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>,
     };
     match format {
         BodyFormat::Form => form::parse(body).map_err(|error| ApiError::validation(vec![error])),
-        BodyFormat::Json => match serde_json::from_slice::<Value>(body) {
+        BodyFormat::Json => match json::parse(body) {
             Ok(Value::Object(map)) => {
                 let map = unwrap_attributes(map);
                 limits::check_json(&map).map_err(|error| ApiError::validation(vec![error]))?;
                 Ok(map)
             }
             Ok(_) => Err(ApiError::bad_body("The JSON body must be an object.")),
-            Err(_) => Err(ApiError::bad_body("The request body is not valid JSON.")),
+            Err(JsonRefusal::TooDeep) => Err(ApiError::validation(vec![limits::too_deep("body")])),
+            Err(JsonRefusal::Invalid(reason)) => {
+                Err(ApiError::bad_body(&format!("The request body is not valid JSON: {reason}.")))
+            }
         },
     }
 }

@@ -7,7 +7,9 @@
 
 use super::limits::{self, MAX_DEPTH, MAX_KEY_LENGTH, MAX_PARAMETERS};
 use payments_domain::validation::FieldError;
+use percent_encoding::percent_decode;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Decodes an `application/x-www-form-urlencoded` body or query string into nested parameters.
 ///
@@ -16,7 +18,8 @@ use serde_json::{Map, Value};
 /// value that breaks a bound of [`super::limits`].
 pub fn parse(input: &[u8]) -> Result<Map<String, Value>, FieldError> {
     let mut root = Map::new();
-    for (count, (key, value)) in form_urlencoded::parse(input).enumerate() {
+    for (count, pair) in input.split(|b| *b == b'&').filter(|pair| !pair.is_empty()).enumerate() {
+        let (key, value) = decode_pair(pair)?;
         if count >= MAX_PARAMETERS {
             return Err(limits::too_many_parameters(&key));
         }
@@ -33,11 +36,40 @@ pub fn parse(input: &[u8]) -> Result<Map<String, Value>, FieldError> {
         if path.len() > MAX_DEPTH {
             return Err(limits::too_deep(&key));
         }
-        insert(&mut root, name, &path, value.into_owned()).map_err(|()| {
-            FieldError::invalid(key.as_ref(), format!("The parameter {key} conflicts with another one."))
+        insert(&mut root, name, &path, value).map_err(|()| {
+            FieldError::invalid(key.as_str(), format!("The parameter {key} conflicts with another one."))
         })?;
     }
     Ok(positional_maps_to_arrays(root))
+}
+
+/// A `key=value` pair, percent-decoded with `+` as a space. Unlike a lenient decoder, invalid UTF-8
+/// (raw, percent-encoded, or an overlong form such as `%C0%80`) is refused rather than replaced.
+fn decode_pair(pair: &[u8]) -> Result<(String, String), FieldError> {
+    let (key, value) = match pair.iter().position(|b| *b == b'=') {
+        Some(equals) => (&pair[..equals], &pair[equals + 1..]),
+        None => (pair, &b""[..]),
+    };
+    let text = |bytes: &[u8]| -> Option<String> {
+        let spaced: Cow<'_, [u8]> = if bytes.contains(&b'+') {
+            Cow::Owned(bytes.iter().map(|b| if *b == b'+' { b' ' } else { *b }).collect())
+        } else {
+            Cow::Borrowed(bytes)
+        };
+        percent_decode(&spaced).decode_utf8().ok().map(Cow::into_owned)
+    };
+    match (text(key), text(value)) {
+        (Some(key), Some(value)) => Ok((key, value)),
+        (key, _) => {
+            let name = key.unwrap_or_else(|| String::from_utf8_lossy(key_bytes_shown(pair)).into_owned());
+            Err(FieldError::invalid(limits::shown(&name), "Parameters must be valid UTF-8 text."))
+        }
+    }
+}
+
+/// The key part of a pair, for naming it in an error.
+fn key_bytes_shown(pair: &[u8]) -> &[u8] {
+    pair.split(|b| *b == b'=').next().unwrap_or(pair)
 }
 
 /// One bracket segment: `[name]`, or `[]` for "append to an array".
@@ -279,6 +311,11 @@ mod tests {
         for nul in ["name=a%00b", "na%00me=x", "metadata[%00]=x"] {
             assert!(parse(nul.as_bytes()).unwrap_err().detail.contains("NUL"), "{nul}");
         }
+        for invalid in [&b"name=%ff%fe"[..], b"name=\xff", b"name=%C0%80", b"metadata[%ff]=x", b"%e2%82=1"] {
+            let error = parse(invalid).unwrap_err();
+            assert!(error.detail.contains("UTF-8"), "{}", String::from_utf8_lossy(invalid));
+        }
+        assert_eq!(decode("name=%E2%82%B1+1%2C234"), json!({"name": "₱ 1,234"}));
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub(crate) fn nul_character(parameter: &str) -> FieldError {
 }
 
 /// A key as an error names it: NULs removed, cut to a readable length.
-fn shown(parameter: &str) -> String {
+pub(crate) fn shown(parameter: &str) -> String {
     let clean: String = parameter.chars().filter(|c| *c != '\0').collect();
     if clean.chars().count() <= SHOWN_KEY_LENGTH {
         clean

@@ -3,6 +3,7 @@
 
 mod body;
 mod form;
+mod json;
 pub mod limits;
 mod params;
 #[cfg(test)]

@@ -229,7 +229,14 @@ fn card_options(params: &mut Params) -> Option<CardOptions> {
         params.check("allowed_bins", if valid { Ok(bins) } else { Err(Invalid::value("BINs are 1 to 8 digits.")) })
     });
     let allowed_funding = params.string_list("allowed_funding", CHOICES, CHOICE_LENGTH).and_then(|names| {
-        names.iter().map(|name| params.check("allowed_funding", Funding::parse(name))).collect::<Option<Vec<_>>>()
+        let mut fundings: Vec<Funding> = Vec::new();
+        for name in names {
+            let funding = params.check("allowed_funding", Funding::parse(&name))?;
+            if !fundings.contains(&funding) {
+                fundings.push(funding);
+            }
+        }
+        Some(fundings)
     });
     Some(CardOptions {
         capture_type: capture_type.unwrap_or(CaptureType::Automatic),

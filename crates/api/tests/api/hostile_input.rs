@@ -18,6 +18,7 @@ on_both_backends!(
     lists_longer_than_ten_decode_as_payrex_python_sends_them,
     every_missing_parameter_is_reported_at_once,
     a_trickled_body_is_cut_off_with_408,
+    ambiguous_and_malformed_input_is_refused,
 );
 
 async fn healthy(app: &TestApp) {
@@ -44,7 +45,7 @@ async fn deep_keys_are_refused_before_authentication_and_the_service_stays_up(ap
     assert!(detail.contains("32 levels"), "{detail}");
 
     let mut nested = json!("x");
-    for _ in 0..100 {
+    for _ in 0..200 {
         nested = json!({ "a": nested });
     }
     let response = app.json(Method::POST, "/customers", &app.keys.secret_test, &json!({ "metadata": nested })).await;
@@ -296,4 +297,44 @@ async fn a_trickled_body_is_cut_off_with_408(app: TestApp) {
     healthy(&app).await;
     let (_, list) = read(app.get("/customers").await).await;
     assert!(ids(&list).is_empty());
+}
+
+async fn ambiguous_and_malformed_input_is_refused(app: TestApp) {
+    for body in ["name=%ff%fe&email=a%40example.com&currency=PHP", "name=A%C0%80&email=a%40example.com&currency=PHP"] {
+        let (status, answer) = app.post("/customers", body).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert!(single_error(&answer, "parameter_invalid").contains("UTF-8"), "{answer}");
+    }
+    let (status, _) = read(app.get("/customers?name=%ff").await).await;
+    assert_eq!(status, 400, "invalid UTF-8 in a filter");
+
+    let response = app
+        .request(Method::POST, "/customers", &app.keys.secret_test)
+        .header(CONTENT_TYPE, "application/json")
+        .body(r#"{"name": "a", "name": "b", "email": "a@example.com", "currency": "PHP"}"#)
+        .send()
+        .await
+        .unwrap();
+    let (status, answer) = read(response).await;
+    assert_eq!(status, 400);
+    assert!(single_error(&answer, "parameter_invalid").contains("given twice"), "{answer}");
+
+    let long_id = format!("cus_{}", "a".repeat(5_000));
+    let response = app.get(&format!("/customers/{long_id}")).await;
+    assert_eq!(response.status(), 404);
+    let text = response.text().await.unwrap();
+    assert!(text.len() < 1_000, "the id is not echoed in full: {} bytes", text.len());
+
+    let response = app
+        .client
+        .get(format!("{}/customers", app.address))
+        .header("Authorization", format!("Bearer {}", app.keys.secret_test))
+        .header("Authorization", "Bearer sk_test_someone_else")
+        .send()
+        .await
+        .unwrap();
+    let (status, answer) = read(response).await;
+    assert_eq!(status, 401, "two keys are ambiguous: {answer}");
+    let (_, list) = read(app.get("/customers").await).await;
+    assert!(ids(&list).is_empty(), "nothing was created");
 }
