@@ -2,7 +2,7 @@
 //! Bearer), resolved once per request and kept in the request's extensions.
 
 use crate::error::ApiError;
-use crate::startup::Services;
+use crate::state::Services;
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
@@ -60,7 +60,7 @@ pub async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
         .app_data::<web::Data<Services>>()
         .ok_or_else(|| ApiError::internal_message("the services are not registered"))?
         .clone();
-    let caller = crate::routes::blocking(move || services.accounts.authenticate(&presented)).await?;
+    let caller = crate::state::blocking(move || services.accounts.authenticate(&presented)).await?;
     request.extensions_mut().insert(caller.clone());
     Ok(caller)
 }

@@ -1,7 +1,8 @@
 //! The `payments` command: serve (the default), or manage accounts.
 
 use crate::settings::{Settings, ValidSettings};
-use crate::startup::{Application, Services};
+use crate::startup::Application;
+use crate::state::Services;
 use crate::telemetry;
 use clap::{Parser, Subcommand};
 use payments_domain::account::{Account, AccountKeys};

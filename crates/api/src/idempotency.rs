@@ -9,8 +9,7 @@
 use crate::auth::authenticate;
 use crate::decode::read_body;
 use crate::error::{ApiError, Committed};
-use crate::routes::blocking;
-use crate::startup::Services;
+use crate::state::{blocking, Services};
 use actix_web::body::{to_bytes, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::{header, Method, StatusCode};

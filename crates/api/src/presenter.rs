@@ -1,7 +1,10 @@
-//! The API's representation of resources, lent to the application so events carry exactly what a
-//! retrieval returns.
+//! The API's representation of resources, lent to the application (the `Presenter` port) so events
+//! carry exactly what a retrieval returns.
 
-use crate::routes::{EventResource, PaymentIntentResource, PaymentResource, RefundResource};
+use crate::representation::event::EventResource;
+use crate::representation::payment::PaymentResource;
+use crate::representation::payment_intent::PaymentIntentResource;
+use crate::representation::refund::RefundResource;
 use payments_application::ports::Presenter;
 use payments_domain::customer::Customer;
 use payments_domain::event::Event;

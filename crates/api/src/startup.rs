@@ -1,11 +1,12 @@
 //! The composition root: storage, adapters as trait objects, services, the HTTP server and the
-//! background jobs.
+//! background jobs. Only wiring lives here; the state it builds is in [`crate::state`].
 
 use crate::decode::BodyRules;
 use crate::idempotency::idempotency;
 use crate::presenter::ApiPresenter;
 use crate::routes;
 use crate::settings::{ValidSettings, WebhookSettings};
+use crate::state::Services;
 use crate::telemetry::{request_id_header, RequestSpan};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -35,24 +36,6 @@ const DUE_ACTIONS_BATCH: u32 = 200;
 const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
 /// How long in-flight requests may finish after a shutdown signal.
 const SHUTDOWN_TIMEOUT_SECONDS: u64 = 10;
-
-/// Every use-case service, shared by the handlers.
-#[derive(Clone)]
-pub struct Services {
-    pub accounts: Arc<AccountService>,
-    pub customers: Arc<CustomerService>,
-    pub idempotency: Arc<IdempotencyService>,
-    pub payment_intents: Arc<PaymentIntentService>,
-    pub payments: Arc<PaymentService>,
-    pub refunds: Arc<RefundService>,
-    pub events: Arc<EventService>,
-    pub webhooks: Arc<WebhookService>,
-    pub deliveries: Arc<WebhookDeliveryService>,
-    pub storage: Arc<dyn UnitOfWork>,
-    /// Woken after every commit that appended events, so deliveries start at once.
-    pub deliveries_due: Arc<Notify>,
-    webhook_settings: WebhookSettings,
-}
 
 impl Services {
     /// Every service over `storage`. Test mode pays through the simulator; live mode has no

@@ -1,6 +1,7 @@
-//! The errors a use case reports to its caller.
+//! The errors of the application: what a use case reports to its caller, and the storage failure
+//! every repository port reports (defined here, not among the ports, so neither module needs the
+//! other).
 
-use crate::ports::StoreError;
 use payments_domain::error::DomainError;
 use payments_domain::validation::FieldError;
 
@@ -69,6 +70,26 @@ fn capitalize(text: &str) -> String {
 
 fn display_all(errors: &[FieldError]) -> String {
     errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// A storage failure, as every repository reports it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An optimistic-concurrency check failed: a concurrent update won.
+    #[error("a concurrent update won")]
+    Conflict,
+    /// A unique constraint refused the write; carries the constraint or index name.
+    #[error("unique constraint {0} violated")]
+    UniqueViolation(String),
+    /// A list cursor names no object of the scope.
+    #[error("the list cursor names no object")]
+    UnknownCursor,
+    /// The storage cannot be reached (connection refused or lost, pool timed out, database locked).
+    #[error("the storage is unavailable")]
+    Unavailable(#[source] BoxError),
+    /// Any other storage fault.
+    #[error("storage failure")]
+    Other(#[source] BoxError),
 }
 
 impl From<StoreError> for ApplicationError {

@@ -8,7 +8,7 @@ use crate::pagination::{Cursor, Page, PageRequest};
 use crate::ports::unit_of_work::Work;
 use crate::ports::{
     AccountRepository, Clock, CustomerFilter, CustomerRepository, IdGenerator, IdempotencyRecord,
-    IdempotencyRepository, IdempotencyState, KeyRecord, Repositories, StoreError, UnitOfWork,
+    IdempotencyRepository, IdempotencyState, KeyRecord, StoreError, UnitOfWork,
 };
 use crate::ports::{
     Authorization, AuthorizationRequest, EventRepository, PaymentIntentRepository, PaymentMethodInput,
@@ -76,44 +76,6 @@ impl UnitOfWork for InMemoryStore {
 
     fn ping(&self) -> Result<(), StoreError> {
         Ok(())
-    }
-}
-
-impl Repositories for State {
-    fn accounts(&mut self) -> &mut dyn AccountRepository {
-        self
-    }
-
-    fn customers(&mut self) -> &mut dyn CustomerRepository {
-        self
-    }
-
-    fn idempotency_keys(&mut self) -> &mut dyn IdempotencyRepository {
-        self
-    }
-
-    fn payment_intents(&mut self) -> &mut dyn PaymentIntentRepository {
-        self
-    }
-
-    fn payments(&mut self) -> &mut dyn PaymentRepository {
-        self
-    }
-
-    fn refunds(&mut self) -> &mut dyn RefundRepository {
-        self
-    }
-
-    fn events(&mut self) -> &mut dyn EventRepository {
-        self
-    }
-
-    fn webhooks(&mut self) -> &mut dyn WebhookRepository {
-        self
-    }
-
-    fn deliveries(&mut self) -> &mut dyn DeliveryRepository {
-        self
     }
 }
 

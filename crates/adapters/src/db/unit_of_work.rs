@@ -5,11 +5,7 @@ use super::error::{pool_error, store_error};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::Connection;
 use payments_application::ports::unit_of_work::Work;
-use payments_application::ports::{
-    AccountRepository, CustomerRepository, EventRepository, IdempotencyRepository, PaymentIntentRepository,
-    PaymentRepository, RefundRepository, Repositories, StoreError, UnitOfWork,
-};
-use payments_application::ports::{DeliveryRepository, WebhookRepository};
+use payments_application::ports::{StoreError, UnitOfWork};
 use payments_application::ApplicationError;
 use std::sync::Arc;
 
@@ -18,44 +14,6 @@ pub(crate) struct DbSession<'a> {
     pub(crate) connection: &'a mut AnyConnection,
     /// Whether the transaction appended events, so their deliveries are announced after commit.
     pub(crate) events_appended: bool,
-}
-
-impl Repositories for DbSession<'_> {
-    fn accounts(&mut self) -> &mut dyn AccountRepository {
-        self
-    }
-
-    fn customers(&mut self) -> &mut dyn CustomerRepository {
-        self
-    }
-
-    fn idempotency_keys(&mut self) -> &mut dyn IdempotencyRepository {
-        self
-    }
-
-    fn payment_intents(&mut self) -> &mut dyn PaymentIntentRepository {
-        self
-    }
-
-    fn payments(&mut self) -> &mut dyn PaymentRepository {
-        self
-    }
-
-    fn refunds(&mut self) -> &mut dyn RefundRepository {
-        self
-    }
-
-    fn events(&mut self) -> &mut dyn EventRepository {
-        self
-    }
-
-    fn webhooks(&mut self) -> &mut dyn WebhookRepository {
-        self
-    }
-
-    fn deliveries(&mut self) -> &mut dyn DeliveryRepository {
-        self
-    }
 }
 
 /// Called after a transaction that appended events committed.

@@ -3,8 +3,7 @@
 //! `return_url?payment_intent_client_secret=…`.
 
 use crate::decode::BodyParams;
-use crate::routes::blocking;
-use crate::startup::Services;
+use crate::state::{blocking, Services};
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;

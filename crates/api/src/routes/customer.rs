@@ -1,10 +1,12 @@
 //! `/customers`: create, list, retrieve, update and delete.
 
-use super::{blocking, ok, page_request, resource, Deleted, List};
+use super::support::{ok, page_request, resource};
 use crate::auth::SecretKey;
 use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
-use crate::startup::Services;
+use crate::representation::customer::{CustomerResource, RESOURCE};
+use crate::representation::envelope::{Deleted, List};
+use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::CustomerFilter;
 use payments_domain::customer::{
@@ -14,9 +16,6 @@ use payments_domain::customer::{
 use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
-use serde::Serialize;
-
-const RESOURCE: &str = "customer";
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     for path in ["/customers", "/customers/"] {
@@ -179,40 +178,4 @@ pub(crate) fn address(params: &mut Params) -> Option<Address> {
 /// A free-text field of billing details.
 pub(crate) fn text_field(params: &mut Params, key: &str) -> Option<String> {
     params.string(key, MAX_ADDRESS_FIELD_LENGTH)
-}
-
-/// A customer as the API shows it.
-#[derive(Serialize)]
-pub(crate) struct CustomerResource<'a> {
-    id: &'a str,
-    resource: &'static str,
-    billing_statement_prefix: &'a str,
-    billing: Option<&'a Billing>,
-    currency: &'static str,
-    email: &'a str,
-    name: &'a str,
-    livemode: bool,
-    metadata: Option<&'a Metadata>,
-    next_billing_statement_sequence_number: String,
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl<'a> From<&'a Customer> for CustomerResource<'a> {
-    fn from(customer: &'a Customer) -> Self {
-        Self {
-            id: customer.id.as_str(),
-            resource: RESOURCE,
-            billing_statement_prefix: customer.billing_statement_prefix.as_str(),
-            billing: customer.billing.as_ref(),
-            currency: customer.currency.code(),
-            email: customer.email.as_str(),
-            name: customer.name.as_str(),
-            livemode: customer.livemode,
-            metadata: customer.metadata.as_ref(),
-            next_billing_statement_sequence_number: customer.next_billing_statement_sequence_number.to_string(),
-            created_at: customer.created_at.unix_seconds(),
-            updated_at: customer.updated_at.unix_seconds(),
-        }
-    }
 }

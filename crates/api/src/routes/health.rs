@@ -1,16 +1,16 @@
 //! Liveness and readiness probes.
 
-use super::blocking;
+use super::support::resource;
 use crate::error::ApiError;
-use crate::startup::Services;
+use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ApplicationError;
 use serde_json::json;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
-        .service(super::resource("/healthz").route(web::get().to(alive)))
-        .service(super::resource("/readyz").route(web::get().to(ready)));
+        .service(resource("/healthz").route(web::get().to(alive)))
+        .service(resource("/readyz").route(web::get().to(ready)));
 }
 
 /// The process is up.

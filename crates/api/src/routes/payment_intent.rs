@@ -1,13 +1,13 @@
 //! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
 //! attach, capture and cancel.
 
-use super::customer::{address, text_field, CustomerResource};
-use super::payment::PaymentResource;
-use super::{blocking, ok, resource};
+use super::customer::{address, text_field};
+use super::support::{ok, resource};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
-use crate::startup::Services;
+use crate::representation::payment_intent::{PaymentIntentResource, PublicPaymentIntentResource};
+use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::PaymentMethodInput;
 use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
@@ -19,15 +19,11 @@ use payments_domain::limits::{
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::payment_intent::{
-    CaptureType, CardOptions, NewPaymentIntent, PaymentBilling, PaymentError, PaymentIntent, PaymentIntentChanges,
-    PaymentIntentStatus,
+    CaptureType, CardOptions, NewPaymentIntent, PaymentBilling, PaymentError, PaymentIntentChanges,
 };
 use payments_domain::payment_method::{CardInput, CardNumber, Cvc, Funding, PaymentMethodType};
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{FieldError, Invalid};
-use serde::Serialize;
-
-const RESOURCE: &str = "payment_intent";
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -302,134 +298,4 @@ fn card_input(params: &mut Params) -> Option<CardInput> {
     let exp_year = params.require("exp_year", exp_year);
     let cvc = params.require("cvc", cvc);
     Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
-}
-
-/// `{"type": "redirect", "redirect_url": …}` while the customer must authenticate.
-#[derive(Serialize)]
-struct NextAction<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    redirect_url: &'a str,
-}
-
-fn next_action(intent: &PaymentIntent) -> Option<NextAction<'_>> {
-    match intent.status {
-        PaymentIntentStatus::AwaitingNextAction => intent
-            .pending
-            .as_ref()
-            .and_then(|pending| pending.redirect_url.as_deref())
-            .map(|redirect_url| NextAction { kind: "redirect", redirect_url }),
-        PaymentIntentStatus::AwaitingPaymentMethod
-        | PaymentIntentStatus::Processing
-        | PaymentIntentStatus::AwaitingCapture
-        | PaymentIntentStatus::Succeeded
-        | PaymentIntentStatus::Canceled => None,
-    }
-}
-
-#[derive(Serialize)]
-struct PaymentMethodOptions<'a> {
-    card: &'a CardOptions,
-}
-
-/// A payment intent as the API shows it to a secret key.
-#[derive(Serialize)]
-pub(crate) struct PaymentIntentResource<'a> {
-    id: &'a str,
-    resource: &'static str,
-    amount: i64,
-    amount_received: i64,
-    amount_capturable: i64,
-    client_secret: &'a str,
-    currency: &'static str,
-    description: Option<&'a str>,
-    last_payment_error: Option<&'a PaymentError>,
-    latest_payment: Option<PaymentResource<'a>>,
-    livemode: bool,
-    metadata: Option<&'a Metadata>,
-    next_action: Option<NextAction<'a>>,
-    payment_method_id: Option<&'a str>,
-    payment_methods: &'a [PaymentMethodType],
-    payment_method_options: PaymentMethodOptions<'a>,
-    statement_descriptor: Option<&'a str>,
-    status: &'static str,
-    return_url: Option<&'a str>,
-    capture_before_at: Option<i64>,
-    customer: Option<CustomerResource<'a>>,
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl<'a> PaymentIntentResource<'a> {
-    pub(crate) fn new(view: &'a PaymentIntentView) -> Self {
-        Self::from_parts(&view.intent, view.latest_payment.as_ref(), view.customer.as_ref())
-    }
-
-    pub(crate) fn from_parts(
-        intent: &'a PaymentIntent,
-        latest_payment: Option<&'a payments_domain::payment::Payment>,
-        customer: Option<&'a payments_domain::customer::Customer>,
-    ) -> Self {
-        Self {
-            id: intent.id.as_str(),
-            resource: RESOURCE,
-            amount: intent.amount.centavos(),
-            amount_received: intent.amount_received,
-            amount_capturable: intent.amount_capturable,
-            client_secret: intent.client_secret.reveal(),
-            currency: intent.currency.code(),
-            description: intent.description.as_deref(),
-            last_payment_error: intent.last_payment_error.as_ref(),
-            latest_payment: latest_payment.map(|payment| PaymentResource::new(payment, customer)),
-            livemode: intent.livemode,
-            metadata: intent.metadata.as_ref(),
-            next_action: next_action(intent),
-            payment_method_id: intent.payment_method_id.as_deref(),
-            payment_methods: &intent.payment_methods,
-            payment_method_options: PaymentMethodOptions { card: &intent.card_options },
-            statement_descriptor: intent.statement_descriptor.as_ref().map(StatementDescriptor::as_str),
-            status: intent.status.as_str(),
-            return_url: intent.return_url.as_deref(),
-            capture_before_at: intent.capture_before_at.map(payments_domain::time::Timestamp::unix_seconds),
-            customer: customer.map(CustomerResource::from),
-            created_at: intent.created_at.unix_seconds(),
-            updated_at: intent.updated_at.unix_seconds(),
-        }
-    }
-}
-
-/// What a browser holding the client secret needs to finish a payment, and nothing more.
-#[derive(Serialize)]
-struct PublicPaymentIntentResource<'a> {
-    id: &'a str,
-    resource: &'static str,
-    amount: i64,
-    currency: &'static str,
-    status: &'static str,
-    client_secret: &'a str,
-    next_action: Option<NextAction<'a>>,
-    last_payment_error: Option<&'a PaymentError>,
-    payment_methods: &'a [PaymentMethodType],
-    payment_method_options: PaymentMethodOptions<'a>,
-    livemode: bool,
-    return_url: Option<&'a str>,
-}
-
-impl<'a> PublicPaymentIntentResource<'a> {
-    fn new(intent: &'a PaymentIntent) -> Self {
-        Self {
-            id: intent.id.as_str(),
-            resource: RESOURCE,
-            amount: intent.amount.centavos(),
-            currency: intent.currency.code(),
-            status: intent.status.as_str(),
-            client_secret: intent.client_secret.reveal(),
-            next_action: next_action(intent),
-            last_payment_error: intent.last_payment_error.as_ref(),
-            payment_methods: &intent.payment_methods,
-            payment_method_options: PaymentMethodOptions { card: &intent.card_options },
-            livemode: intent.livemode,
-            return_url: intent.return_url.as_deref(),
-        }
-    }
 }

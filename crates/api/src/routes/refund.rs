@@ -1,19 +1,17 @@
 //! `/refunds`: create and update.
 
-use super::{blocking, ok, resource};
+use super::support::{ok, resource};
 use crate::auth::SecretKey;
 use crate::decode::{BodyParams, Params};
 use crate::error::ApiError;
-use crate::startup::Services;
+use crate::representation::refund::RefundResource;
+use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::services::NewRefund;
 use payments_domain::limits::{CHOICE_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
-use payments_domain::refund::{Refund, RefundReason};
-use serde::Serialize;
-
-const RESOURCE: &str = "refund";
+use payments_domain::refund::RefundReason;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -78,42 +76,4 @@ fn new_refund(params: &mut Params) -> Option<NewRefund> {
         remarks,
         metadata,
     })
-}
-
-/// A refund as the API shows it.
-#[derive(Serialize)]
-pub(crate) struct RefundResource<'a> {
-    id: &'a str,
-    resource: &'static str,
-    amount: i64,
-    currency: &'static str,
-    status: &'static str,
-    description: Option<&'a str>,
-    reason: &'static str,
-    remarks: Option<&'a str>,
-    payment_id: &'a str,
-    livemode: bool,
-    metadata: Option<&'a Metadata>,
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl<'a> RefundResource<'a> {
-    pub(crate) fn new(refund: &'a Refund) -> Self {
-        Self {
-            id: refund.id.as_str(),
-            resource: RESOURCE,
-            amount: refund.amount,
-            currency: refund.currency.code(),
-            status: refund.status,
-            description: refund.description.as_deref(),
-            reason: refund.reason.as_str(),
-            remarks: refund.remarks.as_deref(),
-            payment_id: refund.payment_id.as_str(),
-            livemode: refund.livemode,
-            metadata: refund.metadata.as_ref(),
-            created_at: refund.created_at.unix_seconds(),
-            updated_at: refund.updated_at.unix_seconds(),
-        }
-    }
 }

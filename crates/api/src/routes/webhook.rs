@@ -1,20 +1,19 @@
 //! `/webhooks`: create, list, retrieve, update, delete, enable, disable; and for the merchant's
 //! troubleshooting, `GET /webhooks/:id/attempts` and `POST /webhooks/:id/resend`.
 
-use super::{blocking, ok, page_request, resource, Deleted, List};
+use super::support::{ok, page_request, resource};
 use crate::auth::SecretKey;
 use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
-use crate::startup::Services;
+use crate::representation::envelope::{Deleted, List};
+use crate::representation::webhook::{AttemptResource, WebhookResource, RESOURCE};
+use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_application::ports::{DeliveryAttempt, WebhookFilter};
+use payments_application::ports::WebhookFilter;
 use payments_application::services::{NewWebhook, WebhookChanges, WebhookService};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::limits::{CHOICES, CHOICE_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH, URL_LENGTH};
 use payments_domain::webhook::{check_event_types, Webhook};
-use serde::Serialize;
-
-const RESOURCE: &str = "webhook";
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -160,62 +159,4 @@ async fn resend(
 fn events(params: &mut Params) -> Option<Vec<String>> {
     let types = params.string_list("events", CHOICES, CHOICE_LENGTH)?;
     params.check("events", check_event_types(types))
-}
-
-/// A webhook as the API shows it.
-#[derive(Serialize)]
-struct WebhookResource<'a> {
-    id: &'a str,
-    resource: &'static str,
-    secret_key: &'a str,
-    status: &'static str,
-    description: Option<&'a str>,
-    livemode: bool,
-    url: &'a str,
-    events: &'a [String],
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl<'a> WebhookResource<'a> {
-    fn new(webhook: &'a Webhook) -> Self {
-        Self {
-            id: webhook.id.as_str(),
-            resource: RESOURCE,
-            secret_key: webhook.secret_key.reveal(),
-            status: webhook.status.as_str(),
-            description: webhook.description.as_deref(),
-            livemode: webhook.livemode,
-            url: &webhook.url,
-            events: &webhook.events,
-            created_at: webhook.created_at.unix_seconds(),
-            updated_at: webhook.updated_at.unix_seconds(),
-        }
-    }
-}
-
-/// One delivery attempt as the merchant sees it.
-#[derive(Serialize)]
-struct AttemptResource<'a> {
-    resource: &'static str,
-    delivery_id: &'a str,
-    event_id: &'a str,
-    attempted_at: i64,
-    status_code: Option<u16>,
-    error: Option<&'a str>,
-    duration_ms: i64,
-}
-
-impl<'a> AttemptResource<'a> {
-    fn new(attempt: &'a DeliveryAttempt) -> Self {
-        Self {
-            resource: "webhook_attempt",
-            delivery_id: attempt.delivery_id.as_str(),
-            event_id: attempt.event_id.as_str(),
-            attempted_at: attempt.attempted_at_ms / 1_000,
-            status_code: attempt.status_code,
-            error: attempt.error.as_deref(),
-            duration_ms: attempt.duration_ms,
-        }
-    }
 }

@@ -5,7 +5,7 @@ use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::Backend;
 use payments_api::settings::Settings;
 use payments_api::startup::Application;
-use payments_api::startup::Services;
+use payments_api::state::Services;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::redirect::Policy;
 use reqwest::{Method, RequestBuilder, Response};

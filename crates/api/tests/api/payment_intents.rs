@@ -435,7 +435,7 @@ async fn two_instances_running_due_actions_release_each_hold_once() {
     let settings = settings.validate().unwrap();
     let other_instance = tokio::task::spawn_blocking({
         let clock = app.clock.clone();
-        move || payments_api::startup::Services::connect(&settings, clock).unwrap()
+        move || payments_api::state::Services::connect(&settings, clock).unwrap()
     })
     .await
     .unwrap();

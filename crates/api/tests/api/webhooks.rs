@@ -231,7 +231,7 @@ async fn two_instances_deliver_each_event_exactly_once() {
     let settings = settings.validate().unwrap();
     let other = tokio::task::spawn_blocking({
         let clock = app.clock.clone();
-        move || payments_api::startup::Services::connect(&settings, clock).unwrap()
+        move || payments_api::state::Services::connect(&settings, clock).unwrap()
     })
     .await
     .unwrap();

@@ -1,6 +1,6 @@
 //! Storage of accounts and their API key digests.
 
-use super::StoreError;
+use crate::error::StoreError;
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::ids::AccountId;
 

@@ -1,6 +1,6 @@
 //! Storage of customers.
 
-use super::StoreError;
+use crate::error::StoreError;
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::customer::{BillingStatementPrefix, Customer};

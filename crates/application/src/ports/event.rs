@@ -1,6 +1,6 @@
 //! The event outbox.
 
-use super::StoreError;
+use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::event::Event;

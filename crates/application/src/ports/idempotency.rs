@@ -1,6 +1,6 @@
 //! Storage of idempotency keys and the responses they replay.
 
-use super::StoreError;
+use crate::error::StoreError;
 use crate::scope::Caller;
 use payments_domain::time::Timestamp;
 

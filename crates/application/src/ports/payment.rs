@@ -1,6 +1,6 @@
 //! Storage of payments.
 
-use super::StoreError;
+use crate::error::StoreError;
 use crate::scope::Scope;
 use payments_domain::ids::PaymentId;
 use payments_domain::payment::Payment;

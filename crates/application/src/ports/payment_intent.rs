@@ -1,6 +1,6 @@
 //! Storage of payment intents.
 
-use super::StoreError;
+use crate::error::StoreError;
 use crate::scope::Scope;
 use payments_domain::ids::PaymentIntentId;
 use payments_domain::payment_intent::PaymentIntent;

@@ -1,6 +1,6 @@
 //! Storage of refunds.
 
-use super::StoreError;
+use crate::error::StoreError;
 use crate::scope::Scope;
 use payments_domain::ids::RefundId;
 use payments_domain::refund::Refund;

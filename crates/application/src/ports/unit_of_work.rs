@@ -1,23 +1,43 @@
 //! The unit of work: one transaction that hands out the repositories.
 
-use super::{
-    AccountRepository, CustomerRepository, EventRepository, IdempotencyRepository, PaymentIntentRepository,
-    PaymentRepository, RefundRepository, StoreError,
-};
-use super::{DeliveryRepository, WebhookRepository};
-use crate::error::ApplicationError;
+use super::account::AccountRepository;
+use super::customer::CustomerRepository;
+use super::event::EventRepository;
+use super::idempotency::IdempotencyRepository;
+use super::payment::PaymentRepository;
+use super::payment_intent::PaymentIntentRepository;
+use super::refund::RefundRepository;
+use super::webhook::{DeliveryRepository, WebhookRepository};
+use crate::error::{ApplicationError, StoreError};
 
-/// The repositories of one transaction.
-pub trait Repositories {
-    fn accounts(&mut self) -> &mut dyn AccountRepository;
-    fn customers(&mut self) -> &mut dyn CustomerRepository;
-    fn idempotency_keys(&mut self) -> &mut dyn IdempotencyRepository;
-    fn payment_intents(&mut self) -> &mut dyn PaymentIntentRepository;
-    fn payments(&mut self) -> &mut dyn PaymentRepository;
-    fn refunds(&mut self) -> &mut dyn RefundRepository;
-    fn events(&mut self) -> &mut dyn EventRepository;
-    fn webhooks(&mut self) -> &mut dyn WebhookRepository;
-    fn deliveries(&mut self) -> &mut dyn DeliveryRepository;
+/// Declares [`Repositories`] from one list of accessors and the port each hands out, with an
+/// implementation for every type that implements all of those ports (the diesel session, the
+/// in-memory fake). A new repository is one line here.
+macro_rules! repositories {
+    ($($accessor:ident: $port:ident),* $(,)?) => {
+        /// The repositories of one transaction.
+        pub trait Repositories {
+            $(fn $accessor(&mut self) -> &mut dyn $port;)*
+        }
+
+        impl<T: $($port +)*> Repositories for T {
+            $(fn $accessor(&mut self) -> &mut dyn $port {
+                self
+            })*
+        }
+    };
+}
+
+repositories! {
+    accounts: AccountRepository,
+    customers: CustomerRepository,
+    idempotency_keys: IdempotencyRepository,
+    payment_intents: PaymentIntentRepository,
+    payments: PaymentRepository,
+    refunds: RefundRepository,
+    events: EventRepository,
+    webhooks: WebhookRepository,
+    deliveries: DeliveryRepository,
 }
 
 /// A callback run against the repositories of one transaction.

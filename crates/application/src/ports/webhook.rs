@@ -1,6 +1,6 @@
 //! Storage of webhooks, their deliveries and delivery attempts; and the check of webhook URLs.
 
-use super::StoreError;
+use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId};

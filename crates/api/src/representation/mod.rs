@@ -1,0 +1,10 @@
+//! The JSON representation of each resource, one file per resource: what responses carry, and what
+//! events carry as their `data`.
+
+pub(crate) mod customer;
+pub(crate) mod envelope;
+pub(crate) mod event;
+pub(crate) mod payment;
+pub(crate) mod payment_intent;
+pub(crate) mod refund;
+pub(crate) mod webhook;

@@ -1,0 +1,91 @@
+//! A payment as the API shows it.
+
+use super::customer::CustomerResource;
+use payments_domain::customer::Customer;
+use payments_domain::metadata::Metadata;
+use payments_domain::payment::Payment;
+use payments_domain::payment_intent::PaymentBilling;
+use payments_domain::payment_method::{CardSummary, PaymentMethodType, QrphSummary};
+use serde::Serialize;
+
+const RESOURCE: &str = "payment";
+
+/// A card as a payment shows it.
+#[derive(Serialize)]
+struct CardView<'a> {
+    first6: &'a str,
+    last4: &'a str,
+    brand: &'a str,
+}
+
+/// The payment method of a payment: `card` only for cards, `qrph` only for QR Ph.
+#[derive(Serialize)]
+struct PaymentMethodView<'a> {
+    #[serde(rename = "type")]
+    kind: PaymentMethodType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    card: Option<CardView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qrph: Option<&'a QrphSummary>,
+}
+
+/// A payment as the API shows it.
+#[derive(Serialize)]
+pub(crate) struct PaymentResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    amount: i64,
+    amount_refunded: i64,
+    billing: Option<&'a PaymentBilling>,
+    currency: &'static str,
+    description: Option<&'a str>,
+    fee: i64,
+    livemode: bool,
+    metadata: Option<&'a Metadata>,
+    net_amount: i64,
+    payment_intent_id: &'a str,
+    status: &'static str,
+    customer: Option<CustomerResource<'a>>,
+    origin: &'a str,
+    page_session: Option<()>,
+    payment_method: PaymentMethodView<'a>,
+    refunded: bool,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> PaymentResource<'a> {
+    pub(crate) fn new(payment: &'a Payment, customer: Option<&'a Customer>) -> Self {
+        let card = payment.payment_method.card.as_ref().map(|card: &CardSummary| CardView {
+            first6: &card.first6,
+            last4: &card.last4,
+            brand: &card.brand,
+        });
+        Self {
+            id: payment.id.as_str(),
+            resource: RESOURCE,
+            amount: payment.amount,
+            amount_refunded: payment.amount_refunded,
+            billing: payment.billing.as_ref(),
+            currency: payment.currency.code(),
+            description: payment.description.as_deref(),
+            fee: payment.fee,
+            livemode: payment.livemode,
+            metadata: payment.metadata.as_ref(),
+            net_amount: payment.net_amount,
+            payment_intent_id: payment.payment_intent_id.as_str(),
+            status: payment.status.as_str(),
+            customer: customer.map(CustomerResource::from),
+            origin: &payment.origin,
+            page_session: None,
+            payment_method: PaymentMethodView {
+                kind: payment.payment_method.method,
+                card,
+                qrph: payment.payment_method.qrph.as_ref(),
+            },
+            refunded: payment.refunded,
+            created_at: payment.created_at.unix_seconds(),
+            updated_at: payment.updated_at.unix_seconds(),
+        }
+    }
+}

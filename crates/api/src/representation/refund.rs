@@ -1,0 +1,45 @@
+//! A refund as the API shows it.
+
+use payments_domain::metadata::Metadata;
+use payments_domain::refund::Refund;
+use serde::Serialize;
+
+const RESOURCE: &str = "refund";
+
+/// A refund as the API shows it.
+#[derive(Serialize)]
+pub(crate) struct RefundResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    amount: i64,
+    currency: &'static str,
+    status: &'static str,
+    description: Option<&'a str>,
+    reason: &'static str,
+    remarks: Option<&'a str>,
+    payment_id: &'a str,
+    livemode: bool,
+    metadata: Option<&'a Metadata>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> RefundResource<'a> {
+    pub(crate) fn new(refund: &'a Refund) -> Self {
+        Self {
+            id: refund.id.as_str(),
+            resource: RESOURCE,
+            amount: refund.amount,
+            currency: refund.currency.code(),
+            status: refund.status,
+            description: refund.description.as_deref(),
+            reason: refund.reason.as_str(),
+            remarks: refund.remarks.as_deref(),
+            payment_id: refund.payment_id.as_str(),
+            livemode: refund.livemode,
+            metadata: refund.metadata.as_ref(),
+            created_at: refund.created_at.unix_seconds(),
+            updated_at: refund.updated_at.unix_seconds(),
+        }
+    }
+}

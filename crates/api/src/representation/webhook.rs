@@ -1,0 +1,65 @@
+//! A webhook, and one of its delivery attempts, as the API shows them.
+
+use payments_application::ports::DeliveryAttempt;
+use payments_domain::webhook::Webhook;
+use serde::Serialize;
+
+pub(crate) const RESOURCE: &str = "webhook";
+
+/// A webhook as the API shows it.
+#[derive(Serialize)]
+pub(crate) struct WebhookResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    secret_key: &'a str,
+    status: &'static str,
+    description: Option<&'a str>,
+    livemode: bool,
+    url: &'a str,
+    events: &'a [String],
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> WebhookResource<'a> {
+    pub(crate) fn new(webhook: &'a Webhook) -> Self {
+        Self {
+            id: webhook.id.as_str(),
+            resource: RESOURCE,
+            secret_key: webhook.secret_key.reveal(),
+            status: webhook.status.as_str(),
+            description: webhook.description.as_deref(),
+            livemode: webhook.livemode,
+            url: &webhook.url,
+            events: &webhook.events,
+            created_at: webhook.created_at.unix_seconds(),
+            updated_at: webhook.updated_at.unix_seconds(),
+        }
+    }
+}
+
+/// One delivery attempt as the merchant sees it.
+#[derive(Serialize)]
+pub(crate) struct AttemptResource<'a> {
+    resource: &'static str,
+    delivery_id: &'a str,
+    event_id: &'a str,
+    attempted_at: i64,
+    status_code: Option<u16>,
+    error: Option<&'a str>,
+    duration_ms: i64,
+}
+
+impl<'a> AttemptResource<'a> {
+    pub(crate) fn new(attempt: &'a DeliveryAttempt) -> Self {
+        Self {
+            resource: "webhook_attempt",
+            delivery_id: attempt.delivery_id.as_str(),
+            event_id: attempt.event_id.as_str(),
+            attempted_at: attempt.attempted_at_ms / 1_000,
+            status_code: attempt.status_code,
+            error: attempt.error.as_deref(),
+            duration_ms: attempt.duration_ms,
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! Application state shared by every handler: the services, and the helper that runs a use case
+//! (synchronous, like its storage) on the blocking pool.
+
+use crate::error::ApiError;
+use crate::settings::WebhookSettings;
+use actix_web::web;
+use payments_application::ports::UnitOfWork;
+use payments_application::services::{
+    AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentService,
+    RefundService, WebhookDeliveryService, WebhookService,
+};
+use payments_application::ApplicationError;
+use std::sync::Arc;
+use tokio::sync::Notify;
+
+/// Every use-case service, shared by the handlers.
+#[derive(Clone)]
+pub struct Services {
+    pub accounts: Arc<AccountService>,
+    pub customers: Arc<CustomerService>,
+    pub idempotency: Arc<IdempotencyService>,
+    pub payment_intents: Arc<PaymentIntentService>,
+    pub payments: Arc<PaymentService>,
+    pub refunds: Arc<RefundService>,
+    pub events: Arc<EventService>,
+    pub webhooks: Arc<WebhookService>,
+    pub deliveries: Arc<WebhookDeliveryService>,
+    pub storage: Arc<dyn UnitOfWork>,
+    /// Woken after every commit that appended events, so deliveries start at once.
+    pub deliveries_due: Arc<Notify>,
+    pub(crate) webhook_settings: WebhookSettings,
+}
+
+/// Runs a use case on the blocking pool: storage is synchronous.
+///
+/// # Errors
+/// The use case's error, or 500 when the blocking task died.
+pub async fn blocking<T: Send + 'static>(
+    use_case: impl FnOnce() -> Result<T, ApplicationError> + Send + 'static,
+) -> Result<T, ApiError> {
+    web::block(use_case).await.map_err(|error| ApiError::internal(error.into()))?.map_err(ApiError::from)
+}
