@@ -10,13 +10,8 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> Timestamp {
-        let seconds = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
-        Timestamp::from_unix_seconds(i64::try_from(seconds).unwrap_or(i64::MAX))
-    }
-
-    fn now_millis(&self) -> i64 {
         let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis());
-        i64::try_from(millis).unwrap_or(i64::MAX)
+        Timestamp::from_unix_millis(i64::try_from(millis).unwrap_or(i64::MAX))
     }
 }
 
@@ -37,10 +32,5 @@ impl ShiftedClock {
 impl Clock for ShiftedClock {
     fn now(&self) -> Timestamp {
         SystemClock.now().plus_seconds(self.offset_seconds.load(std::sync::atomic::Ordering::SeqCst))
-    }
-
-    fn now_millis(&self) -> i64 {
-        let offset = self.offset_seconds.load(std::sync::atomic::Ordering::SeqCst);
-        SystemClock.now_millis().saturating_add(offset.saturating_mul(1_000))
     }
 }

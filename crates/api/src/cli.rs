@@ -1,10 +1,11 @@
 //! The `payments` command: serve (the default), or manage accounts.
 
 use crate::settings::{Settings, ValidSettings};
-use crate::startup::Application;
+use crate::startup::{Application, StartupError};
 use crate::state::Services;
 use crate::telemetry;
 use clap::{Parser, Subcommand};
+use payments_application::ApplicationError;
 use payments_domain::account::{Account, AccountKeys};
 use serde_json::{json, Value};
 
@@ -39,44 +40,59 @@ enum AccountsCommand {
     },
 }
 
+/// Why a command failed; printed with its causes by the binary.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The settings are invalid: every problem, one per line.
+    #[error("{0}")]
+    Configuration(String),
+    #[error(transparent)]
+    Startup(#[from] StartupError),
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
+    #[error("cannot create the account")]
+    Account(#[source] ApplicationError),
+    #[error("the account task failed")]
+    Task(#[source] tokio::task::JoinError),
+}
+
 /// Runs the command line.
 ///
 /// # Errors
-/// A message for the operator when configuration, database or server fail.
-pub fn run() -> Result<(), String> {
+/// Why configuration, database or server failed, with the cause.
+pub fn run() -> Result<(), CliError> {
     let cli = Cli::parse();
-    let settings = Settings::load()?.validate()?;
+    let settings = Settings::load().and_then(|settings| settings.validate()).map_err(CliError::Configuration)?;
     telemetry::init(&settings.log);
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
             runtime.block_on(serve(settings))
         }
         Command::Accounts { command: AccountsCommand::Create { name } } => {
-            let services = Services::connect(&settings, std::sync::Arc::new(payments_adapters::clock::SystemClock))?;
-            let (account, keys) = services.accounts.create(&name).map_err(|e| e.to_string())?;
+            let services = Services::connect(&settings, std::sync::Arc::new(payments_adapters::clock::SystemClock))
+                .map_err(StartupError::from)?;
+            let (account, keys) = services.accounts.create(&name).map_err(CliError::Account)?;
             println!("{:#}", account_json(&account, &keys, true));
             Ok(())
         }
     }
 }
 
-async fn serve(settings: ValidSettings) -> Result<(), String> {
+async fn serve(settings: ValidSettings) -> Result<(), CliError> {
     let application = Application::build(settings.clone()).await?;
     let accounts = application.services().accounts.clone();
     let first = tokio::task::spawn_blocking(move || accounts.create_first(FIRST_ACCOUNT_NAME))
         .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("cannot create the first account: {e}"))?;
+        .map_err(CliError::Task)?
+        .map_err(CliError::Account)?;
     if let Some((account, keys)) = first {
         tracing::info!(account = %account.id, "created the first account; its test keys are on standard output");
         println!("{:#}", account_json(&account, &keys, false));
     }
     tracing::info!(listen = %settings.listen, port = application.port(), "payments service listening");
-    application.run_until_stopped().await.map_err(|e| format!("the HTTP server failed: {e}"))
+    Ok(application.run_until_stopped().await?)
 }
 
 /// An account and its keys for its owner; live keys only when asked.

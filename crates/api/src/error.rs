@@ -6,7 +6,7 @@
 use crate::redact::without_card_numbers;
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
-use payments_application::error::BoxError;
+use payments_application::error::{cause_chain, BoxError};
 use payments_application::ApplicationError;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::validation::FieldError;
@@ -251,19 +251,6 @@ impl ResponseError for ApiError {
         }
         response
     }
-}
-
-/// An error and its causes, one `Caused by:` per line.
-#[must_use]
-pub fn cause_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str("\nCaused by: ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -18,9 +18,13 @@ use serde_json::Value;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ApiPresenter;
 
+/// These resources hold only strings, numbers and maps with string keys, so serializing cannot fail;
+/// if it ever did, the log says so rather than the event silently carrying `null`.
 fn to_value(resource: &impl Serialize) -> Value {
-    // These resources hold only strings, numbers and maps with string keys: serializing cannot fail.
-    serde_json::to_value(resource).unwrap_or(Value::Null)
+    serde_json::to_value(resource).unwrap_or_else(|error| {
+        tracing::error!(%error, "a resource could not be represented as JSON");
+        Value::Null
+    })
 }
 
 impl Presenter for ApiPresenter {
@@ -41,7 +45,10 @@ impl Presenter for ApiPresenter {
         to_value(&RefundResource::new(refund))
     }
 
-    fn event(&self, event: &Event) -> String {
-        serde_json::to_string(&EventResource::new(event)).unwrap_or_default()
+    fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String {
+        serde_json::to_string(&EventResource::new(event, data, previous_attributes)).unwrap_or_else(|error| {
+            tracing::error!(%error, event = %event.id, "an event envelope could not be rendered");
+            String::new()
+        })
     }
 }

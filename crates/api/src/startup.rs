@@ -12,17 +12,20 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use payments_adapters::clock::SystemClock;
+use payments_adapters::db::DatabaseError;
 use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::id_generator::RandomIds;
 use payments_adapters::processor::Simulator;
-use payments_adapters::webhooks::{DeliveryWorker, Dispatcher, ResolvingUrlGuard, WorkerSettings};
+use payments_adapters::webhooks::{
+    DeliveryWorker, HttpWebhookSender, ResolvingUrlGuard, SenderBuildError, WorkerSettings,
+};
 use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
 use payments_application::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
     PaymentService, Processors, RefundService, WebhookDeliveryService, WebhookService,
 };
 use payments_domain::webhook::RetrySchedule;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -79,14 +82,14 @@ impl Services {
             )),
             deliveries: Arc::new(WebhookDeliveryService::new(
                 storage.clone(),
-                clock,
+                clock.clone(),
                 ids,
-                presenter,
                 retry_schedule(&settings.webhooks),
             )),
             storage,
             deliveries_due,
             webhook_settings: settings.webhooks.clone(),
+            clock,
         }
     }
 
@@ -94,7 +97,7 @@ impl Services {
     ///
     /// # Errors
     /// Why the database could not be reached or migrated.
-    pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, String> {
+    pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, DatabaseError> {
         let pool = settings.database_url.connect(settings.pool)?;
         let deliveries_due = Arc::new(Notify::new());
         let wake = deliveries_due.clone();
@@ -107,10 +110,10 @@ impl Services {
     ///
     /// # Errors
     /// When the HTTP client cannot be built.
-    pub fn delivery_worker(&self) -> Result<DeliveryWorker, String> {
+    pub fn delivery_worker(&self) -> Result<DeliveryWorker, SenderBuildError> {
         let hooks = &self.webhook_settings;
-        let dispatcher =
-            Dispatcher::new(Duration::from_secs(hooks.timeout_seconds), hooks.allow_private_targets_in_test)?;
+        let sender =
+            HttpWebhookSender::new(Duration::from_secs(hooks.timeout_seconds), hooks.allow_private_targets_in_test)?;
         let settings = WorkerSettings {
             concurrency: hooks.concurrency,
             lease: Duration::from_secs(hooks.lease_seconds),
@@ -118,46 +121,74 @@ impl Services {
             batch: u32::try_from(hooks.concurrency * 4).unwrap_or(128),
         };
         let owner = format!("{}-{}", std::process::id(), RandomIds.alphanumeric(8));
-        Ok(DeliveryWorker::new(self.deliveries.clone(), dispatcher, self.deliveries_due.clone(), settings, owner))
+        Ok(DeliveryWorker::new(
+            self.deliveries.clone(),
+            Arc::new(sender),
+            self.clock.clone(),
+            self.deliveries_due.clone(),
+            settings,
+            owner,
+        ))
     }
 }
 
-/// The running service: a bound HTTP server and its services.
+/// Why the service could not start or keep serving.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error(transparent)]
+    Database(#[from] DatabaseError),
+    #[error("cannot listen on {address}")]
+    Listen {
+        address: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the HTTP server failed")]
+    Server(#[source] std::io::Error),
+    #[error(transparent)]
+    WebhookClient(#[from] SenderBuildError),
+    #[error("the database connection task failed")]
+    Task(#[source] tokio::task::JoinError),
+}
+
+/// The running service: a bound HTTP server, its services and its webhook worker.
 pub struct Application {
     port: u16,
     server: Server,
     services: Services,
+    worker: DeliveryWorker,
 }
 
 impl Application {
     /// Connects and migrates the database, then binds the listener.
     ///
     /// # Errors
-    /// Why the database or the listen address could not be used.
-    pub async fn build(settings: ValidSettings) -> Result<Self, String> {
+    /// Why the database, the listen address or the webhook client could not be used.
+    pub async fn build(settings: ValidSettings) -> Result<Self, StartupError> {
         Self::build_with_clock(settings, Arc::new(SystemClock)).await
     }
 
     /// As [`Application::build`], with another clock (tests move time forward).
     ///
     /// # Errors
-    /// Why the database or the listen address could not be used.
-    pub async fn build_with_clock(settings: ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, String> {
+    /// Why the database, the listen address or the webhook client could not be used.
+    pub async fn build_with_clock(settings: ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
         let connect_settings = settings.clone();
         let services = tokio::task::spawn_blocking(move || Services::connect(&connect_settings, clock))
             .await
-            .map_err(|e| format!("the database connection task failed: {e}"))??;
+            .map_err(StartupError::Task)??;
         Self::with_services(&settings, services)
     }
 
     /// Binds the listener and builds the server around given services.
     ///
     /// # Errors
-    /// Why the listen address could not be used.
-    pub fn with_services(settings: &ValidSettings, services: Services) -> Result<Self, String> {
-        let listener =
-            TcpListener::bind(settings.listen).map_err(|e| format!("cannot listen on {}: {e}", settings.listen))?;
-        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    /// Why the listen address or the webhook client could not be used.
+    pub fn with_services(settings: &ValidSettings, services: Services) -> Result<Self, StartupError> {
+        let address = settings.listen;
+        let listener = TcpListener::bind(address).map_err(|source| StartupError::Listen { address, source })?;
+        let port = listener.local_addr().map_err(|source| StartupError::Listen { address, source })?.port();
+        let worker = services.delivery_worker()?;
         let data = web::Data::new(services.clone());
         let body_rules = BodyRules { max_bytes: settings.body_limit_bytes, deadline: settings.request_timeout };
         let mut server = HttpServer::new(move || {
@@ -175,8 +206,8 @@ impl Application {
         if settings.workers > 0 {
             server = server.workers(settings.workers);
         }
-        let server = server.listen(listener).map_err(|e| format!("cannot start the HTTP server: {e}"))?.run();
-        Ok(Self { port, server, services })
+        let server = server.listen(listener).map_err(StartupError::Server)?.run();
+        Ok(Self { port, server, services, worker })
     }
 
     #[must_use]
@@ -193,16 +224,15 @@ impl Application {
     ///
     /// # Errors
     /// An I/O failure of the server.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+    pub async fn run_until_stopped(self) -> Result<(), StartupError> {
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
         let due_actions = tokio::spawn(run_due_actions(self.services.payment_intents.clone()));
-        let worker = self.services.delivery_worker().map_err(std::io::Error::other)?;
-        let deliveries = tokio::spawn(worker.run());
+        let deliveries = tokio::spawn(self.worker.run());
         let outcome = self.server.await;
         purge.abort();
         due_actions.abort();
         deliveries.abort();
-        outcome
+        outcome.map_err(StartupError::Server)
     }
 }
 

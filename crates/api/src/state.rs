@@ -4,7 +4,7 @@
 use crate::error::ApiError;
 use crate::settings::WebhookSettings;
 use actix_web::web;
-use payments_application::ports::UnitOfWork;
+use payments_application::ports::{Clock, UnitOfWork};
 use payments_application::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentService,
     RefundService, WebhookDeliveryService, WebhookService,
@@ -29,6 +29,8 @@ pub struct Services {
     /// Woken after every commit that appended events, so deliveries start at once.
     pub deliveries_due: Arc<Notify>,
     pub(crate) webhook_settings: WebhookSettings,
+    /// The clock every service reads; webhook signatures take their time from it too.
+    pub(crate) clock: Arc<dyn Clock>,
 }
 
 /// Runs a use case on the blocking pool: storage is synchronous.

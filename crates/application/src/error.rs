@@ -63,6 +63,19 @@ impl From<DomainError> for ApplicationError {
     }
 }
 
+/// An error and its causes, one `Caused by:` per line, for log lines.
+#[must_use]
+pub fn cause_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str("\nCaused by: ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()

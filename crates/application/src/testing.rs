@@ -22,6 +22,7 @@ use crate::services::{
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
+use payments_domain::description::Description;
 use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, CustomerId};
 use payments_domain::ids::{DeliveryId, EventId, PaymentId, PaymentIntentId, RefundId, WebhookId};
@@ -31,7 +32,7 @@ use payments_domain::payment_method::{CardSummary, Funding, QrphSummary};
 use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::RetrySchedule;
-use payments_domain::webhook::{Delivery, DeliveryStatus, Webhook, WebhookStatus};
+use payments_domain::webhook::{Delivery, DeliveryMove, DeliveryStatus, Webhook, WebhookStatus};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -51,7 +52,7 @@ struct State {
     events: Vec<Event>,
     webhooks: Vec<Webhook>,
     /// Deliveries with their lease holder.
-    deliveries: Vec<(Delivery, Option<String>, i64)>,
+    deliveries: Vec<LeasedDelivery>,
     attempts: Vec<DeliveryAttempt>,
 }
 
@@ -329,15 +330,15 @@ impl WebhookRepository for State {
     }
 
     fn find(&mut self, scope: &Scope, id: &WebhookId) -> Result<Option<Webhook>, StoreError> {
-        Ok(self.webhooks.iter().find(|w| &w.id == id && in_scope_of(&w.account_id, w.livemode, scope)).cloned())
+        Ok(self.webhooks.iter().find(|w| w.id() == id && in_scope_of(w.account_id(), w.livemode(), scope)).cloned())
     }
 
     fn update(&mut self, webhook: &Webhook, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.webhooks, webhook, |w| w.id == webhook.id, |w| w.version, expected_version)
+        replace_versioned(&mut self.webhooks, webhook, |w| w.id() == webhook.id(), Webhook::version, expected_version)
     }
 
     fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
-        self.webhooks.retain(|w| w.id != webhook.id);
+        self.webhooks.retain(|w| w.id() != webhook.id());
         Ok(())
     }
 
@@ -346,9 +347,11 @@ impl WebhookRepository for State {
             .webhooks
             .iter()
             .rev()
-            .filter(|w| in_scope_of(&w.account_id, w.livemode, scope))
-            .filter(|w| filter.url.as_deref().is_none_or(|url| w.url == url))
-            .filter(|w| filter.description.as_deref().is_none_or(|d| w.description.as_deref() == Some(d)))
+            .filter(|w| in_scope_of(w.account_id(), w.livemode(), scope))
+            .filter(|w| filter.url.as_deref().is_none_or(|url| w.url().as_str() == url))
+            .filter(|w| {
+                filter.description.as_deref().is_none_or(|d| w.description().map(Description::as_str) == Some(d))
+            })
             .take(page.limit() as usize + 1)
             .cloned()
             .collect();
@@ -359,39 +362,55 @@ impl WebhookRepository for State {
         Ok(self
             .webhooks
             .iter()
-            .filter(|w| in_scope_of(&w.account_id, w.livemode, scope) && w.status == WebhookStatus::Enabled)
+            .filter(|w| in_scope_of(w.account_id(), w.livemode(), scope) && w.status() == WebhookStatus::Enabled)
             .cloned()
             .collect())
     }
 }
 
+/// A delivery in the fake store, with the lease a worker holds on it.
+#[derive(Debug, Clone)]
+struct LeasedDelivery {
+    delivery: Delivery,
+    owner: Option<String>,
+    lease_until: Timestamp,
+}
+
 impl DeliveryRepository for State {
     fn insert(&mut self, delivery: &Delivery) -> Result<(), StoreError> {
-        self.deliveries.push((delivery.clone(), None, 0));
+        let lease_until = Timestamp::from_unix_millis(0);
+        self.deliveries.push(LeasedDelivery { delivery: delivery.clone(), owner: None, lease_until });
         Ok(())
     }
 
-    fn due(&mut self, now_ms: i64, limit: u32) -> Result<Vec<Delivery>, StoreError> {
-        Ok(self
+    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError> {
+        let mut due: Vec<&LeasedDelivery> = self
             .deliveries
             .iter()
-            .filter(|(d, _, lease)| {
-                d.status == DeliveryStatus::Pending && d.next_attempt_at_ms <= now_ms && *lease <= now_ms
+            .filter(|d| {
+                d.delivery.status() == DeliveryStatus::Pending
+                    && d.delivery.next_attempt_at() <= now
+                    && d.lease_until <= now
             })
-            .take(limit as usize)
-            .map(|(d, _, _)| d.clone())
-            .collect())
+            .collect();
+        due.sort_by_key(|d| d.delivery.next_attempt_at());
+        Ok(due.into_iter().take(limit as usize).map(|d| d.delivery.clone()).collect())
     }
 
-    fn claim(&mut self, id: &DeliveryId, owner: &str, now_ms: i64, lease_until_ms: i64) -> Result<bool, StoreError> {
-        match self
-            .deliveries
-            .iter_mut()
-            .find(|(d, _, lease)| &d.id == id && d.status == DeliveryStatus::Pending && *lease <= now_ms)
-        {
-            Some((_, holder, lease)) => {
-                *holder = Some(owner.to_owned());
-                *lease = lease_until_ms;
+    fn claim(
+        &mut self,
+        id: &DeliveryId,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let claimable = |d: &&mut LeasedDelivery| {
+            d.delivery.id() == id && d.delivery.status() == DeliveryStatus::Pending && d.lease_until <= now
+        };
+        match self.deliveries.iter_mut().find(claimable) {
+            Some(leased) => {
+                leased.owner = Some(owner.to_owned());
+                leased.lease_until = lease_until;
                 Ok(true)
             }
             None => Ok(false),
@@ -399,34 +418,27 @@ impl DeliveryRepository for State {
     }
 
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
-        match self.deliveries.iter_mut().find(|(d, holder, _)| d.id == delivery.id && holder.as_deref() == Some(owner))
-        {
-            Some(entry) => {
-                *entry = (delivery.clone(), None, 0);
+        let held = |d: &&mut LeasedDelivery| d.delivery.id() == delivery.id() && d.owner.as_deref() == Some(owner);
+        match self.deliveries.iter_mut().find(held) {
+            Some(leased) => {
+                *leased = LeasedDelivery {
+                    delivery: delivery.clone(),
+                    owner: None,
+                    lease_until: Timestamp::from_unix_millis(0),
+                };
                 Ok(true)
             }
             None => Ok(false),
         }
     }
 
-    fn move_all(
-        &mut self,
-        webhook_id: &WebhookId,
-        from: DeliveryStatus,
-        to: DeliveryStatus,
-        due_at_ms: Option<i64>,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        let mut moved = Vec::new();
-        for (delivery, _, _) in &mut self.deliveries {
-            if &delivery.webhook_id == webhook_id && delivery.status == from {
-                delivery.status = to;
-                if let Some(due) = due_at_ms {
-                    delivery.next_attempt_at_ms = due;
-                }
-                moved.push(delivery.clone());
-            }
-        }
-        Ok(moved)
+    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<Vec<Delivery>, StoreError> {
+        Ok(self
+            .deliveries
+            .iter_mut()
+            .filter(|d| d.delivery.webhook_id() == webhook_id)
+            .filter_map(|d| d.delivery.apply(change).then(|| d.delivery.clone()))
+            .collect())
     }
 
     fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
@@ -514,31 +526,35 @@ impl Presenter for MinimalPresenter {
         json!({"id": refund.id.as_str(), "amount": refund.amount})
     }
 
-    fn event(&self, event: &Event) -> String {
-        json!({"id": event.id.as_str(), "type": event.event_type}).to_string()
+    fn event(&self, event: &Event, data: &Value, _: &Value) -> String {
+        json!({"id": event.id.as_str(), "type": event.event_type.as_str(), "data": data}).to_string()
     }
 }
 
 /// A clock that stands still until moved.
 #[derive(Debug)]
 pub struct ManualClock {
-    seconds: AtomicI64,
+    millis: AtomicI64,
 }
 
 impl ManualClock {
     #[must_use]
     pub fn at(seconds: i64) -> Self {
-        Self { seconds: AtomicI64::new(seconds) }
+        Self { millis: AtomicI64::new(Timestamp::from_unix_seconds(seconds).unix_millis()) }
     }
 
     pub fn advance(&self, seconds: i64) {
-        self.seconds.fetch_add(seconds, Ordering::SeqCst);
+        self.advance_millis(seconds.saturating_mul(1_000));
+    }
+
+    pub fn advance_millis(&self, millis: i64) {
+        self.millis.fetch_add(millis, Ordering::SeqCst);
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> Timestamp {
-        Timestamp::from_unix_seconds(self.seconds.load(Ordering::SeqCst))
+        Timestamp::from_unix_millis(self.millis.load(Ordering::SeqCst))
     }
 }
 
@@ -660,13 +676,7 @@ impl TestPorts {
     #[must_use]
     pub fn delivery_service(&self) -> WebhookDeliveryService {
         let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 60_000, jitter: 0.0, give_up_after_ms: 3_600_000 };
-        WebhookDeliveryService::new(
-            self.store.clone(),
-            self.clock.clone(),
-            self.ids.clone(),
-            Arc::new(MinimalPresenter),
-            schedule,
-        )
+        WebhookDeliveryService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), schedule)
     }
 }
 

@@ -51,7 +51,7 @@ fn attached(outcome: AttachOutcome) -> PaymentIntentView {
 
 fn event_types(ports: &TestPorts, scope: &Scope) -> Vec<String> {
     let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
-    page.data.into_iter().rev().map(|e| e.event_type).collect()
+    page.data.into_iter().rev().map(|e| e.event_type.as_str().to_owned()).collect()
 }
 
 #[test]

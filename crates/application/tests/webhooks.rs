@@ -5,20 +5,21 @@
 #![allow(clippy::unwrap_used)]
 
 use payments_application::pagination::PageRequest;
-use payments_application::services::{AttemptOutcome, NewWebhook};
 use payments_application::testing::TestPorts;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;
 use payments_domain::event::EventType;
+use payments_domain::webhook::{AttemptOutcome, NewWebhook, WebhookUrl};
 use serde_json::json;
 
 fn webhook(ports: &TestPorts, scope: &Scope, events: &[&str]) -> String {
+    let names: Vec<String> = events.iter().map(|e| (*e).to_owned()).collect();
     let new = NewWebhook {
-        url: "http://127.0.0.1:9/hooks".into(),
-        events: events.iter().map(|e| (*e).to_owned()).collect(),
+        url: WebhookUrl::new("http://127.0.0.1:9/hooks".into()).unwrap(),
+        events: EventType::parse_list(&names).unwrap(),
         description: None,
     };
-    ports.webhook_service().create(scope, new).unwrap().id.to_string()
+    ports.webhook_service().create(scope, new).unwrap().id().to_string()
 }
 
 /// Appends an event the way services do, through a refund-free path: a payment intent cancel.
@@ -130,7 +131,8 @@ fn disabling_pauses_deliveries_and_deleting_cancels_them() {
 #[test]
 fn a_refused_url_is_a_parameter_error() {
     let ports = TestPorts::new();
-    let new = NewWebhook { url: "http://refused/".into(), events: vec!["payment.paid".into()], description: None };
+    let url = WebhookUrl::new("http://refused/".into()).unwrap();
+    let new = NewWebhook { url, events: vec![EventType::PaymentPaid], description: None };
     let refused = ports.webhook_service().create(&ports.scope(Mode::Live), new);
     assert!(matches!(refused, Err(ApplicationError::Validation(ref errors)) if errors[0].parameter == "url"));
 }

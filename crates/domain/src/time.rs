@@ -1,28 +1,49 @@
-//! Timestamps: whole seconds since the Unix epoch, as the API shows them.
+//! Timestamps: the one time type of the domain, precise to the millisecond (webhook retries are
+//! scheduled in milliseconds); the API shows whole seconds.
 
-use serde::{Deserialize, Serialize};
-
-/// A point in time in seconds since the Unix epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+/// A point in time, in milliseconds since the Unix epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(i64);
 
 impl Timestamp {
     #[must_use]
     pub const fn from_unix_seconds(seconds: i64) -> Self {
-        Self(seconds)
+        Self(seconds.saturating_mul(1_000))
     }
 
     #[must_use]
+    pub const fn from_unix_millis(millis: i64) -> Self {
+        Self(millis)
+    }
+
+    /// Whole seconds since the epoch (rounded down), as the API shows times.
+    #[must_use]
     pub const fn unix_seconds(self) -> i64 {
+        self.0.div_euclid(1_000)
+    }
+
+    #[must_use]
+    pub const fn unix_millis(self) -> i64 {
         self.0
+    }
+
+    /// This instant moved by `millis` (negative moves back).
+    #[must_use]
+    pub const fn plus_millis(self, millis: i64) -> Self {
+        Self(self.0.saturating_add(millis))
+    }
+
+    /// Milliseconds from `earlier` to this instant.
+    #[must_use]
+    pub const fn millis_since(self, earlier: Self) -> i64 {
+        self.0.saturating_sub(earlier.0)
     }
 
     /// The UTC calendar year and month (1..=12) of this instant.
     #[must_use]
     pub const fn year_month(self) -> (i64, u32) {
         // Days to civil date, after Howard Hinnant's `civil_from_days`.
-        let days = self.0.div_euclid(86_400) + 719_468;
+        let days = self.unix_seconds().div_euclid(86_400) + 719_468;
         let era = days.div_euclid(146_097);
         let day_of_era = days - era * 146_097;
         let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
@@ -37,7 +58,7 @@ impl Timestamp {
     /// This instant moved by `seconds` (negative moves back).
     #[must_use]
     pub const fn plus_seconds(self, seconds: i64) -> Self {
-        Self(self.0.saturating_add(seconds))
+        Self(self.0.saturating_add(seconds.saturating_mul(1_000)))
     }
 }
 
@@ -52,5 +73,14 @@ mod tests {
         assert_eq!(Timestamp::from_unix_seconds(1_795_323_956).year_month(), (2026, 11));
         assert_eq!(Timestamp::from_unix_seconds(1_798_761_599).year_month(), (2026, 12)); // 2026-12-31T23:59:59
         assert_eq!(Timestamp::from_unix_seconds(1_798_761_600).year_month(), (2027, 1));
+    }
+
+    #[test]
+    fn seconds_round_down_and_millis_are_kept() {
+        let instant = Timestamp::from_unix_millis(1_700_000_000_999);
+        assert_eq!(instant.unix_seconds(), 1_700_000_000);
+        assert_eq!(instant.plus_seconds(1).unix_millis(), 1_700_000_001_999);
+        assert_eq!(Timestamp::from_unix_millis(-1).unix_seconds(), -1);
+        assert_eq!(instant.millis_since(Timestamp::from_unix_seconds(1_700_000_000)), 999);
     }
 }

@@ -6,6 +6,7 @@ use diesel::connection::SimpleConnection;
 use diesel::r2d2::R2D2Connection;
 use diesel::{Connection, ConnectionError, PgConnection, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use payments_application::error::cause_chain;
 use std::path::Path;
 use std::time::Duration;
 
@@ -84,12 +85,23 @@ fn redact(url: &str) -> String {
 /// Why a connection could not be made or checked.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
-    #[error("cannot connect to the database: {0}")]
+    #[error("cannot connect to the database")]
     Connect(#[from] ConnectionError),
-    #[error("cannot prepare the connection: {0}")]
+    #[error("cannot prepare the connection")]
     Query(#[from] diesel::result::Error),
-    #[error("cannot create the directory of the SQLite database: {0}")]
+    #[error("cannot create the directory of the SQLite database")]
     Directory(#[from] std::io::Error),
+}
+
+/// Why the database could not be made ready at startup.
+#[derive(Debug, thiserror::Error)]
+pub enum DatabaseError {
+    #[error("cannot open the database")]
+    Connect(#[source] ConnectError),
+    #[error("cannot migrate the database")]
+    Migrate(#[source] Box<dyn std::error::Error + Send + Sync>),
+    #[error("cannot open the connection pool")]
+    Pool(#[source] r2d2::Error),
 }
 
 /// A pooled connection, and whether a failure showed it dead.
@@ -175,12 +187,12 @@ impl DatabaseUrl {
     /// the embedded migrations of the backend.
     ///
     /// # Errors
-    /// The connection or migration failure, as a message for the operator.
-    pub fn connect(&self, settings: PoolSettings) -> Result<Pool, String> {
+    /// The connection, migration or pool failure, with its cause.
+    pub fn connect(&self, settings: PoolSettings) -> Result<Pool, DatabaseError> {
         let manager = ConnectionManager::new(self.clone());
         // One direct connection first: r2d2 would report only a timeout, this reports why.
-        let mut first = manager.open().map_err(|e| e.to_string())?;
-        migrate(&mut first).map_err(|e| format!("cannot migrate the database: {e}"))?;
+        let mut first = manager.open().map_err(DatabaseError::Connect)?;
+        migrate(&mut first).map_err(DatabaseError::Migrate)?;
         drop(first);
         r2d2::Pool::builder()
             .max_size(settings.max_size)
@@ -194,7 +206,7 @@ impl DatabaseUrl {
             .connection_timeout(settings.connection_timeout)
             .error_handler(Box::new(LogErrors))
             .build(manager)
-            .map_err(|e| format!("cannot open the connection pool: {e}"))
+            .map_err(DatabaseError::Pool)
     }
 }
 
@@ -216,7 +228,7 @@ struct LogErrors;
 
 impl r2d2::HandleError<ConnectError> for LogErrors {
     fn handle_error(&self, error: ConnectError) {
-        tracing::warn!(%error, "database connection failed");
+        tracing::warn!(error = %cause_chain(&error), "database connection failed");
     }
 }
 

@@ -1,7 +1,7 @@
 //! The event outbox in the database.
 
 use super::error::store_error;
-use super::json::parse_id;
+use super::json::{invalid, parse_id};
 use super::schema::events;
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{EventRepository, StoreError};
 use payments_application::Scope;
-use payments_domain::event::Event;
+use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
 use payments_domain::time::Timestamp;
 
@@ -20,11 +20,9 @@ struct EventRow {
     account_id: String,
     livemode: bool,
     event_type: String,
-    data: String,
-    previous_attributes: String,
     pending_webhooks: i64,
     created_at: i64,
-    updated_at: i64,
+    body: String,
 }
 
 impl EventRow {
@@ -33,12 +31,10 @@ impl EventRow {
             id: event.id.to_string(),
             account_id: event.account_id.to_string(),
             livemode: event.livemode,
-            event_type: event.event_type.clone(),
-            data: event.data.clone(),
-            previous_attributes: event.previous_attributes.clone(),
+            event_type: event.event_type.as_str().to_owned(),
             pending_webhooks: event.pending_webhooks,
             created_at: event.created_at.unix_seconds(),
-            updated_at: event.updated_at.unix_seconds(),
+            body: event.body.clone(),
         }
     }
 
@@ -47,12 +43,10 @@ impl EventRow {
             id: parse_id("event id", &self.id, EventId::parse)?,
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
-            event_type: self.event_type,
-            data: self.data,
-            previous_attributes: self.previous_attributes,
+            event_type: EventType::parse(&self.event_type).map_err(invalid("event type"))?,
             pending_webhooks: self.pending_webhooks,
             created_at: Timestamp::from_unix_seconds(self.created_at),
-            updated_at: Timestamp::from_unix_seconds(self.updated_at),
+            body: self.body,
         })
     }
 }

@@ -17,5 +17,8 @@ mod unit_of_work;
 mod webhook;
 mod webhook_delivery;
 
-pub use connection::{AnyConnection, Backend, ConnectionManager, DatabaseUrl, Pool, PoolSettings, PooledConnection};
+pub use connection::{
+    AnyConnection, Backend, ConnectError, ConnectionManager, DatabaseError, DatabaseUrl, Pool, PoolSettings,
+    PooledConnection,
+};
 pub use unit_of_work::DieselUnitOfWork;

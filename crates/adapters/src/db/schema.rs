@@ -149,11 +149,9 @@ diesel::table! {
         account_id -> Text,
         livemode -> Bool,
         event_type -> Text,
-        data -> Text,
-        previous_attributes -> Text,
         pending_webhooks -> BigInt,
         created_at -> BigInt,
-        updated_at -> BigInt,
+        body -> Text,
     }
 }
 

@@ -1,7 +1,7 @@
 //! Webhooks in the database.
 
 use super::error::{corrupt, store_error, versioned};
-use super::json::{from_json, parse_id, to_json};
+use super::json::{from_json, invalid, parse_id, to_json};
 use super::schema::webhooks;
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
@@ -9,9 +9,11 @@ use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{StoreError, WebhookFilter, WebhookRepository};
 use payments_application::Scope;
+use payments_domain::description::Description;
+use payments_domain::event::EventType;
 use payments_domain::ids::{AccountId, WebhookId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::{Webhook, WebhookSecret, WebhookStatus};
+use payments_domain::webhook::{StoredWebhook, Webhook, WebhookSecret, WebhookStatus, WebhookUrl};
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = webhooks, treat_none_as_null = true)]
@@ -31,35 +33,37 @@ struct WebhookRow {
 
 impl WebhookRow {
     fn from_domain(webhook: &Webhook) -> Result<Self, StoreError> {
+        let events: Vec<&str> = webhook.events().iter().map(|event_type| event_type.as_str()).collect();
         Ok(Self {
-            id: webhook.id.to_string(),
-            account_id: webhook.account_id.to_string(),
-            livemode: webhook.livemode,
-            url: webhook.url.clone(),
-            events: to_json(&webhook.events)?,
-            description: webhook.description.clone(),
-            secret_key: webhook.secret_key.reveal().to_owned(),
-            status: webhook.status.as_str().to_owned(),
-            version: webhook.version,
-            created_at: webhook.created_at.unix_seconds(),
-            updated_at: webhook.updated_at.unix_seconds(),
+            id: webhook.id().to_string(),
+            account_id: webhook.account_id().to_string(),
+            livemode: webhook.livemode(),
+            url: webhook.url().as_str().to_owned(),
+            events: to_json(&events)?,
+            description: webhook.description().map(|d| d.as_str().to_owned()),
+            secret_key: webhook.secret_key().reveal().to_owned(),
+            status: webhook.status().as_str().to_owned(),
+            version: webhook.version(),
+            created_at: webhook.created_at().unix_seconds(),
+            updated_at: webhook.updated_at().unix_seconds(),
         })
     }
 
     fn into_domain(self) -> Result<Webhook, StoreError> {
-        Ok(Webhook {
+        let names: Vec<String> = from_json(&self.events)?;
+        Ok(Webhook::restore(StoredWebhook {
             id: parse_id("webhook id", &self.id, WebhookId::parse)?,
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
-            url: self.url,
-            events: from_json(&self.events)?,
-            description: self.description,
+            url: WebhookUrl::new(self.url).map_err(invalid("webhook url"))?,
+            events: EventType::parse_list(&names).map_err(invalid("webhook events"))?,
+            description: self.description.map(Description::new).transpose().map_err(invalid("description"))?,
             secret_key: WebhookSecret::from_stored(self.secret_key),
             status: WebhookStatus::parse(&self.status).ok_or_else(|| corrupt("webhook status", &self.status))?,
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),
             version: self.version,
-        })
+        }))
     }
 }
 
@@ -104,7 +108,9 @@ impl WebhookRepository for DbSession<'_> {
 
     fn update(&mut self, webhook: &Webhook, expected_version: i64) -> Result<(), StoreError> {
         let updated = diesel::update(
-            webhooks::table.filter(webhooks::id.eq(webhook.id.as_str())).filter(webhooks::version.eq(expected_version)),
+            webhooks::table
+                .filter(webhooks::id.eq(webhook.id().as_str()))
+                .filter(webhooks::version.eq(expected_version)),
         )
         .set(WebhookRow::from_domain(webhook)?)
         .execute(self.connection)
@@ -113,7 +119,7 @@ impl WebhookRepository for DbSession<'_> {
     }
 
     fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
-        diesel::delete(webhooks::table.filter(webhooks::id.eq(webhook.id.as_str())))
+        diesel::delete(webhooks::table.filter(webhooks::id.eq(webhook.id().as_str())))
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)

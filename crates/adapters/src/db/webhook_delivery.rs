@@ -8,7 +8,8 @@ use super::unit_of_work::DbSession;
 use diesel::prelude::*;
 use payments_application::ports::{DeliveryAttempt, DeliveryRepository, StoreError};
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
-use payments_domain::webhook::{Delivery, DeliveryStatus};
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::{Delivery, DeliveryMove, DeliveryStatus, StoredDelivery};
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = deliveries)]
@@ -28,21 +29,21 @@ struct DeliveryRow {
 impl DeliveryRow {
     fn from_domain(delivery: &Delivery) -> Self {
         Self {
-            id: delivery.id.to_string(),
-            account_id: delivery.account_id.to_string(),
-            livemode: delivery.livemode,
-            webhook_id: delivery.webhook_id.to_string(),
-            event_id: delivery.event_id.to_string(),
-            status: delivery.status.as_str().to_owned(),
-            attempts: delivery.attempts,
-            next_attempt_at_ms: delivery.next_attempt_at_ms,
+            id: delivery.id().to_string(),
+            account_id: delivery.account_id().to_string(),
+            livemode: delivery.livemode(),
+            webhook_id: delivery.webhook_id().to_string(),
+            event_id: delivery.event_id().to_string(),
+            status: delivery.status().as_str().to_owned(),
+            attempts: delivery.attempts(),
+            next_attempt_at_ms: delivery.next_attempt_at().unix_millis(),
             lease_until_ms: 0,
-            created_at_ms: delivery.created_at_ms,
+            created_at_ms: delivery.created_at().unix_millis(),
         }
     }
 
     fn into_domain(self) -> Result<Delivery, StoreError> {
-        Ok(Delivery {
+        Ok(Delivery::restore(StoredDelivery {
             id: parse_id("delivery id", &self.id, DeliveryId::parse)?,
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
@@ -50,9 +51,9 @@ impl DeliveryRow {
             event_id: parse_id("event id", &self.event_id, EventId::parse)?,
             status: DeliveryStatus::parse(&self.status).ok_or_else(|| corrupt("delivery status", &self.status))?,
             attempts: self.attempts,
-            next_attempt_at_ms: self.next_attempt_at_ms,
-            created_at_ms: self.created_at_ms,
-        })
+            next_attempt_at: Timestamp::from_unix_millis(self.next_attempt_at_ms),
+            created_at: Timestamp::from_unix_millis(self.created_at_ms),
+        }))
     }
 }
 
@@ -77,7 +78,8 @@ impl DeliveryRepository for DbSession<'_> {
             .map_err(store_error)
     }
 
-    fn due(&mut self, now_ms: i64, limit: u32) -> Result<Vec<Delivery>, StoreError> {
+    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError> {
+        let now_ms = now.unix_millis();
         deliveries::table
             .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
             .filter(deliveries::next_attempt_at_ms.le(now_ms))
@@ -92,7 +94,14 @@ impl DeliveryRepository for DbSession<'_> {
             .collect()
     }
 
-    fn claim(&mut self, id: &DeliveryId, owner: &str, now_ms: i64, lease_until_ms: i64) -> Result<bool, StoreError> {
+    fn claim(
+        &mut self,
+        id: &DeliveryId,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let (now_ms, lease_until_ms) = (now.unix_millis(), lease_until.unix_millis());
         let claimed = diesel::update(
             deliveries::table
                 .filter(deliveries::id.eq(id.as_str()))
@@ -107,12 +116,14 @@ impl DeliveryRepository for DbSession<'_> {
 
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
         let updated = diesel::update(
-            deliveries::table.filter(deliveries::id.eq(delivery.id.as_str())).filter(deliveries::lease_owner.eq(owner)),
+            deliveries::table
+                .filter(deliveries::id.eq(delivery.id().as_str()))
+                .filter(deliveries::lease_owner.eq(owner)),
         )
         .set((
-            deliveries::status.eq(delivery.status.as_str()),
-            deliveries::attempts.eq(delivery.attempts),
-            deliveries::next_attempt_at_ms.eq(delivery.next_attempt_at_ms),
+            deliveries::status.eq(delivery.status().as_str()),
+            deliveries::attempts.eq(delivery.attempts()),
+            deliveries::next_attempt_at_ms.eq(delivery.next_attempt_at().unix_millis()),
             deliveries::lease_owner.eq(None::<String>),
             deliveries::lease_until_ms.eq(0),
         ))
@@ -121,38 +132,26 @@ impl DeliveryRepository for DbSession<'_> {
         Ok(updated == 1)
     }
 
-    fn move_all(
-        &mut self,
-        webhook_id: &WebhookId,
-        from: DeliveryStatus,
-        to: DeliveryStatus,
-        due_at_ms: Option<i64>,
-    ) -> Result<Vec<Delivery>, StoreError> {
+    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<Vec<Delivery>, StoreError> {
         let selected = deliveries::table
             .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
-            .filter(deliveries::status.eq(from.as_str()));
-        let moved: Vec<Delivery> = selected
+            .filter(deliveries::status.eq(change.from.as_str()));
+        let mut moved: Vec<Delivery> = selected
             .select(DeliveryRow::as_select())
             .load(self.connection)
             .map_err(store_error)?
             .into_iter()
             .map(DeliveryRow::into_domain)
             .collect::<Result<_, _>>()?;
-        match due_at_ms {
+        match change.due_at {
             Some(due) => diesel::update(selected)
-                .set((deliveries::status.eq(to.as_str()), deliveries::next_attempt_at_ms.eq(due)))
+                .set((deliveries::status.eq(change.to.as_str()), deliveries::next_attempt_at_ms.eq(due.unix_millis())))
                 .execute(self.connection),
-            None => diesel::update(selected).set(deliveries::status.eq(to.as_str())).execute(self.connection),
+            None => diesel::update(selected).set(deliveries::status.eq(change.to.as_str())).execute(self.connection),
         }
         .map_err(store_error)?;
-        Ok(moved
-            .into_iter()
-            .map(|delivery| Delivery {
-                status: to,
-                next_attempt_at_ms: due_at_ms.unwrap_or(delivery.next_attempt_at_ms),
-                ..delivery
-            })
-            .collect())
+        moved.retain_mut(|delivery| delivery.apply(change));
+        Ok(moved)
     }
 
     fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
@@ -161,7 +160,7 @@ impl DeliveryRepository for DbSession<'_> {
                 delivery_id: attempt.delivery_id.to_string(),
                 webhook_id: attempt.webhook_id.to_string(),
                 event_id: attempt.event_id.to_string(),
-                attempted_at_ms: attempt.attempted_at_ms,
+                attempted_at_ms: attempt.attempted_at.unix_millis(),
                 status_code: attempt.status_code.map(i32::from),
                 error: attempt.error.clone(),
                 duration_ms: attempt.duration_ms,
@@ -185,7 +184,7 @@ impl DeliveryRepository for DbSession<'_> {
                     delivery_id: parse_id("delivery id", &row.delivery_id, DeliveryId::parse)?,
                     webhook_id: parse_id("webhook id", &row.webhook_id, WebhookId::parse)?,
                     event_id: parse_id("event id", &row.event_id, EventId::parse)?,
-                    attempted_at_ms: row.attempted_at_ms,
+                    attempted_at: Timestamp::from_unix_millis(row.attempted_at_ms),
                     status_code: row.status_code.map(|code| u16::try_from(code).unwrap_or(0)),
                     error: row.error,
                     duration_ms: row.duration_ms,

@@ -1,11 +1,11 @@
-//! Webhook delivery: the signature, the URL rules, the HTTP dispatcher and the delivery worker.
+//! Webhook delivery: the signature, the URL rules, the HTTP sender and the delivery worker.
 
-mod dispatcher;
+mod http_sender;
 mod signer;
 mod url_guard;
 mod worker;
 
-pub use dispatcher::Dispatcher;
+pub use http_sender::{HttpWebhookSender, SenderBuildError};
 pub use signer::signature_header;
 pub use url_guard::ResolvingUrlGuard;
 pub use worker::{DeliveryWorker, WorkerSettings};

@@ -1,10 +1,13 @@
-//! The delivery worker: claims due deliveries under a lease, sends them with bounded concurrency,
-//! records each attempt. It wakes when events are committed and polls as a fallback, and never runs
-//! on a request's path.
+//! The delivery worker: claims due deliveries under a lease, sends them through the
+//! [`WebhookSender`] port with bounded concurrency, signed at the [`Clock`]'s time, and records each
+//! attempt. It wakes when events are committed and polls as a fallback, and never runs on a
+//! request's path. [`DeliveryWorker::tick`] runs one batch to its end, so tests can drive it step by
+//! step with a fake clock.
 
-use super::dispatcher::Dispatcher;
 use futures_util::stream::{self, StreamExt};
-use payments_application::services::WebhookDeliveryService;
+use payments_application::ports::{Clock, OutgoingWebhook, WebhookSender};
+use payments_application::services::{DeliveryJob, WebhookDeliveryService};
+use payments_domain::webhook::AttemptOutcome;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Notify, Semaphore};
@@ -28,7 +31,8 @@ pub struct WorkerSettings {
 /// A running worker's parts.
 pub struct DeliveryWorker {
     service: Arc<WebhookDeliveryService>,
-    dispatcher: Dispatcher,
+    sender: Arc<dyn WebhookSender>,
+    clock: Arc<dyn Clock>,
     wake: Arc<Notify>,
     settings: WorkerSettings,
     /// This instance's name on its leases.
@@ -41,19 +45,21 @@ impl DeliveryWorker {
     #[must_use]
     pub fn new(
         service: Arc<WebhookDeliveryService>,
-        dispatcher: Dispatcher,
+        sender: Arc<dyn WebhookSender>,
+        clock: Arc<dyn Clock>,
         wake: Arc<Notify>,
         settings: WorkerSettings,
         owner: String,
     ) -> Self {
-        Self { service, dispatcher, wake, settings, owner, recording: Arc::new(Semaphore::new(RECORDING_BATCHES)) }
+        let recording = Arc::new(Semaphore::new(RECORDING_BATCHES));
+        Self { service, sender, clock, wake, settings, owner, recording }
     }
 
-    /// Delivers until the task is dropped.
+    /// Delivers until the task is dropped. Each batch is recorded beside the sending of the next.
     pub async fn run(self) {
         let this = Arc::new(self);
         loop {
-            let claimed = this.deliver_due().await;
+            let claimed = this.deliver_due(Recording::Beside).await;
             if claimed < this.settings.batch as usize {
                 // Nothing more is due now: sleep until an event commits or the poll interval passes.
                 let _ = tokio::time::timeout(this.settings.poll_interval, this.wake.notified()).await;
@@ -61,8 +67,12 @@ impl DeliveryWorker {
         }
     }
 
-    /// Claims, sends and records one batch; returns how many deliveries it claimed.
-    async fn deliver_due(self: &Arc<Self>) -> usize {
+    /// Claims, sends and records one batch of due deliveries, and returns how many it claimed.
+    pub async fn tick(self: &Arc<Self>) -> usize {
+        self.deliver_due(Recording::Awaited).await
+    }
+
+    async fn deliver_due(self: &Arc<Self>, recording: Recording) -> usize {
         let (service, owner) = (self.service.clone(), self.owner.clone());
         let (batch, lease_ms) =
             (self.settings.batch, i64::try_from(self.settings.lease.as_millis()).unwrap_or(i64::MAX));
@@ -78,30 +88,48 @@ impl DeliveryWorker {
             }
         };
         let claimed = jobs.len();
-        let attempts: Vec<_> = stream::iter(jobs)
+        let attempts: Vec<(DeliveryJob, AttemptOutcome)> = stream::iter(jobs)
             .map(|job| {
                 let this = self.clone();
                 async move {
-                    let outcome = this.dispatcher.send(&job).await;
+                    let outgoing = OutgoingWebhook {
+                        url: &job.url,
+                        body: &job.body,
+                        secret_key: &job.secret_key,
+                        livemode: job.delivery.livemode(),
+                        signed_at: this.clock.now(),
+                    };
+                    let outcome = this.sender.send(outgoing).await;
                     (job, outcome)
                 }
             })
             .buffer_unordered(self.settings.concurrency)
             .collect()
             .await;
-        // Recording runs beside the next batch: its deliveries keep their leases until settled, so
-        // no look claims them again meanwhile. At most two batches wait to be recorded.
+        // Recording beside the next batch is safe: the deliveries keep their leases until settled,
+        // so no look claims them again meanwhile. At most two batches wait to be recorded.
         let Ok(permit) = self.recording.clone().acquire_owned().await else {
             return claimed;
         };
         let (service, owner) = (self.service.clone(), self.owner.clone());
-        tokio::spawn(async move {
+        let record = async move {
             let recorded = tokio::task::spawn_blocking(move || service.record(&owner, &attempts)).await;
             if !matches!(recorded, Ok(Ok(()))) {
                 tracing::warn!("could not record webhook delivery attempts; they are retried after their lease");
             }
             drop(permit);
-        });
+        };
+        match recording {
+            Recording::Beside => drop(tokio::spawn(record)),
+            Recording::Awaited => record.await,
+        }
         claimed
     }
+}
+
+/// Whether a batch's attempts are recorded before the next batch starts.
+#[derive(Debug, Clone, Copy)]
+enum Recording {
+    Beside,
+    Awaited,
 }

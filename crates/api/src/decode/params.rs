@@ -3,6 +3,7 @@
 
 use crate::error::ApiError;
 use payments_application::pagination::MetadataMatch;
+use payments_domain::description::Description;
 use payments_domain::limits::URL_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Amount;
@@ -172,6 +173,12 @@ impl Params {
             strings.push(self.within(key, text, max_chars)?);
         }
         Some(strings)
+    }
+
+    /// Free text of at most [`Description::MAX_LENGTH`] characters.
+    pub fn description(&mut self, key: &str) -> Option<Description> {
+        let text = self.string(key, Description::MAX_LENGTH)?;
+        self.check(key, Description::new(text))
     }
 
     /// An absolute `http` or `https` URL of at most [`URL_LENGTH`] characters.

@@ -16,6 +16,11 @@ impl<T> List<T> {
     pub(crate) fn of<'a, S>(page: &'a Page<S>, render: impl FnMut(&'a S) -> T) -> Self {
         Self { resource: "list", data: page.data.iter().map(render).collect(), has_more: page.has_more }
     }
+
+    /// The envelope of items already rendered.
+    pub(crate) fn from_items(data: Vec<T>, has_more: bool) -> Self {
+        Self { resource: "list", data, has_more }
+    }
 }
 
 /// The contract's answer to a delete.

@@ -1,6 +1,7 @@
 //! A webhook, and one of its delivery attempts, as the API shows them.
 
 use payments_application::ports::DeliveryAttempt;
+use payments_domain::description::Description;
 use payments_domain::webhook::Webhook;
 use serde::Serialize;
 
@@ -16,7 +17,7 @@ pub(crate) struct WebhookResource<'a> {
     description: Option<&'a str>,
     livemode: bool,
     url: &'a str,
-    events: &'a [String],
+    events: Vec<&'static str>,
     created_at: i64,
     updated_at: i64,
 }
@@ -24,16 +25,16 @@ pub(crate) struct WebhookResource<'a> {
 impl<'a> WebhookResource<'a> {
     pub(crate) fn new(webhook: &'a Webhook) -> Self {
         Self {
-            id: webhook.id.as_str(),
+            id: webhook.id().as_str(),
             resource: RESOURCE,
-            secret_key: webhook.secret_key.reveal(),
-            status: webhook.status.as_str(),
-            description: webhook.description.as_deref(),
-            livemode: webhook.livemode,
-            url: &webhook.url,
-            events: &webhook.events,
-            created_at: webhook.created_at.unix_seconds(),
-            updated_at: webhook.updated_at.unix_seconds(),
+            secret_key: webhook.secret_key().reveal(),
+            status: webhook.status().as_str(),
+            description: webhook.description().map(Description::as_str),
+            livemode: webhook.livemode(),
+            url: webhook.url().as_str(),
+            events: webhook.events().iter().map(|event_type| event_type.as_str()).collect(),
+            created_at: webhook.created_at().unix_seconds(),
+            updated_at: webhook.updated_at().unix_seconds(),
         }
     }
 }
@@ -56,7 +57,7 @@ impl<'a> AttemptResource<'a> {
             resource: "webhook_attempt",
             delivery_id: attempt.delivery_id.as_str(),
             event_id: attempt.event_id.as_str(),
-            attempted_at: attempt.attempted_at_ms / 1_000,
+            attempted_at: attempt.attempted_at.unix_seconds(),
             status_code: attempt.status_code,
             error: attempt.error.as_deref(),
             duration_ms: attempt.duration_ms,

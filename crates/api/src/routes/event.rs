@@ -5,8 +5,9 @@ use crate::auth::SecretKey;
 use crate::decode::QueryParams;
 use crate::error::ApiError;
 use crate::representation::envelope::List;
-use crate::representation::event::EventResource;
+use crate::representation::event::stored_envelope;
 use crate::state::{blocking, Services};
+use actix_web::http::header::ContentType;
 use actix_web::{web, HttpResponse};
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
@@ -23,7 +24,9 @@ async fn list(
     let page = page_request(&mut params);
     let page = params.finish(page)?;
     let events = blocking(move || services.events.list(&scope, &page)).await?;
-    Ok(ok(&List::of(&events, EventResource::new)))
+    let envelopes = events.data.iter().map(stored_envelope).collect::<Result<Vec<_>, _>>();
+    let envelopes = envelopes.map_err(|error| ApiError::internal(error.into()))?;
+    Ok(ok(&List::from_items(envelopes, events.has_more)))
 }
 
 async fn retrieve(
@@ -34,5 +37,6 @@ async fn retrieve(
 ) -> Result<HttpResponse, ApiError> {
     params.finish(Some(()))?;
     let event = blocking(move || services.events.retrieve(&scope, &id)).await?;
-    Ok(ok(&EventResource::new(&event)))
+    // The envelope as stored when the event happened: the same bytes every webhook received.
+    Ok(HttpResponse::Ok().content_type(ContentType::json()).body(event.body))
 }

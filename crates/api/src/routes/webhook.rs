@@ -10,10 +10,11 @@ use crate::representation::webhook::{AttemptResource, WebhookResource, RESOURCE}
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::WebhookFilter;
-use payments_application::services::{NewWebhook, WebhookChanges, WebhookService};
+use payments_application::services::WebhookService;
 use payments_application::{ApplicationError, Scope};
+use payments_domain::event::EventType;
 use payments_domain::limits::{CHOICES, CHOICE_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH, URL_LENGTH};
-use payments_domain::webhook::{check_event_types, Webhook};
+use payments_domain::webhook::{NewWebhook, Webhook, WebhookChanges, WebhookUrl};
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -35,14 +36,13 @@ async fn create(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = params.required_string("url", URL_LENGTH);
+    let url = url(&mut params);
+    let url = params.require("url", url);
     let events = events(&mut params);
-    let description = params.string("description", DESCRIPTION_LENGTH);
-    let new = events.map(|events| (events, description));
-    let new = params.require("events", new);
-    let (events, description) = params.finish(new)?;
-    let url = url.ok_or_else(|| ApiError::internal_message("a required url passed without a value"))?;
-    let webhook = blocking(move || services.webhooks.create(&scope, NewWebhook { url, events, description })).await?;
+    let events = params.require("events", events);
+    let description = params.description("description");
+    let new = params.finish(url.zip(events).map(|(url, events)| NewWebhook { url, events, description }))?;
+    let webhook = blocking(move || services.webhooks.create(&scope, new)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
 }
 
@@ -78,11 +78,10 @@ async fn update(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = params.string("url", URL_LENGTH);
+    let url = url(&mut params);
     let events = events(&mut params);
-    let description = params.string("description", DESCRIPTION_LENGTH);
-    params.finish(Some(()))?;
-    let changes = WebhookChanges { url, events, description };
+    let description = params.description("description");
+    let changes = params.finish(Some(WebhookChanges { url, events, description }))?;
     let webhook = blocking(move || services.webhooks.update(&scope, &id, changes)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
 }
@@ -95,7 +94,7 @@ async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     params.finish(Some(()))?;
     let webhook = blocking(move || services.webhooks.delete(&scope, &id)).await?;
-    Ok(ok(&Deleted::new(webhook.id.as_str(), RESOURCE)))
+    Ok(ok(&Deleted::new(webhook.id().as_str(), RESOURCE)))
 }
 
 async fn enable(
@@ -156,7 +155,12 @@ async fn resend(
     Ok(ok(&WebhookResource::new(&webhook)))
 }
 
-fn events(params: &mut Params) -> Option<Vec<String>> {
-    let types = params.string_list("events", CHOICES, CHOICE_LENGTH)?;
-    params.check("events", check_event_types(types))
+fn url(params: &mut Params) -> Option<WebhookUrl> {
+    let text = params.string("url", URL_LENGTH)?;
+    params.check("url", WebhookUrl::new(text))
+}
+
+fn events(params: &mut Params) -> Option<Vec<EventType>> {
+    let names = params.string_list("events", CHOICES, CHOICE_LENGTH)?;
+    params.check("events", EventType::parse_list(&names))
 }

@@ -26,6 +26,9 @@ pub use presenter::Presenter;
 pub use processor::{Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError};
 pub use refund::RefundRepository;
 pub use unit_of_work::{in_transaction, reading, retry_on_conflict, Repositories, UnitOfWork};
-pub use webhook::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
+pub use webhook::{
+    DeliveryAttempt, DeliveryRepository, OutgoingWebhook, Sending, UrlGuard, WebhookFilter, WebhookRepository,
+    WebhookSender,
+};
 
 pub use crate::error::StoreError;

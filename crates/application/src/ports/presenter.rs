@@ -18,6 +18,7 @@ pub trait Presenter: Send + Sync {
     ) -> Value;
     fn payment(&self, payment: &Payment, customer: Option<&Customer>) -> Value;
     fn refund(&self, refund: &Refund) -> Value;
-    /// The event as webhook receivers get it (and `GET /events/:id` returns it), as JSON text.
-    fn event(&self, event: &Event) -> String;
+    /// The envelope of `event` (whose `body` is not set yet) with its `data` and
+    /// `previous_attributes`, as JSON text: what `GET /events/:id` returns and webhooks receive.
+    fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String;
 }

@@ -1,10 +1,14 @@
-//! Storage of webhooks, their deliveries and delivery attempts; and the check of webhook URLs.
+//! Storage of webhooks, their deliveries and delivery attempts; the check of webhook URLs; and the
+//! sending of a signed delivery.
 
 use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId};
-use payments_domain::webhook::{Delivery, DeliveryStatus, Webhook};
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::{AttemptOutcome, Delivery, DeliveryMove, Webhook};
+use std::future::Future;
+use std::pin::Pin;
 
 /// Exact-match filters of the webhook list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,7 +52,7 @@ pub struct DeliveryAttempt {
     pub delivery_id: DeliveryId,
     pub webhook_id: WebhookId,
     pub event_id: EventId,
-    pub attempted_at_ms: i64,
+    pub attempted_at: Timestamp,
     pub status_code: Option<u16>,
     pub error: Option<String>,
     pub duration_ms: i64,
@@ -60,18 +64,24 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn insert(&mut self, delivery: &Delivery) -> Result<(), StoreError>;
 
-    /// Pending deliveries due at `now_ms` whose lease, if any, has run out.
+    /// Pending deliveries due at `now` whose lease, if any, has run out, the longest waiting first.
     ///
     /// # Errors
     /// Storage failures.
-    fn due(&mut self, now_ms: i64, limit: u32) -> Result<Vec<Delivery>, StoreError>;
+    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError>;
 
-    /// Takes the lease of a due delivery for `owner` until `lease_until_ms`; false when another
-    /// owner holds it or it is no longer pending.
+    /// Takes the lease of a due delivery for `owner` until `lease_until`; false when another owner
+    /// holds it or it is no longer pending.
     ///
     /// # Errors
     /// Storage failures.
-    fn claim(&mut self, id: &DeliveryId, owner: &str, now_ms: i64, lease_until_ms: i64) -> Result<bool, StoreError>;
+    fn claim(
+        &mut self,
+        id: &DeliveryId,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<bool, StoreError>;
 
     /// Writes the outcome of an attempt and releases the lease, if `owner` still holds it.
     ///
@@ -79,18 +89,12 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError>;
 
-    /// Moves the webhook's deliveries in `from` to `to`, due at `due_at_ms` when given; returns the
-    /// ones moved.
+    /// Applies `change` (see [`Delivery::apply`]) to every delivery of the webhook; returns the
+    /// ones moved, as they are after the move.
     ///
     /// # Errors
     /// Storage failures.
-    fn move_all(
-        &mut self,
-        webhook_id: &WebhookId,
-        from: DeliveryStatus,
-        to: DeliveryStatus,
-        due_at_ms: Option<i64>,
-    ) -> Result<Vec<Delivery>, StoreError>;
+    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<Vec<Delivery>, StoreError>;
 
     /// # Errors
     /// Storage failures.
@@ -108,4 +112,28 @@ pub trait UrlGuard: Send + Sync {
     /// # Errors
     /// Why the URL is refused, as a sentence for the merchant.
     fn check(&self, url: &str, livemode: bool) -> Result<(), String>;
+}
+
+/// One signed delivery to send.
+#[derive(Debug, Clone, Copy)]
+pub struct OutgoingWebhook<'a> {
+    pub url: &'a str,
+    /// The event envelope, sent byte for byte.
+    pub body: &'a str,
+    pub secret_key: &'a str,
+    /// Which field of the signature header carries the signature (`li` live, `te` test).
+    pub livemode: bool,
+    /// The time the signature states; it comes from the `Clock`.
+    pub signed_at: Timestamp,
+}
+
+/// What sending returns: a future that reports the attempt's outcome.
+pub type Sending<'a> = Pin<Box<dyn Future<Output = AttemptOutcome> + Send + 'a>>;
+
+/// Sends a signed body to a webhook's URL. The only asynchronous port: delivery runs in a background
+/// worker, never inside a request.
+pub trait WebhookSender: Send + Sync {
+    /// Sends `webhook` once and reports how it went; a refused connection, a timeout or an address
+    /// the mode may not reach is an outcome with an `error`, not a failure of this call.
+    fn send<'a>(&'a self, webhook: OutgoingWebhook<'a>) -> Sending<'a>;
 }

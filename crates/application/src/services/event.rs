@@ -2,13 +2,13 @@
 
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{reading, IdGenerator, Repositories, UnitOfWork};
+use crate::ports::{reading, IdGenerator, Presenter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::account::Mode;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, DeliveryId, EventId, RANDOM_PART_LENGTH};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::{Delivery, DeliveryStatus, Webhook};
+use payments_domain::webhook::{Delivery, Webhook};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -45,6 +45,7 @@ impl EventService {
 /// Appends events in the transaction of the change they describe.
 pub(crate) struct EventLog<'a> {
     pub ids: &'a dyn IdGenerator,
+    pub presenter: &'a dyn Presenter,
     pub account_id: &'a AccountId,
     pub livemode: bool,
     pub now: Timestamp,
@@ -52,7 +53,8 @@ pub(crate) struct EventLog<'a> {
 
 impl EventLog<'_> {
     /// Appends an event of `event_type` whose data is `after`; `before` is the resource before the
-    /// change (`None` on creation) from which the changed fields' old values are taken.
+    /// change (`None` on creation) from which the changed fields' old values are taken. The envelope
+    /// is rendered here, once: the API and every webhook get these bytes.
     pub fn append(
         &self,
         repositories: &mut dyn Repositories,
@@ -66,40 +68,24 @@ impl EventLog<'_> {
             .webhooks()
             .enabled(&scope)?
             .into_iter()
-            .filter(|webhook| webhook.receives(event_type.as_str()))
+            .filter(|webhook| webhook.receives(event_type))
             .collect();
-        let event = Event {
+        let mut event = Event {
             id: EventId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
             account_id: self.account_id.clone(),
             livemode: self.livemode,
-            event_type: event_type.as_str().to_owned(),
-            data: after.to_string(),
-            previous_attributes: previous_attributes(before, after).to_string(),
+            event_type,
             pending_webhooks: i64::try_from(webhooks.len()).unwrap_or(i64::MAX),
             created_at: self.now,
-            updated_at: self.now,
+            body: String::new(),
         };
+        event.body = self.presenter.event(&event, after, &previous_attributes(before, after));
         repositories.events().append(&event)?;
-        for webhook in webhooks {
-            let delivery = new_delivery(self.ids, &webhook, &event.id, self.now.unix_seconds().saturating_mul(1_000));
-            repositories.deliveries().insert(&delivery)?;
+        for webhook in &webhooks {
+            let id = DeliveryId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+            repositories.deliveries().insert(&Delivery::new(id, webhook, event.id.clone(), self.now))?;
         }
         Ok(())
-    }
-}
-
-/// A delivery of `event_id` to `webhook`, due at once.
-pub(crate) fn new_delivery(ids: &dyn IdGenerator, webhook: &Webhook, event_id: &EventId, now_ms: i64) -> Delivery {
-    Delivery {
-        id: DeliveryId::from_random(&ids.alphanumeric(RANDOM_PART_LENGTH)),
-        account_id: webhook.account_id.clone(),
-        livemode: webhook.livemode,
-        webhook_id: webhook.id.clone(),
-        event_id: event_id.clone(),
-        status: DeliveryStatus::Pending,
-        attempts: 0,
-        next_attempt_at_ms: now_ms,
-        created_at_ms: now_ms,
     }
 }
 

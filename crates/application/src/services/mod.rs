@@ -20,5 +20,5 @@ pub use payment_intent::{
     RedirectCompletion, RedirectPage,
 };
 pub use refund::{NewRefund, RefundService};
-pub use webhook::{NewWebhook, WebhookChanges, WebhookService};
-pub use webhook_delivery::{AttemptOutcome, DeliveryJob, WebhookDeliveryService};
+pub use webhook::WebhookService;
+pub use webhook_delivery::{DeliveryJob, WebhookDeliveryService};

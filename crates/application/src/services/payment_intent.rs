@@ -505,7 +505,13 @@ impl PaymentIntentService {
     }
 
     fn event_log<'a>(&'a self, scope: &'a Scope, now: Timestamp) -> EventLog<'a> {
-        EventLog { ids: self.ids.as_ref(), account_id: &scope.account_id, livemode: scope.livemode(), now }
+        EventLog {
+            ids: self.ids.as_ref(),
+            presenter: self.presenter.as_ref(),
+            account_id: &scope.account_id,
+            livemode: scope.livemode(),
+            now,
+        }
     }
 }
 

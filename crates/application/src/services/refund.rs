@@ -120,7 +120,13 @@ impl RefundService {
     }
 
     fn event_log<'a>(&'a self, scope: &'a Scope, now: payments_domain::time::Timestamp) -> EventLog<'a> {
-        EventLog { ids: self.ids.as_ref(), account_id: &scope.account_id, livemode: scope.livemode(), now }
+        EventLog {
+            ids: self.ids.as_ref(),
+            presenter: self.presenter.as_ref(),
+            account_id: &scope.account_id,
+            livemode: scope.livemode(),
+            now,
+        }
     }
 }
 

@@ -1,37 +1,23 @@
 //! Webhooks: register endpoints, change them, enable and disable them (pausing and resuming their
-//! pending deliveries), delete them (canceling those), and show and resend deliveries.
+//! pending deliveries), delete them (canceling those), and show and resend deliveries. The rules of
+//! each move are the domain's ([`Webhook`], [`Delivery`]); this service loads, applies and stores.
 
-use super::event::new_delivery;
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork, UrlGuard, WebhookFilter,
 };
 use crate::scope::Scope;
-use payments_domain::ids::{EventId, WebhookId, RANDOM_PART_LENGTH};
+use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
 use payments_domain::validation::FieldError;
-use payments_domain::webhook::{DeliveryStatus, Webhook, WebhookSecret, WebhookStatus};
+use payments_domain::webhook::{
+    Delivery, DeliveryMove, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookUrl,
+};
 use std::sync::Arc;
 
 const RESOURCE: &str = "webhook";
 /// Attempts shown by [`WebhookService::attempts`] at most.
 pub const MAX_ATTEMPTS_SHOWN: u32 = 100;
-
-/// What a merchant supplies to register a webhook.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewWebhook {
-    pub url: String,
-    pub events: Vec<String>,
-    pub description: Option<String>,
-}
-
-/// Fields an update may change; `None` leaves a field as it is.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WebhookChanges {
-    pub url: Option<String>,
-    pub events: Option<Vec<String>>,
-    pub description: Option<String>,
-}
 
 /// Webhook use cases.
 pub struct WebhookService {
@@ -58,20 +44,14 @@ impl WebhookService {
     /// `parameter_invalid` on `url` for a URL the mode does not allow; storage failures.
     pub fn create(&self, scope: &Scope, new: NewWebhook) -> Result<Webhook, ApplicationError> {
         self.check_url(&new.url, scope.livemode())?;
-        let now = self.clock.now();
-        let webhook = Webhook {
-            id: WebhookId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
-            account_id: scope.account_id.clone(),
-            livemode: scope.livemode(),
-            url: new.url,
-            events: new.events,
-            description: new.description,
-            secret_key: WebhookSecret::new(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
-            status: WebhookStatus::Enabled,
-            created_at: now,
-            updated_at: now,
-            version: 1,
-        };
+        let webhook = Webhook::create(
+            WebhookId::from_random(&self.random()),
+            scope.account_id.clone(),
+            scope.livemode(),
+            WebhookSecret::new(&self.random()),
+            new,
+            self.clock.now(),
+        );
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             repositories.webhooks().insert(&webhook)?;
             Ok(webhook)
@@ -93,17 +73,8 @@ impl WebhookService {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhook = load(repositories, scope, id)?;
-            let expected_version = webhook.version;
-            if let Some(url) = &changes.url {
-                webhook.url.clone_from(url);
-            }
-            if let Some(events) = &changes.events {
-                webhook.events.clone_from(events);
-            }
-            if changes.description.is_some() {
-                webhook.description.clone_from(&changes.description);
-            }
-            webhook.touch(now);
+            let expected_version = webhook.version();
+            webhook.update(changes.clone(), now);
             repositories.webhooks().update(&webhook, expected_version)?;
             Ok(webhook)
         })
@@ -116,8 +87,8 @@ impl WebhookService {
     pub fn delete(&self, scope: &Scope, id: &str) -> Result<Webhook, ApplicationError> {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
-            for from in [DeliveryStatus::Pending, DeliveryStatus::Paused] {
-                settle_all(repositories, &webhook.id, from, DeliveryStatus::Canceled)?;
+            for change in webhook.deletion() {
+                move_deliveries(repositories, &webhook, &change)?;
             }
             repositories.webhooks().delete(&webhook)?;
             Ok(webhook)
@@ -142,7 +113,7 @@ impl WebhookService {
     /// # Errors
     /// `resource_not_found`; `resource_conflict`; storage failures.
     pub fn enable(&self, scope: &Scope, id: &str) -> Result<Webhook, ApplicationError> {
-        self.set_status(scope, id, WebhookStatus::Enabled, DeliveryStatus::Paused, DeliveryStatus::Pending)
+        self.switch(scope, id, Webhook::enable)
     }
 
     /// Disables a webhook: no new events, and its pending deliveries wait until it is enabled.
@@ -150,7 +121,7 @@ impl WebhookService {
     /// # Errors
     /// `resource_not_found`; `resource_conflict`; storage failures.
     pub fn disable(&self, scope: &Scope, id: &str) -> Result<Webhook, ApplicationError> {
-        self.set_status(scope, id, WebhookStatus::Disabled, DeliveryStatus::Pending, DeliveryStatus::Paused)
+        self.switch(scope, id, Webhook::disable)
     }
 
     /// The webhook's latest delivery attempts, newest first.
@@ -160,7 +131,7 @@ impl WebhookService {
     pub fn attempts(&self, scope: &Scope, id: &str, limit: u32) -> Result<Vec<DeliveryAttempt>, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
-            Ok(repositories.deliveries().attempts(&webhook.id, limit.min(MAX_ATTEMPTS_SHOWN))?)
+            Ok(repositories.deliveries().attempts(webhook.id(), limit.min(MAX_ATTEMPTS_SHOWN))?)
         })
     }
 
@@ -169,7 +140,7 @@ impl WebhookService {
     /// # Errors
     /// `resource_not_found`; `parameter_invalid` on `event_id`; storage failures.
     pub fn resend(&self, scope: &Scope, id: &str, event_id: &str) -> Result<Webhook, ApplicationError> {
-        let now_ms = self.clock.now_millis();
+        let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
             let unknown = || {
@@ -180,52 +151,53 @@ impl WebhookService {
             };
             let event_id = EventId::parse(event_id).ok_or_else(unknown)?;
             let event = repositories.events().find(scope, &event_id)?.ok_or_else(unknown)?;
-            let mut delivery = new_delivery(self.ids.as_ref(), &webhook, &event.id, now_ms);
-            if webhook.status == WebhookStatus::Disabled {
-                delivery.status = DeliveryStatus::Paused;
-            }
+            let delivery = Delivery::new(DeliveryId::from_random(&self.random()), &webhook, event.id.clone(), now);
             repositories.deliveries().insert(&delivery)?;
             repositories.events().add_pending_webhooks(&event.id, 1)?;
             Ok(webhook)
         })
     }
 
-    fn set_status(
+    /// Enables or disables a webhook and moves its outstanding deliveries as the domain says.
+    fn switch(
         &self,
         scope: &Scope,
         id: &str,
-        status: WebhookStatus,
-        from: DeliveryStatus,
-        to: DeliveryStatus,
+        change: fn(&mut Webhook, payments_domain::time::Timestamp) -> DeliveryMove,
     ) -> Result<Webhook, ApplicationError> {
         let now = self.clock.now();
-        let due_at_ms = (to == DeliveryStatus::Pending).then(|| self.clock.now_millis());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhook = load(repositories, scope, id)?;
-            let expected_version = webhook.version;
-            webhook.set_status(status, now);
+            let expected_version = webhook.version();
+            let moves = change(&mut webhook, now);
             repositories.webhooks().update(&webhook, expected_version)?;
-            repositories.deliveries().move_all(&webhook.id, from, to, due_at_ms)?;
+            move_deliveries(repositories, &webhook, &moves)?;
             Ok(webhook)
         })
     }
 
-    fn check_url(&self, url: &str, livemode: bool) -> Result<(), ApplicationError> {
+    fn random(&self) -> String {
+        self.ids.alphanumeric(RANDOM_PART_LENGTH)
+    }
+
+    fn check_url(&self, url: &WebhookUrl, livemode: bool) -> Result<(), ApplicationError> {
         self.url_guard
-            .check(url, livemode)
+            .check(url.as_str(), livemode)
             .map_err(|reason| ApplicationError::invalid(FieldError::invalid("url", reason)))
     }
 }
 
-/// Moves deliveries to a final status, taking them off their events' pending counts.
-fn settle_all(
+/// Moves the webhook's outstanding deliveries; those that settle leave their events' pending counts.
+fn move_deliveries(
     repositories: &mut dyn Repositories,
-    webhook_id: &WebhookId,
-    from: DeliveryStatus,
-    to: DeliveryStatus,
+    webhook: &Webhook,
+    change: &DeliveryMove,
 ) -> Result<(), ApplicationError> {
-    for delivery in repositories.deliveries().move_all(webhook_id, from, to, None)? {
-        repositories.events().add_pending_webhooks(&delivery.event_id, -1)?;
+    let moved = repositories.deliveries().move_all(webhook.id(), change)?;
+    if change.settles() {
+        for delivery in moved {
+            repositories.events().add_pending_webhooks(delivery.event_id(), -1)?;
+        }
     }
     Ok(())
 }

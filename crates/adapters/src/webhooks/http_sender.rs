@@ -1,21 +1,27 @@
-//! Sends one signed delivery over HTTP. Redirects are not followed and proxies are never used; live
+//! The [`WebhookSender`] port over HTTP: sends one signed delivery. Redirects are not followed and proxies are never used; live
 //! mode (and test mode where private targets are refused) connects only to public addresses, checked
 //! on the address actually resolved at delivery time and on IP literals before connecting.
 
 use super::signer::signature_header;
-use payments_application::services::{AttemptOutcome, DeliveryJob};
+use payments_application::ports::{OutgoingWebhook, Sending, WebhookSender};
 use payments_domain::public_address::is_public_address;
+use payments_domain::webhook::AttemptOutcome;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// The signature header's name.
 pub const SIGNATURE_HEADER: &str = "Payrex-Signature";
 
-/// The HTTP side of deliveries.
+/// Why the HTTP client could not be built (no TLS roots, for one).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the webhook HTTP client")]
+pub struct SenderBuildError(#[source] reqwest::Error);
+
+/// The [`WebhookSender`] over HTTP with reqwest.
 #[derive(Clone)]
-pub struct Dispatcher {
+pub struct HttpWebhookSender {
     /// Connects anywhere: test mode on a laptop, where receivers run on localhost.
     anywhere: reqwest::Client,
     /// Connects only to public addresses.
@@ -23,13 +29,13 @@ pub struct Dispatcher {
     private_targets_in_test: bool,
 }
 
-impl Dispatcher {
+impl HttpWebhookSender {
     /// Clients that give a receiver `timeout` to answer; test mode may reach private addresses when
     /// `private_targets_in_test`.
     ///
     /// # Errors
-    /// When the HTTP client cannot be built (no TLS roots).
-    pub fn new(timeout: Duration, private_targets_in_test: bool) -> Result<Self, String> {
+    /// When the HTTP client cannot be built.
+    pub fn new(timeout: Duration, private_targets_in_test: bool) -> Result<Self, SenderBuildError> {
         let builder = || {
             reqwest::Client::builder()
                 .timeout(timeout)
@@ -38,32 +44,27 @@ impl Dispatcher {
                 .no_proxy()
                 .user_agent(concat!("payments-webhooks/", env!("CARGO_PKG_VERSION")))
         };
-        let anywhere = builder().build().map_err(|e| format!("cannot build the webhook client: {e}"))?;
-        let public_only = builder()
-            .dns_resolver(Arc::new(PublicOnlyResolver))
-            .build()
-            .map_err(|e| format!("cannot build the webhook client: {e}"))?;
+        let anywhere = builder().build().map_err(SenderBuildError)?;
+        let public_only = builder().dns_resolver(Arc::new(PublicOnlyResolver)).build().map_err(SenderBuildError)?;
         Ok(Self { anywhere, public_only, private_targets_in_test })
     }
 
-    /// Sends `job`, signed with a fresh timestamp, and reports how it went.
-    pub async fn send(&self, job: &DeliveryJob) -> AttemptOutcome {
-        let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let timestamp = i64::try_from(timestamp).unwrap_or(i64::MAX);
-        let signature = signature_header(&job.secret_key, timestamp, job.body.as_bytes(), job.livemode);
-        let public_only = job.livemode || !self.private_targets_in_test;
+    async fn post(&self, webhook: OutgoingWebhook<'_>) -> AttemptOutcome {
+        let signature =
+            signature_header(webhook.secret_key, webhook.signed_at, webhook.body.as_bytes(), webhook.livemode);
+        let public_only = webhook.livemode || !self.private_targets_in_test;
         let client = if public_only { &self.public_only } else { &self.anywhere };
-        let started = Instant::now();
         // An IP literal is never resolved, so the resolver's check does not see it: check it here.
-        if public_only && !has_public_or_named_host(&job.url) {
+        if public_only && !has_public_or_named_host(webhook.url) {
             let error = Some("the webhook address is not a public internet address".to_owned());
             return AttemptOutcome { status_code: None, error, duration_ms: 0 };
         }
+        let started = Instant::now();
         let sent = client
-            .post(&job.url)
+            .post(webhook.url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(SIGNATURE_HEADER, signature)
-            .body(job.body.clone())
+            .body(webhook.body.to_owned())
             .send()
             .await;
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
@@ -80,6 +81,12 @@ impl Dispatcher {
                 AttemptOutcome { status_code: None, error: Some(reason), duration_ms }
             }
         }
+    }
+}
+
+impl WebhookSender for HttpWebhookSender {
+    fn send<'a>(&'a self, webhook: OutgoingWebhook<'a>) -> Sending<'a> {
+        Box::pin(self.post(webhook))
     }
 }
 
@@ -116,25 +123,19 @@ impl Resolve for PublicOnlyResolver {
 
 #[cfg(test)]
 mod tests {
-    use super::{has_public_or_named_host, Dispatcher};
-    use payments_application::services::DeliveryJob;
-    use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
-    use payments_domain::webhook::{Delivery, DeliveryStatus};
+    use super::{has_public_or_named_host, HttpWebhookSender};
+    use payments_application::ports::{OutgoingWebhook, WebhookSender};
+    use payments_domain::time::Timestamp;
     use std::time::Duration;
 
-    fn job(url: String, livemode: bool) -> DeliveryJob {
-        let delivery = Delivery {
-            id: DeliveryId::from_random("d"),
-            account_id: AccountId::from_random("a"),
+    fn outgoing(url: &str, livemode: bool) -> OutgoingWebhook<'_> {
+        OutgoingWebhook {
+            url,
+            body: "{}",
+            secret_key: "whsk_test",
             livemode,
-            webhook_id: WebhookId::from_random("w"),
-            event_id: EventId::from_random("e"),
-            status: DeliveryStatus::Pending,
-            attempts: 0,
-            next_attempt_at_ms: 0,
-            created_at_ms: 0,
-        };
-        DeliveryJob { delivery, url, secret_key: "whsk_test".into(), livemode, body: "{}".into() }
+            signed_at: Timestamp::from_unix_seconds(1_700_000_000),
+        }
     }
 
     #[tokio::test]
@@ -142,14 +143,14 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
         listener.set_nonblocking(true).expect("non-blocking");
         let url = format!("http://{}/hooks", listener.local_addr().expect("its address"));
-        let shared = Dispatcher::new(Duration::from_secs(1), false).expect("a dispatcher");
+        let shared = HttpWebhookSender::new(Duration::from_secs(1), false).expect("a sender");
         for livemode in [false, true] {
-            let outcome = shared.send(&job(url.clone(), livemode)).await;
+            let outcome = shared.send(outgoing(&url, livemode)).await;
             assert_eq!(outcome.error.as_deref(), Some("the webhook address is not a public internet address"));
         }
         assert!(listener.accept().is_err(), "nothing connected");
-        let laptop = Dispatcher::new(Duration::from_millis(300), true).expect("a dispatcher");
-        let outcome = laptop.send(&job(url, false)).await;
+        let laptop = HttpWebhookSender::new(Duration::from_millis(300), true).expect("a sender");
+        let outcome = laptop.send(outgoing(&url, false)).await;
         assert_ne!(outcome.error.as_deref(), Some("the webhook address is not a public internet address"));
         assert!(listener.accept().is_ok(), "test mode on a laptop reaches localhost");
     }
