@@ -232,18 +232,28 @@ impl PaymentIntentRepository for State {
     }
 
     fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
-        Ok(self.payment_intents.iter().find(|i| &i.id == id && in_scope_of(&i.account_id, i.livemode, scope)).cloned())
+        Ok(self
+            .payment_intents
+            .iter()
+            .find(|i| i.id() == id && in_scope_of(i.account_id(), i.livemode(), scope))
+            .cloned())
     }
 
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.payment_intents, intent, |i| i.id == intent.id, |i| i.version, expected_version)
+        replace_versioned(
+            &mut self.payment_intents,
+            intent,
+            |i| i.id() == intent.id(),
+            |i| i.version(),
+            expected_version,
+        )
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {
         Ok(self
             .payment_intents
             .iter()
-            .find(|i| i.pending.as_ref().and_then(|p| p.redirect_token.as_deref()) == Some(token))
+            .find(|i| i.pending().and_then(|p| p.redirect_token.as_deref()) == Some(token))
             .cloned())
     }
 
@@ -251,7 +261,7 @@ impl PaymentIntentRepository for State {
         Ok(self
             .payment_intents
             .iter()
-            .filter(|i| i.action_due_at.is_some_and(|due| due <= now))
+            .filter(|i| i.action_due_at().is_some_and(|due| due <= now))
             .take(limit as usize)
             .cloned()
             .collect())
@@ -265,11 +275,11 @@ impl PaymentRepository for State {
     }
 
     fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
-        Ok(self.payments.iter().find(|p| &p.id == id && in_scope_of(&p.account_id, p.livemode, scope)).cloned())
+        Ok(self.payments.iter().find(|p| p.id() == id && in_scope_of(p.account_id(), p.livemode(), scope)).cloned())
     }
 
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.payments, payment, |p| p.id == payment.id, |p| p.version, expected_version)
+        replace_versioned(&mut self.payments, payment, |p| p.id() == payment.id(), |p| p.version(), expected_version)
     }
 }
 
@@ -280,11 +290,11 @@ impl RefundRepository for State {
     }
 
     fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError> {
-        Ok(self.refunds.iter().find(|r| &r.id == id && in_scope_of(&r.account_id, r.livemode, scope)).cloned())
+        Ok(self.refunds.iter().find(|r| r.id() == id && in_scope_of(r.account_id(), r.livemode(), scope)).cloned())
     }
 
     fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.refunds, refund, |r| r.id == refund.id, |r| r.version, expected_version)
+        replace_versioned(&mut self.refunds, refund, |r| r.id() == refund.id(), |r| r.version(), expected_version)
     }
 }
 
@@ -510,20 +520,20 @@ pub struct MinimalPresenter;
 impl Presenter for MinimalPresenter {
     fn payment_intent(&self, intent: &PaymentIntent, latest_payment: Option<&Payment>, _: Option<&Customer>) -> Value {
         json!({
-            "id": intent.id.as_str(),
-            "status": intent.status.as_str(),
-            "amount_received": intent.amount_received,
-            "amount_capturable": intent.amount_capturable,
-            "latest_payment": latest_payment.map(|p| p.id.as_str()),
+            "id": intent.id().as_str(),
+            "status": intent.status().as_str(),
+            "amount_received": intent.amount_received(),
+            "amount_capturable": intent.amount_capturable(),
+            "latest_payment": latest_payment.map(|p| p.id().as_str()),
         })
     }
 
     fn payment(&self, payment: &Payment, _: Option<&Customer>) -> Value {
-        json!({"id": payment.id.as_str(), "status": payment.status.as_str(), "amount_refunded": payment.amount_refunded})
+        json!({"id": payment.id().as_str(), "status": payment.status().as_str(), "amount_refunded": payment.amount_refunded()})
     }
 
     fn refund(&self, refund: &Refund) -> Value {
-        json!({"id": refund.id.as_str(), "amount": refund.amount})
+        json!({"id": refund.id().as_str(), "amount": refund.amount()})
     }
 
     fn event(&self, event: &Event, data: &Value, _: &Value) -> String {

@@ -5,10 +5,11 @@
 
 use payments_application::pagination::PageRequest;
 use payments_application::ports::PaymentMethodInput;
-use payments_application::services::{Access, AttachOutcome, AttachRequest, NewRefund, PaymentIntentView};
+use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
 use payments_application::testing::TestPorts;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;
+use payments_domain::description::Description;
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment::PaymentStatus;
 use payments_domain::payment_intent::{
@@ -16,6 +17,7 @@ use payments_domain::payment_intent::{
     REDIRECT_SECONDS,
 };
 use payments_domain::payment_method::{CardInput, CardNumber, Cvc, PaymentMethodType};
+use payments_domain::refund::NewRefund;
 use payments_domain::refund::RefundReason;
 
 fn new_intent(capture_type: CaptureType) -> NewPaymentIntent {
@@ -24,7 +26,7 @@ fn new_intent(capture_type: CaptureType) -> NewPaymentIntent {
         currency: Currency::Php,
         payment_methods: vec![PaymentMethodType::Card, PaymentMethodType::Gcash],
         statement_descriptor: None,
-        description: Some("Order 1".into()),
+        description: Some(Description::new("Order 1".into()).unwrap()),
         metadata: None,
         customer_id: None,
         return_url: Some("https://shop.example/return".into()),
@@ -60,14 +62,14 @@ fn an_approved_card_succeeds_with_a_paid_payment_and_two_events() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
-    let view = attached(service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap());
-    assert_eq!(view.intent.status, PaymentIntentStatus::Succeeded);
+    let view = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap());
+    assert_eq!(view.intent.status(), PaymentIntentStatus::Succeeded);
     let payment = view.latest_payment.unwrap();
     assert_eq!(
-        (payment.status, payment.amount, payment.fee, payment.net_amount),
+        (payment.status(), payment.amount(), payment.fee(), payment.net_amount()),
         (PaymentStatus::Paid, 10_000, 100, 9_900)
     );
-    assert_eq!(payment.payment_method.card.unwrap().last4, "4242");
+    assert_eq!(payment.payment_method().card.as_ref().unwrap().last4, "4242");
     assert_eq!(event_types(&ports, &scope), vec!["payment_intent.succeeded", "payment.paid"]);
 }
 
@@ -80,17 +82,17 @@ fn a_decline_records_a_failed_payment_and_reports_its_code() {
     let error = PaymentError::new("funds_insufficient", "Not enough funds.");
     ports.processor.answer(AuthorizationOutcome::Declined(error.clone()));
     let AttachOutcome::Declined(view, reported) =
-        service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap()
+        service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap()
     else {
         panic!("expected a decline");
     };
     assert_eq!(reported, error);
-    assert_eq!(view.intent.status, PaymentIntentStatus::AwaitingPaymentMethod);
-    assert_eq!(view.latest_payment.unwrap().status, PaymentStatus::Failed);
+    assert_eq!(view.intent.status(), PaymentIntentStatus::AwaitingPaymentMethod);
+    assert_eq!(view.latest_payment.unwrap().status(), PaymentStatus::Failed);
     assert_eq!(event_types(&ports, &scope), vec!["payment.failed"]);
     ports.processor.answer(AuthorizationOutcome::Approved);
-    let retried = attached(service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap());
-    assert_eq!(retried.intent.status, PaymentIntentStatus::Succeeded, "a declined intent can be paid again");
+    let retried = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap());
+    assert_eq!(retried.intent.status(), PaymentIntentStatus::Succeeded, "a declined intent can be paid again");
 }
 
 #[test]
@@ -99,15 +101,15 @@ fn a_manual_hold_is_captured_partially_and_refunded_up_to_the_capture() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Manual)).unwrap().intent;
-    let held = attached(service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap());
-    assert_eq!((held.intent.status, held.intent.amount_capturable), (PaymentIntentStatus::AwaitingCapture, 10_000));
-    let captured = service.capture(&scope, intent.id.as_str(), Some(Amount::new(6_000).unwrap())).unwrap();
+    let held = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap());
+    assert_eq!((held.intent.status(), held.intent.amount_capturable()), (PaymentIntentStatus::AwaitingCapture, 10_000));
+    let captured = service.capture(&scope, intent.id().as_str(), Some(Amount::new(6_000).unwrap())).unwrap();
     let payment = captured.latest_payment.unwrap();
-    assert_eq!((captured.intent.amount_received, payment.amount), (6_000, 6_000));
+    assert_eq!((captured.intent.amount_received(), payment.amount()), (6_000, 6_000));
     let refund = |amount| NewRefund {
         amount,
         currency: Currency::Php,
-        payment_id: payment.id.to_string(),
+        payment_id: payment.id().to_string(),
         reason: RefundReason::Others,
         description: None,
         remarks: None,
@@ -116,8 +118,8 @@ fn a_manual_hold_is_captured_partially_and_refunded_up_to_the_capture() {
     ports.refund_service().create(&scope, &refund(4_000)).unwrap();
     assert!(matches!(ports.refund_service().create(&scope, &refund(2_001)), Err(ApplicationError::Validation(_))));
     ports.refund_service().create(&scope, &refund(2_000)).unwrap();
-    let refunded = ports.payment_service().retrieve(&scope, payment.id.as_str()).unwrap().payment;
-    assert_eq!((refunded.amount_refunded, refunded.refunded), (6_000, true));
+    let refunded = ports.payment_service().retrieve(&scope, payment.id().as_str()).unwrap().payment;
+    assert_eq!((refunded.amount_refunded(), refunded.refunded()), (6_000, true));
     assert_eq!(
         event_types(&ports, &scope),
         vec![
@@ -138,12 +140,12 @@ fn an_unused_hold_is_released_after_seven_days() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Manual)).unwrap().intent;
-    service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap();
+    service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap();
     assert_eq!(service.run_due_actions(10).unwrap(), 0);
     ports.clock.advance(HOLD_SECONDS);
     assert_eq!(service.run_due_actions(10).unwrap(), 1);
-    let released = service.retrieve(&scope, intent.id.as_str(), Access::SecretKey).unwrap().intent;
-    assert_eq!((released.status, released.amount_capturable), (PaymentIntentStatus::Canceled, 0));
+    let released = service.retrieve(&scope, intent.id().as_str(), Access::SecretKey).unwrap().intent;
+    assert_eq!((released.status(), released.amount_capturable()), (PaymentIntentStatus::Canceled, 0));
     assert_eq!(event_types(&ports, &scope).last().map(String::as_str), Some("payment_intent.canceled"));
 }
 
@@ -159,8 +161,8 @@ fn a_redirect_is_completed_once_through_its_token_or_expires() {
         return_url: None,
     };
     let first = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
-    let waiting = attached(service.attach(&scope, first.id.as_str(), Access::SecretKey, gcash()).unwrap()).intent;
-    let token = waiting.pending.unwrap().redirect_token.unwrap();
+    let waiting = attached(service.attach(&scope, first.id().as_str(), Access::SecretKey, gcash()).unwrap()).intent;
+    let token = waiting.redirect_token().unwrap().to_owned();
     assert_eq!(service.redirect_page(&token).unwrap().method, PaymentMethodType::Gcash);
     let done = service.complete_redirect(&token, true).unwrap();
     assert!(done.succeeded);
@@ -171,12 +173,12 @@ fn a_redirect_is_completed_once_through_its_token_or_expires() {
     );
 
     let second = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
-    service.attach(&scope, second.id.as_str(), Access::SecretKey, gcash()).unwrap();
+    service.attach(&scope, second.id().as_str(), Access::SecretKey, gcash()).unwrap();
     ports.clock.advance(REDIRECT_SECONDS);
     assert_eq!(service.run_due_actions(10).unwrap(), 1);
-    let expired = service.retrieve(&scope, second.id.as_str(), Access::SecretKey).unwrap().intent;
-    assert_eq!(expired.status, PaymentIntentStatus::AwaitingPaymentMethod);
-    assert_eq!(expired.last_payment_error.unwrap().code, "authentication_expired");
+    let expired = service.retrieve(&scope, second.id().as_str(), Access::SecretKey).unwrap().intent;
+    assert_eq!(expired.status(), PaymentIntentStatus::AwaitingPaymentMethod);
+    assert_eq!(expired.last_payment_error().unwrap().code, "authentication_expired");
 }
 
 #[test]
@@ -185,8 +187,8 @@ fn a_public_caller_needs_the_right_client_secret() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
-    let id = intent.id.as_str();
-    assert!(service.retrieve(&scope, id, Access::ClientSecret(Some(intent.client_secret.reveal()))).is_ok());
+    let id = intent.id().as_str();
+    assert!(service.retrieve(&scope, id, Access::ClientSecret(Some(intent.client_secret().reveal()))).is_ok());
     assert!(matches!(
         service.retrieve(&scope, id, Access::ClientSecret(Some("wrong"))),
         Err(ApplicationError::Validation(_))
@@ -201,7 +203,7 @@ fn live_mode_without_a_processor_is_unavailable() {
     let scope = ports.scope(Mode::Live);
     let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
     assert!(matches!(
-        service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()),
+        service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()),
         Err(ApplicationError::Unavailable(_))
     ));
 }
@@ -212,12 +214,12 @@ fn wrong_moves_are_refused_with_the_current_status() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
-    let capture = service.capture(&scope, intent.id.as_str(), Some(Amount::new(2_000).unwrap()));
+    let capture = service.capture(&scope, intent.id().as_str(), Some(Amount::new(2_000).unwrap()));
     assert!(
         matches!(capture, Err(ApplicationError::InvalidState(ref m)) if m.contains("awaiting_payment_method")),
         "{capture:?}"
     );
-    service.attach(&scope, intent.id.as_str(), Access::SecretKey, card()).unwrap();
-    let cancel = service.cancel(&scope, intent.id.as_str());
+    service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap();
+    let cancel = service.cancel(&scope, intent.id().as_str());
     assert!(matches!(cancel, Err(ApplicationError::InvalidState(ref m)) if m.contains("succeeded")), "{cancel:?}");
 }

@@ -37,7 +37,7 @@ fn emit(ports: &TestPorts, scope: &Scope) {
         card_options: payments_domain::payment_intent::CardOptions::default(),
     };
     let intent = service.create(scope, new).unwrap().intent;
-    service.cancel(scope, intent.id.as_str()).unwrap();
+    service.cancel(scope, intent.id().as_str()).unwrap();
 }
 
 fn pending_webhooks(ports: &TestPorts, scope: &Scope) -> i64 {

@@ -1,11 +1,13 @@
 //! Payments: each attempt to move money, paid or failed, with its fee and refunds.
 
+use crate::description::Description;
 use crate::error::DomainError;
-use crate::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId};
+use crate::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId, RefundId};
 use crate::metadata::Metadata;
 use crate::money::Currency;
 use crate::payment_intent::{Attempt, PaymentBilling, PaymentIntent};
 use crate::payment_method::{PaymentMethodRecord, PaymentMethodType};
+use crate::refund::{NewRefund, Refund};
 use crate::time::Timestamp;
 use crate::validation::{ErrorCode, FieldError};
 
@@ -77,9 +79,34 @@ impl FeeSchedule {
     }
 }
 
-/// A payment.
+/// A payment. Its fields change only through its own methods (update, refund).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payment {
+    id: PaymentId,
+    account_id: AccountId,
+    livemode: bool,
+    amount: i64,
+    amount_refunded: i64,
+    billing: Option<PaymentBilling>,
+    currency: Currency,
+    description: Option<Description>,
+    fee: i64,
+    metadata: Option<Metadata>,
+    net_amount: i64,
+    payment_intent_id: PaymentIntentId,
+    customer_id: Option<CustomerId>,
+    origin: String,
+    status: PaymentStatus,
+    payment_method: PaymentMethodRecord,
+    refunded: bool,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    version: i64,
+}
+
+/// A payment as a repository stores it, to restore it with [`Payment::restore`].
+#[derive(Debug, Clone)]
+pub struct StoredPayment {
     pub id: PaymentId,
     pub account_id: AccountId,
     pub livemode: bool,
@@ -87,7 +114,7 @@ pub struct Payment {
     pub amount_refunded: i64,
     pub billing: Option<PaymentBilling>,
     pub currency: Currency,
-    pub description: Option<String>,
+    pub description: Option<Description>,
     pub fee: i64,
     pub metadata: Option<Metadata>,
     pub net_amount: i64,
@@ -100,6 +127,157 @@ pub struct Payment {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
+}
+
+impl Payment {
+    /// A payment read back from storage.
+    #[must_use]
+    pub fn restore(stored: StoredPayment) -> Self {
+        let StoredPayment {
+            id,
+            account_id,
+            livemode,
+            amount,
+            amount_refunded,
+            billing,
+            currency,
+            description,
+            fee,
+            metadata,
+            net_amount,
+            payment_intent_id,
+            customer_id,
+            origin,
+            status,
+            payment_method,
+            refunded,
+            created_at,
+            updated_at,
+            version,
+        } = stored;
+        Self {
+            id,
+            account_id,
+            livemode,
+            amount,
+            amount_refunded,
+            billing,
+            currency,
+            description,
+            fee,
+            metadata,
+            net_amount,
+            payment_intent_id,
+            customer_id,
+            origin,
+            status,
+            payment_method,
+            refunded,
+            created_at,
+            updated_at,
+            version,
+        }
+    }
+
+    #[must_use]
+    pub fn id(&self) -> &PaymentId {
+        &self.id
+    }
+
+    #[must_use]
+    pub fn account_id(&self) -> &AccountId {
+        &self.account_id
+    }
+
+    #[must_use]
+    pub fn livemode(&self) -> bool {
+        self.livemode
+    }
+
+    #[must_use]
+    pub fn amount(&self) -> i64 {
+        self.amount
+    }
+
+    #[must_use]
+    pub fn amount_refunded(&self) -> i64 {
+        self.amount_refunded
+    }
+
+    #[must_use]
+    pub fn billing(&self) -> Option<&PaymentBilling> {
+        self.billing.as_ref()
+    }
+
+    #[must_use]
+    pub fn currency(&self) -> Currency {
+        self.currency
+    }
+
+    #[must_use]
+    pub fn description(&self) -> Option<&Description> {
+        self.description.as_ref()
+    }
+
+    #[must_use]
+    pub fn fee(&self) -> i64 {
+        self.fee
+    }
+
+    #[must_use]
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+
+    #[must_use]
+    pub fn net_amount(&self) -> i64 {
+        self.net_amount
+    }
+
+    #[must_use]
+    pub fn payment_intent_id(&self) -> &PaymentIntentId {
+        &self.payment_intent_id
+    }
+
+    #[must_use]
+    pub fn customer_id(&self) -> Option<&CustomerId> {
+        self.customer_id.as_ref()
+    }
+
+    #[must_use]
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    #[must_use]
+    pub fn status(&self) -> PaymentStatus {
+        self.status
+    }
+
+    #[must_use]
+    pub fn payment_method(&self) -> &PaymentMethodRecord {
+        &self.payment_method
+    }
+
+    #[must_use]
+    pub fn refunded(&self) -> bool {
+        self.refunded
+    }
+
+    #[must_use]
+    pub fn created_at(&self) -> Timestamp {
+        self.created_at
+    }
+
+    #[must_use]
+    pub fn updated_at(&self) -> Timestamp {
+        self.updated_at
+    }
+
+    #[must_use]
+    pub fn version(&self) -> i64 {
+        self.version
+    }
 }
 
 impl Payment {
@@ -120,7 +298,7 @@ impl Payment {
     /// The failed payment of an intent's attempt.
     #[must_use]
     pub fn failed(id: PaymentId, intent: &PaymentIntent, attempt: Attempt, now: Timestamp) -> Self {
-        Self::from_attempt(id, intent, intent.amount.centavos(), attempt, PaymentStatus::Failed, 0, now)
+        Self::from_attempt(id, intent, intent.amount().centavos(), attempt, PaymentStatus::Failed, 0, now)
     }
 
     fn from_attempt(
@@ -138,18 +316,18 @@ impl Payment {
         };
         Self {
             id,
-            account_id: intent.account_id.clone(),
-            livemode: intent.livemode,
+            account_id: intent.account_id().clone(),
+            livemode: intent.livemode(),
             amount,
             amount_refunded: 0,
             billing: attempt.billing,
-            currency: intent.currency,
-            description: intent.description.clone(),
+            currency: intent.currency(),
+            description: intent.description().cloned(),
             fee,
-            metadata: intent.metadata.clone(),
+            metadata: intent.metadata().cloned(),
             net_amount,
-            payment_intent_id: intent.id.clone(),
-            customer_id: intent.customer_id.clone(),
+            payment_intent_id: intent.id().clone(),
+            customer_id: intent.customer_id().cloned(),
             origin: "api".to_owned(),
             status,
             payment_method: attempt.payment_method,
@@ -161,7 +339,7 @@ impl Payment {
     }
 
     /// Updates the merchant's fields.
-    pub fn update(&mut self, description: Option<String>, metadata: Option<Metadata>, now: Timestamp) {
+    pub fn update(&mut self, description: Option<Description>, metadata: Option<Metadata>, now: Timestamp) {
         if description.is_some() {
             self.description = description;
         }
@@ -177,12 +355,15 @@ impl Payment {
         self.amount - self.amount_refunded
     }
 
-    /// Refunds `amount` of a paid payment; refunds never add up to more than the payment.
+    /// Refunds part or all of a paid payment and returns the refund; refunds never add up to more
+    /// than the payment.
     ///
     /// # Errors
-    /// `resource_invalid_state` for a failed payment; `parameter_invalid` on `payment_id` for QR Ph;
-    /// `parameter_below_minimum` / `parameter_above_maximum` on `amount`.
-    pub fn refund(&mut self, amount: i64, now: Timestamp) -> Result<(), DomainError> {
+    /// `resource_invalid_state` for a failed payment; `parameter_invalid` on `payment_id` for QR Ph or
+    /// on `currency` for another currency; `parameter_below_minimum` / `parameter_above_maximum` on
+    /// `amount`.
+    pub fn refund(&mut self, id: RefundId, new: NewRefund, now: Timestamp) -> Result<Refund, DomainError> {
+        let amount = new.amount;
         match self.status {
             PaymentStatus::Paid => {}
             PaymentStatus::Failed => {
@@ -197,6 +378,12 @@ impl Payment {
             return Err(DomainError::Invalid(FieldError::invalid(
                 "payment_id",
                 "Payments made with QR Ph cannot be refunded.",
+            )));
+        }
+        if new.currency != self.currency {
+            return Err(DomainError::Invalid(FieldError::invalid(
+                "currency",
+                "The currency must be the payment's currency.",
             )));
         }
         if amount < 1 {
@@ -216,7 +403,7 @@ impl Payment {
         self.amount_refunded += amount;
         self.refunded = true;
         self.touch(now);
-        Ok(())
+        Ok(Refund::create(id, self.account_id.clone(), self.livemode, self.id.clone(), new, now))
     }
 
     fn touch(&mut self, now: Timestamp) {

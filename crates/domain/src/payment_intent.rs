@@ -14,6 +14,7 @@
 //! Every transition is a method that checks the current status and refuses with
 //! [`DomainError::InvalidState`] otherwise.
 
+use crate::description::Description;
 use crate::error::DomainError;
 use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
 use crate::metadata::Metadata;
@@ -184,9 +185,44 @@ pub enum AttemptResult {
     Processing,
 }
 
-/// A payment intent.
+/// A payment intent. Its fields change only through the transitions below.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentIntent {
+    id: PaymentIntentId,
+    account_id: AccountId,
+    livemode: bool,
+    amount: Amount,
+    amount_received: i64,
+    amount_capturable: i64,
+    currency: Currency,
+    payment_methods: Vec<PaymentMethodType>,
+    statement_descriptor: Option<StatementDescriptor>,
+    status: PaymentIntentStatus,
+    client_secret: ClientSecret,
+    description: Option<Description>,
+    last_payment_error: Option<PaymentError>,
+    latest_payment_id: Option<PaymentId>,
+    metadata: Option<Metadata>,
+    return_url: Option<String>,
+    payment_method_id: Option<String>,
+    card_options: CardOptions,
+    capture_before_at: Option<Timestamp>,
+    customer_id: Option<CustomerId>,
+    /// The attempt waiting for the customer or the processor.
+    pending: Option<PendingAttempt>,
+    /// The token of the latest test authorization page. Kept after the page is used, so a repeated
+    /// submission of the page finds the intent and shows how it ended; replaced by the next redirect.
+    redirect_token: Option<String>,
+    /// When a background job must act: redirect expiry, processing end, or hold expiry.
+    action_due_at: Option<Timestamp>,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    version: i64,
+}
+
+/// A payment intent as a repository stores it, to restore it with [`PaymentIntent::restore`].
+#[derive(Debug, Clone)]
+pub struct StoredPaymentIntent {
     pub id: PaymentIntentId,
     pub account_id: AccountId,
     pub livemode: bool,
@@ -198,7 +234,7 @@ pub struct PaymentIntent {
     pub statement_descriptor: Option<StatementDescriptor>,
     pub status: PaymentIntentStatus,
     pub client_secret: ClientSecret,
-    pub description: Option<String>,
+    pub description: Option<Description>,
     pub last_payment_error: Option<PaymentError>,
     pub latest_payment_id: Option<PaymentId>,
     pub metadata: Option<Metadata>,
@@ -208,14 +244,208 @@ pub struct PaymentIntent {
     pub capture_before_at: Option<Timestamp>,
     pub customer_id: Option<CustomerId>,
     pub pending: Option<PendingAttempt>,
-    /// The token of the latest test authorization page. Kept after the page is used, so a repeated
-    /// submission of the page finds the intent and shows how it ended; replaced by the next redirect.
     pub redirect_token: Option<String>,
-    /// When a background job must act: redirect expiry, processing end, or hold expiry.
     pub action_due_at: Option<Timestamp>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
+}
+
+impl PaymentIntent {
+    /// A payment intent read back from storage.
+    #[must_use]
+    pub fn restore(stored: StoredPaymentIntent) -> Self {
+        let StoredPaymentIntent {
+            id,
+            account_id,
+            livemode,
+            amount,
+            amount_received,
+            amount_capturable,
+            currency,
+            payment_methods,
+            statement_descriptor,
+            status,
+            client_secret,
+            description,
+            last_payment_error,
+            latest_payment_id,
+            metadata,
+            return_url,
+            payment_method_id,
+            card_options,
+            capture_before_at,
+            customer_id,
+            pending,
+            redirect_token,
+            action_due_at,
+            created_at,
+            updated_at,
+            version,
+        } = stored;
+        Self {
+            id,
+            account_id,
+            livemode,
+            amount,
+            amount_received,
+            amount_capturable,
+            currency,
+            payment_methods,
+            statement_descriptor,
+            status,
+            client_secret,
+            description,
+            last_payment_error,
+            latest_payment_id,
+            metadata,
+            return_url,
+            payment_method_id,
+            card_options,
+            capture_before_at,
+            customer_id,
+            pending,
+            redirect_token,
+            action_due_at,
+            created_at,
+            updated_at,
+            version,
+        }
+    }
+
+    #[must_use]
+    pub fn id(&self) -> &PaymentIntentId {
+        &self.id
+    }
+
+    #[must_use]
+    pub fn account_id(&self) -> &AccountId {
+        &self.account_id
+    }
+
+    #[must_use]
+    pub fn livemode(&self) -> bool {
+        self.livemode
+    }
+
+    #[must_use]
+    pub fn amount(&self) -> Amount {
+        self.amount
+    }
+
+    #[must_use]
+    pub fn amount_received(&self) -> i64 {
+        self.amount_received
+    }
+
+    #[must_use]
+    pub fn amount_capturable(&self) -> i64 {
+        self.amount_capturable
+    }
+
+    #[must_use]
+    pub fn currency(&self) -> Currency {
+        self.currency
+    }
+
+    #[must_use]
+    pub fn payment_methods(&self) -> &[PaymentMethodType] {
+        &self.payment_methods
+    }
+
+    #[must_use]
+    pub fn statement_descriptor(&self) -> Option<&StatementDescriptor> {
+        self.statement_descriptor.as_ref()
+    }
+
+    #[must_use]
+    pub fn status(&self) -> PaymentIntentStatus {
+        self.status
+    }
+
+    #[must_use]
+    pub fn client_secret(&self) -> &ClientSecret {
+        &self.client_secret
+    }
+
+    #[must_use]
+    pub fn description(&self) -> Option<&Description> {
+        self.description.as_ref()
+    }
+
+    #[must_use]
+    pub fn last_payment_error(&self) -> Option<&PaymentError> {
+        self.last_payment_error.as_ref()
+    }
+
+    #[must_use]
+    pub fn latest_payment_id(&self) -> Option<&PaymentId> {
+        self.latest_payment_id.as_ref()
+    }
+
+    #[must_use]
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+
+    #[must_use]
+    pub fn return_url(&self) -> Option<&str> {
+        self.return_url.as_deref()
+    }
+
+    #[must_use]
+    pub fn payment_method_id(&self) -> Option<&str> {
+        self.payment_method_id.as_deref()
+    }
+
+    #[must_use]
+    pub fn card_options(&self) -> &CardOptions {
+        &self.card_options
+    }
+
+    #[must_use]
+    pub fn capture_before_at(&self) -> Option<Timestamp> {
+        self.capture_before_at
+    }
+
+    #[must_use]
+    pub fn customer_id(&self) -> Option<&CustomerId> {
+        self.customer_id.as_ref()
+    }
+
+    /// The attempt waiting for the customer or the processor.
+    #[must_use]
+    pub fn pending(&self) -> Option<&PendingAttempt> {
+        self.pending.as_ref()
+    }
+
+    /// The token of the latest test authorization page. Kept after the page is used, so a repeated
+    /// submission of the page finds the intent and shows how it ended; replaced by the next redirect.
+    #[must_use]
+    pub fn redirect_token(&self) -> Option<&str> {
+        self.redirect_token.as_deref()
+    }
+
+    /// When a background job must act: redirect expiry, processing end, or hold expiry.
+    #[must_use]
+    pub fn action_due_at(&self) -> Option<Timestamp> {
+        self.action_due_at
+    }
+
+    #[must_use]
+    pub fn created_at(&self) -> Timestamp {
+        self.created_at
+    }
+
+    #[must_use]
+    pub fn updated_at(&self) -> Timestamp {
+        self.updated_at
+    }
+
+    #[must_use]
+    pub fn version(&self) -> i64 {
+        self.version
+    }
 }
 
 /// What a merchant supplies to create an intent.
@@ -225,7 +455,7 @@ pub struct NewPaymentIntent {
     pub currency: Currency,
     pub payment_methods: Vec<PaymentMethodType>,
     pub statement_descriptor: Option<StatementDescriptor>,
-    pub description: Option<String>,
+    pub description: Option<Description>,
     pub metadata: Option<Metadata>,
     pub customer_id: Option<CustomerId>,
     pub return_url: Option<String>,
@@ -236,7 +466,7 @@ pub struct NewPaymentIntent {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PaymentIntentChanges {
     pub amount: Option<Amount>,
-    pub description: Option<String>,
+    pub description: Option<Description>,
     pub statement_descriptor: Option<StatementDescriptor>,
     pub metadata: Option<Metadata>,
     pub customer_id: Option<CustomerId>,
@@ -353,7 +583,8 @@ impl PaymentIntent {
         Ok(())
     }
 
-    /// Records the processor's answer to an attempt.
+    /// Records the processor's answer to an attempt; `return_url`, when the attach names one, is where
+    /// the customer returns after a redirect.
     ///
     /// # Errors
     /// `resource_invalid_state` unless awaiting a payment method.
@@ -362,9 +593,13 @@ impl PaymentIntent {
         attempt: Attempt,
         outcome: AuthorizationOutcome,
         redirect: Option<(String, String)>,
+        return_url: Option<String>,
         now: Timestamp,
     ) -> Result<AttemptResult, DomainError> {
         self.ensure_attachable(attempt.payment_method.method)?;
+        if return_url.is_some() {
+            self.return_url = return_url;
+        }
         self.payment_method_id = Some(attempt.payment_method_id.clone());
         let result = match (outcome, redirect) {
             (AuthorizationOutcome::Approved, _) => self.approve(attempt, now),

@@ -1,5 +1,6 @@
 //! Refunds of paid payments.
 
+use crate::description::Description;
 use crate::ids::{AccountId, PaymentId, RefundId};
 use crate::metadata::Metadata;
 use crate::money::Currency;
@@ -55,18 +56,69 @@ impl RefundReason {
     }
 }
 
+/// Where a refund stands. Refunds of this service succeed when they are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefundStatus {
+    Succeeded,
+}
+
+impl RefundStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Succeeded => "succeeded",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        (value == Self::Succeeded.as_str()).then_some(Self::Succeeded)
+    }
+}
+
+/// What a merchant supplies to refund a payment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRefund {
+    pub amount: i64,
+    pub currency: Currency,
+    pub payment_id: String,
+    pub reason: RefundReason,
+    pub description: Option<Description>,
+    pub remarks: Option<Description>,
+    pub metadata: Option<Metadata>,
+}
+
 /// A refund. Test-mode and simulated refunds succeed at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refund {
+    id: RefundId,
+    account_id: AccountId,
+    livemode: bool,
+    amount: i64,
+    currency: Currency,
+    status: RefundStatus,
+    description: Option<Description>,
+    reason: RefundReason,
+    remarks: Option<Description>,
+    metadata: Option<Metadata>,
+    payment_id: PaymentId,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    version: i64,
+}
+
+/// A refund as a repository stores it, to restore it with [`Refund::restore`].
+#[derive(Debug, Clone)]
+pub struct StoredRefund {
     pub id: RefundId,
     pub account_id: AccountId,
     pub livemode: bool,
     pub amount: i64,
     pub currency: Currency,
-    pub status: &'static str,
-    pub description: Option<String>,
+    pub status: RefundStatus,
+    pub description: Option<Description>,
     pub reason: RefundReason,
-    pub remarks: Option<String>,
+    pub remarks: Option<Description>,
     pub metadata: Option<Metadata>,
     pub payment_id: PaymentId,
     pub created_at: Timestamp,
@@ -75,6 +127,142 @@ pub struct Refund {
 }
 
 impl Refund {
+    /// A refund read back from storage.
+    #[must_use]
+    pub fn restore(stored: StoredRefund) -> Self {
+        let StoredRefund {
+            id,
+            account_id,
+            livemode,
+            amount,
+            currency,
+            status,
+            description,
+            reason,
+            remarks,
+            metadata,
+            payment_id,
+            created_at,
+            updated_at,
+            version,
+        } = stored;
+        Self {
+            id,
+            account_id,
+            livemode,
+            amount,
+            currency,
+            status,
+            description,
+            reason,
+            remarks,
+            metadata,
+            payment_id,
+            created_at,
+            updated_at,
+            version,
+        }
+    }
+
+    #[must_use]
+    pub fn id(&self) -> &RefundId {
+        &self.id
+    }
+
+    #[must_use]
+    pub fn account_id(&self) -> &AccountId {
+        &self.account_id
+    }
+
+    #[must_use]
+    pub fn livemode(&self) -> bool {
+        self.livemode
+    }
+
+    #[must_use]
+    pub fn amount(&self) -> i64 {
+        self.amount
+    }
+
+    #[must_use]
+    pub fn currency(&self) -> Currency {
+        self.currency
+    }
+
+    #[must_use]
+    pub fn status(&self) -> RefundStatus {
+        self.status
+    }
+
+    #[must_use]
+    pub fn description(&self) -> Option<&Description> {
+        self.description.as_ref()
+    }
+
+    #[must_use]
+    pub fn reason(&self) -> RefundReason {
+        self.reason
+    }
+
+    #[must_use]
+    pub fn remarks(&self) -> Option<&Description> {
+        self.remarks.as_ref()
+    }
+
+    #[must_use]
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+
+    #[must_use]
+    pub fn payment_id(&self) -> &PaymentId {
+        &self.payment_id
+    }
+
+    #[must_use]
+    pub fn created_at(&self) -> Timestamp {
+        self.created_at
+    }
+
+    #[must_use]
+    pub fn updated_at(&self) -> Timestamp {
+        self.updated_at
+    }
+
+    #[must_use]
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+}
+
+impl Refund {
+    /// The refund a payment made of itself ([`crate::payment::Payment::refund`]).
+    pub(crate) fn create(
+        id: RefundId,
+        account_id: AccountId,
+        livemode: bool,
+        payment_id: PaymentId,
+        new: NewRefund,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            id,
+            account_id,
+            livemode,
+            amount: new.amount,
+            currency: new.currency,
+            status: RefundStatus::Succeeded,
+            description: new.description,
+            reason: new.reason,
+            remarks: new.remarks,
+            metadata: new.metadata,
+            payment_id,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
     /// Replaces the metadata.
     pub fn update(&mut self, metadata: Option<Metadata>, now: Timestamp) {
         if metadata.is_some() {

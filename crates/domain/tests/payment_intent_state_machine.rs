@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use payments_domain::error::DomainError;
-use payments_domain::ids::{AccountId, ClientSecret, PaymentId, PaymentIntentId};
+use payments_domain::ids::{AccountId, ClientSecret, PaymentId, PaymentIntentId, RefundId};
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment::{FeeRate, Payment, PaymentStatus};
 use payments_domain::payment_intent::{
@@ -13,6 +13,7 @@ use payments_domain::payment_intent::{
     PaymentIntent, PaymentIntentChanges, PaymentIntentStatus, HOLD_SECONDS, REDIRECT_SECONDS,
 };
 use payments_domain::payment_method::{CardSummary, Funding, PaymentMethodRecord, PaymentMethodType};
+use payments_domain::refund::{NewRefund, RefundReason};
 use payments_domain::time::Timestamp;
 use proptest::prelude::*;
 use PaymentIntentStatus::{
@@ -80,8 +81,8 @@ fn intent_in(status: PaymentIntentStatus) -> PaymentIntent {
         Processing => AuthorizationOutcome::Processing { finishes_at: at(5) },
         AwaitingCapture | Succeeded => AuthorizationOutcome::Approved,
     };
-    intent.record_attempt(card_attempt(), outcome, redirect(), at(1)).unwrap();
-    assert_eq!(intent.status, status);
+    intent.record_attempt(card_attempt(), outcome, redirect(), None, at(1)).unwrap();
+    assert_eq!(intent.status(), status);
     intent
 }
 
@@ -101,7 +102,7 @@ fn apply(intent: &mut PaymentIntent, operation: &str) -> Result<(), DomainError>
     let late = at(HOLD_SECONDS + REDIRECT_SECONDS + 10);
     match operation {
         "update" => intent.update(PaymentIntentChanges::default(), at(2)),
-        "attach" => intent.record_attempt(card_attempt(), AuthorizationOutcome::Approved, None, at(2)).map(drop),
+        "attach" => intent.record_attempt(card_attempt(), AuthorizationOutcome::Approved, None, None, at(2)).map(drop),
         "complete_redirect" => intent.complete_redirect(true, at(2)).map(drop),
         "expire_redirect" => intent.expire_redirect(late).map(drop),
         "finish_processing" => intent.finish_processing(late).map(drop),
@@ -131,7 +132,7 @@ fn every_operation_from_every_status_is_allowed_or_refused_as_specified() {
             let outcome = apply(&mut intent, operation);
             if allowed(status, operation) {
                 assert!(outcome.is_ok(), "{operation} from {status:?} should be allowed: {outcome:?}");
-                assert!(intent.version > before.version, "{operation} from {status:?} bumps the version");
+                assert!(intent.version() > before.version(), "{operation} from {status:?} bumps the version");
             } else {
                 match outcome {
                     Err(DomainError::InvalidState { status: named, .. }) => {
@@ -148,14 +149,14 @@ fn every_operation_from_every_status_is_allowed_or_refused_as_specified() {
 #[test]
 fn approval_with_automatic_capture_succeeds_with_the_whole_amount() {
     let intent = intent_in(Succeeded);
-    assert_eq!((intent.amount_received, intent.amount_capturable), (AMOUNT, 0));
+    assert_eq!((intent.amount_received(), intent.amount_capturable()), (AMOUNT, 0));
 }
 
 #[test]
 fn a_manual_approval_holds_the_amount_for_seven_days() {
     let intent = intent_in(AwaitingCapture);
-    assert_eq!((intent.amount_received, intent.amount_capturable), (0, AMOUNT));
-    assert_eq!(intent.capture_before_at, Some(at(1 + HOLD_SECONDS)));
+    assert_eq!((intent.amount_received(), intent.amount_capturable()), (0, AMOUNT));
+    assert_eq!(intent.capture_before_at(), Some(at(1 + HOLD_SECONDS)));
 }
 
 #[test]
@@ -164,7 +165,7 @@ fn a_partial_capture_releases_the_rest_and_a_capture_above_the_hold_is_refused()
     let above = intent.capture(Amount::new(AMOUNT + 1).unwrap(), at(2));
     assert!(matches!(above, Err(DomainError::Invalid(ref e)) if e.parameter == "amount"), "{above:?}");
     intent.capture(Amount::new(5_000).unwrap(), at(2)).unwrap();
-    assert_eq!((intent.status, intent.amount_received, intent.amount_capturable), (Succeeded, 5_000, 0));
+    assert_eq!((intent.status(), intent.amount_received(), intent.amount_capturable()), (Succeeded, 5_000, 0));
 }
 
 #[test]
@@ -173,17 +174,18 @@ fn a_capture_after_the_hold_expired_is_refused_and_the_hold_expires_into_cancele
     assert!(intent.capture(Amount::new(AMOUNT).unwrap(), at(1 + HOLD_SECONDS)).is_err());
     assert!(intent.expire_hold(at(HOLD_SECONDS)).is_err(), "not yet expired");
     intent.expire_hold(at(1 + HOLD_SECONDS)).unwrap();
-    assert_eq!((intent.status, intent.amount_capturable), (Canceled, 0));
+    assert_eq!((intent.status(), intent.amount_capturable()), (Canceled, 0));
 }
 
 #[test]
 fn a_decline_returns_to_awaiting_payment_method_with_the_error() {
     let mut intent = intent(CaptureType::Automatic);
     let error = PaymentError::new("funds_insufficient", "Not enough funds.");
-    let result =
-        intent.record_attempt(card_attempt(), AuthorizationOutcome::Declined(error.clone()), None, at(1)).unwrap();
+    let result = intent
+        .record_attempt(card_attempt(), AuthorizationOutcome::Declined(error.clone()), None, None, at(1))
+        .unwrap();
     assert!(matches!(result, AttemptResult::Failed(_, ref e) if *e == error));
-    assert_eq!((intent.status, intent.last_payment_error.as_ref()), (AwaitingPaymentMethod, Some(&error)));
+    assert_eq!((intent.status(), intent.last_payment_error()), (AwaitingPaymentMethod, Some(&error)));
 }
 
 #[test]
@@ -191,15 +193,15 @@ fn redirects_expire_after_30_minutes_with_authentication_expired() {
     let mut intent = intent_in(AwaitingNextAction);
     assert!(intent.expire_redirect(at(REDIRECT_SECONDS)).is_err(), "not yet due");
     intent.expire_redirect(at(1 + REDIRECT_SECONDS)).unwrap();
-    assert_eq!(intent.status, AwaitingPaymentMethod);
-    assert_eq!(intent.last_payment_error.map(|e| e.code), Some("authentication_expired".to_owned()));
+    assert_eq!(intent.status(), AwaitingPaymentMethod);
+    assert_eq!(intent.last_payment_error().map(|e| e.code.clone()), Some("authentication_expired".to_owned()));
 }
 
 #[test]
 fn a_failed_authentication_records_authentication_failed() {
     let mut intent = intent_in(AwaitingNextAction);
     intent.complete_redirect(false, at(2)).unwrap();
-    assert_eq!(intent.last_payment_error.map(|e| e.code), Some("authentication_failed".to_owned()));
+    assert_eq!(intent.last_payment_error().map(|e| e.code.clone()), Some("authentication_failed".to_owned()));
 }
 
 #[test]
@@ -211,7 +213,7 @@ fn a_method_the_intent_does_not_allow_is_refused() {
 /// What a random step does.
 #[derive(Debug, Clone)]
 enum Step {
-    Attach { outcome: u8, manual: bool },
+    Attach(u8),
     Authenticate(bool),
     ExpireRedirect,
     FinishProcessing,
@@ -223,7 +225,7 @@ enum Step {
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        (0u8..4, any::<bool>()).prop_map(|(outcome, manual)| Step::Attach { outcome, manual }),
+        (0u8..4).prop_map(Step::Attach),
         any::<bool>().prop_map(Step::Authenticate),
         Just(Step::ExpireRedirect),
         Just(Step::FinishProcessing),
@@ -239,18 +241,22 @@ fn record(intent: &mut PaymentIntent, payments: &mut Vec<Payment>, result: Attem
     let id = PaymentId::from_random(&format!("p{}", payments.len()));
     let rate = FeeRate { basis_points: 350, fixed: 1_500 };
     let payment = match result {
-        AttemptResult::Succeeded(attempt) => Payment::paid(id, intent, intent.amount.centavos(), attempt, rate, now),
+        AttemptResult::Succeeded(attempt) => Payment::paid(id, intent, intent.amount().centavos(), attempt, rate, now),
         AttemptResult::Failed(attempt, _) => Payment::failed(id, intent, attempt, now),
         AttemptResult::Held(_) | AttemptResult::Redirected | AttemptResult::Processing => return,
     };
-    intent.link_payment(payment.id.clone());
+    intent.link_payment(payment.id().clone());
     payments.push(payment);
 }
 
 proptest! {
     #[test]
-    fn random_operations_never_break_the_money_invariants(steps in proptest::collection::vec(step(), 1..40)) {
-        let mut intent = intent(CaptureType::Automatic);
+    fn random_operations_never_break_the_money_invariants(
+        manual in any::<bool>(),
+        steps in proptest::collection::vec(step(), 1..40),
+    ) {
+        // The capture type is the intent's own, set when it is created.
+        let mut intent = intent(if manual { CaptureType::Manual } else { CaptureType::Automatic });
         let mut payments: Vec<Payment> = Vec::new();
         let mut refunded = 0i64;
         let mut clock = 0i64;
@@ -258,15 +264,14 @@ proptest! {
             clock += 60 * 60;
             let now = at(clock);
             match step {
-                Step::Attach { outcome, manual } => {
-                    intent.card_options.capture_type = if manual { CaptureType::Manual } else { CaptureType::Automatic };
+                Step::Attach(outcome) => {
                     let outcome = match outcome {
                         0 => AuthorizationOutcome::Approved,
                         1 => AuthorizationOutcome::Declined(PaymentError::new("generic_decline", "Declined.")),
                         2 => AuthorizationOutcome::RedirectRequired,
                         _ => AuthorizationOutcome::Processing { finishes_at: now.plus_seconds(3) },
                     };
-                    if let Ok(result) = intent.record_attempt(card_attempt(), outcome, redirect(), now) {
+                    if let Ok(result) = intent.record_attempt(card_attempt(), outcome, redirect(), None, now) {
                         record(&mut intent, &mut payments, result, now);
                     }
                 }
@@ -291,7 +296,7 @@ proptest! {
                             let id = PaymentId::from_random(&format!("p{}", payments.len()));
                             let rate = FeeRate { basis_points: 350, fixed: 1_500 };
                             let payment = Payment::paid(id, &intent, amount.centavos(), attempt, rate, now);
-                            intent.link_payment(payment.id.clone());
+                            intent.link_payment(payment.id().clone());
                             payments.push(payment);
                         }
                     }
@@ -299,22 +304,31 @@ proptest! {
                 Step::Cancel => { let _ = intent.cancel(now); }
                 Step::ExpireHold => { let _ = intent.expire_hold(now.plus_seconds(HOLD_SECONDS)); }
                 Step::Refund(amount) => {
-                    if let Some(paid) = payments.iter_mut().find(|p| p.status == PaymentStatus::Paid) {
-                        if paid.refund(amount, now).is_ok() {
+                    if let Some(paid) = payments.iter_mut().find(|p| p.status() == PaymentStatus::Paid) {
+                        let new = NewRefund {
+                            amount,
+                            currency: Currency::Php,
+                            payment_id: paid.id().to_string(),
+                            reason: RefundReason::Others,
+                            description: None,
+                            remarks: None,
+                            metadata: None,
+                        };
+                        if paid.refund(RefundId::from_random("r"), new, now).is_ok() {
                             refunded += amount;
                         }
                     }
                 }
             }
-            let paid: Vec<&Payment> = payments.iter().filter(|p| p.status == PaymentStatus::Paid).collect();
-            prop_assert!(intent.amount_received <= intent.amount.centavos());
-            prop_assert!(intent.amount_capturable <= intent.amount.centavos());
+            let paid: Vec<&Payment> = payments.iter().filter(|p| p.status() == PaymentStatus::Paid).collect();
+            prop_assert!(intent.amount_received() <= intent.amount().centavos());
+            prop_assert!(intent.amount_capturable() <= intent.amount().centavos());
             prop_assert!(paid.len() <= 1, "at most one paid payment per intent");
-            prop_assert_eq!(intent.status == Succeeded, paid.len() == 1);
+            prop_assert_eq!(intent.status() == Succeeded, paid.len() == 1);
             if let Some(paid) = paid.first() {
-                prop_assert_eq!(paid.amount, intent.amount_received);
-                prop_assert!(refunded <= paid.amount && paid.amount_refunded == refunded);
-                prop_assert_eq!(paid.net_amount, paid.amount - paid.fee);
+                prop_assert_eq!(paid.amount(), intent.amount_received());
+                prop_assert!(refunded <= paid.amount() && paid.amount_refunded() == refunded);
+                prop_assert_eq!(paid.net_amount(), paid.amount() - paid.fee());
             } else {
                 prop_assert_eq!(refunded, 0);
             }

@@ -2,6 +2,7 @@
 
 use super::error::corrupt;
 use payments_application::ports::StoreError;
+use payments_domain::description::Description;
 use payments_domain::validation::Invalid;
 
 pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
@@ -20,4 +21,9 @@ pub(crate) fn invalid(what: &'static str) -> impl Fn(Invalid) -> StoreError {
 /// Parses a stored id of type `T` or reports it as corrupt.
 pub(crate) fn parse_id<T>(what: &'static str, value: &str, parse: impl Fn(&str) -> Option<T>) -> Result<T, StoreError> {
     parse(value).ok_or_else(|| corrupt(what, value))
+}
+
+/// Stored free text as a [`Description`], or a corrupt-row error.
+pub(crate) fn description(text: Option<String>) -> Result<Option<Description>, StoreError> {
+    text.map(Description::new).transpose().map_err(invalid("description"))
 }

@@ -1,7 +1,7 @@
 //! Payments in the database.
 
 use super::error::{corrupt, store_error, versioned};
-use super::json::{from_json, invalid, parse_id, to_json};
+use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::payments;
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
@@ -10,7 +10,7 @@ use payments_application::ports::{PaymentRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId};
 use payments_domain::money::Currency;
-use payments_domain::payment::{Payment, PaymentStatus};
+use payments_domain::payment::{Payment, PaymentStatus, StoredPayment};
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
@@ -41,31 +41,31 @@ struct PaymentRow {
 impl PaymentRow {
     fn from_domain(payment: &Payment) -> Result<Self, StoreError> {
         Ok(Self {
-            id: payment.id.to_string(),
-            account_id: payment.account_id.to_string(),
-            livemode: payment.livemode,
-            amount: payment.amount,
-            amount_refunded: payment.amount_refunded,
-            billing: payment.billing.as_ref().map(to_json).transpose()?,
-            currency: payment.currency.code().to_owned(),
-            description: payment.description.clone(),
-            fee: payment.fee,
-            metadata: payment.metadata.as_ref().map(to_json).transpose()?,
-            net_amount: payment.net_amount,
-            payment_intent_id: payment.payment_intent_id.to_string(),
-            customer_id: payment.customer_id.as_ref().map(ToString::to_string),
-            origin: payment.origin.clone(),
-            status: payment.status.as_str().to_owned(),
-            payment_method: to_json(&payment.payment_method)?,
-            refunded: payment.refunded,
-            version: payment.version,
-            created_at: payment.created_at.unix_seconds(),
-            updated_at: payment.updated_at.unix_seconds(),
+            id: payment.id().to_string(),
+            account_id: payment.account_id().to_string(),
+            livemode: payment.livemode(),
+            amount: payment.amount(),
+            amount_refunded: payment.amount_refunded(),
+            billing: payment.billing().map(to_json).transpose()?,
+            currency: payment.currency().code().to_owned(),
+            description: payment.description().map(|text| text.as_str().to_owned()),
+            fee: payment.fee(),
+            metadata: payment.metadata().map(to_json).transpose()?,
+            net_amount: payment.net_amount(),
+            payment_intent_id: payment.payment_intent_id().to_string(),
+            customer_id: payment.customer_id().map(ToString::to_string),
+            origin: payment.origin().to_owned(),
+            status: payment.status().as_str().to_owned(),
+            payment_method: to_json(payment.payment_method())?,
+            refunded: payment.refunded(),
+            version: payment.version(),
+            created_at: payment.created_at().unix_seconds(),
+            updated_at: payment.updated_at().unix_seconds(),
         })
     }
 
     fn into_domain(self) -> Result<Payment, StoreError> {
-        Ok(Payment {
+        Ok(Payment::restore(StoredPayment {
             id: parse_id("payment id", &self.id, PaymentId::parse)?,
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
@@ -73,7 +73,7 @@ impl PaymentRow {
             amount_refunded: self.amount_refunded,
             billing: self.billing.as_deref().map(from_json).transpose()?,
             currency: Currency::parse(&self.currency).map_err(invalid("currency"))?,
-            description: self.description,
+            description: description(self.description)?,
             fee: self.fee,
             metadata: self.metadata.as_deref().map(from_json).transpose()?,
             net_amount: self.net_amount,
@@ -86,7 +86,7 @@ impl PaymentRow {
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),
             version: self.version,
-        })
+        }))
     }
 }
 
@@ -118,7 +118,9 @@ impl PaymentRepository for DbSession<'_> {
 
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
         let updated = diesel::update(
-            payments::table.filter(payments::id.eq(payment.id.as_str())).filter(payments::version.eq(expected_version)),
+            payments::table
+                .filter(payments::id.eq(payment.id().as_str()))
+                .filter(payments::version.eq(expected_version)),
         )
         .set(PaymentRow::from_domain(payment)?)
         .execute(self.connection)

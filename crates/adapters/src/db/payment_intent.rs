@@ -1,7 +1,7 @@
 //! Payment intents in the database.
 
 use super::error::{store_error, versioned};
-use super::json::{from_json, invalid, parse_id, to_json};
+use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::payment_intents;
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
@@ -10,7 +10,7 @@ use payments_application::ports::{PaymentIntentRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
 use payments_domain::money::{Amount, Currency};
-use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus, StoredPaymentIntent};
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 
@@ -51,37 +51,37 @@ struct PaymentIntentRow {
 impl PaymentIntentRow {
     fn from_domain(intent: &PaymentIntent) -> Result<Self, StoreError> {
         Ok(Self {
-            id: intent.id.to_string(),
-            account_id: intent.account_id.to_string(),
-            livemode: intent.livemode,
-            amount: intent.amount.centavos(),
-            amount_received: intent.amount_received,
-            amount_capturable: intent.amount_capturable,
-            currency: intent.currency.code().to_owned(),
-            payment_methods: to_json(&intent.payment_methods)?,
-            statement_descriptor: intent.statement_descriptor.as_ref().map(|d| d.as_str().to_owned()),
-            status: intent.status.as_str().to_owned(),
-            client_secret: intent.client_secret.reveal().to_owned(),
-            description: intent.description.clone(),
-            last_payment_error: intent.last_payment_error.as_ref().map(to_json).transpose()?,
-            latest_payment_id: intent.latest_payment_id.as_ref().map(ToString::to_string),
-            metadata: intent.metadata.as_ref().map(to_json).transpose()?,
-            return_url: intent.return_url.clone(),
-            payment_method_id: intent.payment_method_id.clone(),
-            card_options: to_json(&intent.card_options)?,
-            capture_before_at: intent.capture_before_at.map(Timestamp::unix_seconds),
-            customer_id: intent.customer_id.as_ref().map(ToString::to_string),
-            pending_attempt: intent.pending.as_ref().map(to_json).transpose()?,
-            redirect_token: intent.redirect_token.clone(),
-            action_due_at: intent.action_due_at.map(Timestamp::unix_seconds),
-            version: intent.version,
-            created_at: intent.created_at.unix_seconds(),
-            updated_at: intent.updated_at.unix_seconds(),
+            id: intent.id().to_string(),
+            account_id: intent.account_id().to_string(),
+            livemode: intent.livemode(),
+            amount: intent.amount().centavos(),
+            amount_received: intent.amount_received(),
+            amount_capturable: intent.amount_capturable(),
+            currency: intent.currency().code().to_owned(),
+            payment_methods: to_json(&intent.payment_methods())?,
+            statement_descriptor: intent.statement_descriptor().map(|d| d.as_str().to_owned()),
+            status: intent.status().as_str().to_owned(),
+            client_secret: intent.client_secret().reveal().to_owned(),
+            description: intent.description().map(|text| text.as_str().to_owned()),
+            last_payment_error: intent.last_payment_error().map(to_json).transpose()?,
+            latest_payment_id: intent.latest_payment_id().map(ToString::to_string),
+            metadata: intent.metadata().map(to_json).transpose()?,
+            return_url: intent.return_url().map(str::to_owned),
+            payment_method_id: intent.payment_method_id().map(str::to_owned),
+            card_options: to_json(intent.card_options())?,
+            capture_before_at: intent.capture_before_at().map(Timestamp::unix_seconds),
+            customer_id: intent.customer_id().map(ToString::to_string),
+            pending_attempt: intent.pending().map(to_json).transpose()?,
+            redirect_token: intent.redirect_token().map(str::to_owned),
+            action_due_at: intent.action_due_at().map(Timestamp::unix_seconds),
+            version: intent.version(),
+            created_at: intent.created_at().unix_seconds(),
+            updated_at: intent.updated_at().unix_seconds(),
         })
     }
 
     fn into_domain(self) -> Result<PaymentIntent, StoreError> {
-        Ok(PaymentIntent {
+        Ok(PaymentIntent::restore(StoredPaymentIntent {
             id: parse_id("payment intent id", &self.id, PaymentIntentId::parse)?,
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
@@ -98,7 +98,7 @@ impl PaymentIntentRow {
             status: PaymentIntentStatus::parse(&self.status)
                 .ok_or_else(|| super::error::corrupt("payment intent status", &self.status))?,
             client_secret: ClientSecret::from_stored(self.client_secret),
-            description: self.description,
+            description: description(self.description)?,
             last_payment_error: self.last_payment_error.as_deref().map(from_json).transpose()?,
             latest_payment_id: self
                 .latest_payment_id
@@ -116,7 +116,7 @@ impl PaymentIntentRow {
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),
             version: self.version,
-        })
+        }))
     }
 }
 
@@ -149,7 +149,7 @@ impl PaymentIntentRepository for DbSession<'_> {
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
         let updated = diesel::update(
             payment_intents::table
-                .filter(payment_intents::id.eq(intent.id.as_str()))
+                .filter(payment_intents::id.eq(intent.id().as_str()))
                 .filter(payment_intents::version.eq(expected_version)),
         )
         .set(PaymentIntentRow::from_domain(intent)?)

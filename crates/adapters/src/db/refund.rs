@@ -1,7 +1,7 @@
 //! Refunds in the database.
 
 use super::error::{corrupt, store_error, versioned};
-use super::json::{from_json, invalid, parse_id, to_json};
+use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::refunds;
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
@@ -10,7 +10,7 @@ use payments_application::ports::{RefundRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, PaymentId, RefundId};
 use payments_domain::money::Currency;
-use payments_domain::refund::{Refund, RefundReason};
+use payments_domain::refund::{Refund, RefundReason, RefundStatus, StoredRefund};
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
@@ -35,43 +35,40 @@ struct RefundRow {
 impl RefundRow {
     fn from_domain(refund: &Refund) -> Result<Self, StoreError> {
         Ok(Self {
-            id: refund.id.to_string(),
-            account_id: refund.account_id.to_string(),
-            livemode: refund.livemode,
-            amount: refund.amount,
-            currency: refund.currency.code().to_owned(),
-            status: refund.status.to_owned(),
-            description: refund.description.clone(),
-            reason: refund.reason.as_str().to_owned(),
-            remarks: refund.remarks.clone(),
-            metadata: refund.metadata.as_ref().map(to_json).transpose()?,
-            payment_id: refund.payment_id.to_string(),
-            version: refund.version,
-            created_at: refund.created_at.unix_seconds(),
-            updated_at: refund.updated_at.unix_seconds(),
+            id: refund.id().to_string(),
+            account_id: refund.account_id().to_string(),
+            livemode: refund.livemode(),
+            amount: refund.amount(),
+            currency: refund.currency().code().to_owned(),
+            status: refund.status().as_str().to_owned(),
+            description: refund.description().map(|text| text.as_str().to_owned()),
+            reason: refund.reason().as_str().to_owned(),
+            remarks: refund.remarks().map(|text| text.as_str().to_owned()),
+            metadata: refund.metadata().map(to_json).transpose()?,
+            payment_id: refund.payment_id().to_string(),
+            version: refund.version(),
+            created_at: refund.created_at().unix_seconds(),
+            updated_at: refund.updated_at().unix_seconds(),
         })
     }
 
     fn into_domain(self) -> Result<Refund, StoreError> {
-        Ok(Refund {
+        Ok(Refund::restore(StoredRefund {
             id: parse_id("refund id", &self.id, RefundId::parse)?,
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
             amount: self.amount,
             currency: Currency::parse(&self.currency).map_err(invalid("currency"))?,
-            status: match self.status.as_str() {
-                "succeeded" => "succeeded",
-                other => return Err(corrupt("refund status", other)),
-            },
-            description: self.description,
+            status: RefundStatus::parse(&self.status).ok_or_else(|| corrupt("refund status", &self.status))?,
+            description: description(self.description)?,
             reason: RefundReason::parse(&self.reason).map_err(invalid("refund reason"))?,
-            remarks: self.remarks,
+            remarks: description(self.remarks)?,
             metadata: self.metadata.as_deref().map(from_json).transpose()?,
             payment_id: parse_id("payment id", &self.payment_id, PaymentId::parse)?,
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),
             version: self.version,
-        })
+        }))
     }
 }
 
@@ -103,7 +100,7 @@ impl RefundRepository for DbSession<'_> {
 
     fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
         let updated = diesel::update(
-            refunds::table.filter(refunds::id.eq(refund.id.as_str())).filter(refunds::version.eq(expected_version)),
+            refunds::table.filter(refunds::id.eq(refund.id().as_str())).filter(refunds::version.eq(expected_version)),
         )
         .set(RefundRow::from_domain(refund)?)
         .execute(self.connection)

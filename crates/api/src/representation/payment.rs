@@ -2,6 +2,7 @@
 
 use super::customer::CustomerResource;
 use payments_domain::customer::Customer;
+use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::PaymentBilling;
@@ -56,36 +57,36 @@ pub(crate) struct PaymentResource<'a> {
 
 impl<'a> PaymentResource<'a> {
     pub(crate) fn new(payment: &'a Payment, customer: Option<&'a Customer>) -> Self {
-        let card = payment.payment_method.card.as_ref().map(|card: &CardSummary| CardView {
+        let card = payment.payment_method().card.as_ref().map(|card: &CardSummary| CardView {
             first6: &card.first6,
             last4: &card.last4,
             brand: &card.brand,
         });
         Self {
-            id: payment.id.as_str(),
+            id: payment.id().as_str(),
             resource: RESOURCE,
-            amount: payment.amount,
-            amount_refunded: payment.amount_refunded,
-            billing: payment.billing.as_ref(),
-            currency: payment.currency.code(),
-            description: payment.description.as_deref(),
-            fee: payment.fee,
-            livemode: payment.livemode,
-            metadata: payment.metadata.as_ref(),
-            net_amount: payment.net_amount,
-            payment_intent_id: payment.payment_intent_id.as_str(),
-            status: payment.status.as_str(),
+            amount: payment.amount(),
+            amount_refunded: payment.amount_refunded(),
+            billing: payment.billing(),
+            currency: payment.currency().code(),
+            description: payment.description().map(Description::as_str),
+            fee: payment.fee(),
+            livemode: payment.livemode(),
+            metadata: payment.metadata(),
+            net_amount: payment.net_amount(),
+            payment_intent_id: payment.payment_intent_id().as_str(),
+            status: payment.status().as_str(),
             customer: customer.map(CustomerResource::from),
-            origin: &payment.origin,
+            origin: payment.origin(),
             page_session: None,
             payment_method: PaymentMethodView {
-                kind: payment.payment_method.method,
+                kind: payment.payment_method().method,
                 card,
-                qrph: payment.payment_method.qrph.as_ref(),
+                qrph: payment.payment_method().qrph.as_ref(),
             },
-            refunded: payment.refunded,
-            created_at: payment.created_at.unix_seconds(),
-            updated_at: payment.updated_at.unix_seconds(),
+            refunded: payment.refunded(),
+            created_at: payment.created_at().unix_seconds(),
+            updated_at: payment.updated_at().unix_seconds(),
         }
     }
 }

@@ -5,6 +5,7 @@ use super::customer::CustomerResource;
 use super::payment::PaymentResource;
 use payments_application::services::PaymentIntentView;
 use payments_domain::customer::Customer;
+use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::{CardOptions, PaymentError, PaymentIntent, PaymentIntentStatus};
@@ -24,9 +25,9 @@ struct NextAction<'a> {
 }
 
 fn next_action(intent: &PaymentIntent) -> Option<NextAction<'_>> {
-    match intent.status {
+    match intent.status() {
         PaymentIntentStatus::AwaitingNextAction => intent
-            .pending
+            .pending()
             .as_ref()
             .and_then(|pending| pending.redirect_url.as_deref())
             .map(|redirect_url| NextAction { kind: "redirect", redirect_url }),
@@ -82,29 +83,29 @@ impl<'a> PaymentIntentResource<'a> {
         customer: Option<&'a Customer>,
     ) -> Self {
         Self {
-            id: intent.id.as_str(),
+            id: intent.id().as_str(),
             resource: RESOURCE,
-            amount: intent.amount.centavos(),
-            amount_received: intent.amount_received,
-            amount_capturable: intent.amount_capturable,
-            client_secret: intent.client_secret.reveal(),
-            currency: intent.currency.code(),
-            description: intent.description.as_deref(),
-            last_payment_error: intent.last_payment_error.as_ref(),
+            amount: intent.amount().centavos(),
+            amount_received: intent.amount_received(),
+            amount_capturable: intent.amount_capturable(),
+            client_secret: intent.client_secret().reveal(),
+            currency: intent.currency().code(),
+            description: intent.description().map(Description::as_str),
+            last_payment_error: intent.last_payment_error(),
             latest_payment: latest_payment.map(|payment| PaymentResource::new(payment, customer)),
-            livemode: intent.livemode,
-            metadata: intent.metadata.as_ref(),
+            livemode: intent.livemode(),
+            metadata: intent.metadata(),
             next_action: next_action(intent),
-            payment_method_id: intent.payment_method_id.as_deref(),
-            payment_methods: &intent.payment_methods,
-            payment_method_options: PaymentMethodOptions { card: &intent.card_options },
-            statement_descriptor: intent.statement_descriptor.as_ref().map(StatementDescriptor::as_str),
-            status: intent.status.as_str(),
-            return_url: intent.return_url.as_deref(),
-            capture_before_at: intent.capture_before_at.map(Timestamp::unix_seconds),
+            payment_method_id: intent.payment_method_id(),
+            payment_methods: intent.payment_methods(),
+            payment_method_options: PaymentMethodOptions { card: intent.card_options() },
+            statement_descriptor: intent.statement_descriptor().map(StatementDescriptor::as_str),
+            status: intent.status().as_str(),
+            return_url: intent.return_url(),
+            capture_before_at: intent.capture_before_at().map(Timestamp::unix_seconds),
             customer: customer.map(CustomerResource::from),
-            created_at: intent.created_at.unix_seconds(),
-            updated_at: intent.updated_at.unix_seconds(),
+            created_at: intent.created_at().unix_seconds(),
+            updated_at: intent.updated_at().unix_seconds(),
         }
     }
 }
@@ -129,18 +130,18 @@ pub(crate) struct PublicPaymentIntentResource<'a> {
 impl<'a> PublicPaymentIntentResource<'a> {
     pub(crate) fn new(intent: &'a PaymentIntent) -> Self {
         Self {
-            id: intent.id.as_str(),
+            id: intent.id().as_str(),
             resource: RESOURCE,
-            amount: intent.amount.centavos(),
-            currency: intent.currency.code(),
-            status: intent.status.as_str(),
-            client_secret: intent.client_secret.reveal(),
+            amount: intent.amount().centavos(),
+            currency: intent.currency().code(),
+            status: intent.status().as_str(),
+            client_secret: intent.client_secret().reveal(),
             next_action: next_action(intent),
-            last_payment_error: intent.last_payment_error.as_ref(),
-            payment_methods: &intent.payment_methods,
-            payment_method_options: PaymentMethodOptions { card: &intent.card_options },
-            livemode: intent.livemode,
-            return_url: intent.return_url.as_deref(),
+            last_payment_error: intent.last_payment_error(),
+            payment_methods: intent.payment_methods(),
+            payment_method_options: PaymentMethodOptions { card: intent.card_options() },
+            livemode: intent.livemode(),
+            return_url: intent.return_url(),
         }
     }
 }

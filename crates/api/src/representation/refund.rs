@@ -1,5 +1,6 @@
 //! A refund as the API shows it.
 
+use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
 use payments_domain::refund::Refund;
 use serde::Serialize;
@@ -27,19 +28,19 @@ pub(crate) struct RefundResource<'a> {
 impl<'a> RefundResource<'a> {
     pub(crate) fn new(refund: &'a Refund) -> Self {
         Self {
-            id: refund.id.as_str(),
+            id: refund.id().as_str(),
             resource: RESOURCE,
-            amount: refund.amount,
-            currency: refund.currency.code(),
-            status: refund.status,
-            description: refund.description.as_deref(),
-            reason: refund.reason.as_str(),
-            remarks: refund.remarks.as_deref(),
-            payment_id: refund.payment_id.as_str(),
-            livemode: refund.livemode,
-            metadata: refund.metadata.as_ref(),
-            created_at: refund.created_at.unix_seconds(),
-            updated_at: refund.updated_at.unix_seconds(),
+            amount: refund.amount(),
+            currency: refund.currency().code(),
+            status: refund.status().as_str(),
+            description: refund.description().map(Description::as_str),
+            reason: refund.reason().as_str(),
+            remarks: refund.remarks().map(Description::as_str),
+            payment_id: refund.payment_id().as_str(),
+            livemode: refund.livemode(),
+            metadata: refund.metadata(),
+            created_at: refund.created_at().unix_seconds(),
+            updated_at: refund.updated_at().unix_seconds(),
         }
     }
 }

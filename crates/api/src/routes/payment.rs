@@ -7,7 +7,6 @@ use crate::error::ApiError;
 use crate::representation::payment::PaymentResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_domain::limits::DESCRIPTION_LENGTH;
 use payments_domain::metadata::Metadata;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
@@ -31,7 +30,7 @@ async fn update(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let description = params.string("description", DESCRIPTION_LENGTH);
+    let description = params.description("description");
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
     params.finish(Some(()))?;
     let view = blocking(move || services.payments.update(&scope, &id, description, metadata)).await?;

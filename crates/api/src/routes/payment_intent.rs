@@ -12,9 +12,10 @@ use actix_web::{web, HttpResponse};
 use payments_application::ports::PaymentMethodInput;
 use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
 use payments_domain::account::KeyKind;
+use payments_domain::description::Description;
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::{
-    ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH,
+    ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH, IDENTIFIER_LENGTH,
 };
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
@@ -173,7 +174,7 @@ fn payment_intent_changes(params: &mut Params) -> Option<PaymentIntentChanges> {
 
 /// The optional fields that create and update read alike.
 struct SharedFields {
-    description: Option<String>,
+    description: Option<Description>,
     statement_descriptor: Option<StatementDescriptor>,
     metadata: Option<Metadata>,
     customer_id: Option<CustomerId>,
@@ -181,7 +182,7 @@ struct SharedFields {
 }
 
 fn shared_fields(params: &mut Params) -> SharedFields {
-    let description = params.string("description", DESCRIPTION_LENGTH);
+    let description = params.description("description");
     let key = "statement_descriptor";
     let statement_descriptor = params
         .string(key, StatementDescriptor::MAX_LENGTH)

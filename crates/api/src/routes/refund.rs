@@ -7,11 +7,10 @@ use crate::error::ApiError;
 use crate::representation::refund::RefundResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_application::services::NewRefund;
-use payments_domain::limits::{CHOICE_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH};
+use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
-use payments_domain::refund::RefundReason;
+use payments_domain::refund::{NewRefund, RefundReason};
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -60,8 +59,8 @@ fn new_refund(params: &mut Params) -> Option<NewRefund> {
     let payment_id = params.required_string("payment_id", IDENTIFIER_LENGTH);
     let reason =
         params.required_string("reason", CHOICE_LENGTH).and_then(|r| params.check("reason", RefundReason::parse(&r)));
-    let description = params.string("description", DESCRIPTION_LENGTH);
-    let remarks = params.string("remarks", DESCRIPTION_LENGTH);
+    let description = params.description("description");
+    let remarks = params.description("remarks");
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
     // Every missing parameter is reported before any `?` returns.
     let amount = params.require("amount", amount);

@@ -12,8 +12,9 @@ use actix_web::{web, HttpResponse};
 use payments_application::ports::WebhookFilter;
 use payments_application::services::WebhookService;
 use payments_application::{ApplicationError, Scope};
+use payments_domain::description::Description;
 use payments_domain::event::EventType;
-use payments_domain::limits::{CHOICES, CHOICE_LENGTH, DESCRIPTION_LENGTH, IDENTIFIER_LENGTH, URL_LENGTH};
+use payments_domain::limits::{CHOICES, CHOICE_LENGTH, IDENTIFIER_LENGTH, URL_LENGTH};
 use payments_domain::webhook::{NewWebhook, Webhook, WebhookChanges, WebhookUrl};
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
@@ -54,7 +55,7 @@ async fn list(
     let page = page_request(&mut params);
     let filter = WebhookFilter {
         url: params.string("url", URL_LENGTH),
-        description: params.string("description", DESCRIPTION_LENGTH),
+        description: params.string("description", Description::MAX_LENGTH),
     };
     let page = params.finish(page)?;
     let webhooks = blocking(move || services.webhooks.list(&scope, &filter, &page)).await?;

@@ -19,6 +19,6 @@ pub use payment_intent::{
     Access, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentSettings, PaymentIntentView, Processors,
     RedirectCompletion, RedirectPage,
 };
-pub use refund::{NewRefund, RefundService};
+pub use refund::RefundService;
 pub use webhook::WebhookService;
 pub use webhook_delivery::{DeliveryJob, WebhookDeliveryService};

@@ -5,6 +5,7 @@ use crate::error::ApplicationError;
 use crate::ports::{in_transaction, reading, Clock, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
+use payments_domain::description::Description;
 use payments_domain::ids::PaymentId;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
@@ -36,7 +37,7 @@ impl PaymentService {
     pub fn retrieve(&self, scope: &Scope, id: &str) -> Result<PaymentView, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let payment = load(repositories, scope, id)?;
-            let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
+            let customer = load_customer(repositories, scope, payment.customer_id())?;
             Ok(PaymentView { payment, customer })
         })
     }
@@ -49,16 +50,16 @@ impl PaymentService {
         &self,
         scope: &Scope,
         id: &str,
-        description: Option<String>,
+        description: Option<Description>,
         metadata: Option<Metadata>,
     ) -> Result<PaymentView, ApplicationError> {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut payment = load(repositories, scope, id)?;
-            let expected_version = payment.version;
+            let expected_version = payment.version();
             payment.update(description.clone(), metadata.clone(), now);
             repositories.payments().update(&payment, expected_version)?;
-            let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
+            let customer = load_customer(repositories, scope, payment.customer_id())?;
             Ok(PaymentView { payment, customer })
         })
     }

@@ -159,7 +159,7 @@ impl PaymentIntentService {
         let intent =
             PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, self.clock.now());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let customer = existing_customer(repositories, scope, intent.customer_id.as_ref())?;
+            let customer = existing_customer(repositories, scope, intent.customer_id())?;
             repositories.payment_intents().insert(&intent)?;
             Ok(PaymentIntentView { intent, latest_payment: None, customer })
         })
@@ -191,7 +191,7 @@ impl PaymentIntentService {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut intent = load(repositories, scope, id)?;
-            let expected_version = intent.version;
+            let expected_version = intent.version();
             existing_customer(repositories, scope, changes.customer_id.as_ref())?;
             intent.update(changes, now)?;
             repositories.payment_intents().update(&intent, expected_version)?;
@@ -226,9 +226,9 @@ impl PaymentIntentService {
         let processor = self.processors.for_mode(scope.livemode())?;
         let authorization = processor
             .authorize(&AuthorizationRequest {
-                amount: intent.amount,
+                amount: intent.amount(),
                 method: &request.method,
-                card_options: &intent.card_options,
+                card_options: intent.card_options(),
                 now,
             })
             .map_err(|ProcessorError::Unavailable(reason)| ApplicationError::Unavailable(reason.into()))?;
@@ -240,15 +240,17 @@ impl PaymentIntentService {
         let redirect = self.redirect_for(scope.mode);
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let before = load_view(repositories, scope, id)?;
-            if before.intent.version != intent.version {
+            if before.intent.version() != intent.version() {
                 return Err(ApplicationError::Conflict);
             }
             let mut current = before.intent.clone();
-            if request.return_url.is_some() {
-                current.return_url.clone_from(&request.return_url);
-            }
-            let result =
-                current.record_attempt(attempt.clone(), authorization.outcome.clone(), redirect.clone(), now)?;
+            let result = current.record_attempt(
+                attempt.clone(),
+                authorization.outcome.clone(),
+                redirect.clone(),
+                request.return_url.clone(),
+                now,
+            )?;
             let (view, failure) = self.settle(repositories, scope, before, current, result, now)?;
             Ok(match failure {
                 Some(error) => AttachOutcome::Declined(view, error),
@@ -276,9 +278,9 @@ impl PaymentIntentService {
                 // Without an amount the whole hold is taken; with nothing held there is nothing to take.
                 let amount = match amount {
                     Some(amount) => amount,
-                    None => Amount::new(intent.amount_capturable).map_err(|_| DomainError::InvalidState {
+                    None => Amount::new(intent.amount_capturable()).map_err(|_| DomainError::InvalidState {
                         resource: RESOURCE,
-                        status: intent.status.as_str(),
+                        status: intent.status().as_str(),
                         action: "capture",
                     })?,
                 };
@@ -318,17 +320,16 @@ impl PaymentIntentService {
         let now = self.clock.now();
         let intent = reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
         let pending = intent
-            .pending
-            .as_ref()
+            .pending()
             .filter(|pending| pending.redirect_token.as_deref() == Some(token))
-            .filter(|_| intent.action_due_at.is_none_or(|due| now < due))
+            .filter(|_| intent.action_due_at().is_none_or(|due| now < due))
             .ok_or_else(unknown_token)?;
         Ok(RedirectPage {
-            intent_id: intent.id.to_string(),
-            amount: intent.amount.centavos(),
-            currency: intent.currency.code(),
+            intent_id: intent.id().to_string(),
+            amount: intent.amount().centavos(),
+            currency: intent.currency().code(),
             method: pending.attempt.payment_method.method,
-            description: intent.description.clone(),
+            description: intent.description().map(|text| text.as_str().to_owned()),
             redirect_url: pending.redirect_url.clone().unwrap_or_default(),
         })
     }
@@ -346,22 +347,22 @@ impl PaymentIntentService {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let intent = find_by_redirect_token(repositories, token)?;
-            let pending_here = intent.pending.as_ref().is_some_and(|p| p.redirect_token.as_deref() == Some(token));
+            let pending_here = intent.pending().is_some_and(|p| p.redirect_token.as_deref() == Some(token));
             if !pending_here {
                 return Ok(outcome_of_used_page(&intent));
             }
-            let scope = Scope { account_id: intent.account_id.clone(), mode: Mode::from_livemode(intent.livemode) };
+            let scope = Scope { account_id: intent.account_id().clone(), mode: Mode::from_livemode(intent.livemode()) };
             let before = view(repositories, &scope, intent)?;
             let mut intent = before.intent.clone();
-            let result = if intent.action_due_at.is_some_and(|due| now >= due) {
+            let result = if intent.action_due_at().is_some_and(|due| now >= due) {
                 intent.expire_redirect(now)?
             } else {
                 intent.complete_redirect(authorized, now)?
             };
             let (view, error) = self.settle(repositories, &scope, before, intent, result, now)?;
             Ok(RedirectCompletion {
-                return_url: view.intent.return_url.clone(),
-                client_secret: view.intent.client_secret.reveal().to_owned(),
+                return_url: view.intent.return_url().map(str::to_owned),
+                client_secret: view.intent.client_secret().reveal().to_owned(),
                 succeeded: error.is_none(),
                 error,
                 already_used: false,
@@ -382,14 +383,14 @@ impl PaymentIntentService {
         let mut moved = 0;
         for candidate in due {
             let scope =
-                Scope { account_id: candidate.account_id.clone(), mode: Mode::from_livemode(candidate.livemode) };
+                Scope { account_id: candidate.account_id().clone(), mode: Mode::from_livemode(candidate.livemode()) };
             let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let Some(intent) = repositories.payment_intents().find(&scope, &candidate.id)? else {
+                let Some(intent) = repositories.payment_intents().find(&scope, candidate.id())? else {
                     return Ok(false);
                 };
                 let before = view(repositories, &scope, intent)?;
                 let mut intent = before.intent.clone();
-                match intent.status {
+                match intent.status() {
                     PaymentIntentStatus::AwaitingNextAction => {
                         let result = intent.expire_redirect(now)?;
                         self.settle(repositories, &scope, before, intent, result, now)?;
@@ -412,7 +413,7 @@ impl PaymentIntentService {
             match outcome {
                 Ok(true) => moved += 1,
                 Ok(false) | Err(ApplicationError::Conflict | ApplicationError::InvalidState(_)) => {}
-                Err(error) => tracing::warn!(intent = %candidate.id, %error, "a due payment intent action failed"),
+                Err(error) => tracing::warn!(intent = %candidate.id(), %error, "a due payment intent action failed"),
             }
         }
         Ok(moved)
@@ -433,7 +434,7 @@ impl PaymentIntentService {
                 if attempt.payment_method.method == PaymentMethodType::Qrph && attempt.payment_method.qrph.is_none() {
                     attempt.payment_method.qrph = self.processors.for_mode(scope.livemode())?.qrph_payer();
                 }
-                let payment = self.paid_payment(&intent, intent.amount.centavos(), attempt, now);
+                let payment = self.paid_payment(&intent, intent.amount().centavos(), attempt, now);
                 let effects = Effects {
                     payment: Some((payment, EventType::PaymentPaid)),
                     intent_event: Some(EventType::PaymentIntentSucceeded),
@@ -468,11 +469,11 @@ impl PaymentIntentService {
     ) -> Result<PaymentIntentView, ApplicationError> {
         let mut latest_payment = before.latest_payment.clone();
         if let Some((payment, _)) = &effects.payment {
-            intent.link_payment(payment.id.clone());
+            intent.link_payment(payment.id().clone());
             repositories.payments().insert(payment)?;
             latest_payment = Some(payment.clone());
         }
-        repositories.payment_intents().update(&intent, before.intent.version)?;
+        repositories.payment_intents().update(&intent, before.intent.version())?;
         let after = PaymentIntentView { intent, latest_payment, customer: before.customer.clone() };
         let log = self.event_log(scope, now);
         if let Some(event_type) = effects.intent_event {
@@ -517,7 +518,7 @@ impl PaymentIntentService {
 
 /// How an intent whose test authorization page was already used stands now.
 fn outcome_of_used_page(intent: &PaymentIntent) -> RedirectCompletion {
-    let (succeeded, error) = match intent.status {
+    let (succeeded, error) = match intent.status() {
         PaymentIntentStatus::Succeeded | PaymentIntentStatus::AwaitingCapture | PaymentIntentStatus::Processing => {
             (true, None)
         }
@@ -526,14 +527,14 @@ fn outcome_of_used_page(intent: &PaymentIntent) -> RedirectCompletion {
         }
         PaymentIntentStatus::AwaitingPaymentMethod | PaymentIntentStatus::AwaitingNextAction => (
             false,
-            Some(intent.last_payment_error.clone().unwrap_or_else(|| {
+            Some(intent.last_payment_error().cloned().unwrap_or_else(|| {
                 PaymentError::new("authentication_failed", "The customer failed to authenticate the payment.")
             })),
         ),
     };
     RedirectCompletion {
-        return_url: intent.return_url.clone(),
-        client_secret: intent.client_secret.reveal().to_owned(),
+        return_url: intent.return_url().map(str::to_owned),
+        client_secret: intent.client_secret().reveal().to_owned(),
         succeeded,
         error,
         already_used: true,
@@ -576,11 +577,11 @@ pub(crate) fn view(
     scope: &Scope,
     intent: PaymentIntent,
 ) -> Result<PaymentIntentView, ApplicationError> {
-    let latest_payment = match &intent.latest_payment_id {
+    let latest_payment = match &intent.latest_payment_id() {
         Some(id) => repositories.payments().find(scope, id)?,
         None => None,
     };
-    let customer = load_customer(repositories, scope, intent.customer_id.as_ref())?;
+    let customer = load_customer(repositories, scope, intent.customer_id())?;
     Ok(PaymentIntentView { intent, latest_payment, customer })
 }
 
@@ -616,7 +617,7 @@ fn check_access(intent: &PaymentIntent, access: Access<'_>) -> Result<(), Applic
     match access {
         Access::SecretKey => Ok(()),
         Access::ClientSecret(None) => Err(ApplicationError::invalid(FieldError::required(parameter))),
-        Access::ClientSecret(Some(presented)) if intent.client_secret.matches(presented) => Ok(()),
+        Access::ClientSecret(Some(presented)) if intent.client_secret().matches(presented) => Ok(()),
         Access::ClientSecret(Some(_)) => Err(ApplicationError::invalid(FieldError::invalid(
             parameter,
             "The client secret does not match this payment intent.",

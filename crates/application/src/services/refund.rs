@@ -8,24 +8,11 @@ use crate::scope::Scope;
 use payments_domain::event::EventType;
 use payments_domain::ids::{RefundId, RANDOM_PART_LENGTH};
 use payments_domain::metadata::Metadata;
-use payments_domain::money::Currency;
-use payments_domain::refund::{Refund, RefundReason};
+use payments_domain::refund::{NewRefund, Refund};
 use payments_domain::validation::FieldError;
 use std::sync::Arc;
 
 const RESOURCE: &str = "refund";
-
-/// What a merchant supplies to refund a payment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewRefund {
-    pub amount: i64,
-    pub currency: Currency,
-    pub payment_id: String,
-    pub reason: RefundReason,
-    pub description: Option<String>,
-    pub remarks: Option<String>,
-    pub metadata: Option<Metadata>,
-}
 
 /// Refund use cases.
 pub struct RefundService {
@@ -64,32 +51,11 @@ impl RefundService {
                         format!("No payment with id {} exists.", new.payment_id),
                     ))
                 })?;
-                if payment.currency != new.currency {
-                    return Err(ApplicationError::invalid(FieldError::invalid(
-                        "currency",
-                        "The currency must be the payment's currency.",
-                    )));
-                }
-                let customer = load_customer(repositories, scope, payment.customer_id.as_ref())?;
+                let customer = load_customer(repositories, scope, payment.customer_id())?;
                 let before = self.presenter.payment(&payment, customer.as_ref());
-                let expected_version = payment.version;
-                payment.refund(new.amount, now)?;
-                let refund = Refund {
-                    id: RefundId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
-                    account_id: scope.account_id.clone(),
-                    livemode: scope.livemode(),
-                    amount: new.amount,
-                    currency: new.currency,
-                    status: "succeeded",
-                    description: new.description.clone(),
-                    reason: new.reason,
-                    remarks: new.remarks.clone(),
-                    metadata: new.metadata.clone(),
-                    payment_id: payment.id.clone(),
-                    created_at: now,
-                    updated_at: now,
-                    version: 1,
-                };
+                let expected_version = payment.version();
+                let id = RefundId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+                let refund = payment.refund(id, new.clone(), now)?;
                 repositories.payments().update(&payment, expected_version)?;
                 repositories.refunds().insert(&refund)?;
                 let log = self.event_log(scope, now);
@@ -110,7 +76,7 @@ impl RefundService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut refund = load(repositories, scope, id)?;
             let before = self.presenter.refund(&refund);
-            let expected_version = refund.version;
+            let expected_version = refund.version();
             refund.update(metadata.clone(), now);
             repositories.refunds().update(&refund, expected_version)?;
             let after = self.presenter.refund(&refund);
