@@ -3,6 +3,8 @@
 //! A transaction works on a copy of the state and swaps it in on success, so a failed use case leaves
 //! nothing behind, as with a real database.
 
+pub mod contract;
+
 use crate::error::ApplicationError;
 use crate::pagination::{Cursor, Page, PageRequest};
 use crate::ports::unit_of_work::Work;
@@ -27,7 +29,7 @@ use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, CustomerId};
 use payments_domain::ids::{DeliveryId, EventId, PaymentId, PaymentIntentId, RefundId, WebhookId};
 use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
-use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent};
+use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent, PaymentIntentStatus};
 use payments_domain::payment_method::{CardSummary, Funding, QrphSummary};
 use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
@@ -253,18 +255,20 @@ impl PaymentIntentRepository for State {
         Ok(self
             .payment_intents
             .iter()
-            .find(|i| i.pending().and_then(|p| p.redirect_token.as_deref()) == Some(token))
+            .find(|i| i.redirect_token() == Some(token))
             .cloned())
     }
 
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
-        Ok(self
+        let with_actions =
+            [PaymentIntentStatus::AwaitingNextAction, PaymentIntentStatus::Processing, PaymentIntentStatus::AwaitingCapture];
+        let mut due: Vec<&PaymentIntent> = self
             .payment_intents
             .iter()
-            .filter(|i| i.action_due_at().is_some_and(|due| due <= now))
-            .take(limit as usize)
-            .cloned()
-            .collect())
+            .filter(|i| with_actions.contains(&i.status()) && i.action_due_at().is_some_and(|due| due <= now))
+            .collect();
+        due.sort_by_key(|i| i.action_due_at());
+        Ok(due.into_iter().take(limit as usize).cloned().collect())
     }
 }
 

@@ -1,0 +1,470 @@
+//! The repository contract: what every implementation of the storage ports must do, written once and
+//! run against the in-memory fakes and against diesel on SQLite and PostgreSQL (see
+//! [`crate::repository_contract`]). Each check takes a fresh, empty store and panics on a breach.
+
+#![allow(clippy::unwrap_used, clippy::missing_panics_doc)]
+
+use crate::error::{ApplicationError, StoreError};
+use crate::pagination::{MetadataMatch, Page, PageRequest};
+use crate::ports::{
+    in_transaction, reading, CustomerFilter, DeliveryAttempt, IdempotencyRecord, IdempotencyState, UnitOfWork,
+    WebhookFilter,
+};
+use crate::scope::{Caller, Scope};
+use payments_domain::account::{Account, KeyKind, Mode};
+use payments_domain::customer::{Billing, BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer};
+use payments_domain::description::Description;
+use payments_domain::event::{Event, EventType};
+use payments_domain::ids::{AccountId, ClientSecret, CustomerId, DeliveryId, EventId, PaymentId, PaymentIntentId};
+use payments_domain::ids::{RefundId, WebhookId};
+use payments_domain::metadata::Metadata;
+use payments_domain::money::{Amount, Currency};
+use payments_domain::payment::{FeeRate, Payment};
+use payments_domain::payment_intent::{
+    Attempt, AuthorizationOutcome, CardOptions, NewPaymentIntent, PaymentIntent, PaymentIntentStatus,
+};
+use payments_domain::payment_method::{PaymentMethodRecord, PaymentMethodType};
+use payments_domain::refund::{NewRefund, RefundReason};
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::{
+    AttemptOutcome, Delivery, DeliveryStatus, NewWebhook, RetrySchedule, Webhook, WebhookChanges,
+    WebhookSecret, WebhookStatus, WebhookUrl,
+};
+use std::any::Any;
+use std::sync::Arc;
+
+/// A store under test, with whatever keeps it alive (a temporary database).
+pub struct ContractStore {
+    unit_of_work: Arc<dyn UnitOfWork>,
+    _keep: Box<dyn Any>,
+}
+
+impl ContractStore {
+    #[must_use]
+    pub fn new(unit_of_work: Arc<dyn UnitOfWork>, keep: impl Any) -> Self {
+        Self { unit_of_work, _keep: Box::new(keep) }
+    }
+
+    #[must_use]
+    pub fn unit_of_work(&self) -> &dyn UnitOfWork {
+        self.unit_of_work.as_ref()
+    }
+}
+
+/// Declares one `#[test]` per check of the contract, each on a store made by `$make` (an expression
+/// evaluated once per test, yielding a [`ContractStore`]).
+#[macro_export]
+macro_rules! repository_contract {
+    ($make:expr) => {
+        $crate::repository_contract!(@checks $make;
+            accounts_are_found_by_key_digest,
+            customers_round_trip_and_stay_in_their_scope,
+            a_stale_version_is_a_conflict,
+            a_taken_statement_prefix_is_a_unique_violation,
+            lists_page_newest_first_with_cursors_and_filters,
+            idempotency_keys_record_and_replay_per_api_key,
+            payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
+            payments_and_refunds_round_trip_with_versioned_updates,
+            events_are_appended_listed_and_counted,
+            webhooks_are_stored_listed_and_filtered,
+            deliveries_are_leased_settled_and_moved,
+        );
+    };
+    (@checks $make:expr; $($check:ident),* $(,)?) => {$(
+        #[test]
+        fn $check() {
+            let store: $crate::testing::contract::ContractStore = $make;
+            $crate::testing::contract::$check(store.unit_of_work());
+        }
+    )*};
+}
+
+const NOW: i64 = 1_700_000_000;
+
+fn at(offset: i64) -> Timestamp {
+    Timestamp::from_unix_seconds(NOW + offset)
+}
+
+/// A test-mode scope of a new account (with one secret test key, digest `digest-<account id>`).
+fn account(store: &dyn UnitOfWork, name: &str) -> Scope {
+    let id = AccountId::from_random(name);
+    let account = Account { id: id.clone(), name: name.into(), created_at: at(0) };
+    let keys = vec![(format!("digest-{id}"), KeyKind::Secret, Mode::Test)];
+    in_transaction(store, |r| Ok(r.accounts().insert(&account, &keys)?)).unwrap();
+    Scope { account_id: id, mode: Mode::Test }
+}
+
+fn write<T>(store: &dyn UnitOfWork, work: impl FnOnce(&mut dyn crate::ports::Repositories) -> Result<T, StoreError>) -> T {
+    in_transaction(store, |r| Ok(work(r)?)).unwrap()
+}
+
+fn read<T>(store: &dyn UnitOfWork, work: impl FnOnce(&mut dyn crate::ports::Repositories) -> Result<T, StoreError>) -> T {
+    reading(store, |r| Ok(work(r)?)).unwrap()
+}
+
+fn ids<T>(page: &Page<T>, id: impl Fn(&T) -> String) -> Vec<String> {
+    page.data.iter().map(id).collect()
+}
+
+fn customer(scope: &Scope, n: u32) -> Customer {
+    let new = NewCustomer {
+        name: CustomerName::new(format!("Customer {n}")).unwrap(),
+        email: Email::new(format!("c{n}@example.com")).unwrap(),
+        currency: Currency::Php,
+        billing_statement_prefix: None,
+        next_billing_statement_sequence_number: None,
+        billing: None,
+        metadata: None,
+    };
+    Customer::create(
+        CustomerId::from_random(&format!("c{n}{}", scope.account_id.as_str().len())),
+        scope.account_id.clone(),
+        scope.livemode(),
+        new,
+        BillingStatementPrefix::new(format!("P{n:04}")).unwrap(),
+        at(0),
+    )
+}
+
+fn metadata(pairs: &[(&str, &str)]) -> Metadata {
+    Metadata::new(pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()).unwrap()
+}
+
+pub fn accounts_are_found_by_key_digest(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let digest = format!("digest-{}", scope.account_id);
+    let (found, missing, count) =
+        read(store, |r| Ok((r.accounts().find_key(&digest)?, r.accounts().find_key("nope")?, r.accounts().count()?)));
+    let found = found.expect("the key is found");
+    assert_eq!((found.account_id, found.kind, found.mode), (scope.account_id, KeyKind::Secret, Mode::Test));
+    assert!(missing.is_none());
+    assert_eq!(count, 1);
+}
+
+pub fn customers_round_trip_and_stay_in_their_scope(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let mut original = customer(&scope, 1);
+    original.metadata = Some(metadata(&[("k", "v")]));
+    original.billing = Some(Billing { phone: Some("+63 2 1234".into()), address: None });
+    write(store, |r| r.customers().insert(&original));
+    assert_eq!(read(store, |r| r.customers().find(&scope, &original.id)), Some(original.clone()));
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    let other = account(store, "other");
+    for elsewhere in [live, other] {
+        assert_eq!(read(store, |r| r.customers().find(&elsewhere, &original.id)), None, "from {elsewhere:?}");
+    }
+}
+
+pub fn a_stale_version_is_a_conflict(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let mut customer = customer(&scope, 1);
+    write(store, |r| r.customers().insert(&customer));
+    customer.version = 2;
+    write(store, |r| r.customers().update(&customer, 1));
+    customer.version = 3;
+    let stale = in_transaction(store, |r| Ok(r.customers().update(&customer, 1)?));
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+}
+
+pub fn a_taken_statement_prefix_is_a_unique_violation(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let first = customer(&scope, 1);
+    write(store, |r| r.customers().insert(&first));
+    let mut second = customer(&scope, 2);
+    second.billing_statement_prefix = first.billing_statement_prefix.clone();
+    let refused = write(store, |r| Ok(matches!(r.customers().insert(&second), Err(StoreError::UniqueViolation(_)))));
+    assert!(refused, "a taken prefix is refused");
+    let prefix = &first.billing_statement_prefix;
+    let in_use = read(store, |r| {
+        Ok((r.customers().prefix_in_use(&scope, prefix, None)?, r.customers().prefix_in_use(&scope, prefix, Some(&first.id))?))
+    });
+    assert_eq!(in_use, (true, false));
+}
+
+pub fn lists_page_newest_first_with_cursors_and_filters(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let customers: Vec<Customer> = (1..=5)
+        .map(|n| {
+            let mut customer = customer(&scope, n);
+            customer.metadata = Some(metadata(&[("tier", if n % 2 == 0 { "gold" } else { "plain" })]));
+            customer
+        })
+        .collect();
+    for customer in &customers {
+        write(store, |r| r.customers().insert(customer));
+    }
+    let list = |page: PageRequest, filter: CustomerFilter| {
+        reading(store, |r| r.customers().list(&scope, &filter, &page).map_err(|e| page.explain(e)))
+    };
+    let id = |c: &Customer| c.id.to_string();
+    let all = CustomerFilter::default;
+    let first = list(PageRequest::new(Some(2), None, None).unwrap(), all()).unwrap();
+    assert_eq!((ids(&first, id), first.has_more), (vec![id(&customers[4]), id(&customers[3])], true));
+    let last = list(PageRequest::new(Some(2), Some(id(&customers[1])), None).unwrap(), all()).unwrap();
+    assert_eq!((ids(&last, id), last.has_more), (vec![id(&customers[0])], false));
+    let back = list(PageRequest::new(Some(2), None, Some(id(&customers[1]))).unwrap(), all()).unwrap();
+    assert_eq!((ids(&back, id), back.has_more), (vec![id(&customers[3]), id(&customers[2])], true));
+    let by_email = CustomerFilter { email: Some("c3@example.com".into()), ..all() };
+    assert_eq!(ids(&list(PageRequest::default(), by_email).unwrap(), id), vec![id(&customers[2])]);
+    let gold = MetadataMatch { key: "tier".into(), value: Some("gold".into()) };
+    let by_pair = CustomerFilter { metadata: vec![gold], ..all() };
+    assert_eq!(ids(&list(PageRequest::default(), by_pair).unwrap(), id), vec![id(&customers[3]), id(&customers[1])]);
+    let by_key = CustomerFilter { metadata: vec![MetadataMatch { key: "tier".into(), value: None }], ..all() };
+    assert_eq!(list(PageRequest::default(), by_key).unwrap().data.len(), 5);
+    let unknown = list(PageRequest::new(None, Some("cus_unknown".into()), None).unwrap(), all());
+    assert!(matches!(unknown, Err(ApplicationError::Validation(_))), "{unknown:?}");
+}
+
+pub fn idempotency_keys_record_and_replay_per_api_key(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let secret = Caller { scope: scope.clone(), key_kind: KeyKind::Secret };
+    let public = Caller { scope, key_kind: KeyKind::Public };
+    let record = |caller: &Caller| IdempotencyRecord {
+        caller: caller.clone(),
+        key: "key-1".into(),
+        fingerprint: "f".into(),
+        state: IdempotencyState::InFlight,
+        created_at: at(100),
+    };
+    write(store, |r| r.idempotency_keys().insert(&record(&secret)));
+    let again = write(store, |r| Ok(matches!(r.idempotency_keys().insert(&record(&secret)), Err(StoreError::UniqueViolation(_)))));
+    assert!(again, "a second insert of the key is a unique violation");
+    write(store, |r| r.idempotency_keys().insert(&record(&public)));
+    write(store, |r| r.idempotency_keys().complete(&secret, "key-1", 201, b"{\"a\":1}"));
+    let found = read(store, |r| r.idempotency_keys().find(&secret, "key-1")).unwrap();
+    assert_eq!(found.state, IdempotencyState::Completed { status: 201, body: b"{\"a\":1}".to_vec() });
+    let other_key = read(store, |r| r.idempotency_keys().find(&public, "key-1")).unwrap();
+    assert_eq!(other_key.state, IdempotencyState::InFlight, "the public key's record is its own");
+    write(store, |r| r.idempotency_keys().delete(&public, "key-1"));
+    assert_eq!(write(store, |r| r.idempotency_keys().delete_created_before(at(101))), 1);
+    assert!(read(store, |r| r.idempotency_keys().find(&secret, "key-1")).is_none());
+}
+
+fn new_intent(scope: &Scope, n: u32) -> PaymentIntent {
+    let id = PaymentIntentId::from_random(&format!("intent{n}"));
+    let new = NewPaymentIntent {
+        amount: Amount::new(10_000).unwrap(),
+        currency: Currency::Php,
+        payment_methods: vec![PaymentMethodType::Card, PaymentMethodType::Gcash],
+        statement_descriptor: None,
+        description: Some(Description::new("Order 1".into()).unwrap()),
+        metadata: Some(metadata(&[("order", "1")])),
+        customer_id: None,
+        return_url: Some("https://shop.example/done".into()),
+        card_options: CardOptions::default(),
+    };
+    let secret = ClientSecret::new(id.as_str(), "secret");
+    PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, at(0))
+}
+
+fn gcash_attempt(n: u32) -> Attempt {
+    Attempt {
+        payment_method_id: format!("pm_{n}"),
+        payment_method: PaymentMethodRecord { method: PaymentMethodType::Gcash, card: None, qrph: None },
+        billing: None,
+    }
+}
+
+pub fn payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let mut intent = new_intent(&scope, 1);
+    write(store, |r| r.payment_intents().insert(&intent));
+    assert_eq!(read(store, |r| r.payment_intents().find(&scope, intent.id())), Some(intent.clone()));
+    assert_eq!(read(store, |r| r.payment_intents().due(at(3_600), 10)), vec![], "nothing is due");
+
+    let version = intent.version();
+    let redirect = Some(("token1".to_owned(), "http://127.0.0.1/test/authorize/token1".to_owned()));
+    intent.record_attempt(gcash_attempt(1), AuthorizationOutcome::RedirectRequired, redirect, None, at(10)).unwrap();
+    write(store, |r| r.payment_intents().update(&intent, version));
+    let stale = in_transaction(store, |r| Ok(r.payment_intents().update(&intent, version)?));
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+    assert_eq!(read(store, |r| r.payment_intents().find_by_redirect_token("token1")), Some(intent.clone()));
+    assert_eq!(read(store, |r| r.payment_intents().find_by_redirect_token("other")), None);
+    let due_at = intent.action_due_at().unwrap();
+    assert!(read(store, |r| r.payment_intents().due(due_at.plus_seconds(-1), 10)).is_empty());
+    assert_eq!(read(store, |r| r.payment_intents().due(due_at, 10)), vec![intent.clone()], "the redirect expires");
+
+    let version = intent.version();
+    intent.complete_redirect(false, at(20)).unwrap();
+    write(store, |r| r.payment_intents().update(&intent, version));
+    let after_use = read(store, |r| r.payment_intents().find_by_redirect_token("token1")).unwrap();
+    assert_eq!(after_use.status(), PaymentIntentStatus::AwaitingPaymentMethod);
+    assert!(after_use.pending().is_none(), "a used page still finds its intent, with nothing pending");
+    assert!(read(store, |r| r.payment_intents().due(at(100_000), 10)).is_empty(), "no action is due");
+    let elsewhere = account(store, "other");
+    assert_eq!(read(store, |r| r.payment_intents().find(&elsewhere, intent.id())), None);
+}
+
+pub fn payments_and_refunds_round_trip_with_versioned_updates(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let intent = new_intent(&scope, 1);
+    write(store, |r| r.payment_intents().insert(&intent));
+    let rate = FeeRate { basis_points: 230, fixed: 0 };
+    let mut payment = Payment::paid(PaymentId::from_random("pay1"), &intent, 10_000, gcash_attempt(1), rate, at(5));
+    write(store, |r| r.payments().insert(&payment));
+    assert_eq!(read(store, |r| r.payments().find(&scope, payment.id())), Some(payment.clone()));
+
+    let version = payment.version();
+    let new = NewRefund {
+        amount: 2_500,
+        currency: Currency::Php,
+        payment_id: payment.id().to_string(),
+        reason: RefundReason::RequestedByCustomer,
+        description: Some(Description::new("Returned".into()).unwrap()),
+        remarks: None,
+        metadata: None,
+    };
+    let mut refund = payment.refund(RefundId::from_random("re1"), new, at(6)).unwrap();
+    write(store, |r| {
+        r.payments().update(&payment, version)?;
+        r.refunds().insert(&refund)
+    });
+    let stale = in_transaction(store, |r| Ok(r.payments().update(&payment, version)?));
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+    let stored = read(store, |r| r.payments().find(&scope, payment.id())).unwrap();
+    assert_eq!((stored.amount_refunded(), stored.refunded()), (2_500, true));
+    assert_eq!(read(store, |r| r.refunds().find(&scope, refund.id())), Some(refund.clone()));
+
+    let version = refund.version();
+    refund.update(Some(metadata(&[("ticket", "7")])), at(7));
+    write(store, |r| r.refunds().update(&refund, version));
+    assert_eq!(read(store, |r| r.refunds().find(&scope, refund.id())), Some(refund.clone()));
+    let stale = in_transaction(store, |r| Ok(r.refunds().update(&refund, version)?));
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+    let elsewhere = account(store, "other");
+    assert_eq!(read(store, |r| r.payments().find(&elsewhere, payment.id())), None);
+    assert_eq!(read(store, |r| r.refunds().find(&elsewhere, refund.id())), None);
+}
+
+fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
+    Event {
+        id: EventId::from_random(&format!("event{n}")),
+        account_id: scope.account_id.clone(),
+        livemode: scope.livemode(),
+        event_type: EventType::PaymentPaid,
+        pending_webhooks,
+        created_at: at(i64::from(n)),
+        body: format!(r#"{{"id":"evt_event{n}","resource":"event"}}"#),
+    }
+}
+
+pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let events: Vec<Event> = (1..=3).map(|n| event(&scope, n, 2)).collect();
+    for event in &events {
+        write(store, |r| r.events().append(event));
+    }
+    assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)), Some(events[0].clone()));
+    write(store, |r| r.events().add_pending_webhooks(&events[0].id, -1));
+    assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)).unwrap().pending_webhooks, 1);
+    let id = |e: &Event| e.id.to_string();
+    let page = PageRequest::new(Some(2), None, None).unwrap();
+    let newest = read(store, |r| r.events().list(&scope, &page));
+    assert_eq!((ids(&newest, id), newest.has_more), (vec![id(&events[2]), id(&events[1])], true));
+    let older = PageRequest::new(Some(2), Some(id(&events[1])), None).unwrap();
+    assert_eq!(ids(&read(store, |r| r.events().list(&scope, &older)), id), vec![id(&events[0])]);
+    let elsewhere = account(store, "other");
+    assert_eq!(read(store, |r| r.events().find(&elsewhere, &events[0].id)), None);
+    assert!(read(store, |r| r.events().list(&elsewhere, &PageRequest::default())).data.is_empty());
+}
+
+fn webhook(scope: &Scope, n: u32, events: Vec<EventType>) -> Webhook {
+    let new = NewWebhook {
+        url: WebhookUrl::new(format!("https://hooks.example/{n}")).unwrap(),
+        events,
+        description: Some(Description::new(format!("hook {n}")).unwrap()),
+    };
+    let id = WebhookId::from_random(&format!("hook{n}"));
+    Webhook::create(id, scope.account_id.clone(), scope.livemode(), WebhookSecret::new("secret"), new, at(0))
+}
+
+pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let mut first = webhook(&scope, 1, vec![EventType::PaymentPaid, EventType::RefundCreated]);
+    let second = webhook(&scope, 2, vec![EventType::PaymentFailed]);
+    write(store, |r| {
+        r.webhooks().insert(&first)?;
+        r.webhooks().insert(&second)
+    });
+    assert_eq!(read(store, |r| r.webhooks().find(&scope, first.id())), Some(first.clone()));
+    let version = first.version();
+    let _paused = first.disable(at(1));
+    first.update(WebhookChanges { description: Some(Description::new("renamed".into()).unwrap()), ..WebhookChanges::default() }, at(2));
+    write(store, |r| r.webhooks().update(&first, version));
+    let stale = in_transaction(store, |r| Ok(r.webhooks().update(&first, version)?));
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+    let stored = read(store, |r| r.webhooks().find(&scope, first.id())).unwrap();
+    assert_eq!((stored.status(), stored.description().map(Description::as_str)), (WebhookStatus::Disabled, Some("renamed")));
+    let enabled = read(store, |r| r.webhooks().enabled(&scope));
+    assert_eq!(enabled.iter().map(|w| w.id().clone()).collect::<Vec<_>>(), vec![second.id().clone()]);
+    let id = |w: &Webhook| w.id().to_string();
+    let all = read(store, |r| r.webhooks().list(&scope, &WebhookFilter::default(), &PageRequest::default()));
+    assert_eq!(ids(&all, id), vec![id(&second), id(&first)], "newest first");
+    let by_url = WebhookFilter { url: Some("https://hooks.example/2".into()), description: None };
+    assert_eq!(ids(&read(store, |r| r.webhooks().list(&scope, &by_url, &PageRequest::default())), id), vec![id(&second)]);
+    let by_description = WebhookFilter { url: None, description: Some("renamed".into()) };
+    let found = read(store, |r| r.webhooks().list(&scope, &by_description, &PageRequest::default()));
+    assert_eq!(ids(&found, id), vec![id(&first)]);
+    write(store, |r| r.webhooks().delete(&first));
+    assert_eq!(read(store, |r| r.webhooks().find(&scope, first.id())), None);
+    let elsewhere = account(store, "other");
+    assert_eq!(read(store, |r| r.webhooks().find(&elsewhere, second.id())), None);
+    assert!(read(store, |r| r.webhooks().enabled(&elsewhere)).is_empty());
+}
+
+pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let mut hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
+    let (first_event, second_event) = (event(&scope, 1, 1), event(&scope, 2, 1));
+    let mut first = Delivery::new(DeliveryId::from_random("d1"), &hook, first_event.id.clone(), at(0));
+    let second = Delivery::new(DeliveryId::from_random("d2"), &hook, second_event.id.clone(), at(5));
+    write(store, |r| {
+        r.webhooks().insert(&hook)?;
+        r.events().append(&first_event)?;
+        r.events().append(&second_event)?;
+        r.deliveries().insert(&first)?;
+        r.deliveries().insert(&second)
+    });
+    let due = read(store, |r| r.deliveries().due(at(10), 10));
+    assert_eq!(due, vec![first.clone(), second.clone()], "due ones, the longest waiting first");
+    assert_eq!(read(store, |r| r.deliveries().due(at(1), 10)), vec![first.clone()]);
+
+    let lease = at(40);
+    assert!(write(store, |r| r.deliveries().claim(first.id(), "a", at(10), lease)));
+    assert!(!write(store, |r| r.deliveries().claim(first.id(), "b", at(11), at(41))), "leased to a");
+    assert_eq!(read(store, |r| r.deliveries().due(at(12), 10)), vec![second.clone()], "a leased one is not due");
+    assert!(write(store, |r| r.deliveries().claim(first.id(), "b", lease, at(70))), "taken over when the lease ends");
+
+    let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
+    let failure = AttemptOutcome { status_code: Some(503), error: None, duration_ms: 4 };
+    first.record(&failure, &schedule, at(41), 0.5);
+    assert!(!write(store, |r| r.deliveries().settle(&first, "a")), "a lost its lease");
+    assert!(write(store, |r| r.deliveries().settle(&first, "b")));
+    let attempt = DeliveryAttempt {
+        delivery_id: first.id().clone(),
+        webhook_id: hook.id().clone(),
+        event_id: first_event.id.clone(),
+        attempted_at: at(41),
+        status_code: Some(503),
+        error: None,
+        duration_ms: 4,
+    };
+    write(store, |r| r.deliveries().record_attempt(&attempt));
+    assert_eq!(read(store, |r| r.deliveries().attempts(hook.id(), 10)), vec![attempt]);
+    let retried = read(store, |r| r.deliveries().due(at(43), 10));
+    assert_eq!(retried.iter().find(|d| d.id() == first.id()), Some(&first), "due again after its backoff");
+
+    let paused = hook.disable(at(50));
+    let moved = write(store, |r| r.deliveries().move_all(hook.id(), &paused));
+    assert_eq!(moved.len(), 2);
+    assert!(moved.iter().all(|d| d.status() == DeliveryStatus::Paused));
+    assert!(read(store, |r| r.deliveries().due(at(100), 10)).is_empty(), "paused ones wait");
+    let resumed = hook.enable(at(60));
+    let moved = write(store, |r| r.deliveries().move_all(hook.id(), &resumed));
+    assert!(moved.iter().all(|d| d.status() == DeliveryStatus::Pending && d.next_attempt_at() == at(60)));
+    assert_eq!(read(store, |r| r.deliveries().due(at(60), 10)).len(), 2, "due at once when resumed");
+    for change in hook.deletion() {
+        write(store, |r| r.deliveries().move_all(hook.id(), &change));
+    }
+    assert!(read(store, |r| r.deliveries().due(at(100), 10)).is_empty(), "canceled ones are never due");
+}
