@@ -104,11 +104,7 @@ fn concurrent_writers_all_commit(backend: Backend) {
         thread.join().expect("writer thread");
     }
     let page = reading(unit_of_work.as_ref(), |r| {
-        Ok(r.customers().list(
-            &scope,
-            &CustomerFilter::default(),
-            &PageRequest::new(Some(100), None, None).unwrap(),
-        )?)
+        Ok(r.customers().list(&scope, &CustomerFilter::default(), &PageRequest::new(Some(100), None, None).unwrap())?)
     })
     .unwrap();
     assert_eq!(page.data.len(), 40);

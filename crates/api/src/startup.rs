@@ -156,7 +156,8 @@ pub struct Application {
     port: u16,
     server: Server,
     services: Services,
-    worker: DeliveryWorker,
+    /// The webhook worker, run beside the server unless a caller took it to drive it.
+    worker: Option<DeliveryWorker>,
 }
 
 impl Application {
@@ -207,7 +208,7 @@ impl Application {
             server = server.workers(settings.workers);
         }
         let server = server.listen(listener).map_err(StartupError::Server)?.run();
-        Ok(Self { port, server, services, worker })
+        Ok(Self { port, server, services, worker: Some(worker) })
     }
 
     #[must_use]
@@ -220,6 +221,12 @@ impl Application {
         &self.services
     }
 
+    /// Takes the webhook worker out, so the caller drives it (tests tick it with a moved clock); the
+    /// service then runs without one.
+    pub fn detach_delivery_worker(&mut self) -> Option<DeliveryWorker> {
+        self.worker.take()
+    }
+
     /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish.
     ///
     /// # Errors
@@ -227,11 +234,13 @@ impl Application {
     pub async fn run_until_stopped(self) -> Result<(), StartupError> {
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
         let due_actions = tokio::spawn(run_due_actions(self.services.payment_intents.clone()));
-        let deliveries = tokio::spawn(self.worker.run());
+        let deliveries = self.worker.map(|worker| tokio::spawn(worker.run()));
         let outcome = self.server.await;
         purge.abort();
         due_actions.abort();
-        deliveries.abort();
+        if let Some(deliveries) = deliveries {
+            deliveries.abort();
+        }
         outcome.map_err(StartupError::Server)
     }
 }

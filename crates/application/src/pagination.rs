@@ -159,7 +159,11 @@ mod tests {
         assert_eq!(PageRequest::new(Some(100), None, None).unwrap().limit(), 100);
         assert_eq!(PageRequest::new(Some(0), None, None).unwrap_err()[0].code, ErrorCode::ParameterBelowMinimum);
         assert_eq!(PageRequest::new(Some(101), None, None).unwrap_err()[0].code, ErrorCode::ParameterAboveMaximum);
-        assert!(PageRequest::new(None, Some("a".into()), Some("b".into())).is_err());
+        let errors = PageRequest::new(None, Some("a".into()), Some("b".into())).unwrap_err();
+        assert_eq!(
+            errors.iter().map(|e| (e.parameter.as_str(), e.code)).collect::<Vec<_>>(),
+            vec![("before", ErrorCode::ParameterInvalid)]
+        );
     }
 
     #[test]

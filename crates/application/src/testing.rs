@@ -252,16 +252,15 @@ impl PaymentIntentRepository for State {
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {
-        Ok(self
-            .payment_intents
-            .iter()
-            .find(|i| i.redirect_token() == Some(token))
-            .cloned())
+        Ok(self.payment_intents.iter().find(|i| i.redirect_token() == Some(token)).cloned())
     }
 
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
-        let with_actions =
-            [PaymentIntentStatus::AwaitingNextAction, PaymentIntentStatus::Processing, PaymentIntentStatus::AwaitingCapture];
+        let with_actions = [
+            PaymentIntentStatus::AwaitingNextAction,
+            PaymentIntentStatus::Processing,
+            PaymentIntentStatus::AwaitingCapture,
+        ];
         let mut due: Vec<&PaymentIntent> = self
             .payment_intents
             .iter()

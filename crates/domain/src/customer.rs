@@ -388,33 +388,66 @@ mod tests {
     fn statement_prefixes_are_3_to_15_upper_case_letters_or_digits() {
         assert!(BillingStatementPrefix::new("AB1".into()).is_ok());
         assert!(BillingStatementPrefix::new("ABCDEFGHIJKLMN5".into()).is_ok());
-        assert!(BillingStatementPrefix::new("AB".into()).is_err());
-        assert!(BillingStatementPrefix::new("ABCDEFGHIJKLMNOP".into()).is_err());
-        assert!(BillingStatementPrefix::new("abc".into()).is_err());
-        assert!(BillingStatementPrefix::new("AB-C".into()).is_err());
-        assert!(BillingStatementPrefix::generate("abc").is_err());
+        assert_eq!(
+            BillingStatementPrefix::new("AB".into()).unwrap_err().detail,
+            "The billing statement prefix must be 3 to 15 upper-case letters or digits."
+        );
+        assert_eq!(
+            BillingStatementPrefix::new("ABCDEFGHIJKLMNOP".into()).unwrap_err().detail,
+            "The billing statement prefix must be 3 to 15 upper-case letters or digits."
+        );
+        assert_eq!(
+            BillingStatementPrefix::new("abc".into()).unwrap_err().detail,
+            "The billing statement prefix must be 3 to 15 upper-case letters or digits."
+        );
+        assert_eq!(
+            BillingStatementPrefix::new("AB-C".into()).unwrap_err().detail,
+            "The billing statement prefix must be 3 to 15 upper-case letters or digits."
+        );
+        assert_eq!(
+            BillingStatementPrefix::generate("abc").unwrap_err().detail,
+            "Not enough random characters for a prefix."
+        );
     }
 
     #[test]
     fn sequence_numbers_are_positive_whole_numbers_in_digits() {
         assert_eq!(SequenceNumber::parse("42").map(SequenceNumber::value), Ok(42));
         assert_eq!(SequenceNumber::parse("0").unwrap_err().code, ErrorCode::ParameterBelowMinimum);
-        assert!(SequenceNumber::parse("-1").is_err());
-        assert!(SequenceNumber::parse("1.5").is_err());
-        assert!(SequenceNumber::parse("").is_err());
-        assert!(SequenceNumber::parse("9999999999999").is_err());
+        assert_eq!(
+            SequenceNumber::parse("-1").unwrap_err().detail,
+            "The sequence number must be a whole number written in digits."
+        );
+        assert_eq!(
+            SequenceNumber::parse("1.5").unwrap_err().detail,
+            "The sequence number must be a whole number written in digits."
+        );
+        assert_eq!(
+            SequenceNumber::parse("").unwrap_err().detail,
+            "The sequence number must be a whole number written in digits."
+        );
+        assert_eq!(
+            SequenceNumber::parse("9999999999999").unwrap_err().detail,
+            "The sequence number must be a whole number written in digits."
+        );
     }
 
     #[test]
     fn emails_names_and_countries_are_checked() {
         assert!(Email::new("a@b.co".into()).is_ok());
-        assert!(Email::new("not-an-email".into()).is_err());
-        assert!(Email::new("a@".into()).is_err());
-        assert!(CustomerName::new("   ".into()).is_err());
-        assert!(CustomerName::new("x".repeat(256)).is_err());
+        assert_eq!(
+            Email::new("not-an-email".into()).unwrap_err().detail,
+            "not-an-email is not a valid e-mail address."
+        );
+        assert_eq!(Email::new("a@".into()).unwrap_err().detail, "a@ is not a valid e-mail address.");
+        assert_eq!(CustomerName::new("   ".into()).unwrap_err().detail, "The name must be 1 to 255 characters long.");
+        assert_eq!(
+            CustomerName::new("x".repeat(256)).unwrap_err().detail,
+            "The name must be 1 to 255 characters long."
+        );
         assert_eq!(CountryCode::new("ph").unwrap().as_str(), "PH");
-        assert!(CountryCode::new("PHL").is_err());
-        assert!(CountryCode::new("P1").is_err());
+        assert_eq!(CountryCode::new("PHL").unwrap_err().detail, "PHL is not a two-letter ISO country code.");
+        assert_eq!(CountryCode::new("P1").unwrap_err().detail, "P1 is not a two-letter ISO country code.");
     }
 
     #[test]
@@ -434,7 +467,13 @@ mod tests {
         let mut customer = customer();
         customer.delete(Timestamp::from_unix_seconds(300)).unwrap();
         assert!(customer.is_deleted());
-        assert!(customer.update(CustomerChanges::default(), Timestamp::from_unix_seconds(301)).is_err());
-        assert!(customer.delete(Timestamp::from_unix_seconds(302)).is_err());
+        assert_eq!(
+            customer.update(CustomerChanges::default(), Timestamp::from_unix_seconds(301)),
+            Err(CustomerError::Deleted(customer.id.clone()))
+        );
+        assert_eq!(
+            customer.delete(Timestamp::from_unix_seconds(302)),
+            Err(CustomerError::Deleted(customer.id.clone()))
+        );
     }
 }

@@ -60,10 +60,19 @@ mod tests {
 
     #[test]
     fn metadata_beyond_limits_is_refused() {
-        assert!(Metadata::new(pairs(&[("", "x")])).is_err());
-        assert!(Metadata::new(pairs(&[(&"k".repeat(41), "x")])).is_err());
-        assert!(Metadata::new(pairs(&[("k", &"v".repeat(501))])).is_err());
+        assert_eq!(
+            Metadata::new(pairs(&[("", "x")])).unwrap_err().detail,
+            "Metadata keys must be 1 to 40 characters long."
+        );
+        assert_eq!(
+            Metadata::new(pairs(&[(&"k".repeat(41), "x")])).unwrap_err().detail,
+            "Metadata keys must be 1 to 40 characters long."
+        );
+        assert_eq!(
+            Metadata::new(pairs(&[("k", &"v".repeat(501))])).unwrap_err().detail,
+            "The metadata value of k is longer than 500 characters."
+        );
         let many = (0..51).map(|i| (format!("k{i}"), String::new())).collect();
-        assert!(Metadata::new(many).is_err());
+        assert_eq!(Metadata::new(many).unwrap_err().detail, "Metadata can have at most 50 keys.");
     }
 }

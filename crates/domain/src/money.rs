@@ -85,6 +85,6 @@ mod tests {
     fn only_php_is_a_currency() {
         assert_eq!(Currency::parse("PHP"), Ok(Currency::Php));
         assert_eq!(Currency::parse("USD").unwrap_err().code, ErrorCode::ParameterInvalid);
-        assert!(Currency::parse("php").is_err());
+        assert_eq!(Currency::parse("php").unwrap_err().detail, "The currency php is not supported; use PHP.");
     }
 }

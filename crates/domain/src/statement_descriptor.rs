@@ -34,7 +34,13 @@ mod tests {
     #[test]
     fn descriptors_are_at_most_22_characters() {
         assert!(StatementDescriptor::new("x".repeat(22)).is_ok());
-        assert!(StatementDescriptor::new("x".repeat(23)).is_err());
-        assert!(StatementDescriptor::new(" ".into()).is_err());
+        assert_eq!(
+            StatementDescriptor::new("x".repeat(23)).unwrap_err().detail,
+            "The statement descriptor must be 1 to 22 characters long."
+        );
+        assert_eq!(
+            StatementDescriptor::new(" ".into()).unwrap_err().detail,
+            "The statement descriptor must be 1 to 22 characters long."
+        );
     }
 }

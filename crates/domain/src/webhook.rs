@@ -582,6 +582,7 @@ impl RetrySchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validation::ErrorCode;
 
     const SCHEDULE: RetrySchedule =
         RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
@@ -663,8 +664,11 @@ mod tests {
     fn only_absolute_http_urls_are_webhook_urls() {
         assert!(WebhookUrl::new("http://127.0.0.1:9000/hooks".into()).is_ok());
         for refused in ["ftp://x.example/", "/hooks", "https://", "not a url"] {
-            assert!(WebhookUrl::new(refused.into()).is_err(), "{refused}");
+            assert_eq!(WebhookUrl::new(refused.into()).unwrap_err().code, ErrorCode::ParameterInvalid, "{refused}");
         }
-        assert!(WebhookUrl::new(format!("https://x.example/{}", "a".repeat(2_048))).is_err());
+        assert_eq!(
+            WebhookUrl::new(format!("https://x.example/{}", "a".repeat(2_048))).unwrap_err().detail,
+            "The URL must be at most 2048 characters long."
+        );
     }
 }

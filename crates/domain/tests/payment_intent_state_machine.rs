@@ -171,8 +171,19 @@ fn a_partial_capture_releases_the_rest_and_a_capture_above_the_hold_is_refused()
 #[test]
 fn a_capture_after_the_hold_expired_is_refused_and_the_hold_expires_into_canceled() {
     let mut intent = intent_in(AwaitingCapture);
-    assert!(intent.capture(Amount::new(AMOUNT).unwrap(), at(1 + HOLD_SECONDS)).is_err());
-    assert!(intent.expire_hold(at(HOLD_SECONDS)).is_err(), "not yet expired");
+    let expired = intent.capture(Amount::new(AMOUNT).unwrap(), at(1 + HOLD_SECONDS));
+    assert!(
+        matches!(
+            expired,
+            Err(DomainError::InvalidState { status: "awaiting_capture (hold expired)", action: "capture", .. })
+        ),
+        "{expired:?}"
+    );
+    let early = intent.expire_hold(at(HOLD_SECONDS));
+    assert!(
+        matches!(early, Err(DomainError::InvalidState { action: "expire the hold of", .. })),
+        "not yet expired: {early:?}"
+    );
     intent.expire_hold(at(1 + HOLD_SECONDS)).unwrap();
     assert_eq!((intent.status(), intent.amount_capturable()), (Canceled, 0));
 }
@@ -191,7 +202,11 @@ fn a_decline_returns_to_awaiting_payment_method_with_the_error() {
 #[test]
 fn redirects_expire_after_30_minutes_with_authentication_expired() {
     let mut intent = intent_in(AwaitingNextAction);
-    assert!(intent.expire_redirect(at(REDIRECT_SECONDS)).is_err(), "not yet due");
+    let early = intent.expire_redirect(at(REDIRECT_SECONDS));
+    assert!(
+        matches!(early, Err(DomainError::InvalidState { action: "expire the redirect of", .. })),
+        "not yet due: {early:?}"
+    );
     intent.expire_redirect(at(1 + REDIRECT_SECONDS)).unwrap();
     assert_eq!(intent.status(), AwaitingPaymentMethod);
     assert_eq!(intent.last_payment_error().map(|e| e.code.clone()), Some("authentication_expired".to_owned()));

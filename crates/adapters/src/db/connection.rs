@@ -243,9 +243,12 @@ mod tests {
         let sqlite = DatabaseUrl::parse("sqlite://data/payments.db").unwrap();
         assert_eq!((sqlite.backend(), sqlite.target.as_str()), (Backend::Sqlite, "data/payments.db"));
         assert_eq!(DatabaseUrl::parse("/tmp/x.db").unwrap().target, "/tmp/x.db");
-        assert!(DatabaseUrl::parse("mysql://h/db").is_err());
-        assert!(DatabaseUrl::parse("").is_err());
-        assert!(DatabaseUrl::parse("sqlite://:memory:").is_err());
+        assert_eq!(DatabaseUrl::parse("mysql://h/db").unwrap_err(), "unsupported database URL scheme in mysql://h/db");
+        assert_eq!(DatabaseUrl::parse("").unwrap_err(), "the database URL is empty");
+        assert_eq!(
+            DatabaseUrl::parse("sqlite://:memory:").unwrap_err(),
+            "an in-memory SQLite database cannot be shared by a pool; give a file path"
+        );
     }
 
     #[test]

@@ -48,9 +48,9 @@ mod tests {
     #[test]
     fn test_mode_allows_local_addresses_and_live_mode_does_not() {
         assert!(LOCAL.check("http://127.0.0.1:9000/hooks", false).is_ok());
-        assert!(LOCAL.check("ftp://example.com/", false).is_err());
-        assert!(LOCAL.check("not a url", false).is_err());
-        assert!(LOCAL.check("http://127.0.0.1/hooks", true).is_err());
+        assert_eq!(LOCAL.check("ftp://example.com/", false).unwrap_err(), "The URL must use http or https.");
+        assert_eq!(LOCAL.check("not a url", false).unwrap_err(), "The URL is not a valid absolute URL.");
+        assert_eq!(LOCAL.check("http://127.0.0.1/hooks", true).unwrap_err(), "Live-mode webhooks must use https.");
         for url in [
             "https://127.0.0.1/hooks",
             "https://localhost/hooks",
@@ -68,14 +68,21 @@ mod tests {
             "https://198.18.0.1/hooks",
             "https://240.0.0.1/hooks",
         ] {
-            assert!(LOCAL.check(url, true).is_err(), "{url}");
+            let refused = LOCAL.check(url, true).unwrap_err();
+            assert!(refused.ends_with("is not a public internet address."), "{url}: {refused}");
         }
     }
 
     #[test]
     fn a_shared_deployment_refuses_private_targets_in_test_mode_too() {
-        assert!(SHARED.check("http://127.0.0.1:9000/hooks", false).is_err());
-        assert!(SHARED.check("http://[::ffff:10.0.0.1]/hooks", false).is_err());
+        assert_eq!(
+            SHARED.check("http://127.0.0.1:9000/hooks", false).unwrap_err(),
+            "The host 127.0.0.1 is not a public internet address."
+        );
+        assert_eq!(
+            SHARED.check("http://[::ffff:10.0.0.1]/hooks", false).unwrap_err(),
+            "The host ::ffff:a00:1 is not a public internet address."
+        );
         assert!(SHARED.check("http://8.8.8.8/hooks", false).is_ok(), "test mode keeps plain http");
     }
 }

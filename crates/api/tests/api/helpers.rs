@@ -3,6 +3,7 @@
 use payments_adapters::clock::ShiftedClock;
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::Backend;
+use payments_adapters::webhooks::DeliveryWorker;
 use payments_api::settings::Settings;
 use payments_api::startup::Application;
 use payments_api::state::Services;
@@ -30,6 +31,9 @@ pub struct TestApp {
     /// The application's clock, which tests move forward.
     pub clock: Arc<ShiftedClock>,
     pub services: Services,
+    /// The webhook worker when the test drives it (see [`spawn_app_stepping_deliveries`]); `None`
+    /// when it runs in the background.
+    worker: Option<Arc<DeliveryWorker>>,
 }
 
 /// Starts the application on a random port over a fresh database of `backend`.
@@ -39,6 +43,28 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 
 /// As [`spawn_app`], with the test settings changed by `configure` first.
 pub async fn spawn_app_with(backend: Backend, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    launch(backend, configure, Deliveries::InBackground).await
+}
+
+/// As [`spawn_app`], with no webhook worker in the background: the test sends due deliveries with
+/// [`TestApp::deliver_due`] and moves time with the clock. Retries wait 10 s, 20 s, 40 s …, so no
+/// retry falls due between two steps of a test by itself.
+pub async fn spawn_app_stepping_deliveries(backend: Backend) -> TestApp {
+    let configure = |settings: &mut Settings| {
+        settings.webhooks.retry_base_ms = 10_000;
+        settings.webhooks.retry_cap_ms = 3_600_000;
+    };
+    launch(backend, configure, Deliveries::Stepped).await
+}
+
+/// Who runs the webhook worker.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Deliveries {
+    InBackground,
+    Stepped,
+}
+
+async fn launch(backend: Backend, configure: impl FnOnce(&mut Settings), deliveries: Deliveries) -> TestApp {
     let database = tokio::task::spawn_blocking(move || TestDatabase::new(backend)).await.expect("create the database");
     let mut settings = Settings::load().expect("load settings");
     // The port is reserved first so the public base URL (redirect pages) names the real address.
@@ -61,7 +87,11 @@ pub async fn spawn_app_with(backend: Backend, configure: impl FnOnce(&mut Settin
     configure(&mut settings);
     let settings = settings.validate().expect("valid test settings");
     let clock = Arc::new(ShiftedClock::default());
-    let application = Application::build_with_clock(settings, clock.clone()).await.expect("build the application");
+    let mut application = Application::build_with_clock(settings, clock.clone()).await.expect("build the application");
+    let worker = match deliveries {
+        Deliveries::InBackground => None,
+        Deliveries::Stepped => application.detach_delivery_worker().map(Arc::new),
+    };
     let services = application.services().clone();
     let accounts = application.services().accounts.clone();
     let (keys, other_account_key) = tokio::task::spawn_blocking(move || {
@@ -80,7 +110,7 @@ pub async fn spawn_app_with(backend: Backend, configure: impl FnOnce(&mut Settin
     .expect("create accounts");
     let address = format!("http://127.0.0.1:{}", application.port());
     tokio::spawn(application.run_until_stopped());
-    TestApp { address, client: reqwest::Client::new(), keys, other_account_key, database, clock, services }
+    TestApp { address, client: reqwest::Client::new(), keys, other_account_key, database, clock, services, worker }
 }
 
 impl TestApp {
@@ -107,6 +137,14 @@ impl TestApp {
     /// A GET with the test secret key.
     pub async fn get(&self, path: &str) -> Response {
         self.request(Method::GET, path, &self.keys.secret_test).send().await.expect("send the request")
+    }
+
+    /// Sends the webhook deliveries due now, records their attempts, and returns how many it sent.
+    ///
+    /// # Panics
+    /// When the worker runs in the background (the app was not spawned stepping deliveries).
+    pub async fn deliver_due(&self) -> usize {
+        self.worker.as_ref().expect("an app stepping deliveries").tick().await
     }
 
     /// Moves the application's clock forward and runs the background actions that became due.

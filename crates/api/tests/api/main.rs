@@ -41,6 +41,26 @@ macro_rules! on_both_backends_with {
     )*};
 }
 
+/// As `on_both_backends!`, on an app whose webhook deliveries the test steps through
+/// (`spawn_app_stepping_deliveries`).
+macro_rules! on_both_backends_stepping_deliveries {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let backend = payments_adapters::db::Backend::Sqlite;
+                super::$name(crate::helpers::spawn_app_stepping_deliveries(backend).await).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let backend = payments_adapters::db::Backend::Postgres;
+                super::$name(crate::helpers::spawn_app_stepping_deliveries(backend).await).await;
+            }
+        }
+    )*};
+}
+
 mod auth;
 mod customers;
 mod decoding;

@@ -27,8 +27,8 @@ use payments_domain::payment_method::{PaymentMethodRecord, PaymentMethodType};
 use payments_domain::refund::{NewRefund, RefundReason};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{
-    AttemptOutcome, Delivery, DeliveryStatus, NewWebhook, RetrySchedule, Webhook, WebhookChanges,
-    WebhookSecret, WebhookStatus, WebhookUrl,
+    AttemptOutcome, Delivery, DeliveryStatus, NewWebhook, RetrySchedule, Webhook, WebhookChanges, WebhookSecret,
+    WebhookStatus, WebhookUrl,
 };
 use std::any::Any;
 use std::sync::Arc;
@@ -94,11 +94,17 @@ fn account(store: &dyn UnitOfWork, name: &str) -> Scope {
     Scope { account_id: id, mode: Mode::Test }
 }
 
-fn write<T>(store: &dyn UnitOfWork, work: impl FnOnce(&mut dyn crate::ports::Repositories) -> Result<T, StoreError>) -> T {
+fn write<T>(
+    store: &dyn UnitOfWork,
+    work: impl FnOnce(&mut dyn crate::ports::Repositories) -> Result<T, StoreError>,
+) -> T {
     in_transaction(store, |r| Ok(work(r)?)).unwrap()
 }
 
-fn read<T>(store: &dyn UnitOfWork, work: impl FnOnce(&mut dyn crate::ports::Repositories) -> Result<T, StoreError>) -> T {
+fn read<T>(
+    store: &dyn UnitOfWork,
+    work: impl FnOnce(&mut dyn crate::ports::Repositories) -> Result<T, StoreError>,
+) -> T {
     reading(store, |r| Ok(work(r)?)).unwrap()
 }
 
@@ -176,7 +182,10 @@ pub fn a_taken_statement_prefix_is_a_unique_violation(store: &dyn UnitOfWork) {
     assert!(refused, "a taken prefix is refused");
     let prefix = &first.billing_statement_prefix;
     let in_use = read(store, |r| {
-        Ok((r.customers().prefix_in_use(&scope, prefix, None)?, r.customers().prefix_in_use(&scope, prefix, Some(&first.id))?))
+        Ok((
+            r.customers().prefix_in_use(&scope, prefix, None)?,
+            r.customers().prefix_in_use(&scope, prefix, Some(&first.id))?,
+        ))
     });
     assert_eq!(in_use, (true, false));
 }
@@ -227,7 +236,9 @@ pub fn idempotency_keys_record_and_replay_per_api_key(store: &dyn UnitOfWork) {
         created_at: at(100),
     };
     write(store, |r| r.idempotency_keys().insert(&record(&secret)));
-    let again = write(store, |r| Ok(matches!(r.idempotency_keys().insert(&record(&secret)), Err(StoreError::UniqueViolation(_)))));
+    let again = write(store, |r| {
+        Ok(matches!(r.idempotency_keys().insert(&record(&secret)), Err(StoreError::UniqueViolation(_))))
+    });
     assert!(again, "a second insert of the key is a unique violation");
     write(store, |r| r.idempotency_keys().insert(&record(&public)));
     write(store, |r| r.idempotency_keys().complete(&secret, "key-1", 201, b"{\"a\":1}"));
@@ -389,19 +400,28 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
     assert_eq!(read(store, |r| r.webhooks().find(&scope, first.id())), Some(first.clone()));
     let version = first.version();
     let _paused = first.disable(at(1));
-    first.update(WebhookChanges { description: Some(Description::new("renamed".into()).unwrap()), ..WebhookChanges::default() }, at(2));
+    first.update(
+        WebhookChanges { description: Some(Description::new("renamed".into()).unwrap()), ..WebhookChanges::default() },
+        at(2),
+    );
     write(store, |r| r.webhooks().update(&first, version));
     let stale = in_transaction(store, |r| Ok(r.webhooks().update(&first, version)?));
     assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
     let stored = read(store, |r| r.webhooks().find(&scope, first.id())).unwrap();
-    assert_eq!((stored.status(), stored.description().map(Description::as_str)), (WebhookStatus::Disabled, Some("renamed")));
+    assert_eq!(
+        (stored.status(), stored.description().map(Description::as_str)),
+        (WebhookStatus::Disabled, Some("renamed"))
+    );
     let enabled = read(store, |r| r.webhooks().enabled(&scope));
     assert_eq!(enabled.iter().map(|w| w.id().clone()).collect::<Vec<_>>(), vec![second.id().clone()]);
     let id = |w: &Webhook| w.id().to_string();
     let all = read(store, |r| r.webhooks().list(&scope, &WebhookFilter::default(), &PageRequest::default()));
     assert_eq!(ids(&all, id), vec![id(&second), id(&first)], "newest first");
     let by_url = WebhookFilter { url: Some("https://hooks.example/2".into()), description: None };
-    assert_eq!(ids(&read(store, |r| r.webhooks().list(&scope, &by_url, &PageRequest::default())), id), vec![id(&second)]);
+    assert_eq!(
+        ids(&read(store, |r| r.webhooks().list(&scope, &by_url, &PageRequest::default())), id),
+        vec![id(&second)]
+    );
     let by_description = WebhookFilter { url: None, description: Some("renamed".into()) };
     let found = read(store, |r| r.webhooks().list(&scope, &by_description, &PageRequest::default()));
     assert_eq!(ids(&found, id), vec![id(&first)]);
