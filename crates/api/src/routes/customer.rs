@@ -1,5 +1,6 @@
 //! `/customers`: create, list, retrieve, update and delete.
 
+use super::billing::{address, text_field};
 use super::support::{ok, page_request, resource};
 use crate::auth::SecretKey;
 use crate::decode::{BodyParams, Params, QueryParams};
@@ -10,8 +11,7 @@ use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::CustomerFilter;
 use payments_domain::customer::{
-    Address, Billing, BillingStatementPrefix, CountryCode, Customer, CustomerChanges, CustomerName, Email, NewCustomer,
-    SequenceNumber, MAX_ADDRESS_FIELD_LENGTH,
+    Billing, BillingStatementPrefix, Customer, CustomerChanges, CustomerName, Email, NewCustomer, SequenceNumber,
 };
 use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::metadata::Metadata;
@@ -161,21 +161,4 @@ fn shared_fields(params: &mut Params) -> SharedFields {
     });
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
     SharedFields { billing_statement_prefix, next_billing_statement_sequence_number, billing, metadata }
-}
-
-/// A postal address, as customers' and payments' billing details carry it.
-pub(crate) fn address(params: &mut Params) -> Option<Address> {
-    Some(Address {
-        line1: text_field(params, "line1"),
-        line2: text_field(params, "line2"),
-        city: text_field(params, "city"),
-        state: text_field(params, "state"),
-        postal_code: text_field(params, "postal_code"),
-        country: params.string("country", CHOICE_LENGTH).and_then(|c| params.check("country", CountryCode::new(&c))),
-    })
-}
-
-/// A free-text field of billing details.
-pub(crate) fn text_field(params: &mut Params, key: &str) -> Option<String> {
-    params.string(key, MAX_ADDRESS_FIELD_LENGTH)
 }

@@ -1,6 +1,7 @@
 //! HTTP routes, one file per resource. A handler decodes the request, authenticates, calls one
 //! service method and answers with the resource's representation; no business rule lives here.
 
+mod billing;
 mod customer;
 mod event;
 mod health;

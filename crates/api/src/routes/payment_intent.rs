@@ -1,7 +1,7 @@
 //! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
 //! attach, capture and cancel.
 
-use super::customer::{address, text_field};
+use super::billing::payment_billing;
 use super::support::{ok, resource};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{BodyParams, Params, QueryParams};
@@ -258,14 +258,7 @@ fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<Pay
     let method =
         params.required_string("type", CHOICE_LENGTH).and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
     let card = params.object("card", card_input);
-    let billing = params.object("billing", |billing| {
-        Some(PaymentBilling {
-            name: text_field(billing, "name"),
-            email: text_field(billing, "email"),
-            phone: text_field(billing, "phone"),
-            address: billing.object("address", address),
-        })
-    });
+    let billing = params.object("billing", payment_billing);
     let input = match method? {
         PaymentMethodType::Card => PaymentMethodInput::Card(params.require("card", card)?),
         other if card.is_some() => {
