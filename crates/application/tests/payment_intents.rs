@@ -167,10 +167,13 @@ fn a_redirect_is_completed_once_through_its_token_or_expires() {
     let done = service.complete_redirect(&token, true).unwrap();
     assert!(done.succeeded);
     assert_eq!(done.return_url.as_deref(), Some("https://shop.example/return"));
-    assert!(
-        matches!(service.complete_redirect(&token, true), Err(ApplicationError::NotFound { .. })),
-        "a token works once"
-    );
+    let again = service.complete_redirect(&token, false).unwrap();
+    assert!(again.already_used && again.succeeded, "a used token only shows what happened: {again:?}");
+    let events = ports.event_service().list(&scope, &PageRequest::default()).unwrap();
+    let paid = events.data.iter().filter(|e| e.event_type == payments_domain::event::EventType::PaymentPaid).count();
+    assert_eq!(paid, 1, "paid once");
+    let unknown = service.complete_redirect("no-such-token", true);
+    assert!(matches!(unknown, Err(ApplicationError::NotFound { .. })), "{unknown:?}");
 
     let second = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
     service.attach(&scope, second.id().as_str(), Access::SecretKey, gcash()).unwrap();
