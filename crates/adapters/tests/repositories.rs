@@ -8,14 +8,8 @@
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings};
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{in_transaction, reading, CustomerFilter, UnitOfWork};
-use payments_application::testing::contract::ContractStore;
-use payments_application::Scope;
-use payments_domain::account::{Account, KeyKind, Mode};
-use payments_domain::customer::{BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer};
-use payments_domain::ids::{AccountId, CustomerId};
-use payments_domain::money::Currency;
-use payments_domain::time::Timestamp;
+use payments_application::ports::{in_transaction, reading, CustomerFilter};
+use payments_application::testing::contract::{account, customer, ContractStore};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -52,36 +46,9 @@ fn connect(backend: Backend) -> (TestDatabase, Arc<DieselUnitOfWork>) {
     (database, Arc::new(DieselUnitOfWork::new(pool)))
 }
 
-fn insert_account(unit_of_work: &dyn UnitOfWork, id: &AccountId) {
-    let account = Account { id: id.clone(), name: "Acme".into(), created_at: Timestamp::from_unix_seconds(1) };
-    let keys = vec![(format!("digest-{id}"), KeyKind::Secret, Mode::Test)];
-    in_transaction(unit_of_work, |r| Ok(r.accounts().insert(&account, &keys)?)).expect("insert account");
-}
-
-fn customer(scope: &Scope, n: u32) -> Customer {
-    let new = NewCustomer {
-        name: CustomerName::new(format!("Customer {n}")).unwrap(),
-        email: Email::new(format!("c{n}@example.com")).unwrap(),
-        currency: Currency::Php,
-        billing_statement_prefix: None,
-        next_billing_statement_sequence_number: None,
-        billing: None,
-        metadata: None,
-    };
-    Customer::create(
-        CustomerId::from_random(&format!("c{n}x{}", scope.account_id.as_str().len())),
-        scope.account_id.clone(),
-        scope.livemode(),
-        new,
-        BillingStatementPrefix::new(format!("P{n:04}")).unwrap(),
-        Timestamp::from_unix_seconds(1_000),
-    )
-}
-
 fn concurrent_writers_all_commit(backend: Backend) {
     let (_database, unit_of_work) = connect(backend);
-    let scope = Scope { account_id: AccountId::from_random("repositorytest"), mode: Mode::Test };
-    insert_account(unit_of_work.as_ref(), &scope.account_id);
+    let scope = account(unit_of_work.as_ref(), "acme");
     let threads: Vec<_> = (0..4u32)
         .map(|t| {
             let uow = unit_of_work.clone();

@@ -86,7 +86,7 @@ fn at(offset: i64) -> Timestamp {
 }
 
 /// A test-mode scope of a new account (with one secret test key, digest `digest-<account id>`).
-fn account(store: &dyn UnitOfWork, name: &str) -> Scope {
+pub fn account(store: &dyn UnitOfWork, name: &str) -> Scope {
     let id = AccountId::from_random(name);
     let account = Account { id: id.clone(), name: name.into(), created_at: at(0) };
     let keys = vec![(format!("digest-{id}"), KeyKind::Secret, Mode::Test)];
@@ -112,7 +112,9 @@ fn ids<T>(page: &Page<T>, id: impl Fn(&T) -> String) -> Vec<String> {
     page.data.iter().map(id).collect()
 }
 
-fn customer(scope: &Scope, n: u32) -> Customer {
+/// Customer number `n` of `scope`, not yet stored (statement prefix `P000n`).
+#[must_use]
+pub fn customer(scope: &Scope, n: u32) -> Customer {
     let new = NewCustomer {
         name: CustomerName::new(format!("Customer {n}")).unwrap(),
         email: Email::new(format!("c{n}@example.com")).unwrap(),
