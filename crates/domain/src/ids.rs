@@ -84,7 +84,12 @@ typed_id!(
     "evt_"
 );
 typed_id!(
-    /// A payment method as attached to an intent (`pm_`).
+    /// A setup intent, which saves a payment method for later (`si_`).
+    SetupIntentId,
+    "si_"
+);
+typed_id!(
+    /// A payment method as attached to an intent, or saved to a customer (`pm_`).
     PaymentMethodId,
     "pm_"
 );

@@ -17,6 +17,7 @@ pub mod payment_intent;
 pub mod payment_method;
 pub mod public_address;
 pub mod refund;
+pub mod setup_intent;
 pub mod statement_descriptor;
 pub mod time;
 pub mod validation;

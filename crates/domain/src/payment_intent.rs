@@ -19,7 +19,7 @@ use crate::error::DomainError;
 use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
-use crate::payment_method::{Funding, PaymentMethodRecord, PaymentMethodType};
+use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
 use crate::statement_descriptor::StatementDescriptor;
 use crate::time::Timestamp;
 use crate::validation::{ErrorCode, FieldError};
@@ -129,15 +129,6 @@ impl PaymentError {
     pub fn new(code: &str, detail: &str) -> Self {
         Self { code: code.to_owned(), detail: detail.to_owned() }
     }
-}
-
-/// Billing details a customer gave with an attempt.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct PaymentBilling {
-    pub name: Option<String>,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub address: Option<crate::customer::Address>,
 }
 
 /// The attempt being made: what pays, and how it was attached.

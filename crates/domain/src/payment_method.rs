@@ -1,5 +1,8 @@
 //! Payment methods: the method types, card numbers (checked, never shown) and what is kept of a card.
 
+use crate::customer::Address;
+use crate::ids::{AccountId, CustomerId, PaymentMethodId};
+use crate::time::Timestamp;
 use crate::validation::Invalid;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -211,6 +214,84 @@ pub struct PaymentMethodRecord {
     pub method: PaymentMethodType,
     pub card: Option<CardSummary>,
     pub qrph: Option<QrphSummary>,
+}
+
+/// Billing details a customer gave with an attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PaymentBilling {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub address: Option<Address>,
+}
+
+/// When a saved payment method may be charged: only with the customer in the payment form, or also
+/// by the merchant alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Usage {
+    OnSession,
+    OffSession,
+}
+
+impl Usage {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OnSession => "on_session",
+            Self::OffSession => "off_session",
+        }
+    }
+
+    /// # Errors
+    /// `parameter_invalid` for anything but `on_session` or `off_session`.
+    pub fn parse(value: &str) -> Result<Self, Invalid> {
+        match value {
+            "on_session" => Ok(Self::OnSession),
+            "off_session" => Ok(Self::OffSession),
+            _ => Err(Invalid::value(format!("{value} is not a usage; use on_session or off_session."))),
+        }
+    }
+}
+
+/// A card the processor verified for saving: what the entity shows of it, and the processor's
+/// reference to charge it again. Never the number or the CVC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedCard {
+    pub card: CardSummary,
+    pub billing: Option<PaymentBilling>,
+    /// The processor's handle on the card (a network token for a real acquirer; the test card's
+    /// behaviour for the simulator).
+    pub processor_reference: String,
+}
+
+/// A payment method saved to a customer by a setup intent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentMethod {
+    pub id: PaymentMethodId,
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub customer_id: CustomerId,
+    pub verified: VerifiedCard,
+    pub usage: Usage,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl PaymentMethod {
+    /// The only method type that can be saved: e-wallets and QR Ph authorize each payment anew.
+    pub const SAVABLE: [PaymentMethodType; 1] = [PaymentMethodType::Card];
+
+    #[must_use]
+    pub fn method(&self) -> PaymentMethodType {
+        PaymentMethodType::Card
+    }
+
+    /// Whether a caller may charge this method: a customer in the payment form always, the merchant
+    /// alone only when it was saved for `off_session` use.
+    #[must_use]
+    pub fn chargeable(&self, customer_present: bool) -> bool {
+        customer_present || self.usage == Usage::OffSession
+    }
 }
 
 #[cfg(test)]

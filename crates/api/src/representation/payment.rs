@@ -5,7 +5,7 @@ use payments_domain::customer::Customer;
 use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
-use payments_domain::payment_intent::PaymentBilling;
+use payments_domain::payment_method::PaymentBilling;
 use payments_domain::payment_method::{CardSummary, PaymentMethodType, QrphSummary};
 use serde::Serialize;
 

@@ -4,7 +4,7 @@
 use crate::decode::Params;
 use payments_domain::customer::{Address, CountryCode, MAX_ADDRESS_FIELD_LENGTH};
 use payments_domain::limits::CHOICE_LENGTH;
-use payments_domain::payment_intent::PaymentBilling;
+use payments_domain::payment_method::PaymentBilling;
 
 /// A payment method's `billing`: name, e-mail, phone and address, each optional.
 pub(super) fn payment_billing(billing: &mut Params) -> Option<PaymentBilling> {

@@ -20,9 +20,9 @@ use payments_domain::limits::{
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::payment_intent::{
-    CaptureType, CardOptions, NewPaymentIntent, PaymentBilling, PaymentError, PaymentIntentChanges,
+    CaptureType, CardOptions, NewPaymentIntent, PaymentError, PaymentIntentChanges,
 };
-use payments_domain::payment_method::{CardInput, CardNumber, Cvc, Funding, PaymentMethodType};
+use payments_domain::payment_method::{PaymentBilling, CardInput, CardNumber, Cvc, Funding, PaymentMethodType};
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{FieldError, Invalid};
 

@@ -17,10 +17,10 @@ use payments_domain::ids::{CustomerId, PaymentId, PaymentIntentId, PaymentMethod
 use payments_domain::money::Amount;
 use payments_domain::payment::{FeeSchedule, Payment};
 use payments_domain::payment_intent::{
-    Attempt, AttemptResult, NewPaymentIntent, PaymentBilling, PaymentError, PaymentIntent, PaymentIntentChanges,
+    Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges,
     PaymentIntentStatus,
 };
-use payments_domain::payment_method::{PaymentMethodRecord, PaymentMethodType};
+use payments_domain::payment_method::{PaymentBilling, PaymentMethodRecord, PaymentMethodType};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use serde_json::Value;

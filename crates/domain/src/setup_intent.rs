@@ -1,0 +1,514 @@
+//! Setup intents: a customer's attempt to save a payment method for later payments, verified by the
+//! processor without a charge. A setup intent saves at most one payment method.
+//!
+//! ```text
+//! awaiting_payment_method ──attach──▶ succeeded                  (verified: the method is saved)
+//!          │   ▲                 ├──▶ awaiting_payment_method    (declined: last_setup_error)
+//!          │   │                 ├──▶ awaiting_next_action ──authenticate──▶ succeeded
+//!          │   └─────────────────│───────────── failed or expired ◀──┘
+//!          │                     └──▶ processing ──processor answers──▶ succeeded
+//!          └──cancel (also from awaiting_next_action)──▶ canceled
+//! ```
+
+use crate::description::Description;
+use crate::error::DomainError;
+use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupIntentId};
+use crate::metadata::Metadata;
+use crate::payment_intent::{AuthorizationOutcome, CardOptions, PaymentError, REDIRECT_SECONDS};
+use crate::payment_method::{PaymentMethod, PaymentMethodType, Usage, VerifiedCard};
+use crate::time::Timestamp;
+use crate::validation::FieldError;
+
+const RESOURCE: &str = "setup_intent";
+
+/// Where a setup intent stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SetupIntentStatus {
+    AwaitingPaymentMethod,
+    AwaitingNextAction,
+    Processing,
+    Succeeded,
+    Canceled,
+}
+
+impl SetupIntentStatus {
+    pub const ALL: [Self; 5] =
+        [Self::AwaitingPaymentMethod, Self::AwaitingNextAction, Self::Processing, Self::Succeeded, Self::Canceled];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AwaitingPaymentMethod => "awaiting_payment_method",
+            Self::AwaitingNextAction => "awaiting_next_action",
+            Self::Processing => "processing",
+            Self::Succeeded => "succeeded",
+            Self::Canceled => "canceled",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == value)
+    }
+}
+
+/// What a merchant asks for when creating a setup intent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSetupIntent {
+    pub customer_id: CustomerId,
+    pub payment_methods: Vec<PaymentMethodType>,
+    pub usage: Usage,
+    pub description: Option<Description>,
+    pub metadata: Option<Metadata>,
+    pub return_url: Option<String>,
+    pub card_options: CardOptions,
+}
+
+/// A verified card waiting for the customer (redirect) or the processor (processing), with the id
+/// its payment method will have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingSetup {
+    pub payment_method_id: PaymentMethodId,
+    pub verified: VerifiedCard,
+}
+
+/// What an attempt to save came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupResult {
+    /// Verified: save this payment method to the customer.
+    Saved(PaymentMethod),
+    /// Declined, failed or abandoned authentication: nothing is saved.
+    Failed(PaymentError),
+    /// Waiting for the customer to authenticate.
+    Redirected,
+    /// Waiting for the processor.
+    Processing,
+}
+
+/// A setup intent. Its fields change only through the transitions below.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupIntent {
+    id: SetupIntentId,
+    account_id: AccountId,
+    livemode: bool,
+    customer_id: CustomerId,
+    payment_methods: Vec<PaymentMethodType>,
+    usage: Usage,
+    status: SetupIntentStatus,
+    client_secret: ClientSecret,
+    description: Option<Description>,
+    metadata: Option<Metadata>,
+    return_url: Option<String>,
+    card_options: CardOptions,
+    last_setup_error: Option<PaymentError>,
+    /// The saved payment method, once the setup succeeded.
+    payment_method_id: Option<PaymentMethodId>,
+    pending: Option<PendingSetup>,
+    /// The token of the latest test authorization page, kept after use (as on payment intents).
+    redirect_token: Option<String>,
+    redirect_url: Option<String>,
+    action_due_at: Option<Timestamp>,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    version: i64,
+}
+
+/// A setup intent as a repository stores it, to restore it with [`SetupIntent::restore`].
+#[derive(Debug, Clone)]
+pub struct StoredSetupIntent {
+    pub id: SetupIntentId,
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub customer_id: CustomerId,
+    pub payment_methods: Vec<PaymentMethodType>,
+    pub usage: Usage,
+    pub status: SetupIntentStatus,
+    pub client_secret: ClientSecret,
+    pub description: Option<Description>,
+    pub metadata: Option<Metadata>,
+    pub return_url: Option<String>,
+    pub card_options: CardOptions,
+    pub last_setup_error: Option<PaymentError>,
+    pub payment_method_id: Option<PaymentMethodId>,
+    pub pending: Option<PendingSetup>,
+    pub redirect_token: Option<String>,
+    pub redirect_url: Option<String>,
+    pub action_due_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub version: i64,
+}
+
+impl SetupIntent {
+    /// A new setup intent awaiting a payment method.
+    #[must_use]
+    pub fn create(
+        id: SetupIntentId,
+        account_id: AccountId,
+        livemode: bool,
+        client_secret: ClientSecret,
+        new: NewSetupIntent,
+        now: Timestamp,
+    ) -> Self {
+        let NewSetupIntent { customer_id, payment_methods, usage, description, metadata, return_url, card_options } =
+            new;
+        Self {
+            id,
+            account_id,
+            livemode,
+            customer_id,
+            payment_methods,
+            usage,
+            status: SetupIntentStatus::AwaitingPaymentMethod,
+            client_secret,
+            description,
+            metadata,
+            return_url,
+            card_options,
+            last_setup_error: None,
+            payment_method_id: None,
+            pending: None,
+            redirect_token: None,
+            redirect_url: None,
+            action_due_at: None,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
+    #[must_use]
+    pub fn restore(stored: StoredSetupIntent) -> Self {
+        let StoredSetupIntent {
+            id,
+            account_id,
+            livemode,
+            customer_id,
+            payment_methods,
+            usage,
+            status,
+            client_secret,
+            description,
+            metadata,
+            return_url,
+            card_options,
+            last_setup_error,
+            payment_method_id,
+            pending,
+            redirect_token,
+            redirect_url,
+            action_due_at,
+            created_at,
+            updated_at,
+            version,
+        } = stored;
+        Self {
+            id,
+            account_id,
+            livemode,
+            customer_id,
+            payment_methods,
+            usage,
+            status,
+            client_secret,
+            description,
+            metadata,
+            return_url,
+            card_options,
+            last_setup_error,
+            payment_method_id,
+            pending,
+            redirect_token,
+            redirect_url,
+            action_due_at,
+            created_at,
+            updated_at,
+            version,
+        }
+    }
+
+    /// Checks that a payment method of `method` may be attached now.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method; `parameter_invalid` for a method the
+    /// setup intent does not allow.
+    pub fn ensure_attachable(&self, method: PaymentMethodType) -> Result<(), DomainError> {
+        if self.status != SetupIntentStatus::AwaitingPaymentMethod {
+            return Err(self.refuse("attach a payment method to"));
+        }
+        if !self.payment_methods.contains(&method) {
+            return Err(DomainError::Invalid(FieldError::invalid(
+                "payment_method[type]",
+                format!("This setup intent does not allow {}.", method.as_str()),
+            )));
+        }
+        Ok(())
+    }
+
+    /// Records the processor's verification of a card. `redirect` is the test authorization page
+    /// (token, URL) for a card that must authenticate; `return_url`, when given, replaces the
+    /// intent's.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method.
+    pub fn record_verification(
+        &mut self,
+        pending: PendingSetup,
+        outcome: AuthorizationOutcome,
+        redirect: Option<(String, String)>,
+        return_url: Option<String>,
+        now: Timestamp,
+    ) -> Result<SetupResult, DomainError> {
+        self.ensure_attachable(PaymentMethodType::Card)?;
+        if return_url.is_some() {
+            self.return_url = return_url;
+        }
+        let result = match (outcome, redirect) {
+            (AuthorizationOutcome::Approved, _) => self.save(pending, now),
+            (AuthorizationOutcome::Declined(error), _) => self.fail(error),
+            (AuthorizationOutcome::RedirectRequired, Some((token, url))) => {
+                self.status = SetupIntentStatus::AwaitingNextAction;
+                self.pending = Some(pending);
+                self.redirect_token = Some(token);
+                self.redirect_url = Some(url);
+                self.action_due_at = Some(now.plus_seconds(REDIRECT_SECONDS));
+                SetupResult::Redirected
+            }
+            (AuthorizationOutcome::RedirectRequired, None) => {
+                self.fail(PaymentError::new("processing_error", "The redirect could not be prepared."))
+            }
+            (AuthorizationOutcome::Processing { finishes_at }, _) => {
+                self.status = SetupIntentStatus::Processing;
+                self.pending = Some(pending);
+                self.action_due_at = Some(finishes_at);
+                SetupResult::Processing
+            }
+        };
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// The customer finished (or failed) authenticating on the redirect page.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting the redirect.
+    pub fn complete_redirect(&mut self, authenticated: bool, now: Timestamp) -> Result<SetupResult, DomainError> {
+        let pending = self.take_pending(SetupIntentStatus::AwaitingNextAction, "authenticate")?;
+        let result = if authenticated {
+            self.save(pending, now)
+        } else {
+            self.fail(PaymentError::new("authentication_failed", "The customer failed to authenticate the card."))
+        };
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// An abandoned redirect expires: the setup fails with `authentication_expired`.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a redirect that is due.
+    pub fn expire_redirect(&mut self, now: Timestamp) -> Result<SetupResult, DomainError> {
+        if !self.is_due(now) {
+            return Err(self.refuse("expire the redirect of"));
+        }
+        self.take_pending(SetupIntentStatus::AwaitingNextAction, "expire the redirect of")?;
+        let result =
+            self.fail(PaymentError::new("authentication_expired", "The customer did not authenticate the card in time."));
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// The processor finished verifying a `processing` card with an approval.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing and due.
+    pub fn finish_processing(&mut self, now: Timestamp) -> Result<SetupResult, DomainError> {
+        if !self.is_due(now) {
+            return Err(self.refuse("finish processing"));
+        }
+        let pending = self.take_pending(SetupIntentStatus::Processing, "finish processing")?;
+        let result = self.save(pending, now);
+        self.touch(now);
+        Ok(result)
+    }
+
+    /// Cancels a setup intent that awaits a payment method or the customer's authentication.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` from any other status.
+    pub fn cancel(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        match self.status {
+            SetupIntentStatus::AwaitingPaymentMethod | SetupIntentStatus::AwaitingNextAction => {}
+            SetupIntentStatus::Processing | SetupIntentStatus::Succeeded | SetupIntentStatus::Canceled => {
+                return Err(self.refuse("cancel"))
+            }
+        }
+        self.status = SetupIntentStatus::Canceled;
+        self.pending = None;
+        self.action_due_at = None;
+        self.touch(now);
+        Ok(())
+    }
+
+    fn save(&mut self, pending: PendingSetup, now: Timestamp) -> SetupResult {
+        self.status = SetupIntentStatus::Succeeded;
+        self.pending = None;
+        self.action_due_at = None;
+        self.last_setup_error = None;
+        self.payment_method_id = Some(pending.payment_method_id.clone());
+        SetupResult::Saved(PaymentMethod {
+            id: pending.payment_method_id,
+            account_id: self.account_id.clone(),
+            livemode: self.livemode,
+            customer_id: self.customer_id.clone(),
+            verified: pending.verified,
+            usage: self.usage,
+            created_at: now,
+            updated_at: now,
+        })
+    }
+
+    fn fail(&mut self, error: PaymentError) -> SetupResult {
+        self.status = SetupIntentStatus::AwaitingPaymentMethod;
+        self.pending = None;
+        self.action_due_at = None;
+        self.last_setup_error = Some(error.clone());
+        SetupResult::Failed(error)
+    }
+
+    fn take_pending(&mut self, expected: SetupIntentStatus, action: &'static str) -> Result<PendingSetup, DomainError> {
+        if self.status != expected {
+            return Err(self.refuse(action));
+        }
+        let pending = self.pending.take().ok_or_else(|| self.refuse(action))?;
+        self.action_due_at = None;
+        Ok(pending)
+    }
+
+    fn is_due(&self, now: Timestamp) -> bool {
+        self.action_due_at.is_some_and(|due| now >= due)
+    }
+
+    fn refuse(&self, action: &'static str) -> DomainError {
+        DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action }
+    }
+
+    fn touch(&mut self, now: Timestamp) {
+        self.updated_at = now;
+        self.version += 1;
+    }
+
+    #[must_use]
+    pub fn id(&self) -> &SetupIntentId {
+        &self.id
+    }
+
+    #[must_use]
+    pub fn account_id(&self) -> &AccountId {
+        &self.account_id
+    }
+
+    #[must_use]
+    pub fn livemode(&self) -> bool {
+        self.livemode
+    }
+
+    #[must_use]
+    pub fn customer_id(&self) -> &CustomerId {
+        &self.customer_id
+    }
+
+    #[must_use]
+    pub fn payment_methods(&self) -> &[PaymentMethodType] {
+        &self.payment_methods
+    }
+
+    #[must_use]
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    #[must_use]
+    pub fn status(&self) -> SetupIntentStatus {
+        self.status
+    }
+
+    #[must_use]
+    pub fn client_secret(&self) -> &ClientSecret {
+        &self.client_secret
+    }
+
+    #[must_use]
+    pub fn description(&self) -> Option<&Description> {
+        self.description.as_ref()
+    }
+
+    #[must_use]
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+
+    #[must_use]
+    pub fn return_url(&self) -> Option<&str> {
+        self.return_url.as_deref()
+    }
+
+    #[must_use]
+    pub fn card_options(&self) -> &CardOptions {
+        &self.card_options
+    }
+
+    #[must_use]
+    pub fn last_setup_error(&self) -> Option<&PaymentError> {
+        self.last_setup_error.as_ref()
+    }
+
+    #[must_use]
+    pub fn payment_method_id(&self) -> Option<&PaymentMethodId> {
+        self.payment_method_id.as_ref()
+    }
+
+    #[must_use]
+    pub fn pending(&self) -> Option<&PendingSetup> {
+        self.pending.as_ref()
+    }
+
+    #[must_use]
+    pub fn redirect_token(&self) -> Option<&str> {
+        self.redirect_token.as_deref()
+    }
+
+    /// The test authorization page, while the customer must authenticate.
+    #[must_use]
+    pub fn next_action_url(&self) -> Option<&str> {
+        match self.status {
+            SetupIntentStatus::AwaitingNextAction => self.redirect_url.as_deref(),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn redirect_url(&self) -> Option<&str> {
+        self.redirect_url.as_deref()
+    }
+
+    #[must_use]
+    pub fn action_due_at(&self) -> Option<Timestamp> {
+        self.action_due_at
+    }
+
+    #[must_use]
+    pub fn created_at(&self) -> Timestamp {
+        self.created_at
+    }
+
+    #[must_use]
+    pub fn updated_at(&self) -> Timestamp {
+        self.updated_at
+    }
+
+    #[must_use]
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+}
