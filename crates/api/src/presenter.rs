@@ -5,12 +5,14 @@ use crate::representation::event::EventResource;
 use crate::representation::payment::PaymentResource;
 use crate::representation::payment_intent::PaymentIntentResource;
 use crate::representation::refund::RefundResource;
+use crate::representation::setup_intent::SetupIntentResource;
 use payments_application::ports::Presenter;
 use payments_domain::customer::Customer;
 use payments_domain::event::Event;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::PaymentIntent;
 use payments_domain::refund::Refund;
+use payments_domain::setup_intent::SetupIntent;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -43,6 +45,10 @@ impl Presenter for ApiPresenter {
 
     fn refund(&self, refund: &Refund) -> Value {
         to_value(&RefundResource::new(refund))
+    }
+
+    fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value {
+        to_value(&SetupIntentResource::from_parts(intent, customer))
     }
 
     fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String {

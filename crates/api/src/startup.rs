@@ -22,8 +22,10 @@ use payments_adapters::webhooks::{
 use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
 use payments_application::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
-    PaymentService, Processors, RefundService, WebhookDeliveryService, WebhookService,
+    PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
+    WebhookService,
 };
+use payments_application::ApplicationError;
 use payments_domain::webhook::RetrySchedule;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
@@ -65,10 +67,19 @@ impl Services {
                 storage.clone(),
                 clock.clone(),
                 ids.clone(),
-                processors,
+                processors.clone(),
                 presenter.clone(),
                 payment_settings,
             )),
+            setup_intents: Arc::new(SetupIntentService::new(
+                storage.clone(),
+                clock.clone(),
+                ids.clone(),
+                processors,
+                presenter.clone(),
+                settings.public_base_url.as_str().to_owned(),
+            )),
+            payment_methods: Arc::new(PaymentMethodService::new(storage.clone())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
             refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone())),
             events: Arc::new(EventService::new(storage.clone())),
@@ -233,7 +244,8 @@ impl Application {
     /// An I/O failure of the server.
     pub async fn run_until_stopped(self) -> Result<(), StartupError> {
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
-        let due_actions = tokio::spawn(run_due_actions(self.services.payment_intents.clone()));
+        let due_actions =
+            tokio::spawn(run_due_actions(self.services.payment_intents.clone(), self.services.setup_intents.clone()));
         let deliveries = self.worker.map(|worker| tokio::spawn(worker.run()));
         let outcome = self.server.await;
         purge.abort();
@@ -254,18 +266,23 @@ fn retry_schedule(settings: &WebhookSettings) -> RetrySchedule {
     }
 }
 
-/// Background job: releases expired holds, fails abandoned redirects, finishes processing payments.
-/// Each intent moves in its own short transaction; several instances may run this at once.
-async fn run_due_actions(service: Arc<PaymentIntentService>) {
+/// Background job: releases expired holds, fails abandoned redirects, finishes processing payments
+/// and card verifications. Each intent moves in its own short transaction; several instances may
+/// run this at once.
+async fn run_due_actions(payment_intents: Arc<PaymentIntentService>, setup_intents: Arc<SetupIntentService>) {
     let mut interval = tokio::time::interval(DUE_ACTIONS_INTERVAL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        let service = service.clone();
-        match tokio::task::spawn_blocking(move || service.run_due_actions(DUE_ACTIONS_BATCH)).await {
+        let (payment_intents, setup_intents) = (payment_intents.clone(), setup_intents.clone());
+        let moved = tokio::task::spawn_blocking(move || {
+            let payments = payment_intents.run_due_actions(DUE_ACTIONS_BATCH)?;
+            Ok::<_, ApplicationError>(payments + setup_intents.run_due_actions(DUE_ACTIONS_BATCH)?)
+        });
+        match moved.await {
             Ok(Ok(0)) => {}
-            Ok(Ok(moved)) => tracing::info!(moved, "ran due payment intent actions"),
-            Ok(Err(error)) => tracing::warn!(%error, "could not run due payment intent actions"),
+            Ok(Ok(moved)) => tracing::info!(moved, "ran due intent actions"),
+            Ok(Err(error)) => tracing::warn!(%error, "could not run due intent actions"),
             Err(error) => tracing::warn!(%error, "the due actions task failed"),
         }
     }

@@ -6,8 +6,8 @@ use crate::settings::WebhookSettings;
 use actix_web::web;
 use payments_application::ports::{Clock, UnitOfWork};
 use payments_application::services::{
-    AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentService,
-    RefundService, WebhookDeliveryService, WebhookService,
+    AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentMethodService,
+    PaymentService, RefundService, SetupIntentService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use std::sync::Arc;
@@ -22,6 +22,8 @@ pub struct Services {
     pub payment_intents: Arc<PaymentIntentService>,
     pub payments: Arc<PaymentService>,
     pub refunds: Arc<RefundService>,
+    pub setup_intents: Arc<SetupIntentService>,
+    pub payment_methods: Arc<PaymentMethodService>,
     pub events: Arc<EventService>,
     pub webhooks: Arc<WebhookService>,
     pub deliveries: Arc<WebhookDeliveryService>,

@@ -17,10 +17,12 @@ use crate::ports::{
     PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
 };
 use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
+use crate::ports::{PaymentMethodRepository, SetupIntentRepository, Verification, VerificationRequest};
 use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
-    PaymentService, Processors, RefundService, WebhookDeliveryService, WebhookService,
+    PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
+    WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
@@ -28,10 +30,13 @@ use payments_domain::description::Description;
 use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, CustomerId};
 use payments_domain::ids::{DeliveryId, EventId, PaymentId, PaymentIntentId, RefundId, WebhookId};
+use payments_domain::ids::{PaymentMethodId, SetupIntentId};
 use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
 use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent, PaymentIntentStatus};
-use payments_domain::payment_method::{CardSummary, Funding, QrphSummary};
+use payments_domain::payment_method::PaymentMethod;
+use payments_domain::payment_method::{Funding, QrphSummary};
 use payments_domain::refund::Refund;
+use payments_domain::setup_intent::{SetupIntent, SetupIntentStatus};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::RetrySchedule;
 use payments_domain::webhook::{Delivery, DeliveryMove, DeliveryStatus, Webhook, WebhookStatus};
@@ -51,6 +56,8 @@ struct State {
     payment_intents: Vec<PaymentIntent>,
     payments: Vec<Payment>,
     refunds: Vec<Refund>,
+    setup_intents: Vec<SetupIntent>,
+    payment_methods: Vec<PaymentMethod>,
     events: Vec<Event>,
     webhooks: Vec<Webhook>,
     /// Deliveries with their lease holder.
@@ -271,6 +278,81 @@ impl PaymentIntentRepository for State {
     }
 }
 
+impl SetupIntentRepository for State {
+    fn insert(&mut self, intent: &SetupIntent) -> Result<(), StoreError> {
+        self.setup_intents.push(intent.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &SetupIntentId) -> Result<Option<SetupIntent>, StoreError> {
+        Ok(self
+            .setup_intents
+            .iter()
+            .find(|i| i.id() == id && in_scope_of(i.account_id(), i.livemode(), scope))
+            .cloned())
+    }
+
+    fn update(&mut self, intent: &SetupIntent, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.setup_intents, intent, |i| i.id() == intent.id(), |i| i.version(), expected_version)
+    }
+
+    fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<SetupIntent>, StoreError> {
+        Ok(self.setup_intents.iter().find(|i| i.redirect_token() == Some(token)).cloned())
+    }
+
+    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError> {
+        let with_actions = [SetupIntentStatus::AwaitingNextAction, SetupIntentStatus::Processing];
+        let mut due: Vec<&SetupIntent> = self
+            .setup_intents
+            .iter()
+            .filter(|i| with_actions.contains(&i.status()) && i.action_due_at().is_some_and(|due| due <= now))
+            .collect();
+        due.sort_by_key(|i| i.action_due_at());
+        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    }
+}
+
+impl PaymentMethodRepository for State {
+    fn insert(&mut self, method: &PaymentMethod) -> Result<(), StoreError> {
+        self.payment_methods.push(method.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<Option<PaymentMethod>, StoreError> {
+        Ok(self.payment_methods.iter().find(|m| &m.id == id && in_scope_of(&m.account_id, m.livemode, scope)).cloned())
+    }
+
+    fn list(
+        &mut self,
+        scope: &Scope,
+        customer_id: &CustomerId,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentMethod>, StoreError> {
+        let visible: Vec<&PaymentMethod> = self
+            .payment_methods
+            .iter()
+            .filter(|m| in_scope_of(&m.account_id, m.livemode, scope) && &m.customer_id == customer_id)
+            .collect();
+        let position = |id: &str| visible.iter().position(|m| m.id.as_str() == id).ok_or(StoreError::UnknownCursor);
+        let overfetch = page.limit() as usize + 1;
+        let rows: Vec<PaymentMethod> = match page.cursor() {
+            None => visible.iter().rev().take(overfetch).map(|m| (*m).clone()).collect(),
+            Some(Cursor::After(id)) => {
+                visible[..position(id)?].iter().rev().take(overfetch).map(|m| (*m).clone()).collect()
+            }
+            Some(Cursor::Before(id)) => {
+                visible[position(id)? + 1..].iter().take(overfetch).map(|m| (*m).clone()).collect()
+            }
+        };
+        Ok(Page::from_overfetched(rows, page))
+    }
+
+    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<(), StoreError> {
+        self.payment_methods.retain(|m| !(&m.id == id && in_scope_of(&m.account_id, m.livemode, scope)));
+        Ok(())
+    }
+}
+
 impl PaymentRepository for State {
     fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
         self.payments.push(payment.clone());
@@ -476,6 +558,10 @@ impl ScriptedProcessor {
         Self { outcome: Mutex::new(AuthorizationOutcome::Approved) }
     }
 
+    fn scripted(&self) -> AuthorizationOutcome {
+        self.outcome.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
     /// Answers `outcome` from now on.
     pub fn answer(&self, outcome: AuthorizationOutcome) {
         *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = outcome;
@@ -485,17 +571,19 @@ impl ScriptedProcessor {
 impl PaymentProcessor for ScriptedProcessor {
     fn authorize(&self, request: &AuthorizationRequest<'_>) -> Result<Authorization, ProcessorError> {
         let card = match request.method {
-            PaymentMethodInput::Card(card) => Some(CardSummary {
-                brand: card.number.brand().to_owned(),
-                first6: card.number.first6().to_owned(),
-                last4: card.number.last4().to_owned(),
-                exp_month: card.exp_month,
-                exp_year: card.exp_year,
-                funding: Funding::Credit,
-            }),
+            PaymentMethodInput::Card(card) => Some(card.summary(Funding::Credit)),
+            PaymentMethodInput::Saved(saved) => Some(saved.card.clone()),
             PaymentMethodInput::Redirect(_) => None,
         };
-        Ok(Authorization { outcome: self.outcome.lock().unwrap_or_else(PoisonError::into_inner).clone(), card })
+        Ok(Authorization { outcome: self.scripted(), card })
+    }
+
+    fn verify(&self, request: &VerificationRequest<'_>) -> Result<Verification, ProcessorError> {
+        Ok(Verification {
+            outcome: self.scripted(),
+            card: request.card.summary(Funding::Credit),
+            processor_reference: "scripted".to_owned(),
+        })
     }
 
     fn qrph_payer(&self) -> Option<QrphSummary> {
@@ -537,6 +625,10 @@ impl Presenter for MinimalPresenter {
 
     fn refund(&self, refund: &Refund) -> Value {
         json!({"id": refund.id().as_str(), "amount": refund.amount()})
+    }
+
+    fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value {
+        json!({"id": intent.id().as_str(), "status": intent.status().as_str(), "customer": customer.id.as_str()})
     }
 
     fn event(&self, event: &Event, data: &Value, _: &Value) -> String {
@@ -663,6 +755,25 @@ impl TestPorts {
             Arc::new(MinimalPresenter),
             settings,
         )
+    }
+
+    /// Setup intents with the scripted processor in test mode and no live processor.
+    #[must_use]
+    pub fn setup_intent_service(&self) -> SetupIntentService {
+        let processors = Processors { test: self.processor.clone(), live: None };
+        SetupIntentService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            processors,
+            Arc::new(MinimalPresenter),
+            "http://127.0.0.1:8080".into(),
+        )
+    }
+
+    #[must_use]
+    pub fn payment_method_service(&self) -> PaymentMethodService {
+        PaymentMethodService::new(self.store.clone())
     }
 
     #[must_use]

@@ -41,7 +41,7 @@ fn card() -> AttachRequest {
         exp_year: 2040,
         cvc: Cvc::new("123").unwrap(),
     };
-    AttachRequest { method: PaymentMethodInput::Card(card), billing: None, return_url: None }
+    AttachRequest { method: PaymentMethodInput::Card(card).into(), billing: None, return_url: None }
 }
 
 fn attached(outcome: AttachOutcome) -> PaymentIntentView {
@@ -156,7 +156,7 @@ fn a_redirect_is_completed_once_through_its_token_or_expires() {
     let scope = ports.scope(Mode::Test);
     ports.processor.answer(AuthorizationOutcome::RedirectRequired);
     let gcash = || AttachRequest {
-        method: PaymentMethodInput::Redirect(PaymentMethodType::Gcash),
+        method: PaymentMethodInput::Redirect(PaymentMethodType::Gcash).into(),
         billing: None,
         return_url: None,
     };

@@ -187,6 +187,21 @@ pub struct CardInput {
     pub cvc: Cvc,
 }
 
+impl CardInput {
+    /// What is kept of this card: brand, first six and last four digits, expiry, and `funding`.
+    #[must_use]
+    pub fn summary(&self, funding: Funding) -> CardSummary {
+        CardSummary {
+            brand: self.number.brand().to_owned(),
+            first6: self.number.first6().to_owned(),
+            last4: self.number.last4().to_owned(),
+            exp_month: self.exp_month,
+            exp_year: self.exp_year,
+            funding,
+        }
+    }
+}
+
 /// What the service keeps of a card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardSummary {

@@ -76,7 +76,7 @@ pub struct PendingSetup {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SetupResult {
     /// Verified: save this payment method to the customer.
-    Saved(PaymentMethod),
+    Saved(Box<PaymentMethod>),
     /// Declined, failed or abandoned authentication: nothing is saved.
     Failed(PaymentError),
     /// Waiting for the customer to authenticate.
@@ -312,8 +312,8 @@ impl SetupIntent {
             return Err(self.refuse("expire the redirect of"));
         }
         self.take_pending(SetupIntentStatus::AwaitingNextAction, "expire the redirect of")?;
-        let result =
-            self.fail(PaymentError::new("authentication_expired", "The customer did not authenticate the card in time."));
+        let result = self
+            .fail(PaymentError::new("authentication_expired", "The customer did not authenticate the card in time."));
         self.touch(now);
         Ok(result)
     }
@@ -356,7 +356,7 @@ impl SetupIntent {
         self.action_due_at = None;
         self.last_setup_error = None;
         self.payment_method_id = Some(pending.payment_method_id.clone());
-        SetupResult::Saved(PaymentMethod {
+        SetupResult::Saved(Box::new(PaymentMethod {
             id: pending.payment_method_id,
             account_id: self.account_id.clone(),
             livemode: self.livemode,
@@ -365,7 +365,7 @@ impl SetupIntent {
             usage: self.usage,
             created_at: now,
             updated_at: now,
-        })
+        }))
     }
 
     fn fail(&mut self, error: PaymentError) -> SetupResult {

@@ -9,8 +9,10 @@ mod idempotency;
 mod json;
 mod payment;
 mod payment_intent;
+mod payment_method;
 mod refund;
 mod schema;
+mod setup_intent;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod unit_of_work;

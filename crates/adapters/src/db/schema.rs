@@ -97,6 +97,52 @@ diesel::table! {
 }
 
 diesel::table! {
+    setup_intents (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        customer_id -> Text,
+        payment_methods -> Text,
+        usage -> Text,
+        status -> Text,
+        client_secret -> Text,
+        description -> Nullable<Text>,
+        metadata -> Nullable<Text>,
+        return_url -> Nullable<Text>,
+        card_options -> Text,
+        last_setup_error -> Nullable<Text>,
+        payment_method_id -> Nullable<Text>,
+        pending_payment_method_id -> Nullable<Text>,
+        pending_card -> Nullable<Text>,
+        pending_billing -> Nullable<Text>,
+        pending_reference -> Nullable<Text>,
+        redirect_token -> Nullable<Text>,
+        redirect_url -> Nullable<Text>,
+        action_due_at -> Nullable<BigInt>,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    payment_methods (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        customer_id -> Text,
+        card -> Text,
+        billing -> Nullable<Text>,
+        processor_reference -> Text,
+        usage -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     payments (seq) {
         seq -> BigInt,
         id -> Text,
@@ -209,8 +255,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     idempotency_keys,
     payment_intents,
+    payment_methods,
     payments,
     refunds,
+    setup_intents,
     webhook_deliveries,
     webhook_delivery_attempts,
     webhooks,

@@ -3,12 +3,19 @@
 //! Any future expiry and any CVC of the right length work unless a card's row says otherwise; a past
 //! expiry declines `card_expired`; a card outside the intent's allowed BINs or fundings declines
 //! `card_not_allowed`. Card numbers not in the table behave like the Visa credit success card.
+//!
+//! A verified card is saved with its test behaviour as the processor reference (`approve`,
+//! `challenge`, `processing`, `decline:<code>`), never its number, so charging it later has the
+//! outcome its number had.
 
 use payments_application::ports::{
-    Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError,
+    Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError, Verification,
+    VerificationRequest,
 };
+use payments_domain::payment_intent::CardOptions;
 use payments_domain::payment_intent::{AuthorizationOutcome, PaymentError};
 use payments_domain::payment_method::{CardInput, CardSummary, Funding, QrphSummary};
+use payments_domain::time::Timestamp;
 
 /// How long the `processing` test card takes to succeed.
 const PROCESSING_SECONDS: i64 = 3;
@@ -20,6 +27,32 @@ enum Behaviour {
     Decline(&'static str, &'static str),
     Challenge,
     Processing,
+}
+
+impl Behaviour {
+    /// The processor reference a saved card of this behaviour carries.
+    fn reference(self) -> String {
+        match self {
+            Self::Approve => "approve".to_owned(),
+            Self::Decline(code, _) => format!("decline:{code}"),
+            Self::Challenge => "challenge".to_owned(),
+            Self::Processing => "processing".to_owned(),
+        }
+    }
+
+    /// The behaviour of a saved card's reference; an unknown reference declines.
+    fn of_reference(reference: &str) -> Self {
+        match reference {
+            "approve" => Self::Approve,
+            "challenge" => Self::Challenge,
+            "processing" => Self::Processing,
+            other => TEST_CARDS
+                .iter()
+                .map(|(_, _, behaviour)| *behaviour)
+                .find(|behaviour| behaviour.reference() == other)
+                .unwrap_or(Self::Decline("generic_decline", "The saved card is unknown to the processor.")),
+        }
+    }
 }
 
 /// The test cards: number, funding, behaviour.
@@ -58,14 +91,24 @@ const TEST_CARDS: [(&str, Funding, Behaviour); 15] = [
 pub struct Simulator;
 
 impl Simulator {
-    fn card_outcome(card: &CardInput, request: &AuthorizationRequest<'_>) -> (AuthorizationOutcome, Funding) {
-        let (funding, behaviour) = TEST_CARDS
+    /// The funding and behaviour of a card number.
+    fn test_card(card: &CardInput) -> (Funding, Behaviour) {
+        TEST_CARDS
             .iter()
             .find(|(number, _, _)| *number == card.number.digits())
-            .map_or((Funding::Credit, Behaviour::Approve), |(_, funding, behaviour)| (*funding, *behaviour));
-        let (year, month) = request.now.year_month();
-        let expired = (i64::from(card.exp_year), card.exp_month) < (year, month);
-        let outcome = if !request.card_options.allows(card.number.first6(), funding) {
+            .map_or((Funding::Credit, Behaviour::Approve), |(_, funding, behaviour)| (*funding, *behaviour))
+    }
+
+    /// What a card of `summary` with `behaviour` does under the intent's `options` at `now`.
+    fn outcome(
+        summary: &CardSummary,
+        behaviour: Behaviour,
+        options: &CardOptions,
+        now: Timestamp,
+    ) -> AuthorizationOutcome {
+        let (year, month) = now.year_month();
+        let expired = (i64::from(summary.exp_year), summary.exp_month) < (year, month);
+        if !options.allows(&summary.first6, summary.funding) {
             declined("card_not_allowed", "This card is not allowed for this payment.")
         } else if expired {
             declined("card_expired", "The card has expired.")
@@ -75,11 +118,10 @@ impl Simulator {
                 Behaviour::Decline(code, detail) => declined(code, detail),
                 Behaviour::Challenge => AuthorizationOutcome::RedirectRequired,
                 Behaviour::Processing => {
-                    AuthorizationOutcome::Processing { finishes_at: request.now.plus_seconds(PROCESSING_SECONDS) }
+                    AuthorizationOutcome::Processing { finishes_at: now.plus_seconds(PROCESSING_SECONDS) }
                 }
             }
-        };
-        (outcome, funding)
+        }
     }
 }
 
@@ -91,21 +133,27 @@ impl PaymentProcessor for Simulator {
     fn authorize(&self, request: &AuthorizationRequest<'_>) -> Result<Authorization, ProcessorError> {
         Ok(match request.method {
             PaymentMethodInput::Card(card) => {
-                let (outcome, funding) = Self::card_outcome(card, request);
-                let summary = CardSummary {
-                    brand: card.number.brand().to_owned(),
-                    first6: card.number.first6().to_owned(),
-                    last4: card.number.last4().to_owned(),
-                    exp_month: card.exp_month,
-                    exp_year: card.exp_year,
-                    funding,
-                };
+                let (funding, behaviour) = Self::test_card(card);
+                let summary = card.summary(funding);
+                let outcome = Self::outcome(&summary, behaviour, request.card_options, request.now);
                 Authorization { outcome, card: Some(summary) }
+            }
+            PaymentMethodInput::Saved(saved) => {
+                let behaviour = Behaviour::of_reference(&saved.processor_reference);
+                let outcome = Self::outcome(&saved.card, behaviour, request.card_options, request.now);
+                Authorization { outcome, card: Some(saved.card.clone()) }
             }
             PaymentMethodInput::Redirect(_) => {
                 Authorization { outcome: AuthorizationOutcome::RedirectRequired, card: None }
             }
         })
+    }
+
+    fn verify(&self, request: &VerificationRequest<'_>) -> Result<Verification, ProcessorError> {
+        let (funding, behaviour) = Self::test_card(request.card);
+        let card = request.card.summary(funding);
+        let outcome = Self::outcome(&card, behaviour, request.card_options, request.now);
+        Ok(Verification { outcome, card, processor_reference: behaviour.reference() })
     }
 
     fn qrph_payer(&self) -> Option<QrphSummary> {

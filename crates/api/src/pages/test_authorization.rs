@@ -1,12 +1,14 @@
 //! The test authorization page: where 3-D Secure challenges and e-wallet redirects of test mode land.
-//! "Authorize test payment" or "Fail test payment" completes the attempt and returns the customer to
-//! `return_url?payment_intent_client_secret=…`.
+//! "Authorize" or "Fail" completes the attempt and returns the customer to
+//! `return_url?payment_intent_client_secret=…` (or `setup_intent_client_secret=…` when a card is
+//! being saved by a setup intent).
 
 use crate::decode::BodyParams;
 use crate::state::{blocking, Services};
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;
+use payments_application::ApplicationError;
 use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::payment_method::PaymentMethodType;
 use qrcode::render::svg;
@@ -27,7 +29,11 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
 #[template(path = "test_authorization.html")]
 struct AuthorizationPage<'a> {
     intent_id: &'a str,
-    amount: String,
+    /// "Payment intent" or "Setup intent".
+    intent_kind: &'static str,
+    /// "payment", or "card" when a card is being saved.
+    subject: &'static str,
+    amount: Option<String>,
     method_name: &'static str,
     description: Option<&'a str>,
     qr_svg: Option<String>,
@@ -41,14 +47,20 @@ struct MessagePage<'a> {
 }
 
 async fn show(token: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
-    let page = match blocking(move || services.payment_intents.redirect_page(&token)).await {
+    let page = match blocking(move || {
+        services.payment_intents.redirect_page(&token).or_else(|_| services.setup_intents.redirect_page(&token))
+    })
+    .await
+    {
         Ok(page) => page,
         Err(_) => return unusable_link(),
     };
     let qr_svg = (page.method == PaymentMethodType::Qrph).then(|| qr_code(&page.redirect_url)).flatten();
     let template = AuthorizationPage {
         intent_id: &page.intent_id,
-        amount: pesos(page.amount),
+        intent_kind: if page.amount.is_some() { "Payment intent" } else { "Setup intent" },
+        subject: if page.amount.is_some() { "payment" } else { "card" },
+        amount: page.amount.map(pesos),
         method_name: method_name(page.method),
         description: page.description.as_deref(),
         qr_svg,
@@ -66,7 +78,12 @@ async fn decide(
         Some("fail") => false,
         _ => return message(StatusCode::BAD_REQUEST, "Choose an outcome", "Use one of the two buttons of the page."),
     };
-    let completion = match blocking(move || services.payment_intents.complete_redirect(&token, authorized)).await {
+    let completion = match blocking(move || match services.payment_intents.complete_redirect(&token, authorized) {
+        Err(ApplicationError::NotFound { .. }) => services.setup_intents.complete_redirect(&token, authorized),
+        other => other,
+    })
+    .await
+    {
         Ok(completion) => completion,
         Err(error) if error.status() == StatusCode::NOT_FOUND => return unusable_link(),
         Err(error) if error.status() == StatusCode::SERVICE_UNAVAILABLE => {
@@ -87,7 +104,8 @@ async fn decide(
     match completion.return_url {
         Some(return_url) => {
             let separator = if return_url.contains('?') { '&' } else { '?' };
-            let location = format!("{return_url}{separator}payment_intent_client_secret={}", completion.client_secret);
+            let location =
+                format!("{return_url}{separator}{}={}", completion.client_secret_parameter, completion.client_secret);
             HttpResponse::SeeOther().insert_header((header::LOCATION, location)).finish()
         }
         None if completion.succeeded => {

@@ -6,5 +6,7 @@ pub(crate) mod envelope;
 pub(crate) mod event;
 pub(crate) mod payment;
 pub(crate) mod payment_intent;
+pub(crate) mod payment_method;
 pub(crate) mod refund;
+pub(crate) mod setup_intent;
 pub(crate) mod webhook;

@@ -18,19 +18,23 @@ const RESOURCE: &str = "payment_intent";
 
 /// `{"type": "redirect", "redirect_url": …}` while the customer must authenticate.
 #[derive(Serialize)]
-struct NextAction<'a> {
+pub(super) struct NextAction<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     redirect_url: &'a str,
 }
 
+impl<'a> NextAction<'a> {
+    pub(super) fn redirect(redirect_url: &'a str) -> Self {
+        Self { kind: "redirect", redirect_url }
+    }
+}
+
 fn next_action(intent: &PaymentIntent) -> Option<NextAction<'_>> {
     match intent.status() {
-        PaymentIntentStatus::AwaitingNextAction => intent
-            .pending()
-            .as_ref()
-            .and_then(|pending| pending.redirect_url.as_deref())
-            .map(|redirect_url| NextAction { kind: "redirect", redirect_url }),
+        PaymentIntentStatus::AwaitingNextAction => {
+            intent.pending().as_ref().and_then(|pending| pending.redirect_url.as_deref()).map(NextAction::redirect)
+        }
         PaymentIntentStatus::AwaitingPaymentMethod
         | PaymentIntentStatus::Processing
         | PaymentIntentStatus::AwaitingCapture
@@ -40,8 +44,8 @@ fn next_action(intent: &PaymentIntent) -> Option<NextAction<'_>> {
 }
 
 #[derive(Serialize)]
-struct PaymentMethodOptions<'a> {
-    card: &'a CardOptions,
+pub(super) struct PaymentMethodOptions<'a> {
+    pub(super) card: &'a CardOptions,
 }
 
 /// A payment intent as the API shows it to a secret key.

@@ -7,7 +7,9 @@ mod event;
 mod health;
 mod payment;
 mod payment_intent;
+mod payment_method;
 mod refund;
+mod setup_intent;
 mod support;
 mod webhook;
 
@@ -20,6 +22,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
     health::configure(config);
     customer::configure(config);
     payment_intent::configure(config);
+    setup_intent::configure(config);
+    payment_method::configure(config);
     payment::configure(config);
     refund::configure(config);
     event::configure(config);

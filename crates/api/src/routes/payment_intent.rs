@@ -1,7 +1,7 @@
 //! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
 //! attach, capture and cancel.
 
-use super::billing::payment_billing;
+use super::payment_method::{card_options, payment_method, payment_methods};
 use super::support::{ok, resource};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{BodyParams, Params, QueryParams};
@@ -9,20 +9,14 @@ use crate::error::ApiError;
 use crate::representation::payment_intent::{PaymentIntentResource, PublicPaymentIntentResource};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_application::ports::PaymentMethodInput;
-use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
+use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView, PaymentMethodChoice};
 use payments_domain::account::KeyKind;
 use payments_domain::description::Description;
 use payments_domain::ids::CustomerId;
-use payments_domain::limits::{
-    ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH, IDENTIFIER_LENGTH,
-};
+use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
-use payments_domain::payment_intent::{
-    CaptureType, CardOptions, NewPaymentIntent, PaymentError, PaymentIntentChanges,
-};
-use payments_domain::payment_method::{PaymentBilling, CardInput, CardNumber, Cvc, Funding, PaymentMethodType};
+use payments_domain::payment_intent::{NewPaymentIntent, PaymentError, PaymentIntentChanges};
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{FieldError, Invalid};
 
@@ -196,100 +190,20 @@ fn shared_fields(params: &mut Params) -> SharedFields {
     SharedFields { description, statement_descriptor, metadata, customer_id, return_url }
 }
 
-fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
-    let names = params.string_list("payment_methods", CHOICES, CHOICE_LENGTH)?;
-    if names.is_empty() {
-        params.push(FieldError::invalid("payment_methods", "Allow at least one payment method."));
-        return None;
-    }
-    let mut methods = Vec::new();
-    for name in names {
-        let method = params.check("payment_methods", PaymentMethodType::parse(&name))?;
-        if !methods.contains(&method) {
-            methods.push(method);
-        }
-    }
-    Some(methods)
-}
-
-fn card_options(params: &mut Params) -> Option<CardOptions> {
-    let capture_type = params.string("capture_type", CHOICE_LENGTH).and_then(|value| {
-        let parsed = match value.as_str() {
-            "automatic" => Ok(CaptureType::Automatic),
-            "manual" => Ok(CaptureType::Manual),
-            other => Err(Invalid::value(format!("{other} is not a capture type; use automatic or manual."))),
-        };
-        params.check("capture_type", parsed)
-    });
-    let allowed_bins = params.string_list("allowed_bins", ALLOWED_BINS, 8).and_then(|bins| {
-        let valid = bins.iter().all(|bin| (1..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit()));
-        params.check("allowed_bins", if valid { Ok(bins) } else { Err(Invalid::value("BINs are 1 to 8 digits.")) })
-    });
-    let allowed_funding = params.string_list("allowed_funding", CHOICES, CHOICE_LENGTH).and_then(|names| {
-        let mut fundings: Vec<Funding> = Vec::new();
-        for name in names {
-            let funding = params.check("allowed_funding", Funding::parse(&name))?;
-            if !fundings.contains(&funding) {
-                fundings.push(funding);
-            }
-        }
-        Some(fundings)
-    });
-    Some(CardOptions {
-        capture_type: capture_type.unwrap_or(CaptureType::Automatic),
-        allowed_bins: allowed_bins.unwrap_or_default(),
-        allowed_funding: allowed_funding.unwrap_or_default(),
-    })
-}
-
 fn attach_request(params: &mut Params) -> Option<AttachRequest> {
     let return_url = params.url("return_url");
-    if let Some(id) = params.string("payment_method_id", IDENTIFIER_LENGTH) {
-        // Saved payment methods come with setup intents; until then no id names one.
-        params.push(FieldError::invalid("payment_method_id", format!("No saved payment method with id {id} exists.")));
-        return None;
-    }
+    let saved = params.string("payment_method_id", IDENTIFIER_LENGTH);
     let inline = params.object("payment_method", payment_method);
-    let (method, billing) = params.require("payment_method", inline)?;
-    Some(AttachRequest { method, billing, return_url })
-}
-
-fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
-    let method =
-        params.required_string("type", CHOICE_LENGTH).and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
-    let card = params.object("card", card_input);
-    let billing = params.object("billing", payment_billing);
-    let input = match method? {
-        PaymentMethodType::Card => PaymentMethodInput::Card(params.require("card", card)?),
-        other if card.is_some() => {
-            params.push(FieldError::invalid(
-                params.name("card"),
-                format!("Card details do not go with {}.", other.as_str()),
-            ));
-            return None;
+    match (saved, inline) {
+        (Some(_), Some(_)) => {
+            let detail = "Give either payment_method_id or payment_method, not both.";
+            params.push(FieldError::invalid("payment_method_id", detail));
+            None
         }
-        other => PaymentMethodInput::Redirect(other),
-    };
-    Some((input, billing))
-}
-
-fn card_input(params: &mut Params) -> Option<CardInput> {
-    let number = params
-        .string_or_integer("number", CARD_NUMBER_LENGTH)
-        .and_then(|n| params.check("number", CardNumber::new(&n)));
-    let exp_month = params.integer("exp_month").and_then(|month| {
-        let valid = u32::try_from(month).ok().filter(|m| (1..=12).contains(m));
-        params.check("exp_month", valid.ok_or_else(|| Invalid::value("The expiry month must be 1 to 12.")))
-    });
-    let exp_year = params.integer("exp_year").and_then(|year| {
-        let year = if (0..100).contains(&year) { year + 2000 } else { year };
-        let valid = u32::try_from(year).ok().filter(|y| (2000..=2100).contains(y));
-        params.check("exp_year", valid.ok_or_else(|| Invalid::value("The expiry year must be a four-digit year.")))
-    });
-    let cvc = params.string_or_integer("cvc", CVC_LENGTH).and_then(|c| params.check("cvc", Cvc::new(&c)));
-    let number = params.require("number", number);
-    let exp_month = params.require("exp_month", exp_month);
-    let exp_year = params.require("exp_year", exp_year);
-    let cvc = params.require("cvc", cvc);
-    Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
+        (Some(id), None) => Some(AttachRequest { method: PaymentMethodChoice::Saved(id), billing: None, return_url }),
+        (None, inline) => {
+            let (method, billing) = params.require("payment_method", inline)?;
+            Some(AttachRequest { method: method.into(), billing, return_url })
+        }
+    }
 }

@@ -73,5 +73,6 @@ mod pagination;
 mod payment_intents;
 mod payments_refunds;
 mod receiver;
+mod setup_intents;
 mod test_authorization;
 mod webhooks;

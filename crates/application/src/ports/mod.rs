@@ -8,9 +8,11 @@ pub mod id_generator;
 pub mod idempotency;
 pub mod payment;
 pub mod payment_intent;
+pub mod payment_method;
 pub mod presenter;
 pub mod processor;
 pub mod refund;
+pub mod setup_intent;
 pub mod unit_of_work;
 pub mod webhook;
 
@@ -22,9 +24,14 @@ pub use id_generator::IdGenerator;
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
 pub use payment::PaymentRepository;
 pub use payment_intent::PaymentIntentRepository;
+pub use payment_method::PaymentMethodRepository;
 pub use presenter::Presenter;
-pub use processor::{Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError};
+pub use processor::{
+    Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError, Verification,
+    VerificationRequest,
+};
 pub use refund::RefundRepository;
+pub use setup_intent::SetupIntentRepository;
 pub use unit_of_work::{in_transaction, reading, retry_on_conflict, Repositories, UnitOfWork};
 pub use webhook::{
     DeliveryAttempt, DeliveryRepository, OutgoingWebhook, Sending, UrlGuard, WebhookFilter, WebhookRepository,

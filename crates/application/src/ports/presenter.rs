@@ -6,6 +6,7 @@ use payments_domain::event::Event;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::PaymentIntent;
 use payments_domain::refund::Refund;
+use payments_domain::setup_intent::SetupIntent;
 use serde_json::Value;
 
 /// Renders resources in the API's representation.
@@ -18,6 +19,7 @@ pub trait Presenter: Send + Sync {
     ) -> Value;
     fn payment(&self, payment: &Payment, customer: Option<&Customer>) -> Value;
     fn refund(&self, refund: &Refund) -> Value;
+    fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value;
     /// The envelope of `event` (whose `body` is not set yet) with its `data` and
     /// `previous_attributes`, as JSON text: what `GET /events/:id` returns and webhooks receive.
     fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String;

@@ -3,13 +3,15 @@
 
 use payments_domain::money::Amount;
 use payments_domain::payment_intent::{AuthorizationOutcome, CardOptions};
-use payments_domain::payment_method::{CardInput, CardSummary, PaymentMethodType, QrphSummary};
+use payments_domain::payment_method::{CardInput, CardSummary, PaymentMethodType, QrphSummary, VerifiedCard};
 use payments_domain::time::Timestamp;
 
-/// What pays: card data as entered (never stored), or a redirect-based method.
+/// What pays: card data as entered (never stored), a card saved earlier, or a redirect-based method.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PaymentMethodInput {
     Card(CardInput),
+    /// A saved card: what is shown of it and the processor's reference, without a CVC.
+    Saved(Box<VerifiedCard>),
     Redirect(PaymentMethodType),
 }
 
@@ -17,7 +19,7 @@ impl PaymentMethodInput {
     #[must_use]
     pub fn method(&self) -> PaymentMethodType {
         match self {
-            Self::Card(_) => PaymentMethodType::Card,
+            Self::Card(_) | Self::Saved(_) => PaymentMethodType::Card,
             Self::Redirect(method) => *method,
         }
     }
@@ -39,6 +41,23 @@ pub struct Authorization {
     pub card: Option<CardSummary>,
 }
 
+/// A card to verify for saving, without a charge.
+#[derive(Debug)]
+pub struct VerificationRequest<'a> {
+    pub card: &'a CardInput,
+    pub card_options: &'a CardOptions,
+    pub now: Timestamp,
+}
+
+/// The processor's verification: its outcome, what it learned of the card, and its reference to
+/// charge the card again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    pub outcome: AuthorizationOutcome,
+    pub card: CardSummary,
+    pub processor_reference: String,
+}
+
 /// The processor could not be asked.
 #[derive(Debug, thiserror::Error)]
 pub enum ProcessorError {
@@ -51,6 +70,12 @@ pub trait PaymentProcessor: Send + Sync {
     /// # Errors
     /// [`ProcessorError::Unavailable`] when the processor cannot be reached.
     fn authorize(&self, request: &AuthorizationRequest<'_>) -> Result<Authorization, ProcessorError>;
+
+    /// Verifies a card for saving, without charging it: the outcome its authorizations would have.
+    ///
+    /// # Errors
+    /// [`ProcessorError::Unavailable`] when the processor cannot be reached.
+    fn verify(&self, request: &VerificationRequest<'_>) -> Result<Verification, ProcessorError>;
 
     /// The payer's account after a QR Ph payment was authorized on the redirect page.
     fn qrph_payer(&self) -> Option<QrphSummary>;

@@ -6,7 +6,9 @@ use super::event::EventRepository;
 use super::idempotency::IdempotencyRepository;
 use super::payment::PaymentRepository;
 use super::payment_intent::PaymentIntentRepository;
+use super::payment_method::PaymentMethodRepository;
 use super::refund::RefundRepository;
+use super::setup_intent::SetupIntentRepository;
 use super::webhook::{DeliveryRepository, WebhookRepository};
 use crate::error::{ApplicationError, StoreError};
 
@@ -35,6 +37,8 @@ repositories! {
     payment_intents: PaymentIntentRepository,
     payments: PaymentRepository,
     refunds: RefundRepository,
+    setup_intents: SetupIntentRepository,
+    payment_methods: PaymentMethodRepository,
     events: EventRepository,
     webhooks: WebhookRepository,
     deliveries: DeliveryRepository,

@@ -141,6 +141,22 @@ fn not_found(id: &str) -> ApplicationError {
     ApplicationError::NotFound { resource: RESOURCE, id: id.to_owned() }
 }
 
+/// The customer `id` of the scope, which must exist and not be deleted; other resources name their
+/// customer by `customer_id`.
+pub(crate) fn live_customer(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    id: &CustomerId,
+) -> Result<Customer, ApplicationError> {
+    match repositories.customers().find(scope, id)? {
+        Some(customer) if !customer.is_deleted() => Ok(customer),
+        _ => Err(ApplicationError::invalid(FieldError::invalid(
+            "customer_id",
+            format!("No customer with id {id} exists."),
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,10 @@ pub mod event;
 pub mod idempotency;
 pub mod payment;
 pub mod payment_intent;
+pub mod payment_method;
+pub mod redirect;
 pub mod refund;
+pub mod setup_intent;
 pub mod webhook;
 pub mod webhook_delivery;
 
@@ -16,9 +19,12 @@ pub use event::EventService;
 pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
-    Access, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentSettings, PaymentIntentView, Processors,
-    RedirectCompletion, RedirectPage,
+    AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentSettings, PaymentIntentView, PaymentMethodChoice,
+    Processors,
 };
+pub use payment_method::PaymentMethodService;
+pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
+pub use setup_intent::{SetupAttachOutcome, SetupAttachRequest, SetupIntentService, SetupIntentView};
 pub use webhook::WebhookService;
 pub use webhook_delivery::{DeliveryJob, WebhookDeliveryService};

@@ -1,7 +1,12 @@
 //! Payment intents: create, retrieve, update, attach, capture, cancel; the test authorization
 //! redirect; and the background actions (hold expiry, redirect expiry, processing end).
 
+use super::customer::live_customer;
 use super::event::EventLog;
+use super::payment_method::saved_method;
+use super::redirect::{
+    check_client_secret, test_redirect, unknown_token, well_formed_token, Access, RedirectCompletion, RedirectPage,
+};
 use crate::error::ApplicationError;
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, IdGenerator, PaymentMethodInput,
@@ -17,18 +22,17 @@ use payments_domain::ids::{CustomerId, PaymentId, PaymentIntentId, PaymentMethod
 use payments_domain::money::Amount;
 use payments_domain::payment::{FeeSchedule, Payment};
 use payments_domain::payment_intent::{
-    Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges,
-    PaymentIntentStatus,
+    Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges, PaymentIntentStatus,
 };
-use payments_domain::payment_method::{PaymentBilling, PaymentMethodRecord, PaymentMethodType};
+use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use serde_json::Value;
 use std::sync::Arc;
 
 const RESOURCE: &str = "payment_intent";
-/// Length of the secret token of a redirect page.
-const REDIRECT_TOKEN_LENGTH: usize = 40;
+/// The query parameter that brings the client secret back to the merchant's `return_url`.
+const CLIENT_SECRET_PARAMETER: &str = "payment_intent_client_secret";
 
 /// The processor of each mode. Live mode has none until one is configured.
 #[derive(Clone)]
@@ -38,7 +42,7 @@ pub struct Processors {
 }
 
 impl Processors {
-    fn for_mode(&self, livemode: bool) -> Result<&Arc<dyn PaymentProcessor>, ApplicationError> {
+    pub(crate) fn for_mode(&self, livemode: bool) -> Result<&Arc<dyn PaymentProcessor>, ApplicationError> {
         if livemode {
             self.live
                 .as_ref()
@@ -65,19 +69,24 @@ pub struct PaymentIntentView {
     pub customer: Option<Customer>,
 }
 
-/// How the caller proves it may see or pay an intent.
-#[derive(Debug, Clone, Copy)]
-pub enum Access<'a> {
-    /// A secret key: everything.
-    SecretKey,
-    /// A public key with the intent's client secret.
-    ClientSecret(Option<&'a str>),
+/// What pays: a payment method given in the request, or one saved to the intent's customer.
+#[derive(Debug, Clone)]
+pub enum PaymentMethodChoice {
+    Inline(PaymentMethodInput),
+    /// The id of a payment method a setup intent saved.
+    Saved(String),
+}
+
+impl From<PaymentMethodInput> for PaymentMethodChoice {
+    fn from(input: PaymentMethodInput) -> Self {
+        Self::Inline(input)
+    }
 }
 
 /// A payment method to attach.
 #[derive(Debug, Clone)]
 pub struct AttachRequest {
-    pub method: PaymentMethodInput,
+    pub method: PaymentMethodChoice,
     pub billing: Option<PaymentBilling>,
     pub return_url: Option<String>,
 }
@@ -89,30 +98,6 @@ pub enum AttachOutcome {
     Attached(PaymentIntentView),
     /// Declined: the failed payment is recorded and the decline is reported.
     Declined(PaymentIntentView, PaymentError),
-}
-
-/// What the test authorization page shows.
-#[derive(Debug, Clone)]
-pub struct RedirectPage {
-    pub intent_id: String,
-    pub amount: i64,
-    pub currency: &'static str,
-    pub method: PaymentMethodType,
-    pub description: Option<String>,
-    /// The page's own address (what a QR Ph code encodes in the simulator).
-    pub redirect_url: String,
-}
-
-/// Where the customer goes after the test authorization page.
-#[derive(Debug, Clone)]
-pub struct RedirectCompletion {
-    pub return_url: Option<String>,
-    pub client_secret: String,
-    pub succeeded: bool,
-    pub error: Option<PaymentError>,
-    /// The page had already been used (a double submission, or a lost race): this is how the
-    /// intent stands now, and nothing was changed.
-    pub already_used: bool,
 }
 
 /// What a transition leaves behind besides the intent: a new payment and its event, and the intent's
@@ -172,7 +157,7 @@ impl PaymentIntentService {
     pub fn retrieve(&self, scope: &Scope, id: &str, access: Access<'_>) -> Result<PaymentIntentView, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let intent = load(repositories, scope, id)?;
-            check_access(&intent, access)?;
+            check_client_secret(intent.client_secret(), access, "payment intent")?;
             view(repositories, scope, intent)
         })
     }
@@ -215,29 +200,38 @@ impl PaymentIntentService {
         access: Access<'_>,
         request: AttachRequest,
     ) -> Result<AttachOutcome, ApplicationError> {
-        let method = request.method.method();
-        let intent = reading(self.unit_of_work.as_ref(), |repositories| {
+        let (intent, input, saved_id, billing) = reading(self.unit_of_work.as_ref(), |repositories| {
             let intent = load(repositories, scope, id)?;
-            check_access(&intent, access)?;
-            intent.ensure_attachable(method)?;
-            Ok(intent)
+            check_client_secret(intent.client_secret(), access, "payment intent")?;
+            let (input, saved_id, billing) = match &request.method {
+                PaymentMethodChoice::Inline(input) => (input.clone(), None, request.billing.clone()),
+                PaymentMethodChoice::Saved(method_id) => {
+                    let saved = chargeable_saved_method(repositories, scope, &intent, method_id, access)?;
+                    let billing = request.billing.clone().or_else(|| saved.verified.billing.clone());
+                    (PaymentMethodInput::Saved(Box::new(saved.verified)), Some(saved.id), billing)
+                }
+            };
+            intent.ensure_attachable(input.method())?;
+            Ok((intent, input, saved_id, billing))
         })?;
+        let method = input.method();
         let now = self.clock.now();
         let processor = self.processors.for_mode(scope.livemode())?;
         let authorization = processor
             .authorize(&AuthorizationRequest {
                 amount: intent.amount(),
-                method: &request.method,
+                method: &input,
                 card_options: intent.card_options(),
                 now,
             })
             .map_err(|ProcessorError::Unavailable(reason)| ApplicationError::Unavailable(reason.into()))?;
+        let payment_method_id = saved_id.unwrap_or_else(|| PaymentMethodId::from_random(&self.random()));
         let attempt = Attempt {
-            payment_method_id: PaymentMethodId::from_random(&self.random()).to_string(),
+            payment_method_id: payment_method_id.to_string(),
             payment_method: PaymentMethodRecord { method, card: authorization.card, qrph: None },
-            billing: request.billing,
+            billing,
         };
-        let redirect = self.redirect_for(scope.mode);
+        let redirect = test_redirect(self.ids.as_ref(), &self.settings.public_base_url, scope.mode);
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let before = load_view(repositories, scope, id)?;
             if before.intent.version() != intent.version() {
@@ -326,7 +320,7 @@ impl PaymentIntentService {
             .ok_or_else(unknown_token)?;
         Ok(RedirectPage {
             intent_id: intent.id().to_string(),
-            amount: intent.amount().centavos(),
+            amount: Some(intent.amount().centavos()),
             currency: intent.currency().code(),
             method: pending.attempt.payment_method.method,
             description: intent.description().map(|text| text.as_str().to_owned()),
@@ -362,6 +356,7 @@ impl PaymentIntentService {
             let (view, error) = self.settle(repositories, &scope, before, intent, result, now)?;
             Ok(RedirectCompletion {
                 return_url: view.intent.return_url().map(str::to_owned),
+                client_secret_parameter: CLIENT_SECRET_PARAMETER,
                 client_secret: view.intent.client_secret().reveal().to_owned(),
                 succeeded: error.is_none(),
                 error,
@@ -490,17 +485,6 @@ impl PaymentIntentService {
         Payment::paid(PaymentId::from_random(&self.random()), intent, amount, attempt, rate, now)
     }
 
-    fn redirect_for(&self, mode: Mode) -> Option<(String, String)> {
-        match mode {
-            Mode::Test => {
-                let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
-                let url = format!("{}/test/authorize/{token}", self.settings.public_base_url.trim_end_matches('/'));
-                Some((token, url))
-            }
-            Mode::Live => None,
-        }
-    }
-
     fn present(&self, view: &PaymentIntentView) -> Value {
         self.presenter.payment_intent(&view.intent, view.latest_payment.as_ref(), view.customer.as_ref())
     }
@@ -534,6 +518,7 @@ fn outcome_of_used_page(intent: &PaymentIntent) -> RedirectCompletion {
     };
     RedirectCompletion {
         return_url: intent.return_url().map(str::to_owned),
+        client_secret_parameter: CLIENT_SECRET_PARAMETER,
         client_secret: intent.client_secret().reveal().to_owned(),
         succeeded,
         error,
@@ -544,15 +529,8 @@ fn outcome_of_used_page(intent: &PaymentIntent) -> RedirectCompletion {
 /// The intent whose latest redirect has `token`; only a token of the shape this service issues is
 /// looked up.
 fn find_by_redirect_token(repositories: &mut dyn Repositories, token: &str) -> Result<PaymentIntent, ApplicationError> {
-    let well_formed = token.len() == REDIRECT_TOKEN_LENGTH && token.bytes().all(|b| b.is_ascii_alphanumeric());
-    if !well_formed {
-        return Err(unknown_token());
-    }
+    well_formed_token(token)?;
     repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)
-}
-
-fn unknown_token() -> ApplicationError {
-    ApplicationError::NotFound { resource: "test authorization", id: "this link".to_owned() }
 }
 
 fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<PaymentIntent, ApplicationError> {
@@ -602,25 +580,33 @@ fn existing_customer(
     scope: &Scope,
     id: Option<&CustomerId>,
 ) -> Result<Option<Customer>, ApplicationError> {
-    let Some(id) = id else { return Ok(None) };
-    match repositories.customers().find(scope, id)? {
-        Some(customer) if !customer.is_deleted() => Ok(Some(customer)),
-        _ => Err(ApplicationError::invalid(FieldError::invalid(
-            "customer_id",
-            format!("No customer with id {id} exists."),
-        ))),
-    }
+    id.map(|id| live_customer(repositories, scope, id)).transpose()
 }
 
-fn check_access(intent: &PaymentIntent, access: Access<'_>) -> Result<(), ApplicationError> {
-    let parameter = "client_secret";
-    match access {
-        Access::SecretKey => Ok(()),
-        Access::ClientSecret(None) => Err(ApplicationError::invalid(FieldError::required(parameter))),
-        Access::ClientSecret(Some(presented)) if intent.client_secret().matches(presented) => Ok(()),
-        Access::ClientSecret(Some(_)) => Err(ApplicationError::invalid(FieldError::invalid(
+/// The saved payment method `id` when it may pay `intent` now: it must be saved to the intent's
+/// customer, and a method saved for `on_session` use needs the customer present (the client-secret
+/// path), not the merchant alone.
+fn chargeable_saved_method(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intent: &PaymentIntent,
+    id: &str,
+    access: Access<'_>,
+) -> Result<PaymentMethod, ApplicationError> {
+    let parameter = "payment_method_id";
+    let unknown = || {
+        ApplicationError::invalid(FieldError::invalid(
             parameter,
-            "The client secret does not match this payment intent.",
-        ))),
+            format!("No payment method {id} is saved to this payment intent's customer."),
+        ))
+    };
+    let customer_id = intent.customer_id().ok_or_else(unknown)?;
+    let method = saved_method(repositories, scope, customer_id, id).map_err(|_| unknown())?;
+    if !method.chargeable(access.customer_present()) {
+        return Err(ApplicationError::invalid(FieldError::invalid(
+            parameter,
+            "This payment method was saved for on_session use: attach it with the public key and the client secret.",
+        )));
     }
+    Ok(method)
 }

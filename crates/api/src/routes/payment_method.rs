@@ -1,0 +1,134 @@
+//! Saved payment methods of a customer (`GET /customers/:id/payment_methods`,
+//! `DELETE /customers/:id/payment_methods/:payment_method_id`), and how requests give a payment
+//! method: the allowed `payment_methods`, `payment_method_options`, and an inline `payment_method`.
+
+use super::billing::payment_billing;
+use super::support::{ok, page_request, resource};
+use crate::auth::SecretKey;
+use crate::decode::{Params, QueryParams};
+use crate::error::ApiError;
+use crate::representation::envelope::{Deleted, List};
+use crate::representation::payment_method::{PaymentMethodResource, RESOURCE};
+use crate::state::{blocking, Services};
+use actix_web::{web, HttpResponse};
+use payments_application::ports::PaymentMethodInput;
+use payments_domain::limits::{ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH};
+use payments_domain::payment_intent::{CaptureType, CardOptions};
+use payments_domain::payment_method::{CardInput, CardNumber, Cvc, Funding, PaymentBilling, PaymentMethodType};
+use payments_domain::validation::{FieldError, Invalid};
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config
+        .service(resource("/customers/{customer_id}/payment_methods").route(web::get().to(list)))
+        .service(resource("/customers/{customer_id}/payment_methods/{id}").route(web::delete().to(delete)));
+}
+
+async fn list(
+    SecretKey(scope): SecretKey,
+    customer_id: web::Path<String>,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let page = page_request(&mut params);
+    let page = params.finish(page)?;
+    let methods = blocking(move || services.payment_methods.list(&scope, &customer_id, &page)).await?;
+    Ok(ok(&List::of(&methods, PaymentMethodResource::new)))
+}
+
+async fn delete(
+    SecretKey(scope): SecretKey,
+    path: web::Path<(String, String)>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let (customer_id, id) = path.into_inner();
+    let method = blocking(move || services.payment_methods.delete(&scope, &customer_id, &id)).await?;
+    Ok(ok(&Deleted::new(method.id.as_str(), RESOURCE)))
+}
+
+pub(super) fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
+    let names = params.string_list("payment_methods", CHOICES, CHOICE_LENGTH)?;
+    if names.is_empty() {
+        params.push(FieldError::invalid("payment_methods", "Allow at least one payment method."));
+        return None;
+    }
+    let mut methods = Vec::new();
+    for name in names {
+        let method = params.check("payment_methods", PaymentMethodType::parse(&name))?;
+        if !methods.contains(&method) {
+            methods.push(method);
+        }
+    }
+    Some(methods)
+}
+
+pub(super) fn card_options(params: &mut Params) -> Option<CardOptions> {
+    let capture_type = params.string("capture_type", CHOICE_LENGTH).and_then(|value| {
+        let parsed = match value.as_str() {
+            "automatic" => Ok(CaptureType::Automatic),
+            "manual" => Ok(CaptureType::Manual),
+            other => Err(Invalid::value(format!("{other} is not a capture type; use automatic or manual."))),
+        };
+        params.check("capture_type", parsed)
+    });
+    let allowed_bins = params.string_list("allowed_bins", ALLOWED_BINS, 8).and_then(|bins| {
+        let valid = bins.iter().all(|bin| (1..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit()));
+        params.check("allowed_bins", if valid { Ok(bins) } else { Err(Invalid::value("BINs are 1 to 8 digits.")) })
+    });
+    let allowed_funding = params.string_list("allowed_funding", CHOICES, CHOICE_LENGTH).and_then(|names| {
+        let mut fundings: Vec<Funding> = Vec::new();
+        for name in names {
+            let funding = params.check("allowed_funding", Funding::parse(&name))?;
+            if !fundings.contains(&funding) {
+                fundings.push(funding);
+            }
+        }
+        Some(fundings)
+    });
+    Some(CardOptions {
+        capture_type: capture_type.unwrap_or(CaptureType::Automatic),
+        allowed_bins: allowed_bins.unwrap_or_default(),
+        allowed_funding: allowed_funding.unwrap_or_default(),
+    })
+}
+
+pub(super) fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
+    let method =
+        params.required_string("type", CHOICE_LENGTH).and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
+    let card = params.object("card", card_input);
+    let billing = params.object("billing", payment_billing);
+    let input = match method? {
+        PaymentMethodType::Card => PaymentMethodInput::Card(params.require("card", card)?),
+        other if card.is_some() => {
+            params.push(FieldError::invalid(
+                params.name("card"),
+                format!("Card details do not go with {}.", other.as_str()),
+            ));
+            return None;
+        }
+        other => PaymentMethodInput::Redirect(other),
+    };
+    Some((input, billing))
+}
+
+pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
+    let number = params
+        .string_or_integer("number", CARD_NUMBER_LENGTH)
+        .and_then(|n| params.check("number", CardNumber::new(&n)));
+    let exp_month = params.integer("exp_month").and_then(|month| {
+        let valid = u32::try_from(month).ok().filter(|m| (1..=12).contains(m));
+        params.check("exp_month", valid.ok_or_else(|| Invalid::value("The expiry month must be 1 to 12.")))
+    });
+    let exp_year = params.integer("exp_year").and_then(|year| {
+        let year = if (0..100).contains(&year) { year + 2000 } else { year };
+        let valid = u32::try_from(year).ok().filter(|y| (2000..=2100).contains(y));
+        params.check("exp_year", valid.ok_or_else(|| Invalid::value("The expiry year must be a four-digit year.")))
+    });
+    let cvc = params.string_or_integer("cvc", CVC_LENGTH).and_then(|c| params.check("cvc", Cvc::new(&c)));
+    let number = params.require("number", number);
+    let exp_month = params.require("exp_month", exp_month);
+    let exp_year = params.require("exp_year", exp_year);
+    let cvc = params.require("cvc", cvc);
+    Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
+}

@@ -1,0 +1,36 @@
+//! Storage of the payment methods saved to customers.
+
+use crate::error::StoreError;
+use crate::pagination::{Page, PageRequest};
+use crate::scope::Scope;
+use payments_domain::ids::{CustomerId, PaymentMethodId};
+use payments_domain::payment_method::PaymentMethod;
+
+/// Saved payment methods, confined to a scope.
+pub trait PaymentMethodRepository {
+    /// # Errors
+    /// Storage failures.
+    fn insert(&mut self, method: &PaymentMethod) -> Result<(), StoreError>;
+
+    /// # Errors
+    /// Storage failures.
+    fn find(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<Option<PaymentMethod>, StoreError>;
+
+    /// The customer's saved methods, newest first.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] for a cursor that names no method of the customer; storage
+    /// failures.
+    fn list(
+        &mut self,
+        scope: &Scope,
+        customer_id: &CustomerId,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentMethod>, StoreError>;
+
+    /// Removes a saved method; a deleted method can no longer be charged or listed.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<(), StoreError>;
+}

@@ -1,0 +1,75 @@
+//! The payment methods saved to a customer: list and delete. They are created by setup intents.
+
+use crate::error::ApplicationError;
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{in_transaction, reading, Repositories, UnitOfWork};
+use crate::scope::Scope;
+use payments_domain::customer::Customer;
+use payments_domain::ids::{CustomerId, PaymentMethodId};
+use payments_domain::payment_method::PaymentMethod;
+use std::sync::Arc;
+
+/// The use cases of saved payment methods.
+pub struct PaymentMethodService {
+    unit_of_work: Arc<dyn UnitOfWork>,
+}
+
+impl PaymentMethodService {
+    #[must_use]
+    pub fn new(unit_of_work: Arc<dyn UnitOfWork>) -> Self {
+        Self { unit_of_work }
+    }
+
+    /// The customer's saved methods, newest first.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an unknown or deleted customer; `parameter_invalid` for a cursor
+    /// that names no method of the customer; storage failures.
+    pub fn list(
+        &self,
+        scope: &Scope,
+        customer_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentMethod>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let customer = customer(repositories, scope, customer_id)?;
+            repositories.payment_methods().list(scope, &customer.id, page).map_err(|error| page.explain(error))
+        })
+    }
+
+    /// Removes a saved method of the customer; it can no longer be charged.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an unknown customer, or a method that is not the customer's;
+    /// storage failures.
+    pub fn delete(&self, scope: &Scope, customer_id: &str, id: &str) -> Result<PaymentMethod, ApplicationError> {
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let customer = customer(repositories, scope, customer_id)?;
+            let method = saved_method(repositories, scope, &customer.id, id)?;
+            repositories.payment_methods().delete(scope, &method.id)?;
+            Ok(method)
+        })
+    }
+}
+
+fn customer(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<Customer, ApplicationError> {
+    let not_found = || ApplicationError::NotFound { resource: "customer", id: id.to_owned() };
+    let customer_id = CustomerId::parse(id).ok_or_else(not_found)?;
+    repositories.customers().find(scope, &customer_id)?.filter(|c| !c.is_deleted()).ok_or_else(not_found)
+}
+
+/// The saved method `id` of the customer; another customer's method is not found.
+pub(crate) fn saved_method(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    customer_id: &CustomerId,
+    id: &str,
+) -> Result<PaymentMethod, ApplicationError> {
+    let not_found = || ApplicationError::NotFound { resource: "payment_method", id: id.to_owned() };
+    let method_id = PaymentMethodId::parse(id).ok_or_else(not_found)?;
+    repositories
+        .payment_methods()
+        .find(scope, &method_id)?
+        .filter(|method| &method.customer_id == customer_id)
+        .ok_or_else(not_found)
+}

@@ -1,0 +1,2 @@
+DROP TABLE payment_methods;
+DROP TABLE setup_intents;
