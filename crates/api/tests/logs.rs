@@ -71,6 +71,33 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
         let (status, _) = app.post(&format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap()), &body).await;
         assert!(status == 200 || status == 400, "{number}: {status}");
     }
+    // Saving cards with setup intents, then paying with a saved one: the saved method keeps only
+    // what its entity shows.
+    let customer = app.create_customer("Saver").await;
+    let saved_cards = ["4701322211111234", "4000000000003337", "4503300000000008"];
+    let mut saved_method = None;
+    for number in saved_cards {
+        let body = format!("customer_id={}&payment_methods[]=card&usage=off_session", customer["id"].as_str().unwrap());
+        let (status, setup) = app.post("/setup_intents", &body).await;
+        assert_eq!(status, 200, "{setup}");
+        let body = format!(
+            "payment_method[type]=card&payment_method[card][number]={number}&payment_method[card][exp_month]=12\
+             &payment_method[card][exp_year]=2035&payment_method[card][cvc]={cvc}"
+        );
+        let (status, setup) =
+            app.post(&format!("/setup_intents/{}/attach", setup["id"].as_str().unwrap()), &body).await;
+        assert!(status == 200 || status == 400, "{number}: {status}");
+        saved_method = saved_method.or_else(|| setup["payment_method_id"].as_str().map(str::to_owned));
+    }
+    app.advance_and_run_due_actions(10).await;
+    let intent = app.create_intent(10_000, &format!("&customer_id={}", customer["id"].as_str().unwrap())).await;
+    let body = format!("payment_method_id={}", saved_method.expect("a card was saved"));
+    let (status, paid) = app.post(&format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap()), &body).await;
+    assert_eq!(status, 200, "{paid}");
+    let (status, methods) =
+        read(app.get(&format!("/customers/{}/payment_methods", customer["id"].as_str().unwrap())).await).await;
+    assert_eq!((status, methods["data"].as_array().map(Vec::len)), (200, Some(2)), "{methods}");
+
     let database_path = app.database.url().trim_start_matches("sqlite://").to_owned();
     let mut stored = Vec::new();
     for suffix in ["", "-wal"] {
@@ -79,7 +106,7 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
     assert!(stored.len() > 10_000, "the database files were read");
     let stored = String::from_utf8_lossy(&stored);
     assert!(stored.contains("424242") && stored.contains("4242"), "first six and last four are kept");
-    for secret in cards.iter().copied().chain([cvc, "\"cvc\""]) {
+    for secret in cards.iter().chain(&saved_cards).copied().chain([cvc, "\"cvc\""]) {
         assert!(!stored.contains(secret), "{secret} is stored in the database");
     }
 
@@ -100,6 +127,9 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
         cards[1],
         cards[2],
         cards[3],
+        saved_cards[0],
+        saved_cards[1],
+        saved_cards[2],
     ] {
         assert!(!logs.contains(secret), "{secret} appears in the logs:\n{logs}");
     }

@@ -16,6 +16,7 @@ use payments_domain::customer::{Billing, BillingStatementPrefix, Customer, Custo
 use payments_domain::description::Description;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, DeliveryId, EventId, PaymentId, PaymentIntentId};
+use payments_domain::ids::{PaymentMethodId, SetupIntentId};
 use payments_domain::ids::{RefundId, WebhookId};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
@@ -23,8 +24,11 @@ use payments_domain::payment::{FeeRate, Payment};
 use payments_domain::payment_intent::{
     Attempt, AuthorizationOutcome, CardOptions, NewPaymentIntent, PaymentIntent, PaymentIntentStatus,
 };
-use payments_domain::payment_method::{PaymentMethodRecord, PaymentMethodType};
+use payments_domain::payment_method::{
+    CardSummary, Funding, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
+};
 use payments_domain::refund::{NewRefund, RefundReason};
+use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{
     AttemptOutcome, Delivery, DeliveryStatus, NewWebhook, RetrySchedule, Webhook, WebhookChanges, WebhookSecret,
@@ -65,6 +69,8 @@ macro_rules! repository_contract {
             idempotency_keys_record_and_replay_per_api_key,
             payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             payments_and_refunds_round_trip_with_versioned_updates,
+            setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
+            saved_payment_methods_are_listed_per_customer_and_deleted,
             events_are_appended_listed_and_counted,
             webhooks_are_stored_listed_and_filtered,
             deliveries_are_leased_settled_and_moved,
@@ -347,6 +353,112 @@ pub fn payments_and_refunds_round_trip_with_versioned_updates(store: &dyn UnitOf
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.payments().find(&elsewhere, payment.id())), None);
     assert_eq!(read(store, |r| r.refunds().find(&elsewhere, refund.id())), None);
+}
+
+fn verified_card() -> VerifiedCard {
+    VerifiedCard {
+        card: CardSummary {
+            brand: "visa".into(),
+            first6: "424242".into(),
+            last4: "4242".into(),
+            exp_month: 12,
+            exp_year: 2040,
+            funding: Funding::Credit,
+        },
+        billing: None,
+        processor_reference: "approve".into(),
+    }
+}
+
+pub fn setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let customer = customer(&scope, 1);
+    let id = SetupIntentId::from_random("setup1");
+    let new = NewSetupIntent {
+        customer_id: customer.id.clone(),
+        payment_methods: vec![PaymentMethodType::Card],
+        usage: Usage::OffSession,
+        description: Some(Description::new("Card on file".into()).unwrap()),
+        metadata: Some(metadata(&[("plan", "gold")])),
+        return_url: Some("https://shop.example/saved".into()),
+        card_options: CardOptions::default(),
+    };
+    let secret = ClientSecret::new(id.as_str(), "secret");
+    let mut intent = SetupIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, at(0));
+    write(store, |r| {
+        r.customers().insert(&customer)?;
+        r.setup_intents().insert(&intent)
+    });
+    assert_eq!(read(store, |r| r.setup_intents().find(&scope, intent.id())), Some(intent.clone()));
+    let version = intent.version();
+    let pending = PendingSetup { payment_method_id: PaymentMethodId::from_random("saved1"), verified: verified_card() };
+    let redirect = Some(("token1".to_owned(), "http://127.0.0.1/test/authorize/token1".to_owned()));
+    intent.record_verification(pending, AuthorizationOutcome::RedirectRequired, redirect, None, at(10)).unwrap();
+    write(store, |r| r.setup_intents().update(&intent, version));
+    let stale = in_transaction(store, |r| Ok(r.setup_intents().update(&intent, version)?));
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+    assert_eq!(read(store, |r| r.setup_intents().find(&scope, intent.id())), Some(intent.clone()), "pending kept");
+    assert_eq!(read(store, |r| r.setup_intents().find_by_redirect_token("token1")), Some(intent.clone()));
+    let due_at = intent.action_due_at().unwrap();
+    assert!(read(store, |r| r.setup_intents().due(due_at.plus_seconds(-1), 10)).is_empty());
+    assert_eq!(read(store, |r| r.setup_intents().due(due_at, 10)), vec![intent.clone()]);
+    let version = intent.version();
+    intent.complete_redirect(true, at(20)).unwrap();
+    write(store, |r| r.setup_intents().update(&intent, version));
+    let stored = read(store, |r| r.setup_intents().find_by_redirect_token("token1")).unwrap();
+    assert_eq!((stored.status(), stored.pending()), (SetupIntentStatus::Succeeded, None));
+    assert!(read(store, |r| r.setup_intents().due(at(100_000), 10)).is_empty(), "nothing is due");
+    let elsewhere = account(store, "other");
+    assert_eq!(read(store, |r| r.setup_intents().find(&elsewhere, intent.id())), None);
+}
+
+pub fn saved_payment_methods_are_listed_per_customer_and_deleted(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let (first_customer, second_customer) = (customer(&scope, 1), customer(&scope, 2));
+    let method = |n: u32, customer: &Customer| PaymentMethod {
+        id: PaymentMethodId::from_random(&format!("saved{n}")),
+        account_id: scope.account_id.clone(),
+        livemode: scope.livemode(),
+        customer_id: customer.id.clone(),
+        verified: verified_card(),
+        usage: Usage::OnSession,
+        created_at: at(i64::from(n)),
+        updated_at: at(i64::from(n)),
+    };
+    let methods = [method(1, &first_customer), method(2, &second_customer), method(3, &first_customer)];
+    write(store, |r| {
+        r.customers().insert(&first_customer)?;
+        r.customers().insert(&second_customer)?;
+        methods.iter().try_for_each(|m| r.payment_methods().insert(m))
+    });
+    assert_eq!(read(store, |r| r.payment_methods().find(&scope, &methods[0].id)), Some(methods[0].clone()));
+    let id = |m: &PaymentMethod| m.id.to_string();
+    let list = |page: PageRequest| read(store, |r| r.payment_methods().list(&scope, &first_customer.id, &page));
+    assert_eq!(
+        ids(&list(PageRequest::default()), id),
+        vec![id(&methods[2]), id(&methods[0])],
+        "the customer's, newest first"
+    );
+    let older = list(PageRequest::new(Some(1), Some(id(&methods[2])), None).unwrap());
+    assert_eq!((ids(&older, id), older.has_more), (vec![id(&methods[0])], false));
+    let other = PageRequest::new(None, Some(id(&methods[1])), None).unwrap();
+    let unknown =
+        reading(store, |r| r.payment_methods().list(&scope, &first_customer.id, &other).map_err(|e| other.explain(e)));
+    assert!(
+        matches!(unknown, Err(ApplicationError::Validation(_))),
+        "another customer's method is no cursor: {unknown:?}"
+    );
+    write(store, |r| r.payment_methods().delete(&scope, &methods[0].id));
+    assert_eq!(read(store, |r| r.payment_methods().find(&scope, &methods[0].id)), None);
+    assert_eq!(ids(&list(PageRequest::default()), id), vec![id(&methods[2])]);
+    let elsewhere = account(store, "other");
+    write(store, |r| r.payment_methods().delete(&elsewhere, &methods[2].id));
+    assert_eq!(
+        read(store, |r| r.payment_methods().find(&scope, &methods[2].id)),
+        Some(methods[2].clone()),
+        "not deleted from another account"
+    );
+    assert_eq!(read(store, |r| r.payment_methods().find(&elsewhere, &methods[2].id)), None);
 }
 
 fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
