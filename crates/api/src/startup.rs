@@ -21,9 +21,9 @@ use payments_adapters::webhooks::{
 };
 use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
 use payments_application::services::{
-    AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
-    PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
-    WebhookService,
+    AccountService, CustomerService, CustomerSessionService, EventService, IdempotencyService, PaymentIntentService,
+    PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService,
+    WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::webhook::RetrySchedule;
@@ -62,6 +62,7 @@ impl Services {
         Self {
             accounts: Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone())),
             customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids.clone())),
+            customer_sessions: Arc::new(CustomerSessionService::new(storage.clone(), clock.clone(), ids.clone())),
             idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock.clone())),
             payment_intents: Arc::new(PaymentIntentService::new(
                 storage.clone(),
@@ -79,7 +80,7 @@ impl Services {
                 presenter.clone(),
                 settings.public_base_url.as_str().to_owned(),
             )),
-            payment_methods: Arc::new(PaymentMethodService::new(storage.clone())),
+            payment_methods: Arc::new(PaymentMethodService::new(storage.clone(), clock.clone())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
             refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone())),
             events: Arc::new(EventService::new(storage.clone())),

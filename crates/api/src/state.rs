@@ -6,8 +6,8 @@ use crate::settings::WebhookSettings;
 use actix_web::web;
 use payments_application::ports::{Clock, UnitOfWork};
 use payments_application::services::{
-    AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentMethodService,
-    PaymentService, RefundService, SetupIntentService, WebhookDeliveryService, WebhookService,
+    AccountService, CustomerService, CustomerSessionService, EventService, IdempotencyService, PaymentIntentService,
+    PaymentMethodService, PaymentService, RefundService, SetupIntentService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use tokio::sync::Notify;
 pub struct Services {
     pub accounts: Arc<AccountService>,
     pub customers: Arc<CustomerService>,
+    pub customer_sessions: Arc<CustomerSessionService>,
     pub idempotency: Arc<IdempotencyService>,
     pub payment_intents: Arc<PaymentIntentService>,
     pub payments: Arc<PaymentService>,

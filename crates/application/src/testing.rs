@@ -16,8 +16,10 @@ use crate::ports::{
     Authorization, AuthorizationRequest, EventRepository, PaymentIntentRepository, PaymentMethodInput,
     PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
 };
+use crate::ports::{
+    CustomerSessionRepository, PaymentMethodRepository, SetupIntentRepository, Verification, VerificationRequest,
+};
 use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
-use crate::ports::{PaymentMethodRepository, SetupIntentRepository, Verification, VerificationRequest};
 use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
@@ -26,11 +28,12 @@ use crate::services::{
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
+use payments_domain::customer_session::CustomerSession;
 use payments_domain::description::Description;
 use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, CustomerId};
+use payments_domain::ids::{CustomerSessionId, PaymentMethodId, SetupIntentId};
 use payments_domain::ids::{DeliveryId, EventId, PaymentId, PaymentIntentId, RefundId, WebhookId};
-use payments_domain::ids::{PaymentMethodId, SetupIntentId};
 use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
 use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent, PaymentIntentStatus};
 use payments_domain::payment_method::PaymentMethod;
@@ -58,6 +61,7 @@ struct State {
     refunds: Vec<Refund>,
     setup_intents: Vec<SetupIntent>,
     payment_methods: Vec<PaymentMethod>,
+    customer_sessions: Vec<CustomerSession>,
     events: Vec<Event>,
     webhooks: Vec<Webhook>,
     /// Deliveries with their lease holder.
@@ -350,6 +354,21 @@ impl PaymentMethodRepository for State {
     fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<(), StoreError> {
         self.payment_methods.retain(|m| !(&m.id == id && in_scope_of(&m.account_id, m.livemode, scope)));
         Ok(())
+    }
+}
+
+impl CustomerSessionRepository for State {
+    fn insert(&mut self, session: &CustomerSession) -> Result<(), StoreError> {
+        self.customer_sessions.push(session.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &CustomerSessionId) -> Result<Option<CustomerSession>, StoreError> {
+        Ok(self
+            .customer_sessions
+            .iter()
+            .find(|s| &s.id == id && in_scope_of(&s.account_id, s.livemode, scope))
+            .cloned())
     }
 }
 
@@ -773,7 +792,7 @@ impl TestPorts {
 
     #[must_use]
     pub fn payment_method_service(&self) -> PaymentMethodService {
-        PaymentMethodService::new(self.store.clone())
+        PaymentMethodService::new(self.store.clone(), self.clock.clone())
     }
 
     #[must_use]

@@ -84,6 +84,11 @@ typed_id!(
     "evt_"
 );
 typed_id!(
+    /// A customer session, which lets a browser use the customer's saved payment methods (`cus_s_`).
+    CustomerSessionId,
+    "cus_s_"
+);
+typed_id!(
     /// A setup intent, which saves a payment method for later (`si_`).
     SetupIntentId,
     "si_"

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod customer;
+pub mod customer_session;
 pub mod description;
 pub mod error;
 pub mod event;

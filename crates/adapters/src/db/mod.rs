@@ -3,6 +3,7 @@
 mod account;
 mod connection;
 mod customer;
+mod customer_session;
 mod error;
 mod event;
 mod idempotency;

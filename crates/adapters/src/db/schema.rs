@@ -32,6 +32,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    customer_sessions (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        customer_id -> Text,
+        client_secret -> Text,
+        components -> Text,
+        expired_at -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     customers (seq) {
         seq -> BigInt,
         id -> Text,
@@ -251,6 +266,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
     customer_metadata,
+    customer_sessions,
     customers,
     events,
     idempotency_keys,

@@ -303,6 +303,44 @@ impl Params {
         }
     }
 
+    /// A list of at most `max_items` objects, each read by `read` (its errors and unknown keys are
+    /// reported under `key[i]`); `None` when absent or when any item failed.
+    pub fn object_list<T>(
+        &mut self,
+        key: &str,
+        max_items: usize,
+        mut read: impl FnMut(&mut Params) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        let Value::Array(items) = self.take(key)? else {
+            self.type_error(key, "a list of objects");
+            return None;
+        };
+        if items.len() > max_items {
+            let name = self.name(key);
+            let detail = format!("The parameter {name} may list at most {max_items} items.");
+            self.push(FieldError::invalid(name, detail));
+            return None;
+        }
+        let mut values = Vec::with_capacity(items.len());
+        let mut failed = false;
+        for (position, item) in items.into_iter().enumerate() {
+            let item_name = format!("{}[{position}]", self.name(key));
+            let Value::Object(map) = item else {
+                let detail = format!("The parameter {item_name} must be an object.");
+                self.push(FieldError::new(item_name, ErrorCode::ParameterTypeInvalid, detail));
+                failed = true;
+                continue;
+            };
+            let mut nested = Self { values: map, prefix: item_name, errors: Vec::new() };
+            let value = read(&mut nested);
+            nested.reject_unknown();
+            failed |= !nested.errors.is_empty();
+            self.errors.append(&mut nested.errors);
+            values.extend(value);
+        }
+        (!failed).then_some(values)
+    }
+
     fn reject_unknown(&mut self) {
         let unknown: Vec<String> = std::mem::take(&mut self.values).into_iter().map(|(key, _)| key).collect();
         for key in unknown {

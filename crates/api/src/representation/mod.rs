@@ -2,6 +2,7 @@
 //! events carry as their `data`.
 
 pub(crate) mod customer;
+pub(crate) mod customer_session;
 pub(crate) mod envelope;
 pub(crate) mod event;
 pub(crate) mod payment;

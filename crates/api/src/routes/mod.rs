@@ -3,6 +3,7 @@
 
 mod billing;
 mod customer;
+mod customer_session;
 mod event;
 mod health;
 mod payment;
@@ -21,6 +22,7 @@ use actix_web::web;
 pub fn configure(config: &mut web::ServiceConfig) {
     health::configure(config);
     customer::configure(config);
+    customer_session::configure(config);
     payment_intent::configure(config);
     setup_intent::configure(config);
     payment_method::configure(config);

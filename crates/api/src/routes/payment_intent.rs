@@ -2,14 +2,14 @@
 //! attach, capture and cancel.
 
 use super::payment_method::{card_options, payment_method, payment_methods};
-use super::support::{ok, resource};
+use super::support::{access, ok, resource};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::payment_intent::{PaymentIntentResource, PublicPaymentIntentResource};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView, PaymentMethodChoice};
+use payments_application::services::{AttachOutcome, AttachRequest, PaymentIntentView, PaymentMethodChoice};
 use payments_domain::account::KeyKind;
 use payments_domain::description::Description;
 use payments_domain::ids::CustomerId;
@@ -111,14 +111,6 @@ async fn cancel(
     params.finish(Some(()))?;
     let view = blocking(move || services.payment_intents.cancel(&scope, &id)).await?;
     Ok(ok(&PaymentIntentResource::new(&view)))
-}
-
-/// What a key may do: a secret key everything, a public key only with the intent's client secret.
-fn access(kind: KeyKind, client_secret: Option<&str>) -> Access<'_> {
-    match kind {
-        KeyKind::Secret => Access::SecretKey,
-        KeyKind::Public => Access::ClientSecret(client_secret),
-    }
 }
 
 /// The whole intent for a secret key; what a browser needs for a public key.

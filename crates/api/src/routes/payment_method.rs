@@ -3,8 +3,8 @@
 //! method: the allowed `payment_methods`, `payment_method_options`, and an inline `payment_method`.
 
 use super::billing::payment_billing;
-use super::support::{ok, page_request, resource};
-use crate::auth::SecretKey;
+use super::support::{access, ok, page_request, resource};
+use crate::auth::AnyKey;
 use crate::decode::{Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::envelope::{Deleted, List};
@@ -12,7 +12,9 @@ use crate::representation::payment_method::{PaymentMethodResource, RESOURCE};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::PaymentMethodInput;
-use payments_domain::limits::{ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH};
+use payments_domain::limits::{
+    ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH, IDENTIFIER_LENGTH,
+};
 use payments_domain::payment_intent::{CaptureType, CardOptions};
 use payments_domain::payment_method::{CardInput, CardNumber, Cvc, Funding, PaymentBilling, PaymentMethodType};
 use payments_domain::validation::{FieldError, Invalid};
@@ -23,27 +25,41 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
         .service(resource("/customers/{customer_id}/payment_methods/{id}").route(web::delete().to(delete)));
 }
 
+/// With a secret key, or with a public key and the `client_secret` of a live customer session of
+/// the customer.
 async fn list(
-    SecretKey(scope): SecretKey,
+    AnyKey(caller): AnyKey,
     customer_id: web::Path<String>,
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
+    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
     let page = page_request(&mut params);
     let page = params.finish(page)?;
-    let methods = blocking(move || services.payment_methods.list(&scope, &customer_id, &page)).await?;
+    let methods = blocking(move || {
+        let access = access(caller.key_kind, client_secret.as_deref());
+        services.payment_methods.list(&caller.scope, &customer_id, access, &page)
+    })
+    .await?;
     Ok(ok(&List::of(&methods, PaymentMethodResource::new)))
 }
 
+/// With a secret key, or with a public key and the `client_secret` of a live customer session of
+/// the customer that enables `payment_method_remove`.
 async fn delete(
-    SecretKey(scope): SecretKey,
+    AnyKey(caller): AnyKey,
     path: web::Path<(String, String)>,
-    QueryParams(params): QueryParams,
+    QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
+    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
     params.finish(Some(()))?;
     let (customer_id, id) = path.into_inner();
-    let method = blocking(move || services.payment_methods.delete(&scope, &customer_id, &id)).await?;
+    let method = blocking(move || {
+        let access = access(caller.key_kind, client_secret.as_deref());
+        services.payment_methods.delete(&caller.scope, &customer_id, &id, access)
+    })
+    .await?;
     Ok(ok(&Deleted::new(method.id.as_str(), RESOURCE)))
 }
 

@@ -2,7 +2,7 @@
 //! card to save, and cancel.
 
 use super::payment_method::{card_options, payment_method, payment_methods};
-use super::support::{ok, resource};
+use super::support::{access, ok, resource};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
@@ -10,7 +10,7 @@ use crate::representation::setup_intent::{PublicSetupIntentResource, SetupIntent
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::PaymentMethodInput;
-use payments_application::services::{Access, SetupAttachOutcome, SetupAttachRequest, SetupIntentView};
+use payments_application::services::{SetupAttachOutcome, SetupAttachRequest, SetupIntentView};
 use payments_domain::account::KeyKind;
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
@@ -86,14 +86,6 @@ async fn cancel(
     params.finish(Some(()))?;
     let view = blocking(move || services.setup_intents.cancel(&scope, &id)).await?;
     Ok(ok(&SetupIntentResource::new(&view)))
-}
-
-/// What a key may do: a secret key everything, a public key only with the intent's client secret.
-fn access(kind: KeyKind, client_secret: Option<&str>) -> Access<'_> {
-    match kind {
-        KeyKind::Secret => Access::SecretKey,
-        KeyKind::Public => Access::ClientSecret(client_secret),
-    }
 }
 
 /// The whole setup intent for a secret key; what a browser needs for a public key.

@@ -5,6 +5,8 @@ use crate::decode::Params;
 use crate::error::ApiError;
 use actix_web::{web, HttpRequest, HttpResponse, Resource};
 use payments_application::pagination::PageRequest;
+use payments_application::services::Access;
+use payments_domain::account::KeyKind;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use serde::Serialize;
 
@@ -36,5 +38,13 @@ pub(crate) fn page_request(params: &mut Params) -> Option<PageRequest> {
             }
             None
         }
+    }
+}
+
+/// What a key may do: a secret key everything, a public key only with the object's client secret.
+pub(crate) fn access(kind: KeyKind, client_secret: Option<&str>) -> Access<'_> {
+    match kind {
+        KeyKind::Secret => Access::SecretKey,
+        KeyKind::Public => Access::ClientSecret(client_secret),
     }
 }

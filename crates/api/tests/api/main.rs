@@ -62,6 +62,7 @@ macro_rules! on_both_backends_stepping_deliveries {
 }
 
 mod auth;
+mod customer_sessions;
 mod customers;
 mod decoding;
 mod events;

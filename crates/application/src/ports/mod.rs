@@ -3,6 +3,7 @@
 pub mod account;
 pub mod clock;
 pub mod customer;
+pub mod customer_session;
 pub mod event;
 pub mod id_generator;
 pub mod idempotency;
@@ -19,6 +20,7 @@ pub mod webhook;
 pub use account::{AccountRepository, KeyRecord};
 pub use clock::Clock;
 pub use customer::{CustomerFilter, CustomerRepository};
+pub use customer_session::CustomerSessionRepository;
 pub use event::EventRepository;
 pub use id_generator::IdGenerator;
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};

@@ -2,6 +2,7 @@
 
 use super::account::AccountRepository;
 use super::customer::CustomerRepository;
+use super::customer_session::CustomerSessionRepository;
 use super::event::EventRepository;
 use super::idempotency::IdempotencyRepository;
 use super::payment::PaymentRepository;
@@ -33,6 +34,7 @@ macro_rules! repositories {
 repositories! {
     accounts: AccountRepository,
     customers: CustomerRepository,
+    customer_sessions: CustomerSessionRepository,
     idempotency_keys: IdempotencyRepository,
     payment_intents: PaymentIntentRepository,
     payments: PaymentRepository,

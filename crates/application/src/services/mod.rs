@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod customer;
+pub mod customer_session;
 pub mod event;
 pub mod idempotency;
 pub mod payment;
@@ -15,6 +16,7 @@ pub mod webhook_delivery;
 
 pub use account::AccountService;
 pub use customer::CustomerService;
+pub use customer_session::{CustomerSessionService, CustomerSessionView};
 pub use event::EventService;
 pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use payment::{PaymentService, PaymentView};

@@ -1,10 +1,14 @@
-//! The payment methods saved to a customer: list and delete. They are created by setup intents.
+//! The payment methods saved to a customer: list and delete, with a secret key or with a customer
+//! session's client secret. They are created by setup intents.
 
+use super::customer_session::authorize_session;
+use super::redirect::Access;
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{in_transaction, reading, Repositories, UnitOfWork};
+use crate::ports::{in_transaction, reading, Clock, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
+use payments_domain::customer_session::Feature;
 use payments_domain::ids::{CustomerId, PaymentMethodId};
 use payments_domain::payment_method::PaymentMethod;
 use std::sync::Arc;
@@ -12,27 +16,34 @@ use std::sync::Arc;
 /// The use cases of saved payment methods.
 pub struct PaymentMethodService {
     unit_of_work: Arc<dyn UnitOfWork>,
+    clock: Arc<dyn Clock>,
 }
 
 impl PaymentMethodService {
     #[must_use]
-    pub fn new(unit_of_work: Arc<dyn UnitOfWork>) -> Self {
-        Self { unit_of_work }
+    pub fn new(unit_of_work: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>) -> Self {
+        Self { unit_of_work, clock }
     }
 
     /// The customer's saved methods, newest first.
     ///
     /// # Errors
     /// `resource_not_found` for an unknown or deleted customer; `parameter_invalid` for a cursor
-    /// that names no method of the customer; storage failures.
+    /// that names no method of the customer, or a client secret that is not that of a live session
+    /// of the customer; storage failures.
     pub fn list(
         &self,
         scope: &Scope,
         customer_id: &str,
+        access: Access<'_>,
         page: &PageRequest,
     ) -> Result<Page<PaymentMethod>, ApplicationError> {
+        let now = self.clock.now();
         reading(self.unit_of_work.as_ref(), |repositories| {
             let customer = customer(repositories, scope, customer_id)?;
+            if let Access::ClientSecret(secret) = access {
+                authorize_session(repositories, scope, &customer.id, secret, None, now)?;
+            }
             repositories.payment_methods().list(scope, &customer.id, page).map_err(|error| page.explain(error))
         })
     }
@@ -41,10 +52,22 @@ impl PaymentMethodService {
     ///
     /// # Errors
     /// `resource_not_found` for an unknown customer, or a method that is not the customer's;
-    /// storage failures.
-    pub fn delete(&self, scope: &Scope, customer_id: &str, id: &str) -> Result<PaymentMethod, ApplicationError> {
+    /// `parameter_invalid` for a client secret of no live session of the customer that enables
+    /// `payment_method_remove`; storage failures.
+    pub fn delete(
+        &self,
+        scope: &Scope,
+        customer_id: &str,
+        id: &str,
+        access: Access<'_>,
+    ) -> Result<PaymentMethod, ApplicationError> {
+        let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = customer(repositories, scope, customer_id)?;
+            if let Access::ClientSecret(secret) = access {
+                let remove = Some(Feature::PaymentMethodRemove);
+                authorize_session(repositories, scope, &customer.id, secret, remove, now)?;
+            }
             let method = saved_method(repositories, scope, &customer.id, id)?;
             repositories.payment_methods().delete(scope, &method.id)?;
             Ok(method)

@@ -13,10 +13,11 @@ use crate::ports::{
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::customer::{Billing, BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer};
+use payments_domain::customer_session::{Component, ComponentName, CustomerSession, Feature, Toggle};
 use payments_domain::description::Description;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, DeliveryId, EventId, PaymentId, PaymentIntentId};
-use payments_domain::ids::{PaymentMethodId, SetupIntentId};
+use payments_domain::ids::{CustomerSessionId, PaymentMethodId, SetupIntentId};
 use payments_domain::ids::{RefundId, WebhookId};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
@@ -71,6 +72,7 @@ macro_rules! repository_contract {
             payments_and_refunds_round_trip_with_versioned_updates,
             setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             saved_payment_methods_are_listed_per_customer_and_deleted,
+            customer_sessions_round_trip_in_their_scope,
             events_are_appended_listed_and_counted,
             webhooks_are_stored_listed_and_filtered,
             deliveries_are_leased_settled_and_moved,
@@ -459,6 +461,37 @@ pub fn saved_payment_methods_are_listed_per_customer_and_deleted(store: &dyn Uni
         "not deleted from another account"
     );
     assert_eq!(read(store, |r| r.payment_methods().find(&elsewhere, &methods[2].id)), None);
+}
+
+pub fn customer_sessions_round_trip_in_their_scope(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let customer = customer(&scope, 1);
+    let id = CustomerSessionId::from_random("session1");
+    let secret = ClientSecret::new(id.as_str(), "secret");
+    let components = vec![Component {
+        component: ComponentName::PaymentElement,
+        feature: Feature::PaymentMethodRemove,
+        value: Toggle::Enabled,
+    }];
+    let session = CustomerSession::create(
+        id,
+        scope.account_id.clone(),
+        scope.livemode(),
+        secret,
+        customer.id.clone(),
+        components,
+        at(0),
+    );
+    write(store, |r| {
+        r.customers().insert(&customer)?;
+        r.customer_sessions().insert(&session)
+    });
+    assert_eq!(read(store, |r| r.customer_sessions().find(&scope, &session.id)), Some(session.clone()));
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    let other = account(store, "other");
+    for elsewhere in [live, other] {
+        assert_eq!(read(store, |r| r.customer_sessions().find(&elsewhere, &session.id)), None, "from {elsewhere:?}");
+    }
 }
 
 fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {

@@ -1,0 +1,51 @@
+//! A customer session as the API shows it: the seed's table with the customer embedded and also
+//! named by `customer_id` (API.md); to a browser holding the client secret, the saved methods it may
+//! show again.
+
+use super::customer::CustomerResource;
+use super::payment_method::PaymentMethodResource;
+use payments_application::services::CustomerSessionView;
+use payments_domain::customer_session::Component;
+use serde::Serialize;
+
+const RESOURCE: &str = "customer_session";
+
+#[derive(Serialize)]
+pub(crate) struct CustomerSessionResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    customer: CustomerResource<'a>,
+    customer_id: &'a str,
+    client_secret: &'a str,
+    livemode: bool,
+    components: &'a [Component],
+    expired: bool,
+    expired_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payment_methods: Option<Vec<PaymentMethodResource<'a>>>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> CustomerSessionResource<'a> {
+    pub(crate) fn new(view: &'a CustomerSessionView) -> Self {
+        let session = &view.session;
+        Self {
+            id: session.id.as_str(),
+            resource: RESOURCE,
+            customer: CustomerResource::from(&view.customer),
+            customer_id: session.customer_id.as_str(),
+            client_secret: session.client_secret.reveal(),
+            livemode: session.livemode,
+            components: &session.components,
+            expired: view.expired,
+            expired_at: session.expired_at.unix_seconds(),
+            payment_methods: view
+                .payment_methods
+                .as_ref()
+                .map(|methods| methods.iter().map(PaymentMethodResource::new).collect()),
+            created_at: session.created_at.unix_seconds(),
+            updated_at: session.updated_at.unix_seconds(),
+        }
+    }
+}

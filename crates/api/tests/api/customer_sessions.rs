@@ -1,0 +1,168 @@
+//! Customer sessions over HTTP: both path spellings, components, expiry, what the client secret lets
+//! a browser do with the customer's saved methods (and nothing else), and isolation.
+
+use crate::helpers::{error_codes, ids, read, single_error, TestApp};
+use reqwest::Method;
+use serde_json::{json, Value};
+
+on_both_backends!(
+    a_session_is_created_on_both_spellings_and_retrieved,
+    bad_sessions_are_refused,
+    the_client_secret_lists_and_removes_saved_methods_only_as_enabled,
+    a_session_expires_after_24_hours,
+    sessions_are_invisible_to_other_accounts_and_modes,
+);
+
+const ALL_ENABLED: &str = "components[][component]=payment_element&components[][feature]=payment_method_redisplay\
+    &components[][value]=enabled&components[][component]=payment_element&components[][feature]=payment_method_remove\
+    &components[][value]=enabled";
+
+async fn saved_card(app: &TestApp, customer_id: &str) -> String {
+    let (status, intent) =
+        app.post("/setup_intents", &format!("customer_id={customer_id}&payment_methods[]=card")).await;
+    assert_eq!(status, 200, "{intent}");
+    let body = "payment_method[type]=card&payment_method[card][number]=4242424242424242\
+                &payment_method[card][exp_month]=12&payment_method[card][exp_year]=2035&payment_method[card][cvc]=123";
+    let (status, saved) = app.post(&format!("/setup_intents/{}/attach", intent["id"].as_str().unwrap()), body).await;
+    assert_eq!(status, 200, "{saved}");
+    saved["payment_method_id"].as_str().unwrap().to_owned()
+}
+
+async fn create_session(app: &TestApp, customer_id: &str, components: &str) -> Value {
+    let (status, session) = app.post("/customer_sessions", &format!("customer_id={customer_id}&{components}")).await;
+    assert_eq!(status, 200, "{session}");
+    session
+}
+
+async fn a_session_is_created_on_both_spellings_and_retrieved(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let session = create_session(&app, customer_id, ALL_ENABLED).await;
+    let id = session["id"].as_str().unwrap();
+    assert!(id.starts_with("cus_s_"), "{id}");
+    assert!(session["client_secret"].as_str().unwrap().starts_with(&format!("{id}_secret_")));
+    assert_eq!(
+        (session["resource"].as_str(), session["customer_id"].as_str()),
+        (Some("customer_session"), Some(customer_id))
+    );
+    assert_eq!(session["customer"]["id"], customer_id);
+    assert_eq!((&session["expired"], &session["livemode"]), (&json!(false), &json!(false)));
+    let lifetime = session["expired_at"].as_i64().unwrap() - session["created_at"].as_i64().unwrap();
+    assert_eq!(lifetime, 24 * 60 * 60);
+    assert_eq!(
+        session["components"],
+        json!([
+            {"component": "payment_element", "feature": "payment_method_redisplay", "value": "enabled"},
+            {"component": "payment_element", "feature": "payment_method_remove", "value": "enabled"}
+        ])
+    );
+    assert!(session.get("payment_methods").is_none(), "only a browser gets the saved methods");
+    let body = json!({"customer_id": customer_id, "components": [
+        {"component": "payment_element", "feature": "payment_method_save", "value": "disabled"}]});
+    let (status, spelled) = read(app.json(Method::POST, "/customer_sesions", &app.keys.secret_test, &body).await).await;
+    assert_eq!(status, 200, "the seed's spelling: {spelled}");
+    for path in [format!("/customer_sessions/{id}"), format!("/customer_sesions/{id}")] {
+        let (status, fetched) = read(app.get(&path).await).await;
+        assert_eq!((status, &fetched), (200, &session), "{path}");
+    }
+}
+
+async fn bad_sessions_are_refused(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let (status, body) = app.post("/customer_sessions", "").await;
+    assert_eq!((status, error_codes(&body)), (400, vec![("customer_id".to_owned(), "parameter_required".to_owned())]));
+    for (body, parameter) in [
+        ("customer_id=cus_nobody".to_owned(), "customer_id"),
+        (format!("customer_id={customer_id}&components[][component]=buy_button&components[][feature]=payment_method_save&components[][value]=enabled"), "components[0][component]"),
+        (format!("customer_id={customer_id}&components[][component]=payment_element&components[][feature]=payment_method_steal&components[][value]=enabled"), "components[0][feature]"),
+        (format!("customer_id={customer_id}&components[][component]=payment_element&components[][feature]=payment_method_save&components[][value]=on"), "components[0][value]"),
+        (format!("customer_id={customer_id}&components[][component]=payment_element&components[][feature]=payment_method_save"), "components[0][value]"),
+        (format!("customer_id={customer_id}&components[][component]=payment_element&components[][feature]=payment_method_save&components[][value]=enabled&components[][extra]=1"), "components[0][extra]"),
+        (format!("customer_id={customer_id}&components=all"), "components"),
+    ] {
+        let (status, answer) = app.post("/customer_sessions", &body).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert_eq!(error_codes(&answer)[0].0, parameter, "{body}: {answer}");
+    }
+    let (status, _) = read(app.get("/customer_sessions/cus_s_unknown").await).await;
+    assert_eq!(status, 404);
+}
+
+async fn the_client_secret_lists_and_removes_saved_methods_only_as_enabled(app: TestApp) {
+    let app = &app;
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let (first, second) = (saved_card(app, customer_id).await, saved_card(app, customer_id).await);
+    let session = create_session(app, customer_id, ALL_ENABLED).await;
+    let (id, secret) = (session["id"].as_str().unwrap(), session["client_secret"].as_str().unwrap());
+    let public = |method: Method, path: String| async move {
+        read(app.request(method, &path, &app.keys.public_test).send().await.unwrap()).await
+    };
+    let (status, body) = public(Method::GET, format!("/customer_sessions/{id}")).await;
+    assert_eq!(
+        (status, error_codes(&body)),
+        (400, vec![("client_secret".to_owned(), "parameter_required".to_owned())])
+    );
+    let (status, seen) = public(Method::GET, format!("/customer_sessions/{id}?client_secret={secret}")).await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(ids(&json!({"data": seen["payment_methods"]})), vec![second.clone(), first.clone()], "redisplayed");
+    let path = format!("/customers/{customer_id}/payment_methods");
+    let (status, listed) = public(Method::GET, format!("{path}?client_secret={secret}")).await;
+    assert_eq!((status, ids(&listed)), (200, vec![second.clone(), first.clone()]), "{listed}");
+    let (status, body) = public(Method::GET, path.clone()).await;
+    assert_eq!(status, 400, "a public key needs the session's secret: {body}");
+    let (status, _) = public(Method::DELETE, format!("{path}/{first}?client_secret={secret}")).await;
+    assert_eq!(status, 200, "payment_method_remove is enabled");
+    let (status, body) = public(Method::GET, "/customers".to_owned()).await;
+    assert_eq!(status, 401, "nothing else: {body}");
+
+    let other = app.create_customer("Ben").await;
+    let other_path = format!("/customers/{}/payment_methods", other["id"].as_str().unwrap());
+    let (status, body) = public(Method::GET, format!("{other_path}?client_secret={secret}")).await;
+    assert_eq!((status, error_codes(&body)[0].0.as_str()), (400, "client_secret"), "another customer: {body}");
+
+    let read_only = create_session(app, customer_id, "").await;
+    let read_only_secret = read_only["client_secret"].as_str().unwrap();
+    let (status, seen) = public(
+        Method::GET,
+        format!("/customer_sessions/{}?client_secret={read_only_secret}", read_only["id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!((status, seen.get("payment_methods")), (200, None), "redisplay is not enabled");
+    let (status, body) = public(Method::DELETE, format!("{path}/{second}?client_secret={read_only_secret}")).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(single_error(&body, "parameter_invalid").contains("payment_method_remove"));
+    let (_, listed) = read(app.get(&path).await).await;
+    assert_eq!(ids(&listed), vec![second], "the refused delete changed nothing");
+}
+
+async fn a_session_expires_after_24_hours(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    saved_card(&app, customer_id).await;
+    let session = create_session(&app, customer_id, ALL_ENABLED).await;
+    let (id, secret) = (session["id"].as_str().unwrap(), session["client_secret"].as_str().unwrap());
+    app.clock.advance(24 * 60 * 60);
+    let (status, expired) = read(app.get(&format!("/customer_sessions/{id}")).await).await;
+    assert_eq!((status, &expired["expired"]), (200, &json!(true)));
+    let path = format!("/customers/{customer_id}/payment_methods?client_secret={secret}");
+    let (status, body) = read(app.request(Method::GET, &path, &app.keys.public_test).send().await.unwrap()).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(single_error(&body, "parameter_invalid").contains("expired"));
+}
+
+async fn sessions_are_invisible_to_other_accounts_and_modes(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let session = create_session(&app, customer_id, ALL_ENABLED).await;
+    let id = session["id"].as_str().unwrap();
+    for key in [&app.other_account_key, &app.keys.secret_live] {
+        let (status, body) =
+            read(app.request(Method::GET, &format!("/customer_sessions/{id}"), key).send().await.unwrap()).await;
+        assert_eq!(status, 404, "{body}");
+        let (status, body) =
+            read(app.form(Method::POST, "/customer_sessions", key, &format!("customer_id={customer_id}")).await).await;
+        assert_eq!((status, error_codes(&body)[0].0.as_str()), (400, "customer_id"), "{body}");
+    }
+}

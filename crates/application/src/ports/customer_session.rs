@@ -1,0 +1,17 @@
+//! Storage of customer sessions.
+
+use crate::error::StoreError;
+use crate::scope::Scope;
+use payments_domain::customer_session::CustomerSession;
+use payments_domain::ids::CustomerSessionId;
+
+/// Customer sessions, confined to a scope. They are written once and never change.
+pub trait CustomerSessionRepository {
+    /// # Errors
+    /// Storage failures.
+    fn insert(&mut self, session: &CustomerSession) -> Result<(), StoreError>;
+
+    /// # Errors
+    /// Storage failures.
+    fn find(&mut self, scope: &Scope, id: &CustomerSessionId) -> Result<Option<CustomerSession>, StoreError>;
+}
