@@ -7,6 +7,7 @@ import sys
 
 from payrex import Client
 from payrex import RequestInvalidException
+from payrex import SetupIntentEntity
 
 EVENT_TYPES = [
     "payment_intent.succeeded",
@@ -65,6 +66,45 @@ def main(base_url, secret_key):
     client.customers.create({"name": "Ben", "email": "ben@example.com", "currency": "PHP"})
     listed = client.customers.list({"metadata": {"tier": "gold"}})
     check([c.id for c in listed.data] == [gold.id], "the customer list filters by metadata")
+
+    # Saving a card with a setup intent, paying with it later, and removing it.
+    saver = client.customers.create({"name": "Cy", "email": "cy@example.com", "currency": "PHP"})
+    setup = client.setup_intents.create(
+        {"customer_id": saver.id, "payment_methods": ["card"], "usage": "off_session"}
+    )
+    check(setup.status == "awaiting_payment_method" and setup.customer["id"] == saver.id, "a setup intent is created")
+    # The client has no attach for setup intents; its generic request sends the same form a browser would.
+    saved = client.setup_intents.request(
+        method="post",
+        object=SetupIntentEntity,
+        path=f"setup_intents/{setup.id}/attach",
+        payload={"payment_method": {"type": "card", "card": card}},
+    )
+    check(saved.status == "succeeded", "a card is saved through the setup intent's attach")
+    check(client.setup_intents.retrieve(setup.id).status == "succeeded", "the setup intent is retrieved")
+    methods = client.customers.list_payment_methods(saver.id)
+    check(len(methods.data) == 1 and methods.data[0].details["last4"] == "4242", "the saved card is listed")
+    method_id = methods.data[0].id
+    later = client.payment_intents.create(
+        {"amount": 25000, "currency": "PHP", "payment_methods": ["card"], "customer_id": saver.id}
+    )
+    paid_later = client.payment_intents.attach(later.id, {"payment_method_id": method_id})
+    check(paid_later.status == "succeeded", "a later intent is paid with the saved card")
+    unused = client.setup_intents.create({"customer_id": saver.id, "payment_methods": ["card"]})
+    check(client.setup_intents.cancel(unused.id).status == "canceled", "a setup intent is canceled")
+    session = client.customer_sessions.create(
+        {
+            "customer_id": saver.id,
+            "components": [
+                {"component": "payment_element", "feature": "payment_method_redisplay", "value": "enabled"}
+            ],
+        }
+    )
+    check(session.id.startswith("cus_s_") and session.expired is False, "a customer session is created")
+    check(client.customer_sessions.retrieve(session.id).components == session.components, "and retrieved")
+    deleted = client.customers.delete_payment_method(saver.id, {"payment_method_id": method_id})
+    check(deleted.deleted is True, "the saved card is deleted")
+    check(client.customers.list_payment_methods(saver.id).data == [], "and no longer listed")
 
     # A bad request is a RequestInvalidException carrying every error.
     try:
