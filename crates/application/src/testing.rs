@@ -351,9 +351,17 @@ impl PaymentMethodRepository for State {
         Ok(Page::from_overfetched(rows, page))
     }
 
-    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<(), StoreError> {
+    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
+        let before = self.payment_methods.len();
         self.payment_methods.retain(|m| !(&m.id == id && in_scope_of(&m.account_id, m.livemode, scope)));
-        Ok(())
+        Ok(self.payment_methods.len() < before)
+    }
+
+    fn delete_for_customer(&mut self, scope: &Scope, customer_id: &CustomerId) -> Result<usize, StoreError> {
+        let before = self.payment_methods.len();
+        self.payment_methods
+            .retain(|m| !(&m.customer_id == customer_id && in_scope_of(&m.account_id, m.livemode, scope)));
+        Ok(before - self.payment_methods.len())
     }
 }
 

@@ -128,10 +128,21 @@ impl PaymentMethodRepository for DbSession<'_> {
         Ok(Page::from_overfetched(methods, page))
     }
 
-    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<(), StoreError> {
-        diesel::delete(payment_methods::table.filter(payment_methods::id.eq(id.as_str())).filter(in_scope(scope)))
-            .execute(self.connection)
-            .map_err(store_error)?;
-        Ok(())
+    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
+        let deleted =
+            diesel::delete(payment_methods::table.filter(payment_methods::id.eq(id.as_str())).filter(in_scope(scope)))
+                .execute(self.connection)
+                .map_err(store_error)?;
+        Ok(deleted > 0)
+    }
+
+    fn delete_for_customer(&mut self, scope: &Scope, customer_id: &CustomerId) -> Result<usize, StoreError> {
+        diesel::delete(
+            payment_methods::table
+                .filter(payment_methods::customer_id.eq(customer_id.as_str()))
+                .filter(in_scope(scope)),
+        )
+        .execute(self.connection)
+        .map_err(store_error)
     }
 }

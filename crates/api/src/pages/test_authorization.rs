@@ -101,22 +101,42 @@ async fn decide(
             )
         }
     };
+    let saving = completion.client_secret_parameter == "setup_intent_client_secret";
     match completion.return_url {
         Some(return_url) => {
-            let separator = if return_url.contains('?') { '&' } else { '?' };
-            let location =
-                format!("{return_url}{separator}{}={}", completion.client_secret_parameter, completion.client_secret);
+            let pair = format!("{}={}", completion.client_secret_parameter, completion.client_secret);
+            let location = with_query_pair(&return_url, &pair);
             HttpResponse::SeeOther().insert_header((header::LOCATION, location)).finish()
         }
         None if completion.succeeded => {
-            let heading = if completion.already_used { "Payment already authorized" } else { "Payment authorized" };
+            let heading = match (saving, completion.already_used) {
+                (true, true) => "Card already saved",
+                (true, false) => "Card saved",
+                (false, true) => "Payment already authorized",
+                (false, false) => "Payment authorized",
+            };
             message(StatusCode::OK, heading, "You can close this page.")
         }
         None => {
-            let heading = if completion.already_used { "Payment already failed" } else { "Payment failed" };
-            let detail = completion.error.map_or_else(|| "The payment failed.".to_owned(), |e| e.detail);
+            let heading = match (saving, completion.already_used) {
+                (true, true) => "Card already refused",
+                (true, false) => "Card not saved",
+                (false, true) => "Payment already failed",
+                (false, false) => "Payment failed",
+            };
+            let detail = completion.error.map_or_else(|| "The attempt failed.".to_owned(), |e| e.detail);
             message(StatusCode::OK, heading, &detail)
         }
+    }
+}
+
+/// `url` with `pair` added to its query, before any `#fragment` (which never reaches the server).
+fn with_query_pair(url: &str, pair: &str) -> String {
+    let (base, fragment) = url.split_once('#').map_or((url, None), |(base, fragment)| (base, Some(fragment)));
+    let separator = if base.contains('?') { '&' } else { '?' };
+    match fragment {
+        Some(fragment) => format!("{base}{separator}{pair}#{fragment}"),
+        None => format!("{base}{separator}{pair}"),
     }
 }
 
@@ -174,7 +194,15 @@ fn pesos(centavos: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::pesos;
+    use super::{pesos, with_query_pair};
+
+    #[test]
+    fn the_client_secret_goes_into_the_query_before_any_fragment() {
+        assert_eq!(with_query_pair("https://s.example/back", "k=v"), "https://s.example/back?k=v");
+        assert_eq!(with_query_pair("https://s.example/back?a=1", "k=v"), "https://s.example/back?a=1&k=v");
+        assert_eq!(with_query_pair("https://s.example/back#top", "k=v"), "https://s.example/back?k=v#top");
+        assert_eq!(with_query_pair("https://s.example/b?a=1#x?y", "k=v"), "https://s.example/b?a=1&k=v#x?y");
+    }
 
     #[test]
     fn pesos_have_separators_and_two_decimals() {

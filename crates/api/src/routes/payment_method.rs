@@ -5,7 +5,7 @@
 use super::billing::payment_billing;
 use super::support::{access, ok, page_request, resource};
 use crate::auth::AnyKey;
-use crate::decode::{Params, QueryParams};
+use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::envelope::{Deleted, List};
 use crate::representation::payment_method::{PaymentMethodResource, RESOURCE};
@@ -49,11 +49,16 @@ async fn list(
 async fn delete(
     AnyKey(caller): AnyKey,
     path: web::Path<(String, String)>,
-    QueryParams(mut params): QueryParams,
+    QueryParams(mut query): QueryParams,
+    BodyParams(mut body): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
-    params.finish(Some(()))?;
+    // A browser may send the session's client secret in the query or in the body.
+    let in_query = query.string("client_secret", IDENTIFIER_LENGTH);
+    let in_body = body.string("client_secret", IDENTIFIER_LENGTH);
+    query.finish(Some(()))?;
+    body.finish(Some(()))?;
+    let client_secret = in_body.or(in_query);
     let (customer_id, id) = path.into_inner();
     let method = blocking(move || {
         let access = access(caller.key_kind, client_secret.as_deref());

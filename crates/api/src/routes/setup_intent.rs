@@ -106,7 +106,16 @@ fn new_setup_intent(params: &mut Params) -> Option<NewSetupIntent> {
     let description = params.description("description");
     let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
     let return_url = params.url("return_url");
-    let card_options = params.object("payment_method_options", |options| options.object("card", card_options));
+    let card_options = params.object("payment_method_options", |options| {
+        options.object("card", |card| {
+            if card.string("capture_type", CHOICE_LENGTH).is_some() {
+                let detail = "Nothing is captured when a card is saved: give capture_type on the payment intent.";
+                card.push(FieldError::invalid(card.name("capture_type"), detail));
+                return None;
+            }
+            card_options(card)
+        })
+    });
     let customer_id = params.require("customer_id", customer_id);
     let payment_methods = params.require("payment_methods", payment_methods);
     Some(NewSetupIntent {

@@ -3,6 +3,7 @@
 //! the refusals), access with the public key, isolation, and bad input that changes nothing.
 
 use crate::helpers::{decide, error_codes, ids, open_page, read, single_error, TestApp};
+use futures_util::future::join_all;
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -18,6 +19,8 @@ on_both_backends!(
     a_saved_card_pays_a_later_intent_of_its_customer,
     a_saved_card_is_refused_where_it_may_not_pay,
     setup_intents_and_saved_methods_are_invisible_to_other_accounts_and_modes,
+    simultaneous_attaches_save_one_card_and_simultaneous_charges_pay_once,
+    deleting_a_customer_removes_its_saved_cards_and_stops_its_setups,
 );
 
 const SUCCESS_CARD: &str = "4242424242424242";
@@ -73,6 +76,11 @@ async fn a_setup_intent_is_created_with_form_or_json_and_retrieved(app: TestApp)
     let body = json!({"customer_id": customer_id, "payment_methods": ["card"], "usage": "off_session"});
     let (status, from_json) = read(app.json(Method::POST, "/setup_intents", &app.keys.secret_test, &body).await).await;
     assert_eq!((status, from_json["usage"].as_str()), (200, Some("off_session")), "{from_json}");
+    let attach = json!({"payment_method": {"type": "card", "card": {
+        "number": "4242 4242 4242 4242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}}});
+    let path = format!("/setup_intents/{}/attach", from_json["id"].as_str().unwrap());
+    let (status, saved) = read(app.json(Method::POST, &path, &app.keys.secret_test, &attach).await).await;
+    assert_eq!((status, saved["status"].as_str()), (200, Some("succeeded")), "a JSON attach: {saved}");
 }
 
 async fn bad_setup_intents_are_refused_and_change_nothing(app: TestApp) {
@@ -97,6 +105,12 @@ async fn bad_setup_intents_are_refused_and_change_nothing(app: TestApp) {
         (format!("customer_id={customer_id}&payment_methods[]=card&usage=sometimes"), "usage"),
         (format!("customer_id={customer_id}&payment_methods[]=card&return_url=nope"), "return_url"),
         (format!("customer_id={customer_id}&payment_methods[]=card&unknown=1"), "unknown"),
+        (
+            format!(
+                "customer_id={customer_id}&payment_methods[]=card&payment_method_options[card][capture_type]=manual"
+            ),
+            "payment_method_options[card][capture_type]",
+        ),
     ] {
         let (status, answer) = app.post("/setup_intents", &body).await;
         assert_eq!(status, 400, "{body}: {answer}");
@@ -116,7 +130,14 @@ async fn bad_setup_intents_are_refused_and_change_nothing(app: TestApp) {
 async fn every_test_card_saves_or_declines_as_its_row_says(app: TestApp) {
     let customer = app.create_customer("Ana").await;
     let customer_id = customer["id"].as_str().unwrap();
-    let saves = ["4242424242424242", "4701322211111234", "5425233430109903", "5200828282828210", "4000000760000002"];
+    let saves = [
+        "4242424242424242",
+        "4701322211111234",
+        "5425233430109903",
+        "5200828282828210",
+        "4000000760000002",
+        "4311780000241409",
+    ];
     let declines = [
         ("4000000000001000", "blocked"),
         ("4005550000000019", "generic_decline"),
@@ -124,6 +145,7 @@ async fn every_test_card_saves_or_declines_as_its_row_says(app: TestApp) {
         ("4205260000000005", "cvc_incorrect"),
         ("4001270000000000", "processing_error"),
         ("4012000033330026", "system_error"),
+        ("4000000000000077", "generic_decline"),
     ];
     for number in saves {
         let intent = create_setup_intent(&app, customer_id, "").await;
@@ -299,6 +321,9 @@ async fn saved_methods_are_listed_and_deleted_per_customer(app: TestApp) {
         let path = format!("/customers/{customer}/payment_methods/{method}");
         read(app.request(Method::DELETE, &path, &app.keys.secret_test).send().await.unwrap()).await
     };
+    let unknown_body = format!("/customers/{customer_id}/payment_methods/{first}");
+    let (status, body) = read(app.form(Method::DELETE, &unknown_body, &app.keys.secret_test, "bogus=1").await).await;
+    assert_eq!((status, error_codes(&body)[0].0.as_str()), (400, "bogus"), "an unknown body parameter: {body}");
     let (status, _) = delete(customer_id.to_owned(), other_method.clone()).await;
     assert_eq!(status, 404, "another customer's method is not this customer's");
     let (status, deleted) = delete(customer_id.to_owned(), first.clone()).await;
@@ -417,4 +442,49 @@ async fn setup_intents_and_saved_methods_are_invisible_to_other_accounts_and_mod
     }
     let (_, still) = read(app.get(&format!("/setup_intents/{id}")).await).await;
     assert_eq!(still["status"], "awaiting_payment_method");
+}
+
+async fn simultaneous_attaches_save_one_card_and_simultaneous_charges_pay_once(app: TestApp) {
+    let app = &app;
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let intent = create_setup_intent(app, customer_id, "&usage=off_session").await;
+    let id = intent["id"].as_str().unwrap();
+    let attaches = (0..10).map(|_| attach_card(app, id, SUCCESS_CARD));
+    let outcomes = join_all(attaches).await;
+    let saved = outcomes.iter().filter(|(status, _)| *status == 200).count();
+    assert_eq!(saved, 1, "exactly one attach wins: {outcomes:?}");
+    assert!(outcomes.iter().all(|(status, _)| [200, 400, 409].contains(status)), "{outcomes:?}");
+    let (_, methods) = read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
+    assert_eq!(ids(&methods).len(), 1, "one card saved");
+    let succeeded = app.event_types().await.iter().filter(|t| *t == "setup_intent.succeeded").count();
+    assert_eq!(succeeded, 1);
+
+    let method = ids(&methods).remove(0);
+    let intent = app.create_intent(30_000, &format!("&customer_id={customer_id}")).await;
+    let path = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+    let body = format!("payment_method_id={method}");
+    let charges = (0..10).map(|_| app.post(&path, &body));
+    let outcomes = join_all(charges).await;
+    assert_eq!(outcomes.iter().filter(|(status, _)| *status == 200).count(), 1, "{outcomes:?}");
+    let paid = app.event_types().await.iter().filter(|t| *t == "payment.paid").count();
+    assert_eq!(paid, 1, "the saved card is charged once");
+}
+
+async fn deleting_a_customer_removes_its_saved_cards_and_stops_its_setups(app: TestApp) {
+    let (customer, method) = customer_with_saved_card(&app, "Ana", "off_session").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let intent = app.create_intent(20_000, &format!("&customer_id={customer_id}")).await;
+    let open_setup = create_setup_intent(&app, customer_id, "").await;
+    let path = format!("/customers/{customer_id}");
+    let (status, _) = read(app.request(Method::DELETE, &path, &app.keys.secret_test).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+    let attach = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+    let (status, answer) = app.post(&attach, &format!("payment_method_id={method}")).await;
+    assert_eq!((status, error_codes(&answer)[0].0.as_str()), (400, "payment_method_id"), "{answer}");
+    let (status, answer) = attach_card(&app, open_setup["id"].as_str().unwrap(), SUCCESS_CARD).await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(single_error(&answer, "resource_invalid_state").contains("deleted"), "{answer}");
+    let succeeded = app.event_types().await.iter().filter(|t| *t == "setup_intent.succeeded").count();
+    assert_eq!(succeeded, 1, "only the card saved before the deletion");
 }

@@ -28,9 +28,16 @@ pub trait PaymentMethodRepository {
         page: &PageRequest,
     ) -> Result<Page<PaymentMethod>, StoreError>;
 
-    /// Removes a saved method; a deleted method can no longer be charged or listed.
+    /// Removes a saved method; a deleted method can no longer be charged or listed. Returns whether
+    /// this call removed it (of concurrent deletes, one does).
     ///
     /// # Errors
     /// Storage failures.
-    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<(), StoreError>;
+    fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError>;
+
+    /// Removes every method saved to a customer (the customer is being deleted); returns how many.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn delete_for_customer(&mut self, scope: &Scope, customer_id: &CustomerId) -> Result<usize, StoreError>;
 }

@@ -80,6 +80,8 @@ impl CustomerService {
             let expected_version = customer.version;
             customer.delete(now).map_err(|_| not_found(id))?;
             repositories.customers().update(&customer, expected_version)?;
+            // Its saved payment methods go with it: nothing can charge them any more.
+            repositories.payment_methods().delete_for_customer(scope, &customer.id)?;
             Ok(customer)
         })
     }

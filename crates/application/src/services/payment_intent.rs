@@ -237,6 +237,10 @@ impl PaymentIntentService {
             if before.intent.version() != intent.version() {
                 return Err(ApplicationError::Conflict);
             }
+            if let PaymentMethodChoice::Saved(method_id) = &request.method {
+                // Deleted (with its customer, or alone) while the processor was asked: not charged.
+                chargeable_saved_method(repositories, scope, &before.intent, method_id, access)?;
+            }
             let mut current = before.intent.clone();
             let result = current.record_attempt(
                 attempt.clone(),

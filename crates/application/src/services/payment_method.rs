@@ -69,7 +69,10 @@ impl PaymentMethodService {
                 authorize_session(repositories, scope, &customer.id, secret, remove, now)?;
             }
             let method = saved_method(repositories, scope, &customer.id, id)?;
-            repositories.payment_methods().delete(scope, &method.id)?;
+            if !repositories.payment_methods().delete(scope, &method.id)? {
+                // A concurrent delete removed it first.
+                return Err(ApplicationError::NotFound { resource: "payment_method", id: id.to_owned() });
+            }
             Ok(method)
         })
     }

@@ -134,6 +134,7 @@ impl SetupIntentService {
             let intent = load(repositories, scope, id)?;
             check_client_secret(intent.client_secret(), access, "setup intent")?;
             intent.ensure_attachable(PaymentMethodType::Card)?;
+            ensure_customer_live(repositories, scope, &intent)?;
             Ok(intent)
         })?;
         let now = self.clock.now();
@@ -156,6 +157,7 @@ impl SetupIntentService {
             if current.version() != intent.version() {
                 return Err(ApplicationError::Conflict);
             }
+            ensure_customer_live(repositories, scope, &current)?;
             let version = current.version();
             let result = current.record_verification(
                 pending.clone(),
@@ -330,6 +332,21 @@ fn completion(intent: &SetupIntent, already_used: bool) -> RedirectCompletion {
         succeeded: error.is_none(),
         error,
         already_used,
+    }
+}
+
+/// A card is saved only to a customer that is not deleted.
+fn ensure_customer_live(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intent: &SetupIntent,
+) -> Result<(), ApplicationError> {
+    match repositories.customers().find(scope, intent.customer_id())? {
+        Some(customer) if !customer.is_deleted() => Ok(()),
+        _ => Err(ApplicationError::InvalidState(format!(
+            "Cannot attach a payment method to this setup intent: its customer {} was deleted.",
+            intent.customer_id()
+        ))),
     }
 }
 

@@ -450,7 +450,8 @@ pub fn saved_payment_methods_are_listed_per_customer_and_deleted(store: &dyn Uni
         matches!(unknown, Err(ApplicationError::Validation(_))),
         "another customer's method is no cursor: {unknown:?}"
     );
-    write(store, |r| r.payment_methods().delete(&scope, &methods[0].id));
+    assert!(write(store, |r| r.payment_methods().delete(&scope, &methods[0].id)), "deleted by this call");
+    assert!(!write(store, |r| r.payment_methods().delete(&scope, &methods[0].id)), "already gone");
     assert_eq!(read(store, |r| r.payment_methods().find(&scope, &methods[0].id)), None);
     assert_eq!(ids(&list(PageRequest::default()), id), vec![id(&methods[2])]);
     let elsewhere = account(store, "other");
@@ -461,6 +462,13 @@ pub fn saved_payment_methods_are_listed_per_customer_and_deleted(store: &dyn Uni
         "not deleted from another account"
     );
     assert_eq!(read(store, |r| r.payment_methods().find(&elsewhere, &methods[2].id)), None);
+    assert_eq!(write(store, |r| r.payment_methods().delete_for_customer(&elsewhere, &first_customer.id)), 0);
+    assert_eq!(write(store, |r| r.payment_methods().delete_for_customer(&scope, &first_customer.id)), 1);
+    assert_eq!(
+        read(store, |r| r.payment_methods().find(&scope, &methods[1].id)),
+        Some(methods[1].clone()),
+        "the other customer's stays"
+    );
 }
 
 pub fn customer_sessions_round_trip_in_their_scope(store: &dyn UnitOfWork) {
