@@ -350,6 +350,25 @@ impl SetupIntent {
         Ok(())
     }
 
+    /// The customer was deleted while a card waited for authentication or the processor: nothing
+    /// will be saved, and the setup intent is canceled.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` once succeeded or canceled.
+    pub fn abandon(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        match self.status {
+            SetupIntentStatus::AwaitingPaymentMethod
+            | SetupIntentStatus::AwaitingNextAction
+            | SetupIntentStatus::Processing => {}
+            SetupIntentStatus::Succeeded | SetupIntentStatus::Canceled => return Err(self.refuse("abandon")),
+        }
+        self.status = SetupIntentStatus::Canceled;
+        self.pending = None;
+        self.action_due_at = None;
+        self.touch(now);
+        Ok(())
+    }
+
     fn save(&mut self, pending: PendingSetup, now: Timestamp) -> SetupResult {
         self.status = SetupIntentStatus::Succeeded;
         self.pending = None;

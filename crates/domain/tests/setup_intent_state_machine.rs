@@ -86,6 +86,7 @@ enum Operation {
     ExpireRedirect,
     FinishProcessing,
     Cancel,
+    Abandon,
 }
 
 fn apply(intent: &mut SetupIntent, operation: Operation) -> Result<(), DomainError> {
@@ -96,12 +97,13 @@ fn apply(intent: &mut SetupIntent, operation: Operation) -> Result<(), DomainErr
         Operation::ExpireRedirect => intent.expire_redirect(late).map(drop),
         Operation::FinishProcessing => intent.finish_processing(late).map(drop),
         Operation::Cancel => intent.cancel(at(2)),
+        Operation::Abandon => intent.abandon(at(2)),
     }
 }
 
 #[test]
 fn every_operation_from_every_status_moves_as_the_table_says() {
-    use Operation::{Attach, Authenticate, Cancel, ExpireRedirect, FinishProcessing};
+    use Operation::{Abandon, Attach, Authenticate, Cancel, ExpireRedirect, FinishProcessing};
     // (from, operation, the status after it, or None when it is refused)
     let table = [
         (AwaitingPaymentMethod, Attach, Some(Succeeded)),
@@ -109,28 +111,33 @@ fn every_operation_from_every_status_moves_as_the_table_says() {
         (AwaitingPaymentMethod, ExpireRedirect, None),
         (AwaitingPaymentMethod, FinishProcessing, None),
         (AwaitingPaymentMethod, Cancel, Some(Canceled)),
+        (AwaitingPaymentMethod, Abandon, Some(Canceled)),
         (AwaitingNextAction, Attach, None),
         (AwaitingNextAction, Authenticate, Some(Succeeded)),
         (AwaitingNextAction, ExpireRedirect, Some(AwaitingPaymentMethod)),
         (AwaitingNextAction, FinishProcessing, None),
         (AwaitingNextAction, Cancel, Some(Canceled)),
+        (AwaitingNextAction, Abandon, Some(Canceled)),
         (Processing, Attach, None),
         (Processing, Authenticate, None),
         (Processing, ExpireRedirect, None),
         (Processing, FinishProcessing, Some(Succeeded)),
         (Processing, Cancel, None),
+        (Processing, Abandon, Some(Canceled)),
         (Succeeded, Attach, None),
         (Succeeded, Authenticate, None),
         (Succeeded, ExpireRedirect, None),
         (Succeeded, FinishProcessing, None),
         (Succeeded, Cancel, None),
+        (Succeeded, Abandon, None),
         (Canceled, Attach, None),
         (Canceled, Authenticate, None),
         (Canceled, ExpireRedirect, None),
         (Canceled, FinishProcessing, None),
         (Canceled, Cancel, None),
+        (Canceled, Abandon, None),
     ];
-    assert_eq!(table.len(), SetupIntentStatus::ALL.len() * 5, "every status meets every operation");
+    assert_eq!(table.len(), SetupIntentStatus::ALL.len() * 6, "every status meets every operation");
     for (from, operation, expected) in table {
         let mut intent = setup_intent_in(from);
         let before = intent.clone();

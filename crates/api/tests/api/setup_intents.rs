@@ -476,6 +476,14 @@ async fn deleting_a_customer_removes_its_saved_cards_and_stops_its_setups(app: T
     let customer_id = customer["id"].as_str().unwrap();
     let intent = app.create_intent(20_000, &format!("&customer_id={customer_id}")).await;
     let open_setup = create_setup_intent(&app, customer_id, "").await;
+    let authenticating = create_setup_intent(&app, customer_id, "").await;
+    let authenticating_id = authenticating["id"].as_str().unwrap();
+    let (_, waiting) = attach_card(&app, authenticating_id, "4000000000003220").await;
+    let page = waiting["next_action"]["redirect_url"].as_str().unwrap().to_owned();
+    let processing = create_setup_intent(&app, customer_id, "").await;
+    let processing_id = processing["id"].as_str().unwrap();
+    let (status, _) = attach_card(&app, processing_id, "4000000000003337").await;
+    assert_eq!(status, 200);
     let path = format!("/customers/{customer_id}");
     let (status, _) = read(app.request(Method::DELETE, &path, &app.keys.secret_test).send().await.unwrap()).await;
     assert_eq!(status, 200);
@@ -485,6 +493,12 @@ async fn deleting_a_customer_removes_its_saved_cards_and_stops_its_setups(app: T
     let (status, answer) = attach_card(&app, open_setup["id"].as_str().unwrap(), SUCCESS_CARD).await;
     assert_eq!(status, 400, "{answer}");
     assert!(single_error(&answer, "resource_invalid_state").contains("deleted"), "{answer}");
+    assert_eq!(decide(&page, "authorize").await.status().as_u16(), 303);
+    app.advance_and_run_due_actions(5).await;
+    for id in [authenticating_id, processing_id] {
+        let (_, after) = read(app.get(&format!("/setup_intents/{id}")).await).await;
+        assert_eq!((after["status"].as_str(), &after["payment_method_id"]), (Some("canceled"), &Value::Null), "{id}");
+    }
     let succeeded = app.event_types().await.iter().filter(|t| *t == "setup_intent.succeeded").count();
     assert_eq!(succeeded, 1, "only the card saved before the deletion");
 }

@@ -229,6 +229,9 @@ impl SetupIntentService {
                 }
                 let scope = scope_of(&intent);
                 let version = intent.version();
+                if abandoned(repositories, &scope, &mut intent, version, now)? {
+                    return Ok(completion(&intent, false));
+                }
                 let result = if intent.action_due_at().is_some_and(|due| now >= due) {
                     intent.expire_redirect(now)?
                 } else {
@@ -257,6 +260,9 @@ impl SetupIntentService {
                     return Ok(false);
                 };
                 let version = intent.version();
+                if abandoned(repositories, &scope, &mut intent, version, now)? {
+                    return Ok(true);
+                }
                 let result = match intent.status() {
                     SetupIntentStatus::AwaitingNextAction => intent.expire_redirect(now)?,
                     SetupIntentStatus::Processing => intent.finish_processing(now)?,
@@ -333,6 +339,23 @@ fn completion(intent: &SetupIntent, already_used: bool) -> RedirectCompletion {
         error,
         already_used,
     }
+}
+
+/// Cancels a waiting setup intent whose customer was deleted meanwhile (nothing is saved to a deleted
+/// customer); returns whether it did.
+fn abandoned(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intent: &mut SetupIntent,
+    version: i64,
+    now: Timestamp,
+) -> Result<bool, ApplicationError> {
+    if ensure_customer_live(repositories, scope, intent).is_ok() {
+        return Ok(false);
+    }
+    intent.abandon(now)?;
+    repositories.setup_intents().update(intent, version)?;
+    Ok(true)
 }
 
 /// A card is saved only to a customer that is not deleted.
