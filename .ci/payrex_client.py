@@ -4,6 +4,7 @@ merchant's backend would. Fails (exit status 1) on the first answer that is not 
 Usage: payrex_client.py BASE_URL SECRET_KEY
 """
 import sys
+import urllib.request
 
 from payrex import Client
 from payrex import RequestInvalidException
@@ -105,6 +106,28 @@ def main(base_url, secret_key):
     deleted = client.customers.delete_payment_method(saver.id, {"payment_method_id": method_id})
     check(deleted.deleted is True, "the saved card is deleted")
     check(client.customers.list_payment_methods(saver.id).data == [], "and no longer listed")
+
+    # Checkout sessions: create, retrieve, list, expire; the page answers at the session's url.
+    checkout = client.checkout_sessions.create(
+        {
+            "line_items": [
+                {"name": "Mug", "amount": 150000, "quantity": 2},
+                {"name": "Tea", "amount": 12345, "quantity": 1, "description": "Green tea"},
+            ],
+            "success_url": "https://shop.example/done",
+            "cancel_url": "https://shop.example/cart",
+            "payment_methods": ["card", "gcash"],
+            "metadata": {"order": "42"},
+        }
+    )
+    check(checkout.id.startswith("cs_") and checkout.status == "active", "a checkout session is created")
+    check(checkout.payment_intent["amount"] == 312345, "its intent is for the line items' total")
+    check(client.checkout_sessions.retrieve(checkout.id).url == checkout.url, "and retrieved")
+    check(checkout.id in [s.id for s in client.checkout_sessions.list({"limit": 5}).data], "and listed")
+    with urllib.request.urlopen(checkout.url) as page:
+        check(page.status == 200 and "Pay ₱3,123.45" in page.read().decode(), "its page offers to pay the total")
+    expired = client.checkout_sessions.expire(checkout.id)
+    check(expired.status == "expired" and expired.payment_intent["status"] == "canceled", "and it expires")
 
     # A bad request is a RequestInvalidException carrying every error.
     try:

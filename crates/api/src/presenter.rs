@@ -1,12 +1,14 @@
 //! The API's representation of resources, lent to the application (the `Presenter` port) so events
 //! carry exactly what a retrieval returns.
 
+use crate::representation::checkout_session::CheckoutSessionResource;
 use crate::representation::event::EventResource;
 use crate::representation::payment::PaymentResource;
 use crate::representation::payment_intent::PaymentIntentResource;
 use crate::representation::refund::RefundResource;
 use crate::representation::setup_intent::SetupIntentResource;
 use payments_application::ports::Presenter;
+use payments_domain::checkout_session::CheckoutSession;
 use payments_domain::customer::Customer;
 use payments_domain::event::Event;
 use payments_domain::payment::Payment;
@@ -49,6 +51,10 @@ impl Presenter for ApiPresenter {
 
     fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value {
         to_value(&SetupIntentResource::from_parts(intent, customer))
+    }
+
+    fn checkout_session(&self, session: &CheckoutSession, payment_intent: &Value) -> Value {
+        to_value(&CheckoutSessionResource::with_intent(session, payment_intent))
     }
 
     fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String {

@@ -21,9 +21,9 @@ use payments_adapters::webhooks::{
 };
 use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
 use payments_application::services::{
-    AccountService, CustomerService, CustomerSessionService, EventService, IdempotencyService, PaymentIntentService,
-    PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService,
-    WebhookDeliveryService, WebhookService,
+    AccountService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
+    PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
+    SetupIntentService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::webhook::RetrySchedule;
@@ -59,18 +59,27 @@ impl Services {
             fees: settings.fees,
             public_base_url: settings.public_base_url.as_str().to_owned(),
         };
+        let payment_intents = Arc::new(PaymentIntentService::new(
+            storage.clone(),
+            clock.clone(),
+            ids.clone(),
+            processors.clone(),
+            presenter.clone(),
+            payment_settings,
+        ));
         Self {
             accounts: Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone())),
             customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids.clone())),
             customer_sessions: Arc::new(CustomerSessionService::new(storage.clone(), clock.clone(), ids.clone())),
             idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock.clone())),
-            payment_intents: Arc::new(PaymentIntentService::new(
+            payment_intents: payment_intents.clone(),
+            checkout_sessions: Arc::new(CheckoutSessionService::new(
                 storage.clone(),
                 clock.clone(),
                 ids.clone(),
-                processors.clone(),
                 presenter.clone(),
-                payment_settings,
+                payment_intents,
+                settings.public_base_url.as_str().to_owned(),
             )),
             setup_intents: Arc::new(SetupIntentService::new(
                 storage.clone(),
@@ -116,6 +125,17 @@ impl Services {
         let storage: Arc<dyn UnitOfWork> =
             Arc::new(DieselUnitOfWork::new(pool).notifying(Arc::new(move || wake.notify_one())));
         Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due))
+    }
+
+    /// Runs every due background action once, up to `batch` objects of each kind: payment and setup
+    /// intents' timeouts, then checkout session expiries. Returns how many objects moved.
+    ///
+    /// # Errors
+    /// Storage failures of a scan.
+    pub fn run_due_actions(&self, batch: u32) -> Result<usize, ApplicationError> {
+        let payments = self.payment_intents.run_due_actions(batch)?;
+        let setups = self.setup_intents.run_due_actions(batch)?;
+        Ok(payments + setups + self.checkout_sessions.run_due_expirations(batch)?)
     }
 
     /// The webhook delivery worker of this instance.
@@ -245,8 +265,7 @@ impl Application {
     /// An I/O failure of the server.
     pub async fn run_until_stopped(self) -> Result<(), StartupError> {
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
-        let due_actions =
-            tokio::spawn(run_due_actions(self.services.payment_intents.clone(), self.services.setup_intents.clone()));
+        let due_actions = tokio::spawn(run_due_actions(self.services.clone()));
         let deliveries = self.worker.map(|worker| tokio::spawn(worker.run()));
         let outcome = self.server.await;
         purge.abort();
@@ -268,22 +287,19 @@ fn retry_schedule(settings: &WebhookSettings) -> RetrySchedule {
 }
 
 /// Background job: releases expired holds, fails abandoned redirects, finishes processing payments
-/// and card verifications. Each intent moves in its own short transaction; several instances may
-/// run this at once.
-async fn run_due_actions(payment_intents: Arc<PaymentIntentService>, setup_intents: Arc<SetupIntentService>) {
+/// and card verifications, and expires checkout sessions past `expires_at`. Each object moves in its
+/// own short transaction; several instances may run this at once.
+async fn run_due_actions(services: Services) {
     let mut interval = tokio::time::interval(DUE_ACTIONS_INTERVAL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        let (payment_intents, setup_intents) = (payment_intents.clone(), setup_intents.clone());
-        let moved = tokio::task::spawn_blocking(move || {
-            let payments = payment_intents.run_due_actions(DUE_ACTIONS_BATCH)?;
-            Ok::<_, ApplicationError>(payments + setup_intents.run_due_actions(DUE_ACTIONS_BATCH)?)
-        });
+        let services = services.clone();
+        let moved = tokio::task::spawn_blocking(move || services.run_due_actions(DUE_ACTIONS_BATCH));
         match moved.await {
             Ok(Ok(0)) => {}
-            Ok(Ok(moved)) => tracing::info!(moved, "ran due intent actions"),
-            Ok(Err(error)) => tracing::warn!(%error, "could not run due intent actions"),
+            Ok(Ok(moved)) => tracing::info!(moved, "ran due actions"),
+            Ok(Err(error)) => tracing::warn!(%error, "could not run due actions"),
             Err(error) => tracing::warn!(%error, "the due actions task failed"),
         }
     }

@@ -6,8 +6,9 @@ use crate::settings::WebhookSettings;
 use actix_web::web;
 use payments_application::ports::{Clock, UnitOfWork};
 use payments_application::services::{
-    AccountService, CustomerService, CustomerSessionService, EventService, IdempotencyService, PaymentIntentService,
-    PaymentMethodService, PaymentService, RefundService, SetupIntentService, WebhookDeliveryService, WebhookService,
+    AccountService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
+    PaymentIntentService, PaymentMethodService, PaymentService, RefundService, SetupIntentService,
+    WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ pub struct Services {
     pub payments: Arc<PaymentService>,
     pub refunds: Arc<RefundService>,
     pub setup_intents: Arc<SetupIntentService>,
+    pub checkout_sessions: Arc<CheckoutSessionService>,
     pub payment_methods: Arc<PaymentMethodService>,
     pub events: Arc<EventService>,
     pub webhooks: Arc<WebhookService>,

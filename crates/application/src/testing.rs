@@ -17,7 +17,8 @@ use crate::ports::{
     PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
 };
 use crate::ports::{
-    CustomerSessionRepository, PaymentMethodRepository, SetupIntentRepository, Verification, VerificationRequest,
+    CheckoutSessionRepository, CustomerSessionRepository, PaymentMethodRepository, SetupIntentRepository, Verification,
+    VerificationRequest,
 };
 use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
 use crate::scope::{Caller, Scope};
@@ -27,10 +28,12 @@ use crate::services::{
     WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
+use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
 use payments_domain::customer_session::CustomerSession;
 use payments_domain::description::Description;
 use payments_domain::event::Event;
+use payments_domain::ids::CheckoutSessionId;
 use payments_domain::ids::{AccountId, CustomerId};
 use payments_domain::ids::{CustomerSessionId, PaymentMethodId, SetupIntentId};
 use payments_domain::ids::{DeliveryId, EventId, PaymentId, PaymentIntentId, RefundId, WebhookId};
@@ -60,6 +63,7 @@ struct State {
     payments: Vec<Payment>,
     refunds: Vec<Refund>,
     setup_intents: Vec<SetupIntent>,
+    checkout_sessions: Vec<CheckoutSession>,
     payment_methods: Vec<PaymentMethod>,
     customer_sessions: Vec<CustomerSession>,
     events: Vec<Event>,
@@ -337,18 +341,7 @@ impl PaymentMethodRepository for State {
             .iter()
             .filter(|m| in_scope_of(&m.account_id, m.livemode, scope) && &m.customer_id == customer_id)
             .collect();
-        let position = |id: &str| visible.iter().position(|m| m.id.as_str() == id).ok_or(StoreError::UnknownCursor);
-        let overfetch = page.limit() as usize + 1;
-        let rows: Vec<PaymentMethod> = match page.cursor() {
-            None => visible.iter().rev().take(overfetch).map(|m| (*m).clone()).collect(),
-            Some(Cursor::After(id)) => {
-                visible[..position(id)?].iter().rev().take(overfetch).map(|m| (*m).clone()).collect()
-            }
-            Some(Cursor::Before(id)) => {
-                visible[position(id)? + 1..].iter().take(overfetch).map(|m| (*m).clone()).collect()
-            }
-        };
-        Ok(Page::from_overfetched(rows, page))
+        page_of(&visible, |m| m.id.as_str(), page)
     }
 
     fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
@@ -658,8 +651,83 @@ impl Presenter for MinimalPresenter {
         json!({"id": intent.id().as_str(), "status": intent.status().as_str(), "customer": customer.id.as_str()})
     }
 
+    fn checkout_session(&self, session: &CheckoutSession, payment_intent: &Value) -> Value {
+        json!({"id": session.id().as_str(), "status": session.status().as_str(), "payment_intent": payment_intent})
+    }
+
     fn event(&self, event: &Event, data: &Value, _: &Value) -> String {
         json!({"id": event.id.as_str(), "type": event.event_type.as_str(), "data": data}).to_string()
+    }
+}
+
+/// A page of `visible` (oldest first), newest first, with cursors naming items by `id_of`.
+fn page_of<T: Clone>(visible: &[&T], id_of: impl Fn(&T) -> &str, page: &PageRequest) -> Result<Page<T>, StoreError> {
+    let position = |id: &str| visible.iter().position(|item| id_of(item) == id).ok_or(StoreError::UnknownCursor);
+    let overfetch = page.limit() as usize + 1;
+    let rows: Vec<T> = match page.cursor() {
+        None => visible.iter().rev().take(overfetch).map(|item| (*item).clone()).collect(),
+        Some(Cursor::After(id)) => {
+            visible[..position(id)?].iter().rev().take(overfetch).map(|i| (*i).clone()).collect()
+        }
+        Some(Cursor::Before(id)) => visible[position(id)? + 1..].iter().take(overfetch).map(|i| (*i).clone()).collect(),
+    };
+    Ok(Page::from_overfetched(rows, page))
+}
+
+impl CheckoutSessionRepository for State {
+    fn insert(&mut self, session: &CheckoutSession) -> Result<(), StoreError> {
+        self.checkout_sessions.push(session.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
+        Ok(self
+            .checkout_sessions
+            .iter()
+            .find(|s| s.id() == id && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn find_for_page(&mut self, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
+        Ok(self.checkout_sessions.iter().find(|s| s.id() == id).cloned())
+    }
+
+    fn find_by_payment_intent(
+        &mut self,
+        scope: &Scope,
+        payment_intent_id: &PaymentIntentId,
+    ) -> Result<Option<CheckoutSession>, StoreError> {
+        Ok(self
+            .checkout_sessions
+            .iter()
+            .find(|s| s.payment_intent_id() == payment_intent_id && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(
+            &mut self.checkout_sessions,
+            session,
+            |s| s.id() == session.id(),
+            CheckoutSession::version,
+            expected_version,
+        )
+    }
+
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {
+        let visible: Vec<&CheckoutSession> =
+            self.checkout_sessions.iter().filter(|s| in_scope_of(s.account_id(), s.livemode(), scope)).collect();
+        page_of(&visible, |s| s.id().as_str(), page)
+    }
+
+    fn expired(&mut self, now: Timestamp, limit: u32) -> Result<Vec<CheckoutSession>, StoreError> {
+        let mut due: Vec<&CheckoutSession> = self
+            .checkout_sessions
+            .iter()
+            .filter(|s| s.status() == CheckoutSessionStatus::Active && s.expires_at() <= now)
+            .collect();
+        due.sort_by_key(|s| s.expires_at());
+        Ok(due.into_iter().take(limit as usize).cloned().collect())
     }
 }
 

@@ -100,6 +100,16 @@ typed_id!(
 );
 
 typed_id!(
+    /// A checkout session: a hosted page where a customer pays for line items (`cs_`).
+    CheckoutSessionId,
+    "cs_"
+);
+typed_id!(
+    /// A line item of a checkout session (`cs_li_`).
+    CheckoutSessionLineItemId,
+    "cs_li_"
+);
+typed_id!(
     /// A webhook endpoint (`wh_`).
     WebhookId,
     "wh_"

@@ -4,6 +4,7 @@
 //! arguments, so every rule is a pure function that can be tested on its own.
 
 pub mod account;
+pub mod checkout_session;
 pub mod customer;
 pub mod customer_session;
 pub mod description;

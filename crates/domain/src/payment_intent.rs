@@ -724,6 +724,19 @@ impl PaymentIntent {
         Ok(())
     }
 
+    /// Cancels an intent whose purpose went away (its checkout session expired): like
+    /// [`PaymentIntent::cancel`], and also from `awaiting_next_action`, dropping an authentication
+    /// the customer never finished. A `processing` payment is left to finish.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method, an action or a capture.
+    pub fn abandon(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        if self.status == PaymentIntentStatus::AwaitingNextAction {
+            self.status = PaymentIntentStatus::AwaitingPaymentMethod;
+        }
+        self.cancel(now).map_err(|_| self.refuse("cancel"))
+    }
+
     /// A hold past `capture_before_at` is released and the intent canceled.
     ///
     /// # Errors

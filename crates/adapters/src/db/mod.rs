@@ -1,6 +1,7 @@
 //! Storage through diesel on PostgreSQL or embedded SQLite, chosen by the database URL.
 
 mod account;
+mod checkout_session;
 mod connection;
 mod customer;
 mod customer_session;

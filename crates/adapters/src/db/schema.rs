@@ -1,6 +1,36 @@
 //! The tables, as diesel sees them on both backends.
 
 diesel::table! {
+    checkout_sessions (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        status -> Text,
+        client_secret -> Text,
+        url -> Text,
+        payment_intent_id -> Text,
+        line_items -> Text,
+        amount -> BigInt,
+        currency -> Text,
+        success_url -> Text,
+        cancel_url -> Text,
+        payment_methods -> Text,
+        card_options -> Text,
+        customer_reference_id -> Nullable<Text>,
+        billing_details_collection -> Text,
+        description -> Nullable<Text>,
+        submit_type -> Text,
+        statement_descriptor -> Nullable<Text>,
+        metadata -> Nullable<Text>,
+        expires_at -> BigInt,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     accounts (id) {
         id -> Text,
         name -> Text,
@@ -263,6 +293,7 @@ diesel::table! {
 }
 
 diesel::allow_tables_to_appear_in_same_query!(
+    checkout_sessions,
     accounts,
     api_keys,
     customer_metadata,

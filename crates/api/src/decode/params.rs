@@ -355,12 +355,44 @@ impl Params {
     ///
     /// # Errors
     /// A 400 carrying all the field errors.
-    pub fn finish<T>(mut self, value: Option<T>) -> Result<T, ApiError> {
+    pub fn finish<T>(self, value: Option<T>) -> Result<T, ApiError> {
+        match self.finish_fields(value) {
+            Ok(value) => Ok(value),
+            Err(errors) if errors.is_empty() => {
+                Err(ApiError::internal_message("a request was decoded without a value and without an error"))
+            }
+            Err(errors) => Err(ApiError::validation(errors)),
+        }
+    }
+
+    /// As [`Params::finish`], with the field errors themselves (a hosted page shows them beside its
+    /// inputs); empty when there was no value and no error.
+    ///
+    /// # Errors
+    /// Every recorded error and unknown parameter.
+    pub fn finish_fields<T>(mut self, value: Option<T>) -> Result<T, Vec<FieldError>> {
         self.reject_unknown();
         if !self.errors.is_empty() {
-            return Err(ApiError::validation(self.errors));
+            return Err(self.errors);
         }
-        value.ok_or_else(|| ApiError::internal_message("a request was decoded without a value and without an error"))
+        value.ok_or_else(Vec::new)
+    }
+
+    /// The parameters not read yet, as decoded.
+    #[must_use]
+    pub fn values(&self) -> &Map<String, Value> {
+        &self.values
+    }
+
+    /// Whether the parameter `key` is the string `value`, without reading it.
+    #[must_use]
+    pub fn holds(&self, key: &str, value: &str) -> bool {
+        self.values.get(key).and_then(Value::as_str) == Some(value)
+    }
+
+    /// Drops a parameter unread (a page's inputs that do not apply to the choice made).
+    pub fn discard(&mut self, key: &str) {
+        self.values.remove(key);
     }
 }
 

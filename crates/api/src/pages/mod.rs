@@ -1,10 +1,14 @@
 //! Hosted pages, rendered on the server so they work without JavaScript.
 
+mod checkout;
+mod hosted;
 mod test_authorization;
 
 use actix_web::web;
 
 /// Registers every page.
 pub fn configure(config: &mut web::ServiceConfig) {
+    hosted::configure(config);
+    checkout::configure(config);
     test_authorization::configure(config);
 }

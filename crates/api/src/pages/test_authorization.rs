@@ -3,9 +3,10 @@
 //! `return_url?payment_intent_client_secret=…` (or `setup_intent_client_secret=…` when a card is
 //! being saved by a setup intent).
 
+use super::hosted::{html, message, method_name, pesos, see_other, with_query_pair};
 use crate::decode::BodyParams;
 use crate::state::{blocking, Services};
-use actix_web::http::{header, StatusCode};
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use payments_application::ApplicationError;
@@ -20,7 +21,7 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
             .route(web::get().to(show))
             .route(web::post().to(decide))
             .default_service(web::to(|| async {
-                message(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "Use the buttons of the page.")
+                message(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "Use the buttons of the page.", None, true)
             })),
     );
 }
@@ -39,13 +40,6 @@ struct AuthorizationPage<'a> {
     qr_svg: Option<String>,
 }
 
-#[derive(Template)]
-#[template(path = "message.html")]
-struct MessagePage<'a> {
-    heading: &'a str,
-    message: &'a str,
-}
-
 async fn show(token: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
     let page = match blocking(move || {
         services.payment_intents.redirect_page(&token).or_else(|_| services.setup_intents.redirect_page(&token))
@@ -61,7 +55,7 @@ async fn show(token: web::Path<String>, services: web::Data<Services>) -> HttpRe
         intent_kind: if page.amount.is_some() { "Payment intent" } else { "Setup intent" },
         subject: if page.amount.is_some() { "payment" } else { "card" },
         amount: page.amount.map(pesos),
-        method_name: method_name(page.method),
+        method_name: method_in_sentence(page.method),
         description: page.description.as_deref(),
         qr_svg,
     };
@@ -76,7 +70,10 @@ async fn decide(
     let authorized = match params.string("decision", CHOICE_LENGTH).as_deref() {
         Some("authorize") => true,
         Some("fail") => false,
-        _ => return message(StatusCode::BAD_REQUEST, "Choose an outcome", "Use one of the two buttons of the page."),
+        _ => {
+            let detail = "Use one of the two buttons of the page.";
+            return message(StatusCode::BAD_REQUEST, "Choose an outcome", detail, None, true);
+        }
     };
     let completion = match blocking(move || match services.payment_intents.complete_redirect(&token, authorized) {
         Err(ApplicationError::NotFound { .. }) => services.setup_intents.complete_redirect(&token, authorized),
@@ -91,6 +88,8 @@ async fn decide(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Try again",
                 "The payment could not be completed right now.",
+                None,
+                true,
             )
         }
         Err(_) => {
@@ -98,6 +97,8 @@ async fn decide(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "Something went wrong",
                 "The payment could not be completed.",
+                None,
+                true,
             )
         }
     };
@@ -106,7 +107,7 @@ async fn decide(
         Some(return_url) => {
             let pair = format!("{}={}", completion.client_secret_parameter, completion.client_secret);
             let location = with_query_pair(&return_url, &pair);
-            HttpResponse::SeeOther().insert_header((header::LOCATION, location)).finish()
+            see_other(&location)
         }
         None if completion.succeeded => {
             let heading = match (saving, completion.already_used) {
@@ -115,7 +116,7 @@ async fn decide(
                 (false, true) => "Payment already authorized",
                 (false, false) => "Payment authorized",
             };
-            message(StatusCode::OK, heading, "You can close this page.")
+            message(StatusCode::OK, heading, "You can close this page.", None, true)
         }
         None => {
             let heading = match (saving, completion.already_used) {
@@ -125,18 +126,8 @@ async fn decide(
                 (false, false) => "Payment failed",
             };
             let detail = completion.error.map_or_else(|| "The attempt failed.".to_owned(), |e| e.detail);
-            message(StatusCode::OK, heading, &detail)
+            message(StatusCode::OK, heading, &detail, None, true)
         }
-    }
-}
-
-/// `url` with `pair` added to its query, before any `#fragment` (which never reaches the server).
-fn with_query_pair(url: &str, pair: &str) -> String {
-    let (base, fragment) = url.split_once('#').map_or((url, None), |(base, fragment)| (base, Some(fragment)));
-    let separator = if base.contains('?') { '&' } else { '?' };
-    match fragment {
-        Some(fragment) => format!("{base}{separator}{pair}#{fragment}"),
-        None => format!("{base}{separator}{pair}"),
     }
 }
 
@@ -145,23 +136,9 @@ fn unusable_link() -> HttpResponse {
         StatusCode::NOT_FOUND,
         "This link cannot be used",
         "This test authorization link is unknown, was already used, or has expired.",
+        None,
+        true,
     )
-}
-
-fn message(status: StatusCode, heading: &str, message: &str) -> HttpResponse {
-    html(status, MessagePage { heading, message }.render())
-}
-
-fn html(status: StatusCode, rendered: Result<String, askama::Error>) -> HttpResponse {
-    match rendered {
-        Ok(body) => HttpResponse::build(status).content_type("text/html; charset=utf-8").body(body),
-        Err(error) => {
-            tracing::error!(%error, "a page template failed");
-            HttpResponse::InternalServerError()
-                .content_type("text/plain; charset=utf-8")
-                .body("The page could not be shown.")
-        }
-    }
 }
 
 fn qr_code(payload: &str) -> Option<String> {
@@ -169,45 +146,10 @@ fn qr_code(payload: &str) -> Option<String> {
     Some(code.render::<svg::Color<'_>>().min_dimensions(200, 200).build())
 }
 
-fn method_name(method: PaymentMethodType) -> &'static str {
+/// A method as the page's sentences name it ("this card payment", "this GCash payment").
+fn method_in_sentence(method: PaymentMethodType) -> &'static str {
     match method {
         PaymentMethodType::Card => "card",
-        PaymentMethodType::Gcash => "GCash",
-        PaymentMethodType::Maya => "Maya",
-        PaymentMethodType::Billease => "BillEase",
-        PaymentMethodType::Qrph => "QR Ph",
-    }
-}
-
-/// Centavos as pesos with thousands separators: `123456` is `₱1,234.56`.
-fn pesos(centavos: i64) -> String {
-    let whole = (centavos / 100).to_string();
-    let mut grouped = String::new();
-    for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    format!("₱{grouped}.{:02}", centavos % 100)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{pesos, with_query_pair};
-
-    #[test]
-    fn the_client_secret_goes_into_the_query_before_any_fragment() {
-        assert_eq!(with_query_pair("https://s.example/back", "k=v"), "https://s.example/back?k=v");
-        assert_eq!(with_query_pair("https://s.example/back?a=1", "k=v"), "https://s.example/back?a=1&k=v");
-        assert_eq!(with_query_pair("https://s.example/back#top", "k=v"), "https://s.example/back?k=v#top");
-        assert_eq!(with_query_pair("https://s.example/b?a=1#x?y", "k=v"), "https://s.example/b?a=1&k=v#x?y");
-    }
-
-    #[test]
-    fn pesos_have_separators_and_two_decimals() {
-        assert_eq!(pesos(2_000), "₱20.00");
-        assert_eq!(pesos(123_456), "₱1,234.56");
-        assert_eq!(pesos(5_999_999_999), "₱59,999,999.99");
+        other => method_name(other),
     }
 }

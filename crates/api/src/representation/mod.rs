@@ -1,6 +1,7 @@
 //! The JSON representation of each resource, one file per resource: what responses carry, and what
 //! events carry as their `data`.
 
+pub(crate) mod checkout_session;
 pub(crate) mod customer;
 pub(crate) mod customer_session;
 pub(crate) mod envelope;

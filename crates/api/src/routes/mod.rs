@@ -2,13 +2,14 @@
 //! service method and answers with the resource's representation; no business rule lives here.
 
 mod billing;
+mod checkout_session;
 mod customer;
 mod customer_session;
 mod event;
 mod health;
 mod payment;
 mod payment_intent;
-mod payment_method;
+pub(crate) mod payment_method;
 mod refund;
 mod setup_intent;
 mod support;
@@ -25,6 +26,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
     customer_session::configure(config);
     payment_intent::configure(config);
     setup_intent::configure(config);
+    checkout_session::configure(config);
     payment_method::configure(config);
     payment::configure(config);
     refund::configure(config);

@@ -114,7 +114,7 @@ pub(super) fn card_options(params: &mut Params) -> Option<CardOptions> {
     })
 }
 
-pub(super) fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
+pub(crate) fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
     let method =
         params.required_string("type", CHOICE_LENGTH).and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
     let card = params.object("card", card_input);

@@ -150,13 +150,8 @@ impl TestApp {
     /// Moves the application's clock forward and runs the background actions that became due.
     pub async fn advance_and_run_due_actions(&self, seconds: i64) -> usize {
         self.clock.advance(seconds);
-        let (payment_intents, setup_intents) =
-            (self.services.payment_intents.clone(), self.services.setup_intents.clone());
-        tokio::task::spawn_blocking(move || {
-            payment_intents.run_due_actions(1_000).unwrap() + setup_intents.run_due_actions(1_000).unwrap()
-        })
-        .await
-        .unwrap()
+        let services = self.services.clone();
+        tokio::task::spawn_blocking(move || services.run_due_actions(1_000).unwrap()).await.unwrap()
     }
 
     /// A POST with a form body and the test secret key, answered as status and JSON.

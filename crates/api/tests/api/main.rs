@@ -62,6 +62,8 @@ macro_rules! on_both_backends_stepping_deliveries {
 }
 
 mod auth;
+mod checkout_browser;
+mod checkout_sessions;
 mod customer_sessions;
 mod customers;
 mod decoding;

@@ -1,6 +1,7 @@
 //! Ports: what the use cases need from the outside world, as object-safe traits.
 
 pub mod account;
+pub mod checkout_session;
 pub mod clock;
 pub mod customer;
 pub mod customer_session;
@@ -18,6 +19,7 @@ pub mod unit_of_work;
 pub mod webhook;
 
 pub use account::{AccountRepository, KeyRecord};
+pub use checkout_session::CheckoutSessionRepository;
 pub use clock::Clock;
 pub use customer::{CustomerFilter, CustomerRepository};
 pub use customer_session::CustomerSessionRepository;

@@ -1,6 +1,7 @@
 //! The presenter port: resources as the API shows them, so events carry exactly what a retrieval
 //! would return.
 
+use payments_domain::checkout_session::CheckoutSession;
 use payments_domain::customer::Customer;
 use payments_domain::event::Event;
 use payments_domain::payment::Payment;
@@ -20,6 +21,8 @@ pub trait Presenter: Send + Sync {
     fn payment(&self, payment: &Payment, customer: Option<&Customer>) -> Value;
     fn refund(&self, refund: &Refund) -> Value;
     fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value;
+    /// A checkout session embedding its payment intent, already presented.
+    fn checkout_session(&self, session: &CheckoutSession, payment_intent: &Value) -> Value;
     /// The envelope of `event` (whose `body` is not set yet) with its `data` and
     /// `previous_attributes`, as JSON text: what `GET /events/:id` returns and webhooks receive.
     fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String;

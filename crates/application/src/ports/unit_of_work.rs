@@ -1,6 +1,7 @@
 //! The unit of work: one transaction that hands out the repositories.
 
 use super::account::AccountRepository;
+use super::checkout_session::CheckoutSessionRepository;
 use super::customer::CustomerRepository;
 use super::customer_session::CustomerSessionRepository;
 use super::event::EventRepository;
@@ -38,6 +39,7 @@ repositories! {
     idempotency_keys: IdempotencyRepository,
     payment_intents: PaymentIntentRepository,
     payments: PaymentRepository,
+    checkout_sessions: CheckoutSessionRepository,
     refunds: RefundRepository,
     setup_intents: SetupIntentRepository,
     payment_methods: PaymentMethodRepository,

@@ -1,10 +1,12 @@
 //! One use-case service per resource.
 
 pub mod account;
+pub mod checkout_session;
 pub mod customer;
 pub mod customer_session;
 pub mod event;
 pub mod idempotency;
+pub(crate) mod intent_owner;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
@@ -15,6 +17,7 @@ pub mod webhook;
 pub mod webhook_delivery;
 
 pub use account::AccountService;
+pub use checkout_session::{CheckoutPage, CheckoutSessionService, CheckoutSessionView};
 pub use customer::CustomerService;
 pub use customer_session::{CustomerSessionService, CustomerSessionView};
 pub use event::EventService;

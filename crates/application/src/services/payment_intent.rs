@@ -3,6 +3,7 @@
 
 use super::customer::live_customer;
 use super::event::EventLog;
+use super::intent_owner::{became_paid, ensure_not_owned, intent_paid};
 use super::payment_method::saved_method;
 use super::redirect::{
     check_client_secret, test_redirect, unknown_token, well_formed_token, Access, RedirectCompletion, RedirectPage,
@@ -139,15 +140,19 @@ impl PaymentIntentService {
     /// # Errors
     /// `parameter_invalid` on `customer_id` naming no customer; storage failures.
     pub fn create(&self, scope: &Scope, new: NewPaymentIntent) -> Result<PaymentIntentView, ApplicationError> {
-        let id = PaymentIntentId::from_random(&self.random());
-        let secret = ClientSecret::new(id.as_str(), &self.random());
-        let intent =
-            PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, self.clock.now());
+        let intent = self.build(scope, new, self.clock.now());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = existing_customer(repositories, scope, intent.customer_id())?;
             repositories.payment_intents().insert(&intent)?;
             Ok(PaymentIntentView { intent, latest_payment: None, customer })
         })
+    }
+
+    /// A new intent of the scope, not stored yet (a checkout session stores it with itself).
+    pub(crate) fn build(&self, scope: &Scope, new: NewPaymentIntent, now: Timestamp) -> PaymentIntent {
+        let id = PaymentIntentId::from_random(&self.random());
+        let secret = ClientSecret::new(id.as_str(), &self.random());
+        PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, now)
     }
 
     /// The intent, if the caller may see it.
@@ -177,6 +182,7 @@ impl PaymentIntentService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut intent = load(repositories, scope, id)?;
             let expected_version = intent.version();
+            ensure_not_owned(repositories, scope, &intent, "updated")?;
             existing_customer(repositories, scope, changes.customer_id.as_ref())?;
             intent.update(changes, now)?;
             repositories.payment_intents().update(&intent, expected_version)?;
@@ -302,12 +308,32 @@ impl PaymentIntentService {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load_view(repositories, scope, id)?;
+                ensure_not_owned(repositories, scope, &before.intent, "canceled")?;
                 let mut intent = before.intent.clone();
                 intent.cancel(now)?;
                 let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
                 self.commit(repositories, scope, before, intent, events, now)
             })
         })
+    }
+
+    /// Cancels the intent `id` of an owner that went away (an expired checkout session), inside the
+    /// owner's transaction: also from `awaiting_next_action`, never while `processing`.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` from `processing`, `succeeded` or `canceled`; storage failures.
+    pub(crate) fn abandon_within(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        id: &PaymentIntentId,
+        now: Timestamp,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        let before = load_view(repositories, scope, id.as_str())?;
+        let mut intent = before.intent.clone();
+        intent.abandon(now)?;
+        let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
+        self.commit(repositories, scope, before, intent, events, now)
     }
 
     /// What the test authorization page of `token` shows.
@@ -475,11 +501,16 @@ impl PaymentIntentService {
         repositories.payment_intents().update(&intent, before.intent.version())?;
         let after = PaymentIntentView { intent, latest_payment, customer: before.customer.clone() };
         let log = self.event_log(scope, now);
-        if let Some(event_type) = effects.intent_event {
-            log.append(repositories, event_type, &self.present(&after), Some(&self.present(&before)))?;
+        let paid = became_paid(before.intent.status(), after.intent.status());
+        let presented = (effects.intent_event.is_some() || paid).then(|| (self.present(&before), self.present(&after)));
+        if let (Some(event_type), Some((old, new))) = (effects.intent_event, &presented) {
+            log.append(repositories, event_type, new, Some(old))?;
         }
         if let Some((payment, event_type)) = effects.payment {
             log.append(repositories, event_type, &self.presenter.payment(&payment, after.customer.as_ref()), None)?;
+        }
+        if let (true, Some((old, new))) = (paid, &presented) {
+            intent_paid(repositories, &log, scope, &after.intent, (old, new))?;
         }
         Ok(after)
     }

@@ -1,0 +1,147 @@
+//! `/checkout_sessions`: create (with its payment intent), list, retrieve and expire. The customer
+//! pays on the hosted page (`pages::checkout`).
+
+use super::payment_method::{card_options, payment_methods};
+use super::support::{ok, page_request, resource};
+use crate::auth::SecretKey;
+use crate::decode::{BodyParams, Params, QueryParams};
+use crate::error::ApiError;
+use crate::representation::checkout_session::CheckoutSessionResource;
+use crate::representation::envelope::List;
+use crate::state::{blocking, Services};
+use actix_web::{web, HttpResponse};
+use payments_domain::checkout_session::{
+    expiry, total, BillingDetailsCollection, NewCheckoutSession, NewLineItem, SubmitType, MAX_LINE_ITEMS, NAME_LENGTH,
+};
+use payments_domain::limits::{CHOICE_LENGTH, URL_LENGTH};
+use payments_domain::metadata::Metadata;
+use payments_domain::money::Currency;
+use payments_domain::statement_descriptor::StatementDescriptor;
+use payments_domain::time::Timestamp;
+use payments_domain::validation::FieldError;
+
+/// The longest `customer_reference_id` (a merchant's order or cart id).
+const REFERENCE_LENGTH: usize = 255;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config
+        .service(resource("/checkout_sessions").route(web::post().to(create)).route(web::get().to(list)))
+        .service(resource("/checkout_sessions/{id}").route(web::get().to(retrieve)))
+        .service(resource("/checkout_sessions/{id}/expire").route(web::post().to(expire)));
+}
+
+async fn create(
+    SecretKey(scope): SecretKey,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let now = services.clock.now();
+    let new = new_checkout_session(&mut params, now);
+    let new = params.finish(new)?;
+    let view = blocking(move || services.checkout_sessions.create(&scope, new)).await?;
+    Ok(ok(&CheckoutSessionResource::new(&view)))
+}
+
+async fn list(
+    SecretKey(scope): SecretKey,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let page = page_request(&mut params);
+    let page = params.finish(page)?;
+    let sessions = blocking(move || services.checkout_sessions.list(&scope, &page)).await?;
+    Ok(ok(&List::of(&sessions, CheckoutSessionResource::new)))
+}
+
+async fn retrieve(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let view = blocking(move || services.checkout_sessions.retrieve(&scope, &id)).await?;
+    Ok(ok(&CheckoutSessionResource::new(&view)))
+}
+
+async fn expire(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let view = blocking(move || services.checkout_sessions.expire(&scope, &id)).await?;
+    Ok(ok(&CheckoutSessionResource::new(&view)))
+}
+
+fn new_checkout_session(params: &mut Params, now: Timestamp) -> Option<NewCheckoutSession<NewLineItem>> {
+    let line_items = params.object_list("line_items", MAX_LINE_ITEMS, line_item);
+    let line_items = line_items.and_then(|items| {
+        if items.is_empty() {
+            params.push(FieldError::invalid("line_items", "Give at least one line item."));
+            return None;
+        }
+        let amount = params.check("line_items", total(&items))?;
+        Some((items, amount))
+    });
+    let success_url = params.url("success_url");
+    let cancel_url = params.url("cancel_url");
+    let payment_methods = payment_methods(params);
+    let card_options = params.object("payment_method_options", |options| options.object("card", card_options));
+    let currency = params
+        .string("currency", CHOICE_LENGTH)
+        .and_then(|code| params.check("currency", Currency::parse(&code)))
+        .unwrap_or(Currency::Php);
+    let customer_reference_id = params.string("customer_reference_id", REFERENCE_LENGTH);
+    let billing_details_collection = params
+        .string("billing_details_collection", CHOICE_LENGTH)
+        .and_then(|value| params.check("billing_details_collection", BillingDetailsCollection::parse(&value)));
+    let description = params.description("description");
+    let submit_type = params
+        .string("submit_type", CHOICE_LENGTH)
+        .and_then(|value| params.check("submit_type", SubmitType::parse(&value)));
+    let key = "statement_descriptor";
+    let statement_descriptor = params
+        .string(key, StatementDescriptor::MAX_LENGTH)
+        .and_then(|text| params.check(key, StatementDescriptor::new(text)));
+    let expires_at = params.integer("expires_at");
+    let expires_at = params.check("expires_at", expiry(expires_at, now));
+    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    // Every missing parameter is reported before any `?` returns.
+    let line_items = params.require("line_items", line_items);
+    let success_url = params.require("success_url", success_url);
+    let cancel_url = params.require("cancel_url", cancel_url);
+    let payment_methods = params.require("payment_methods", payment_methods);
+    let (line_items, amount) = line_items?;
+    Some(NewCheckoutSession {
+        line_items,
+        amount,
+        currency,
+        success_url: success_url?,
+        cancel_url: cancel_url?,
+        payment_methods: payment_methods?,
+        card_options: card_options.unwrap_or_default(),
+        customer_reference_id,
+        billing_details_collection: billing_details_collection.unwrap_or(BillingDetailsCollection::Always),
+        description,
+        submit_type: submit_type.unwrap_or(SubmitType::Pay),
+        statement_descriptor,
+        expires_at: expires_at?,
+        metadata,
+    })
+}
+
+fn line_item(params: &mut Params) -> Option<NewLineItem> {
+    let name = params.string("name", NAME_LENGTH).and_then(|name| params.check("name", NewLineItem::check_name(name)));
+    let amount =
+        params.integer("amount").and_then(|amount| params.check("amount", NewLineItem::check_unit_amount(amount)));
+    let quantity =
+        params.integer("quantity").and_then(|quantity| params.check("quantity", NewLineItem::check_quantity(quantity)));
+    let description = params.description("description");
+    let image = params.string("image", URL_LENGTH).and_then(|url| params.check("image", NewLineItem::check_image(url)));
+    let name = params.require("name", name);
+    let amount = params.require("amount", amount);
+    let quantity = params.require("quantity", quantity);
+    Some(NewLineItem { name: name?, amount: amount?, quantity: quantity?, description, image })
+}

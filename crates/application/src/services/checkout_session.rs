@@ -1,0 +1,295 @@
+//! Checkout sessions: create (with its payment intent, in one transaction), retrieve, list and
+//! expire; what the hosted page shows and how it pays; and the background expiry.
+
+use super::event::EventLog;
+use super::payment_intent::{view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
+use super::redirect::Access;
+use crate::error::ApplicationError;
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{
+    in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, Repositories, UnitOfWork,
+};
+use crate::scope::Scope;
+use payments_domain::account::Mode;
+use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus, NewCheckoutSession, NewLineItem};
+use payments_domain::event::EventType;
+use payments_domain::ids::{CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, RANDOM_PART_LENGTH};
+use payments_domain::payment_intent::{NewPaymentIntent, PaymentIntent, PaymentIntentStatus};
+use payments_domain::time::Timestamp;
+use std::sync::Arc;
+
+const RESOURCE: &str = "checkout_session";
+
+/// A session with the payment intent it embeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutSessionView {
+    pub session: CheckoutSession,
+    pub payment_intent: PaymentIntentView,
+}
+
+/// What the hosted page of a session shows, found by its client secret.
+#[derive(Debug, Clone)]
+pub struct CheckoutPage {
+    pub view: CheckoutSessionView,
+    /// Whether the customer may pay now (active and not past `expires_at`).
+    pub payable: bool,
+}
+
+/// Checkout session use cases.
+pub struct CheckoutSessionService {
+    unit_of_work: Arc<dyn UnitOfWork>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    presenter: Arc<dyn Presenter>,
+    payment_intents: Arc<PaymentIntentService>,
+    /// Base of the hosted pages' URLs.
+    public_base_url: String,
+}
+
+impl CheckoutSessionService {
+    #[must_use]
+    pub fn new(
+        unit_of_work: Arc<dyn UnitOfWork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        presenter: Arc<dyn Presenter>,
+        payment_intents: Arc<PaymentIntentService>,
+        public_base_url: String,
+    ) -> Self {
+        Self { unit_of_work, clock, ids, presenter, payment_intents, public_base_url }
+    }
+
+    /// Creates an active session and its payment intent, which returns to the session's page after
+    /// a redirect.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn create(
+        &self,
+        scope: &Scope,
+        new: NewCheckoutSession<NewLineItem>,
+    ) -> Result<CheckoutSessionView, ApplicationError> {
+        let now = self.clock.now();
+        let new = new
+            .with_line_item_ids(|| CheckoutSessionLineItemId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)));
+        let id = CheckoutSessionId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+        let secret = ClientSecret::new(id.as_str(), &self.ids.alphanumeric(RANDOM_PART_LENGTH));
+        let url = format!("{}/c/{}", self.public_base_url.trim_end_matches('/'), secret.reveal());
+        let intent = self.payment_intents.build(
+            scope,
+            NewPaymentIntent {
+                amount: new.amount,
+                currency: new.currency,
+                payment_methods: new.payment_methods.clone(),
+                statement_descriptor: new.statement_descriptor.clone(),
+                description: new.description.clone(),
+                metadata: new.metadata.clone(),
+                customer_id: None,
+                return_url: Some(url.clone()),
+                card_options: new.card_options.clone(),
+            },
+            now,
+        );
+        let session = CheckoutSession::create(
+            id,
+            scope.account_id.clone(),
+            scope.livemode(),
+            secret,
+            url,
+            intent.id().clone(),
+            new,
+            now,
+        );
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            repositories.payment_intents().insert(&intent)?;
+            repositories.checkout_sessions().insert(&session)?;
+            Ok(CheckoutSessionView {
+                session,
+                payment_intent: PaymentIntentView { intent, latest_payment: None, customer: None },
+            })
+        })
+    }
+
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn retrieve(&self, scope: &Scope, id: &str) -> Result<CheckoutSessionView, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let session = load(repositories, scope, id)?;
+            with_intent(repositories, scope, session)
+        })
+    }
+
+    /// # Errors
+    /// `parameter_invalid` on an unknown cursor; storage failures.
+    pub fn list(&self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSessionView>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let sessions = repositories.checkout_sessions().list(scope, page).map_err(|error| page.explain(error))?;
+            let mut data = Vec::with_capacity(sessions.data.len());
+            for session in sessions.data {
+                data.push(with_intent(repositories, scope, session)?);
+            }
+            Ok(Page { data, has_more: sessions.has_more })
+        })
+    }
+
+    /// Expires an active session and cancels its payment intent, so it can no longer be paid.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless active, or while its payment is processing;
+    /// `resource_not_found`; storage failures.
+    pub fn expire(&self, scope: &Scope, id: &str) -> Result<CheckoutSessionView, ApplicationError> {
+        retry_on_conflict(|| {
+            let now = self.clock.now();
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let session = load(repositories, scope, id)?;
+                self.expire_within(repositories, scope, session, now)
+            })
+        })
+    }
+
+    /// Expires the active sessions whose `expires_at` passed. Returns how many expired. Safe with
+    /// several instances: each expiry is a versioned update, so only one instance's lands.
+    ///
+    /// # Errors
+    /// Storage failures of the scan.
+    pub fn run_due_expirations(&self, limit: u32) -> Result<usize, ApplicationError> {
+        let now = self.clock.now();
+        let due = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.checkout_sessions().expired(now, limit)?)
+        })?;
+        let mut expired = 0;
+        for candidate in due {
+            let scope =
+                Scope { account_id: candidate.account_id().clone(), mode: Mode::from_livemode(candidate.livemode()) };
+            let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let Some(session) = repositories.checkout_sessions().find(&scope, candidate.id())? else {
+                    return Ok(());
+                };
+                self.expire_within(repositories, &scope, session, now).map(|_| ())
+            });
+            match outcome {
+                Ok(()) => expired += 1,
+                // Completed meanwhile, expired by another instance, or a payment still processing
+                // (tried again on the next run).
+                Err(ApplicationError::Conflict | ApplicationError::InvalidState(_)) => {}
+                Err(error) => tracing::warn!(session = %candidate.id(), %error, "a due checkout session expiry failed"),
+            }
+        }
+        Ok(expired)
+    }
+
+    /// The session whose client secret is `secret`, for its hosted page.
+    ///
+    /// # Errors
+    /// `resource_not_found` for a secret that names no session; storage failures.
+    pub fn page(&self, secret: &str) -> Result<CheckoutPage, ApplicationError> {
+        let now = self.clock.now();
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let session = find_by_secret(repositories, secret)?;
+            let scope = scope_of(&session);
+            let payable = session.payable(now);
+            Ok(CheckoutPage { view: with_intent(repositories, &scope, session)?, payable })
+        })
+    }
+
+    /// The customer pays on the hosted page of `secret`: the session's intent is attached as a
+    /// browser with its client secret would, so concurrent submissions charge at most once.
+    ///
+    /// # Errors
+    /// `resource_not_found`; `resource_invalid_state` once completed or expired; what attaching
+    /// answers.
+    pub fn pay(&self, secret: &str, request: AttachRequest) -> Result<AttachOutcome, ApplicationError> {
+        let page = self.page(secret)?;
+        let session = &page.view.session;
+        if !page.payable {
+            return Err(ApplicationError::InvalidState(format!(
+                "This checkout session is {} and cannot be paid.",
+                match session.status() {
+                    CheckoutSessionStatus::Active => "expired",
+                    status => status.as_str(),
+                }
+            )));
+        }
+        let intent = &page.view.payment_intent.intent;
+        let access = Access::ClientSecret(Some(intent.client_secret().reveal()));
+        self.payment_intents.attach(&scope_of(session), intent.id().as_str(), access, request)
+    }
+
+    /// Expires `before` and cancels its intent in the caller's transaction.
+    fn expire_within(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        before: CheckoutSession,
+        now: Timestamp,
+    ) -> Result<CheckoutSessionView, ApplicationError> {
+        let mut session = before.clone();
+        session.expire(now)?;
+        let intent = load_intent(repositories, scope, &before)?;
+        let intent_before = view(repositories, scope, intent)?;
+        if intent_before.intent.status() == PaymentIntentStatus::Processing {
+            return Err(ApplicationError::InvalidState(
+                "This checkout session's payment is processing; it completes or fails within seconds.".into(),
+            ));
+        }
+        let intent_after = self.payment_intents.abandon_within(repositories, scope, intent_before.intent.id(), now)?;
+        repositories.checkout_sessions().update(&session, before.version())?;
+        let log = EventLog {
+            ids: self.ids.as_ref(),
+            presenter: self.presenter.as_ref(),
+            account_id: &scope.account_id,
+            livemode: scope.livemode(),
+            now,
+        };
+        let present = |session: &CheckoutSession, intent: &PaymentIntentView| {
+            let intent =
+                self.presenter.payment_intent(&intent.intent, intent.latest_payment.as_ref(), intent.customer.as_ref());
+            self.presenter.checkout_session(session, &intent)
+        };
+        let (after, old) = (present(&session, &intent_after), present(&before, &intent_before));
+        log.append(repositories, EventType::CheckoutSessionExpired, &after, Some(&old))?;
+        Ok(CheckoutSessionView { session, payment_intent: intent_after })
+    }
+}
+
+fn scope_of(session: &CheckoutSession) -> Scope {
+    Scope { account_id: session.account_id().clone(), mode: Mode::from_livemode(session.livemode()) }
+}
+
+fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<CheckoutSession, ApplicationError> {
+    let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: id.to_owned() };
+    let session_id = CheckoutSessionId::parse(id).ok_or_else(not_found)?;
+    repositories.checkout_sessions().find(scope, &session_id)?.ok_or_else(not_found)
+}
+
+/// The session a client secret (`cs_…_secret_…`) names, if the secret is its own.
+fn find_by_secret(repositories: &mut dyn Repositories, secret: &str) -> Result<CheckoutSession, ApplicationError> {
+    let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: "this page".to_owned() };
+    let id = secret.split_once("_secret_").and_then(|(id, _)| CheckoutSessionId::parse(id)).ok_or_else(not_found)?;
+    let session = repositories.checkout_sessions().find_for_page(&id)?.ok_or_else(not_found)?;
+    if session.client_secret().matches(secret) {
+        Ok(session)
+    } else {
+        Err(not_found())
+    }
+}
+
+fn load_intent(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    session: &CheckoutSession,
+) -> Result<PaymentIntent, ApplicationError> {
+    repositories
+        .payment_intents()
+        .find(scope, session.payment_intent_id())?
+        .ok_or_else(|| ApplicationError::internal("a checkout session's payment intent is missing"))
+}
+
+fn with_intent(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    session: CheckoutSession,
+) -> Result<CheckoutSessionView, ApplicationError> {
+    let intent = load_intent(repositories, scope, &session)?;
+    Ok(CheckoutSessionView { payment_intent: view(repositories, scope, intent)?, session })
+}
