@@ -546,6 +546,46 @@ mod tests {
         assert_eq!(expiry(Some(-1), now).unwrap_err().code, ErrorCode::ParameterBelowMinimum);
     }
 
+    fn session(now: Timestamp) -> CheckoutSession {
+        let random = "abcdefghijklmnopqrstuvwxyz012345";
+        let details = NewCheckoutSession {
+            line_items: vec![item(5_000, 1)],
+            amount: Amount::new(5_000).unwrap(),
+            currency: Currency::Php,
+            success_url: "https://s.example/ok?cs={CHECKOUT_SESSION_ID}".into(),
+            cancel_url: "https://s.example/no".into(),
+            payment_methods: vec![PaymentMethodType::Card],
+            card_options: CardOptions::default(),
+            customer_reference_id: None,
+            billing_details_collection: BillingDetailsCollection::Always,
+            description: None,
+            submit_type: SubmitType::Pay,
+            statement_descriptor: None,
+            expires_at: now.plus_seconds(3_600),
+            metadata: None,
+        }
+        .with_line_item_ids(|| CheckoutSessionLineItemId::from_random(random));
+        let id = CheckoutSessionId::from_random(random);
+        let secret = ClientSecret::new(id.as_str(), random);
+        let intent = PaymentIntentId::from_random(random);
+        CheckoutSession::create(id, AccountId::from_random(random), false, secret, "u".into(), intent, details, now)
+    }
+
+    #[test]
+    fn only_an_active_session_completes_or_expires_and_only_before_expires_at_is_it_payable() {
+        let now = Timestamp::from_unix_seconds(1_800_000_000);
+        let mut completed = session(now);
+        assert!(completed.payable(now) && !completed.payable(now.plus_seconds(3_600)));
+        assert_eq!(completed.success_url(), format!("https://s.example/ok?cs={}", completed.id()));
+        completed.complete(now).unwrap();
+        assert_eq!((completed.status(), completed.version()), (CheckoutSessionStatus::Completed, 2));
+        assert!(completed.expire(now).is_err() && completed.complete(now).is_err() && !completed.payable(now));
+        let mut expired = session(now);
+        expired.expire(now).unwrap();
+        assert_eq!(expired.status(), CheckoutSessionStatus::Expired);
+        assert!(expired.complete(now).is_err() && expired.expire(now).is_err() && !expired.payable(now));
+    }
+
     #[test]
     fn images_are_https_urls_and_names_are_not_blank() {
         assert!(NewLineItem::check_image("https://cdn.example/mug.png".into()).is_ok());

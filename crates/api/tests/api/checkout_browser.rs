@@ -99,12 +99,40 @@ impl Browser {
         self.click("button.pay").await;
     }
 
+    /// Waits (up to 5 s: a click's navigation may still be under way) until the address contains
+    /// `part`, and returns it.
+    async fn arrive(&self, part: &str) -> String {
+        for _ in 0..50 {
+            let url = self.url().await;
+            if url.contains(part) {
+                return url;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("never arrived at {part}: at {} showing {}", self.url().await, self.text().await);
+    }
+
+    /// Waits (up to 5 s) until the page shows `words`, and returns the page's text.
+    async fn see(&self, words: &str) -> String {
+        for _ in 0..50 {
+            let text = self.text().await;
+            if text.contains(words) {
+                return text;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("never saw {words:?}: at {} showing {}", self.url().await, self.text().await);
+    }
+
     async fn url(&self) -> String {
         self.client.current_url().await.unwrap().to_string()
     }
 
     async fn text(&self) -> String {
-        self.client.find(Locator::Css("body")).await.unwrap().text().await.unwrap()
+        match self.client.find(Locator::Css("body")).await {
+            Ok(body) => body.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        }
     }
 
     async fn screenshot(&self, name: &str) {
@@ -144,20 +172,19 @@ async fn a_card_payment_lands_on_success_url(app: TestApp) {
     let browser = browser().await;
     let backend = backend_name(&app);
     browser.client.goto(session["url"].as_str().unwrap()).await.unwrap();
-    assert!(browser.text().await.contains("Pay ₱3,123.45"));
+    browser.see("Pay ₱3,123.45").await;
     browser.screenshot(&format!("checkout-desktop-{backend}")).await;
     browser.client.set_window_size(390, 1400).await.unwrap();
     browser.screenshot(&format!("checkout-phone-{backend}")).await;
     browser.client.set_window_size(1280, 1000).await.unwrap();
     browser.fill_card("4242 4242 4242 4242").await;
     browser.pay().await;
-    let landed = browser.url().await;
+    let landed = browser.arrive("/healthz?paid=").await;
     assert_eq!(landed, format!("{}/healthz?paid={}", app.address, session["id"].as_str().unwrap()));
     assert_eq!(status_of(&app, &session).await, "completed");
     // Back to the page: it says paid, and links on.
     browser.client.goto(session["url"].as_str().unwrap()).await.unwrap();
-    let text = browser.text().await;
-    assert!(text.contains("Paid") && text.contains("Return to the merchant"), "{text}");
+    browser.see("Return to the merchant").await;
     browser.screenshot(&format!("checkout-paid-{backend}")).await;
 }
 
@@ -167,8 +194,7 @@ async fn a_declined_card_then_a_good_one(app: TestApp) {
     browser.client.goto(session["url"].as_str().unwrap()).await.unwrap();
     browser.fill_card("4000000000001000").await;
     browser.pay().await;
-    let alert = browser.client.find(Locator::Css("[role=alert]")).await.unwrap().text().await.unwrap();
-    assert!(alert.contains("Try again"), "{alert}");
+    browser.see("Try again").await;
     browser.screenshot(&format!("checkout-declined-{}", backend_name(&app))).await;
     assert_eq!(status_of(&app, &session).await, "active");
     // The billing details are still there; the card number is not.
@@ -177,7 +203,7 @@ async fn a_declined_card_then_a_good_one(app: TestApp) {
     browser.fill("cc-number", "5425233430109903").await;
     browser.fill("cc-csc", "321").await;
     browser.pay().await;
-    assert!(browser.url().await.contains("/healthz?paid="));
+    browser.arrive("/healthz?paid=").await;
     assert_eq!(status_of(&app, &session).await, "completed");
 }
 
@@ -187,10 +213,10 @@ async fn a_3d_secure_challenge_through_the_authorization_page(app: TestApp) {
     browser.client.goto(session["url"].as_str().unwrap()).await.unwrap();
     browser.fill_card("4000000000003220").await;
     browser.pay().await;
-    assert!(browser.url().await.contains("/test/authorize/"));
-    assert!(browser.text().await.contains("Authorize test payment"));
+    browser.arrive("/test/authorize/").await;
+    browser.see("Authorize test payment").await;
     browser.click("button.authorize").await;
-    assert!(browser.url().await.contains("/healthz?paid="), "back through the checkout page to success_url");
+    browser.arrive("/healthz?paid=").await;
     assert_eq!(status_of(&app, &session).await, "completed");
 }
 
@@ -201,17 +227,16 @@ async fn gcash_through_the_redirect(app: TestApp) {
     browser.click("input[value=gcash]").await;
     browser.fill_billing().await;
     browser.pay().await;
-    assert!(browser.text().await.contains("Authorize this GCash payment"));
+    browser.see("Authorize this GCash payment").await;
     // Failing first brings the customer back to the form with the reason.
     browser.click("button.fail").await;
-    assert!(browser.url().await.starts_with(session["url"].as_str().unwrap()));
-    let alert = browser.client.find(Locator::Css("[role=alert]")).await.unwrap().text().await.unwrap();
-    assert!(alert.contains("Try again"), "{alert}");
+    browser.arrive("payment_intent_client_secret=").await;
+    browser.see("Try again").await;
     browser.click("input[value=gcash]").await;
     browser.fill_billing().await;
     browser.pay().await;
     browser.click("button.authorize").await;
-    assert!(browser.url().await.contains("/healthz?paid="));
+    browser.arrive("/healthz?paid=").await;
     assert_eq!(status_of(&app, &session).await, "completed");
 }
 
@@ -222,8 +247,8 @@ async fn an_expired_session_cannot_be_paid(app: TestApp) {
     app.post(&format!("/checkout_sessions/{}/expire", session["id"].as_str().unwrap()), "").await;
     browser.fill_card("4242424242424242").await;
     browser.pay().await;
-    let text = browser.text().await;
-    assert!(text.contains("This payment page has expired") && text.contains("Nothing was charged"), "{text}");
+    let text = browser.see("This payment page has expired").await;
+    assert!(text.contains("Nothing was charged"), "{text}");
     browser.screenshot(&format!("checkout-expired-{}", backend_name(&app))).await;
     assert_eq!(status_of(&app, &session).await, "expired");
 }
