@@ -7,6 +7,7 @@ use payments_domain::description::Description;
 use payments_domain::limits::URL_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Amount;
+use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{ErrorCode, FieldError, Invalid};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -179,6 +180,18 @@ impl Params {
     pub fn description(&mut self, key: &str) -> Option<Description> {
         let text = self.string(key, Description::MAX_LENGTH)?;
         self.check(key, Description::new(text))
+    }
+
+    /// `metadata`: at most 50 string values (see [`Metadata::new`]).
+    pub fn metadata(&mut self, key: &str) -> Option<Metadata> {
+        let pairs = self.string_map(key)?;
+        self.check(key, Metadata::new(pairs))
+    }
+
+    /// A statement descriptor of at most [`StatementDescriptor::MAX_LENGTH`] characters.
+    pub fn statement_descriptor(&mut self, key: &str) -> Option<StatementDescriptor> {
+        let text = self.string(key, StatementDescriptor::MAX_LENGTH)?;
+        self.check(key, StatementDescriptor::new(text))
     }
 
     /// An absolute `http` or `https` URL of at most [`URL_LENGTH`] characters.

@@ -127,7 +127,6 @@ async fn pay(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> HttpResponse {
-    let secret = secret.into_inner();
     let token = params.string(FORM_TOKEN_FIELD, IDENTIFIER_LENGTH);
     if !form_token_matches(&request, token.as_deref()) {
         let page = request.path().to_owned();
@@ -139,10 +138,9 @@ async fn pay(
             false,
         );
     }
-    let page_secret = secret.clone();
     let page = match run({
-        let services = services.clone();
-        move || services.checkout_sessions.page(&page_secret)
+        let (services, secret) = (services.clone(), secret.clone());
+        move || services.checkout_sessions.page(&secret)
     })
     .await
     {
@@ -157,7 +155,12 @@ async fn pay(
     let Some(attach) = attach.filter(|_| page.payable) else {
         return render(&request, &page, entered, StatusCode::UNPROCESSABLE_ENTITY);
     };
-    let outcome = run(move || services.checkout_sessions.pay(&secret, attach)).await;
+    let loaded = page.clone();
+    let outcome = run({
+        let services = services.clone();
+        move || services.checkout_sessions.pay(&loaded, attach)
+    })
+    .await;
     match outcome {
         Ok(AttachOutcome::Attached(view)) => match (view.intent.status(), view.intent.pending()) {
             (PaymentIntentStatus::Succeeded | PaymentIntentStatus::AwaitingCapture, _) => {
@@ -175,12 +178,14 @@ async fn pay(
         Err(ApiErrorKind::Validation(errors)) => {
             render(&request, &page, Entered { errors, ..entered }, StatusCode::UNPROCESSABLE_ENTITY)
         }
-        // Paid, expired or attached meanwhile (a double submission, another tab): the page shows
-        // how it stands now, and a paid session goes on to the merchant.
-        Err(ApiErrorKind::Moved) if page.view.session.status() == CheckoutSessionStatus::Completed => {
-            see_other(&page.view.session.success_url())
-        }
-        Err(ApiErrorKind::Moved) => see_other(request.path()),
+        // Paid, expired or attached meanwhile (a double submission, another tab): a paid session
+        // goes on to the merchant, anything else shows the page as it stands now.
+        Err(ApiErrorKind::Moved) => match run(move || services.checkout_sessions.page(&secret)).await {
+            Ok(now) if now.view.session.status() == CheckoutSessionStatus::Completed => {
+                see_other(&now.view.session.success_url())
+            }
+            _ => see_other(request.path()),
+        },
         Err(error) => failure(&error),
     }
 }

@@ -14,9 +14,7 @@ use payments_domain::checkout_session::{
     expiry, total, BillingDetailsCollection, NewCheckoutSession, NewLineItem, SubmitType, MAX_LINE_ITEMS, NAME_LENGTH,
 };
 use payments_domain::limits::{CHOICE_LENGTH, URL_LENGTH};
-use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
-use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 
@@ -101,13 +99,10 @@ fn new_checkout_session(params: &mut Params, now: Timestamp) -> Option<NewChecko
     let submit_type = params
         .string("submit_type", CHOICE_LENGTH)
         .and_then(|value| params.check("submit_type", SubmitType::parse(&value)));
-    let key = "statement_descriptor";
-    let statement_descriptor = params
-        .string(key, StatementDescriptor::MAX_LENGTH)
-        .and_then(|text| params.check(key, StatementDescriptor::new(text)));
+    let statement_descriptor = params.statement_descriptor("statement_descriptor");
     let expires_at = params.integer("expires_at");
     let expires_at = params.check("expires_at", expiry(expires_at, now));
-    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let metadata = params.metadata("metadata");
     // Every missing parameter is reported before any `?` returns.
     let line_items = params.require("line_items", line_items);
     let success_url = params.require("success_url", success_url);

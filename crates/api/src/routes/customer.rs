@@ -159,6 +159,6 @@ fn shared_fields(params: &mut Params) -> SharedFields {
         let address = billing.object("address", address);
         Some(Billing { phone, address })
     });
-    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let metadata = params.metadata("metadata");
     SharedFields { billing_statement_prefix, next_billing_statement_sequence_number, billing, metadata }
 }

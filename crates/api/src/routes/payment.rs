@@ -7,7 +7,6 @@ use crate::error::ApiError;
 use crate::representation::payment::PaymentResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_domain::metadata::Metadata;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config.service(resource("/payments/{id}").route(web::get().to(retrieve)).route(web::put().to(update)));
@@ -31,7 +30,7 @@ async fn update(
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
     let description = params.description("description");
-    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let metadata = params.metadata("metadata");
     params.finish(Some(()))?;
     let view = blocking(move || services.payments.update(&scope, &id, description, metadata)).await?;
     Ok(ok(&PaymentResource::new(&view.payment, view.customer.as_ref())))

@@ -169,11 +169,8 @@ struct SharedFields {
 
 fn shared_fields(params: &mut Params) -> SharedFields {
     let description = params.description("description");
-    let key = "statement_descriptor";
-    let statement_descriptor = params
-        .string(key, StatementDescriptor::MAX_LENGTH)
-        .and_then(|text| params.check(key, StatementDescriptor::new(text)));
-    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let statement_descriptor = params.statement_descriptor("statement_descriptor");
+    let metadata = params.metadata("metadata");
     let customer_id = params.string("customer_id", IDENTIFIER_LENGTH).and_then(|id| {
         let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)

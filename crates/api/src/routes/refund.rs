@@ -8,7 +8,6 @@ use crate::representation::refund::RefundResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
-use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::refund::{NewRefund, RefundReason};
 
@@ -35,7 +34,7 @@ async fn update(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let metadata = params.metadata("metadata");
     params.finish(Some(()))?;
     let refund = blocking(move || services.refunds.update(&scope, &id, metadata)).await?;
     Ok(ok(&RefundResource::new(&refund)))
@@ -61,7 +60,7 @@ fn new_refund(params: &mut Params) -> Option<NewRefund> {
         params.required_string("reason", CHOICE_LENGTH).and_then(|r| params.check("reason", RefundReason::parse(&r)));
     let description = params.description("description");
     let remarks = params.description("remarks");
-    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let metadata = params.metadata("metadata");
     // Every missing parameter is reported before any `?` returns.
     let amount = params.require("amount", amount);
     let currency = params.require("currency", currency);

@@ -14,7 +14,6 @@ use payments_application::services::{SetupAttachOutcome, SetupAttachRequest, Set
 use payments_domain::account::KeyKind;
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
-use payments_domain::metadata::Metadata;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::{PaymentMethodType, Usage};
 use payments_domain::setup_intent::NewSetupIntent;
@@ -104,7 +103,7 @@ fn new_setup_intent(params: &mut Params) -> Option<NewSetupIntent> {
     let payment_methods = payment_methods(params);
     let usage = params.string("usage", CHOICE_LENGTH).and_then(|u| params.check("usage", Usage::parse(&u)));
     let description = params.description("description");
-    let metadata = params.string_map("metadata").and_then(|pairs| params.check("metadata", Metadata::new(pairs)));
+    let metadata = params.metadata("metadata");
     let return_url = params.url("return_url");
     let card_options = params.object("payment_method_options", |options| {
         options.object("card", |card| {

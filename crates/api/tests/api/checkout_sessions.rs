@@ -381,8 +381,10 @@ async fn concurrent_submissions_charge_once(app: TestApp) {
     let fields = card_fields("4242424242424242");
     let submissions = (0..4).map(|_| visit.submit(&fields));
     let answers = futures_util::future::join_all(submissions).await;
+    let success = format!("https://shop.example/done?session={}", session["id"].as_str().unwrap());
     for answer in &answers {
         assert_eq!(answer.status(), 303, "every submission ends at the shop or the page");
+        assert_eq!(location(answer), success, "the losers of the race are sent on to the shop too");
     }
     let types = app.event_types().await;
     assert_eq!(types.iter().filter(|t| *t == "payment.paid").count(), 1, "{types:?}");

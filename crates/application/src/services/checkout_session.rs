@@ -192,14 +192,13 @@ impl CheckoutSessionService {
         })
     }
 
-    /// The customer pays on the hosted page of `secret`: the session's intent is attached as a
-    /// browser with its client secret would, so concurrent submissions charge at most once.
+    /// The customer pays on the hosted page they loaded: the session's intent is attached as a
+    /// browser with its client secret would, so concurrent submissions charge at most once (the
+    /// attach is a versioned update, which also loses to an expiry since the page was read).
     ///
     /// # Errors
-    /// `resource_not_found`; `resource_invalid_state` once completed or expired; what attaching
-    /// answers.
-    pub fn pay(&self, secret: &str, request: AttachRequest) -> Result<AttachOutcome, ApplicationError> {
-        let page = self.page(secret)?;
+    /// `resource_invalid_state` once completed or expired; what attaching answers.
+    pub fn pay(&self, page: &CheckoutPage, request: AttachRequest) -> Result<AttachOutcome, ApplicationError> {
         let session = &page.view.session;
         if !page.payable {
             return Err(ApplicationError::InvalidState(format!(
