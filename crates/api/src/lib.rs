@@ -6,6 +6,7 @@ pub mod cli;
 pub mod decode;
 pub mod error;
 pub mod idempotency;
+pub mod mail;
 pub mod pages;
 pub mod presenter;
 pub mod redact;

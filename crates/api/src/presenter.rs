@@ -1,6 +1,8 @@
 //! The API's representation of resources, lent to the application (the `Presenter` port) so events
 //! carry exactly what a retrieval returns.
 
+use crate::representation::billing_statement::BillingStatementResource;
+use crate::representation::billing_statement_line_item::BillingStatementLineItemResource;
 use crate::representation::checkout_session::CheckoutSessionResource;
 use crate::representation::event::EventResource;
 use crate::representation::payment::PaymentResource;
@@ -8,7 +10,9 @@ use crate::representation::payment_intent::PaymentIntentResource;
 use crate::representation::refund::RefundResource;
 use crate::representation::setup_intent::SetupIntentResource;
 use payments_application::ports::Presenter;
+use payments_domain::billing_statement::{BillingStatement, LineItem};
 use payments_domain::checkout_session::CheckoutSession;
+use payments_domain::ids::BillingStatementId;
 use payments_domain::customer::Customer;
 use payments_domain::event::Event;
 use payments_domain::payment::Payment;
@@ -55,6 +59,20 @@ impl Presenter for ApiPresenter {
 
     fn checkout_session(&self, session: &CheckoutSession, payment_intent: &Value) -> Value {
         to_value(&CheckoutSessionResource::with_intent(session, payment_intent))
+    }
+
+    fn billing_statement(
+        &self,
+        statement: &BillingStatement,
+        customer: &Customer,
+        payment_intent: Option<&Value>,
+        merchant_name: &str,
+    ) -> Value {
+        to_value(&BillingStatementResource::with_intent(statement, customer, payment_intent, merchant_name))
+    }
+
+    fn billing_statement_line_item(&self, item: &LineItem, statement_id: &BillingStatementId, livemode: bool) -> Value {
+        to_value(&BillingStatementLineItemResource::new(item, statement_id, livemode))
     }
 
     fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String {

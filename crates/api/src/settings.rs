@@ -18,6 +18,29 @@ pub struct Settings {
     pub log: LogSettings,
     pub fees: FeesSettings,
     pub webhooks: WebhookSettings,
+    pub mail: MailSettings,
+}
+
+/// E-mail of billing statements.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MailSettings {
+    /// `smtp://host:port` (STARTTLS with `?tls=required`) or `smtps://user:password@host:port`;
+    /// empty keeps every message in the outbox for the test mailbox.
+    pub smtp_url: String,
+    /// The sender, `billing@example.com` or `Shop Billing <billing@example.com>`.
+    pub from: String,
+    /// How long one SMTP conversation may take.
+    pub timeout_seconds: u64,
+    /// Whether `GET /test/mailbox` shows test-mode e-mail (to the holder of a test secret key).
+    pub mailbox: bool,
+}
+
+impl MailSettings {
+    /// The SMTP URL, when one is configured.
+    #[must_use]
+    pub fn smtp_url(&self) -> Option<&str> {
+        Some(self.smtp_url.trim()).filter(|url| !url.is_empty())
+    }
 }
 
 /// Webhook delivery.
@@ -105,6 +128,7 @@ pub struct ValidSettings {
     pub log: LogSettings,
     pub fees: FeeSchedule,
     pub webhooks: WebhookSettings,
+    pub mail: MailSettings,
 }
 
 impl Settings {
@@ -187,6 +211,17 @@ impl Settings {
         if !(1..=1_000).contains(&hooks.concurrency) || hooks.lease_seconds < 1 || hooks.poll_interval_ms < 1 {
             problems.push("webhooks: concurrency 1 to 1000, lease_seconds and poll_interval_ms positive".to_owned());
         }
+        if !payments_adapters::mail::valid_sender(&self.mail.from) {
+            problems.push(format!("mail.from: {} is not an e-mail address", self.mail.from));
+        }
+        if !(1..=300).contains(&self.mail.timeout_seconds) {
+            problems.push("mail.timeout_seconds: must be from 1 to 300".to_owned());
+        }
+        if let Some(url) = self.mail.smtp_url() {
+            if let Err(error) = payments_adapters::mail::SmtpMailer::new(url, std::time::Duration::from_secs(1)) {
+                problems.push(format!("{error}"));
+            }
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
             problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
         }
@@ -211,6 +246,7 @@ impl Settings {
                     qrph: rate(fees.qrph),
                 },
                 webhooks: self.webhooks.clone(),
+                mail: self.mail.clone(),
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

@@ -3,6 +3,7 @@
 
 use crate::decode::BodyRules;
 use crate::idempotency::idempotency;
+use crate::mail::TemplateComposer;
 use crate::presenter::ApiPresenter;
 use crate::routes;
 use crate::settings::{ValidSettings, WebhookSettings};
@@ -15,14 +16,15 @@ use payments_adapters::clock::SystemClock;
 use payments_adapters::db::DatabaseError;
 use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::id_generator::RandomIds;
+use payments_adapters::mail::{MailWorker, MailWorkerSettings, OutboxMailer, SmtpMailer, SmtpSettingsError};
 use payments_adapters::processor::Simulator;
 use payments_adapters::webhooks::{
     DeliveryWorker, HttpWebhookSender, ResolvingUrlGuard, SenderBuildError, WorkerSettings,
 };
-use payments_application::ports::{Clock, IdGenerator, UnitOfWork};
+use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
-    PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
+    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
+    MailMessageService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
     SetupIntentService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
@@ -39,6 +41,13 @@ const DUE_ACTIONS_INTERVAL: Duration = Duration::from_secs(1);
 const DUE_ACTIONS_BATCH: u32 = 200;
 /// How often expired idempotency keys are purged.
 const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
+/// E-mails handed to the SMTP server at once, and claimed per look.
+const MAIL_CONCURRENCY: usize = 4;
+const MAIL_BATCH: u32 = 16;
+/// How long a claimed e-mail is held before another instance may send it.
+const MAIL_LEASE: Duration = Duration::from_secs(120);
+/// The longest wait between two looks at the outbox (commits wake the worker at once).
+const MAIL_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// How long in-flight requests may finish after a shutdown signal.
 const SHUTDOWN_TIMEOUT_SECONDS: u64 = 10;
 
@@ -52,8 +61,17 @@ impl Services {
         ids: Arc<dyn IdGenerator>,
         settings: &ValidSettings,
         deliveries_due: Arc<Notify>,
-    ) -> Self {
+        mail_due: Arc<Notify>,
+    ) -> Result<Self, SmtpSettingsError> {
         let presenter = Arc::new(ApiPresenter);
+        let mailer: Arc<dyn Mailer> = match settings.mail.smtp_url() {
+            Some(url) => Arc::new(SmtpMailer::new(url, Duration::from_secs(settings.mail.timeout_seconds))?),
+            None => Arc::new(OutboxMailer),
+        };
+        let composer = Arc::new(TemplateComposer {
+            from: settings.mail.from.clone(),
+            message_domain: settings.public_base_url.host_str().unwrap_or("localhost").to_owned(),
+        });
         let processors = Processors { test: Arc::new(Simulator), live: None };
         let payment_settings = PaymentIntentSettings {
             fees: settings.fees,
@@ -67,7 +85,7 @@ impl Services {
             presenter.clone(),
             payment_settings,
         ));
-        Self {
+        Ok(Self {
             accounts: Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone())),
             customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids.clone())),
             customer_sessions: Arc::new(CustomerSessionService::new(storage.clone(), clock.clone(), ids.clone())),
@@ -78,8 +96,24 @@ impl Services {
                 clock.clone(),
                 ids.clone(),
                 presenter.clone(),
-                payment_intents,
+                payment_intents.clone(),
                 settings.public_base_url.as_str().to_owned(),
+            )),
+            billing_statements: Arc::new(BillingStatementService::new(
+                storage.clone(),
+                clock.clone(),
+                ids.clone(),
+                presenter.clone(),
+                composer,
+                payment_intents,
+                mailer.delivers(),
+                settings.public_base_url.as_str().to_owned(),
+            )),
+            mail_messages: Arc::new(MailMessageService::new(
+                storage.clone(),
+                clock.clone(),
+                ids.clone(),
+                retry_schedule(&settings.webhooks),
             )),
             setup_intents: Arc::new(SetupIntentService::new(
                 storage.clone(),
@@ -109,22 +143,39 @@ impl Services {
             )),
             storage,
             deliveries_due,
+            mail_due,
+            mailer,
+            mailbox: settings.mail.mailbox,
             webhook_settings: settings.webhooks.clone(),
             clock,
-        }
+        })
     }
 
     /// The services over the configured database, with `clock` and random ids.
     ///
     /// # Errors
     /// Why the database could not be reached or migrated.
-    pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, DatabaseError> {
+    pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
         let pool = settings.database_url.connect(settings.pool)?;
-        let deliveries_due = Arc::new(Notify::new());
-        let wake = deliveries_due.clone();
-        let storage: Arc<dyn UnitOfWork> =
-            Arc::new(DieselUnitOfWork::new(pool).notifying(Arc::new(move || wake.notify_one())));
-        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due))
+        let (deliveries_due, mail_due) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+        let (deliveries, mail) = (deliveries_due.clone(), mail_due.clone());
+        let storage: Arc<dyn UnitOfWork> = Arc::new(DieselUnitOfWork::new(pool).notifying(Arc::new(move || {
+            deliveries.notify_one();
+            mail.notify_one();
+        })));
+        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due, mail_due)?)
+    }
+
+    /// The mail worker of this instance.
+    #[must_use]
+    pub fn mail_worker(&self) -> MailWorker {
+        let settings = MailWorkerSettings {
+            concurrency: MAIL_CONCURRENCY,
+            lease: MAIL_LEASE,
+            poll_interval: MAIL_POLL_INTERVAL,
+            batch: MAIL_BATCH,
+        };
+        MailWorker::new(self.mail_messages.clone(), self.mailer.clone(), self.mail_due.clone(), settings)
     }
 
     /// Runs every due background action once, up to `batch` objects of each kind: payment and setup
@@ -135,7 +186,8 @@ impl Services {
     pub fn run_due_actions(&self, batch: u32) -> Result<usize, ApplicationError> {
         let payments = self.payment_intents.run_due_actions(batch)?;
         let setups = self.setup_intents.run_due_actions(batch)?;
-        Ok(payments + setups + self.checkout_sessions.run_due_expirations(batch)?)
+        let sessions = self.checkout_sessions.run_due_expirations(batch)?;
+        Ok(payments + setups + sessions + self.billing_statements.run_due_notices(batch)?)
     }
 
     /// The webhook delivery worker of this instance.
@@ -179,6 +231,8 @@ pub enum StartupError {
     Server(#[source] std::io::Error),
     #[error(transparent)]
     WebhookClient(#[from] SenderBuildError),
+    #[error(transparent)]
+    Mail(#[from] SmtpSettingsError),
     #[error("the database connection task failed")]
     Task(#[source] tokio::task::JoinError),
 }
@@ -267,7 +321,9 @@ impl Application {
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
         let due_actions = tokio::spawn(run_due_actions(self.services.clone()));
         let deliveries = self.worker.map(|worker| tokio::spawn(worker.run()));
+        let mail = tokio::spawn(self.services.mail_worker().run());
         let outcome = self.server.await;
+        mail.abort();
         purge.abort();
         due_actions.abort();
         if let Some(deliveries) = deliveries {

@@ -4,10 +4,10 @@
 use crate::error::ApiError;
 use crate::settings::WebhookSettings;
 use actix_web::web;
-use payments_application::ports::{Clock, UnitOfWork};
+use payments_application::ports::{Clock, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
-    PaymentIntentService, PaymentMethodService, PaymentService, RefundService, SetupIntentService,
+    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
+    MailMessageService, PaymentIntentService, PaymentMethodService, PaymentService, RefundService, SetupIntentService,
     WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
@@ -26,6 +26,8 @@ pub struct Services {
     pub refunds: Arc<RefundService>,
     pub setup_intents: Arc<SetupIntentService>,
     pub checkout_sessions: Arc<CheckoutSessionService>,
+    pub billing_statements: Arc<BillingStatementService>,
+    pub mail_messages: Arc<MailMessageService>,
     pub payment_methods: Arc<PaymentMethodService>,
     pub events: Arc<EventService>,
     pub webhooks: Arc<WebhookService>,
@@ -33,6 +35,12 @@ pub struct Services {
     pub storage: Arc<dyn UnitOfWork>,
     /// Woken after every commit that appended events, so deliveries start at once.
     pub deliveries_due: Arc<Notify>,
+    /// Woken after every commit that appended events (a sent statement writes its e-mail then too).
+    pub mail_due: Arc<Notify>,
+    /// Hands e-mail to the SMTP server, or keeps it in the outbox without one.
+    pub(crate) mailer: Arc<dyn Mailer>,
+    /// Whether `GET /test/mailbox` answers.
+    pub(crate) mailbox: bool,
     pub(crate) webhook_settings: WebhookSettings,
     /// The clock every service reads; webhook signatures take their time from it too.
     pub(crate) clock: Arc<dyn Clock>,

@@ -20,6 +20,7 @@ use crate::ports::{
     CheckoutSessionRepository, CustomerSessionRepository, PaymentMethodRepository, SetupIntentRepository, Verification,
     VerificationRequest,
 };
+use crate::ports::{BillingStatementFilter, BillingStatementRepository, MailComposer, MailMessageRepository, StatementNotice};
 use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
 use crate::scope::{Caller, Scope};
 use crate::services::{
@@ -28,7 +29,10 @@ use crate::services::{
     WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
+use payments_domain::billing_statement::{BillingStatement, BillingStatementStatus, LineItem};
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus};
+use payments_domain::ids::{BillingStatementId, BillingStatementLineItemId};
+use payments_domain::mail_message::{MailContent, MailMessage, MailStatus};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
 use payments_domain::customer_session::CustomerSession;
 use payments_domain::description::Description;
@@ -64,6 +68,8 @@ struct State {
     refunds: Vec<Refund>,
     setup_intents: Vec<SetupIntent>,
     checkout_sessions: Vec<CheckoutSession>,
+    billing_statements: Vec<BillingStatement>,
+    mail_messages: Vec<MailMessage>,
     payment_methods: Vec<PaymentMethod>,
     customer_sessions: Vec<CustomerSession>,
     events: Vec<Event>,
@@ -111,6 +117,10 @@ impl AccountRepository for State {
 
     fn find_key(&mut self, digest: &str) -> Result<Option<KeyRecord>, StoreError> {
         Ok(self.keys.get(digest).cloned())
+    }
+
+    fn find(&mut self, id: &AccountId) -> Result<Option<Account>, StoreError> {
+        Ok(self.accounts.iter().find(|account| &account.id == id).cloned())
     }
 
     fn count(&mut self) -> Result<i64, StoreError> {
@@ -655,6 +665,14 @@ impl Presenter for MinimalPresenter {
         json!({"id": session.id().as_str(), "status": session.status().as_str(), "payment_intent": payment_intent})
     }
 
+    fn billing_statement(&self, statement: &BillingStatement, _: &Customer, intent: Option<&Value>, _: &str) -> Value {
+        json!({"id": statement.id().as_str(), "status": statement.status().as_str(), "amount": statement.amount(), "payment_intent": intent})
+    }
+
+    fn billing_statement_line_item(&self, item: &LineItem, statement_id: &BillingStatementId, _: bool) -> Value {
+        json!({"id": item.id.as_str(), "billing_statement_id": statement_id.as_str(), "quantity": item.quantity})
+    }
+
     fn event(&self, event: &Event, data: &Value, _: &Value) -> String {
         json!({"id": event.id.as_str(), "type": event.event_type.as_str(), "data": data}).to_string()
     }
@@ -728,6 +746,195 @@ impl CheckoutSessionRepository for State {
             .collect();
         due.sort_by_key(|s| s.expires_at());
         Ok(due.into_iter().take(limit as usize).cloned().collect())
+    }
+}
+
+impl BillingStatementRepository for State {
+    fn insert(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
+        self.billing_statements.push(statement.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self
+            .billing_statements
+            .iter()
+            .find(|s| s.id() == id && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn find_for_page(&mut self, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self.billing_statements.iter().find(|s| s.id() == id).cloned())
+    }
+
+    fn find_by_payment_intent(
+        &mut self,
+        scope: &Scope,
+        payment_intent_id: &PaymentIntentId,
+    ) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self
+            .billing_statements
+            .iter()
+            .find(|s| {
+                s.payment_intent_id() == Some(payment_intent_id) && in_scope_of(s.account_id(), s.livemode(), scope)
+            })
+            .cloned())
+    }
+
+    fn find_by_line_item(
+        &mut self,
+        scope: &Scope,
+        id: &BillingStatementLineItemId,
+    ) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self
+            .billing_statements
+            .iter()
+            .find(|s| s.line_item(id).is_some() && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn update(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
+        // Line items are written by `replace_line_items`, as in the database: keep the stored ones.
+        let stored = self
+            .billing_statements
+            .iter_mut()
+            .find(|s| s.id() == statement.id() && s.version() == expected_version)
+            .ok_or(StoreError::Conflict)?;
+        let items = stored.line_items().to_vec();
+        *stored = with_line_items(statement, items);
+        Ok(())
+    }
+
+    fn replace_line_items(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
+        let stored = self.billing_statements.iter_mut().find(|s| s.id() == statement.id()).ok_or(StoreError::Conflict)?;
+        *stored = with_line_items(stored, statement.line_items().to_vec());
+        Ok(())
+    }
+
+    fn delete(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
+        let before = self.billing_statements.len();
+        self.billing_statements.retain(|s| !(s.id() == statement.id() && s.version() == expected_version));
+        if self.billing_statements.len() == before {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &BillingStatementFilter,
+        page: &PageRequest,
+    ) -> Result<Page<BillingStatement>, StoreError> {
+        let in_scope: Vec<&BillingStatement> =
+            self.billing_statements.iter().filter(|s| in_scope_of(s.account_id(), s.livemode(), scope)).collect();
+        // A cursor names any statement of the scope, as in the database; the filter applies after.
+        let cursor_known = page.cursor().is_none_or(|cursor| {
+            let (Cursor::After(id) | Cursor::Before(id)) = cursor;
+            in_scope.iter().any(|s| s.id().as_str() == id)
+        });
+        if !cursor_known {
+            return Err(StoreError::UnknownCursor);
+        }
+        let cursor_id = page.cursor().map(|(Cursor::After(id) | Cursor::Before(id))| id.clone());
+        let visible: Vec<&BillingStatement> = in_scope
+            .into_iter()
+            .filter(|s| {
+                cursor_id.as_deref() == Some(s.id().as_str())
+                    || (filter.customer_id.as_ref().is_none_or(|id| s.customer_id() == id)
+                        && filter.status.is_none_or(|status| s.status() == status))
+            })
+            .collect();
+        let mut found = page_of(&visible, |s| s.id().as_str(), page)?;
+        found.data.retain(|s| cursor_id.as_deref() != Some(s.id().as_str()));
+        Ok(found)
+    }
+
+    fn with_notice_due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<BillingStatement>, StoreError> {
+        let mut due: Vec<&BillingStatement> = self
+            .billing_statements
+            .iter()
+            .filter(|s| s.status() == BillingStatementStatus::Open && s.next_notice_at().is_some_and(|at| at <= now))
+            .collect();
+        due.sort_by_key(|s| s.next_notice_at());
+        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    }
+}
+
+/// `statement` holding `items`.
+fn with_line_items(statement: &BillingStatement, items: Vec<LineItem>) -> BillingStatement {
+    let (will_be_due_noticed, overdue_noticed) = statement.notices();
+    BillingStatement::restore(payments_domain::billing_statement::StoredBillingStatement {
+        id: statement.id().clone(),
+        account_id: statement.account_id().clone(),
+        livemode: statement.livemode(),
+        status: statement.status(),
+        customer_id: statement.customer_id().clone(),
+        client_secret: statement.client_secret().clone(),
+        details: statement.details().clone(),
+        line_items: items,
+        finalization: statement.finalization().cloned(),
+        will_be_due_noticed,
+        overdue_noticed,
+        created_at: statement.created_at(),
+        updated_at: statement.updated_at(),
+        version: statement.version(),
+    })
+}
+
+impl MailMessageRepository for State {
+    fn insert(&mut self, message: &MailMessage) -> Result<(), StoreError> {
+        self.mail_messages.push(message.clone());
+        Ok(())
+    }
+
+    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<MailMessage>, StoreError> {
+        let mut due: Vec<&MailMessage> = self
+            .mail_messages
+            .iter()
+            .filter(|m| m.status() == MailStatus::Pending && m.next_attempt_at() <= now)
+            .collect();
+        due.sort_by_key(|m| m.next_attempt_at());
+        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    }
+
+    fn update(&mut self, message: &MailMessage, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(
+            &mut self.mail_messages,
+            message,
+            |m| m.id() == message.id(),
+            MailMessage::version,
+            expected_version,
+        )
+    }
+
+    fn latest(&mut self, scope: &Scope, limit: u32) -> Result<Vec<MailMessage>, StoreError> {
+        Ok(self
+            .mail_messages
+            .iter()
+            .rev()
+            .filter(|m| in_scope_of(m.account_id(), m.livemode(), scope))
+            .take(limit as usize)
+            .cloned()
+            .collect())
+    }
+}
+
+/// A composer that writes the statement's number and total as plain text.
+#[derive(Debug, Default)]
+pub struct PlainComposer;
+
+impl MailComposer for PlainComposer {
+    fn billing_statement(&self, notice: StatementNotice<'_>) -> MailContent {
+        let number = notice.statement.finalization().map(|done| done.number.clone()).unwrap_or_default();
+        MailContent {
+            from: "billing@shop.example".to_owned(),
+            to: notice.customer.email.as_str().to_owned(),
+            subject: format!("{} {number}", notice.merchant_name),
+            message_id: format!("<{}@shop.example>", notice.message_key),
+            text: format!("{number}: {}", notice.statement.amount()),
+            html: format!("<p>{number}</p>"),
+        }
     }
 }
 

@@ -110,6 +110,21 @@ typed_id!(
     "cs_li_"
 );
 typed_id!(
+    /// A billing statement: `bstm_…`.
+    BillingStatementId,
+    "bstm_"
+);
+typed_id!(
+    /// A line item of a billing statement: `bstm_li_…`.
+    BillingStatementLineItemId,
+    "bstm_li_"
+);
+typed_id!(
+    /// An e-mail in the outbox: `mail_…` (the spec names none).
+    MailMessageId,
+    "mail_"
+);
+typed_id!(
     /// A webhook endpoint (`wh_`).
     WebhookId,
     "wh_"

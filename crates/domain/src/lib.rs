@@ -4,6 +4,7 @@
 //! arguments, so every rule is a pure function that can be tested on its own.
 
 pub mod account;
+pub mod billing_statement;
 pub mod checkout_session;
 pub mod customer;
 pub mod customer_session;
@@ -12,6 +13,7 @@ pub mod error;
 pub mod event;
 pub mod ids;
 pub mod limits;
+pub mod mail_message;
 pub mod metadata;
 pub mod money;
 pub mod payment;

@@ -5,7 +5,7 @@ use crate::error::DomainError;
 use crate::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId, RefundId};
 use crate::metadata::Metadata;
 use crate::money::Currency;
-use crate::payment_intent::{Attempt, PaymentIntent};
+use crate::payment_intent::{Attempt, IntentOwner, PaymentIntent};
 use crate::payment_method::PaymentBilling;
 use crate::payment_method::{PaymentMethodRecord, PaymentMethodType};
 use crate::refund::{NewRefund, Refund};
@@ -329,7 +329,7 @@ impl Payment {
             net_amount,
             payment_intent_id: intent.id().clone(),
             customer_id: intent.customer_id().cloned(),
-            origin: "api".to_owned(),
+            origin: IntentOwner::payment_origin(intent.owner()).to_owned(),
             status,
             payment_method: attempt.payment_method,
             refunded: false,

@@ -206,6 +206,8 @@ pub struct PaymentIntent {
     redirect_token: Option<String>,
     /// When a background job must act: redirect expiry, processing end, or hold expiry.
     action_due_at: Option<Timestamp>,
+    /// What the intent was created for, when not the merchant's own API call.
+    owner: Option<IntentOwner>,
     created_at: Timestamp,
     updated_at: Timestamp,
     version: i64,
@@ -237,6 +239,7 @@ pub struct StoredPaymentIntent {
     pub pending: Option<PendingAttempt>,
     pub redirect_token: Option<String>,
     pub action_due_at: Option<Timestamp>,
+    pub owner: Option<IntentOwner>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
@@ -270,6 +273,7 @@ impl PaymentIntent {
             pending,
             redirect_token,
             action_due_at,
+            owner,
             created_at,
             updated_at,
             version,
@@ -298,6 +302,7 @@ impl PaymentIntent {
             pending,
             redirect_token,
             action_due_at,
+            owner,
             created_at,
             updated_at,
             version,
@@ -439,6 +444,38 @@ impl PaymentIntent {
     }
 }
 
+/// What an intent was created for, which completes when the intent is paid and alone may cancel it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntentOwner {
+    CheckoutSession,
+    BillingStatement,
+}
+
+impl IntentOwner {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CheckoutSession => "checkout_session",
+            Self::BillingStatement => "billing_statement",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        [Self::CheckoutSession, Self::BillingStatement].into_iter().find(|owner| owner.as_str() == value)
+    }
+
+    /// The `origin` of the intent's payments: `billing_statement` for a statement's, else `api`
+    /// (a checkout session's payments keep `api`, as before owners were recorded).
+    #[must_use]
+    pub fn payment_origin(owner: Option<Self>) -> &'static str {
+        match owner {
+            Some(Self::BillingStatement) => "billing_statement",
+            Some(Self::CheckoutSession) | None => "api",
+        }
+    }
+}
+
 /// What a merchant supplies to create an intent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewPaymentIntent {
@@ -499,10 +536,24 @@ impl PaymentIntent {
             pending: None,
             redirect_token: None,
             action_due_at: None,
+            owner: None,
             created_at: now,
             updated_at: now,
             version: 1,
         }
+    }
+
+    /// The same new intent, created for `owner` (a checkout session or a billing statement).
+    #[must_use]
+    pub fn owned_by(mut self, owner: IntentOwner) -> Self {
+        self.owner = Some(owner);
+        self
+    }
+
+    /// What the intent was created for; `None` for the merchant's own intents.
+    #[must_use]
+    pub fn owner(&self) -> Option<IntentOwner> {
+        self.owner
     }
 
     fn refuse(&self, action: &'static str) -> DomainError {

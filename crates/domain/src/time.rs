@@ -42,6 +42,13 @@ impl Timestamp {
     /// The UTC calendar year and month (1..=12) of this instant.
     #[must_use]
     pub const fn year_month(self) -> (i64, u32) {
+        let (year, month, _) = self.civil_date();
+        (year, month)
+    }
+
+    /// The UTC calendar date of this instant: year, month (1..=12) and day (1..=31).
+    #[must_use]
+    pub const fn civil_date(self) -> (i64, u32, u32) {
         // Days to civil date, after Howard Hinnant's `civil_from_days`.
         let days = self.unix_seconds().div_euclid(86_400) + 719_468;
         let era = days.div_euclid(146_097);
@@ -49,10 +56,11 @@ impl Timestamp {
         let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
         let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
         let month_index = (5 * day_of_year + 2) / 153;
+        let day = day_of_year - (153 * month_index + 2) / 5 + 1;
         let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
         let year = year_of_era + era * 400 + if month <= 2 { 1 } else { 0 };
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        (year, month as u32)
+        (year, month as u32, day as u32)
     }
 
     /// This instant moved by `seconds` (negative moves back).
@@ -73,6 +81,9 @@ mod tests {
         assert_eq!(Timestamp::from_unix_seconds(1_795_323_956).year_month(), (2026, 11));
         assert_eq!(Timestamp::from_unix_seconds(1_798_761_599).year_month(), (2026, 12)); // 2026-12-31T23:59:59
         assert_eq!(Timestamp::from_unix_seconds(1_798_761_600).year_month(), (2027, 1));
+        assert_eq!(Timestamp::from_unix_seconds(951_782_400).civil_date(), (2000, 2, 29));
+        assert_eq!(Timestamp::from_unix_seconds(1_798_761_599).civil_date(), (2026, 12, 31));
+        assert_eq!(Timestamp::from_unix_seconds(1_798_761_600).civil_date(), (2027, 1, 1));
     }
 
     #[test]

@@ -65,6 +65,23 @@ impl AccountRepository for DbSession<'_> {
         .transpose()
     }
 
+    fn find(&mut self, id: &AccountId) -> Result<Option<Account>, StoreError> {
+        let row: Option<(String, String, i64)> = accounts::table
+            .filter(accounts::id.eq(id.as_str()))
+            .select((accounts::id, accounts::name, accounts::created_at))
+            .first(self.connection)
+            .optional()
+            .map_err(store_error)?;
+        row.map(|(account_id, name, created_at)| {
+            Ok(Account {
+                id: AccountId::parse(&account_id).ok_or_else(|| corrupt("account id", &account_id))?,
+                name,
+                created_at: payments_domain::time::Timestamp::from_unix_seconds(created_at),
+            })
+        })
+        .transpose()
+    }
+
     fn count(&mut self) -> Result<i64, StoreError> {
         accounts::table.count().get_result(self.connection).map_err(store_error)
     }

@@ -1,6 +1,7 @@
 //! Storage through diesel on PostgreSQL or embedded SQLite, chosen by the database URL.
 
 mod account;
+mod billing_statement;
 mod checkout_session;
 mod connection;
 mod customer;
@@ -9,6 +10,7 @@ mod error;
 mod event;
 mod idempotency;
 mod json;
+mod mail_message;
 mod payment;
 mod payment_intent;
 mod payment_method;

@@ -10,7 +10,7 @@ use payments_application::ports::{PaymentIntentRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
 use payments_domain::money::{Amount, Currency};
-use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus, StoredPaymentIntent};
+use payments_domain::payment_intent::{IntentOwner, PaymentIntent, PaymentIntentStatus, StoredPaymentIntent};
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 
@@ -43,6 +43,7 @@ struct PaymentIntentRow {
     pending_attempt: Option<String>,
     redirect_token: Option<String>,
     action_due_at: Option<i64>,
+    owner: Option<String>,
     version: i64,
     created_at: i64,
     updated_at: i64,
@@ -74,6 +75,7 @@ impl PaymentIntentRow {
             pending_attempt: intent.pending().map(to_json).transpose()?,
             redirect_token: intent.redirect_token().map(str::to_owned),
             action_due_at: intent.action_due_at().map(Timestamp::unix_seconds),
+            owner: intent.owner().map(|owner| owner.as_str().to_owned()),
             version: intent.version(),
             created_at: intent.created_at().unix_seconds(),
             updated_at: intent.updated_at().unix_seconds(),
@@ -113,6 +115,10 @@ impl PaymentIntentRow {
             pending: self.pending_attempt.as_deref().map(from_json).transpose()?,
             redirect_token: self.redirect_token,
             action_due_at: self.action_due_at.map(Timestamp::from_unix_seconds),
+            owner: self
+                .owner
+                .map(|owner| IntentOwner::parse(&owner).ok_or_else(|| super::error::corrupt("payment intent owner", &owner)))
+                .transpose()?,
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),
             version: self.version,

@@ -135,6 +135,7 @@ diesel::table! {
         pending_attempt -> Nullable<Text>,
         redirect_token -> Nullable<Text>,
         action_due_at -> Nullable<BigInt>,
+        owner -> Nullable<Text>,
         version -> BigInt,
         created_at -> BigInt,
         updated_at -> BigInt,
@@ -292,7 +293,77 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    billing_statements (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        status -> Text,
+        customer_id -> Text,
+        client_secret -> Text,
+        currency -> Text,
+        amount -> BigInt,
+        description -> Nullable<Text>,
+        due_at -> Nullable<BigInt>,
+        billing_details_collection -> Text,
+        payment_methods -> Text,
+        statement_descriptor -> Nullable<Text>,
+        metadata -> Nullable<Text>,
+        billing_statement_number -> Nullable<Text>,
+        payment_intent_id -> Nullable<Text>,
+        url -> Nullable<Text>,
+        will_be_due_noticed -> Bool,
+        overdue_noticed -> Bool,
+        next_notice_at -> Nullable<BigInt>,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    billing_statement_line_items (seq) {
+        seq -> BigInt,
+        id -> Text,
+        billing_statement_id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        description -> Text,
+        unit_price -> BigInt,
+        quantity -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    mail_messages (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        billing_statement_id -> Nullable<Text>,
+        sender -> Text,
+        recipient -> Text,
+        subject -> Text,
+        message_id -> Text,
+        text_body -> Text,
+        html_body -> Text,
+        status -> Text,
+        attempts -> BigInt,
+        next_attempt_at -> BigInt,
+        last_error -> Nullable<Text>,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    billing_statements,
+    billing_statement_line_items,
+    mail_messages,
     checkout_sessions,
     accounts,
     api_keys,

@@ -10,6 +10,7 @@ use payments_adapters::id_generator::RandomIds;
 use payments_application::ports::IdGenerator;
 use payments_domain::ids::ClientSecret;
 use payments_domain::payment_method::PaymentMethodType;
+use payments_domain::time::Timestamp;
 
 /// No scripts at all, styles and images from this service (images of line items from any https
 /// site), and never inside a frame.
@@ -134,8 +135,19 @@ pub(super) fn method_name(method: PaymentMethodType) -> &'static str {
     }
 }
 
+/// A date as people read it: `December 1, 2026` (UTC).
+pub(crate) fn long_date(at: Timestamp) -> String {
+    const MONTHS: [&str; 12] = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "December",
+    ];
+    let (year, month, day) = at.civil_date();
+    let name = MONTHS.get(month.saturating_sub(1) as usize).copied().unwrap_or_default();
+    format!("{name} {day}, {year}")
+}
+
 /// Centavos as pesos with thousands separators: `123456` is `₱1,234.56`.
-pub(super) fn pesos(centavos: i64) -> String {
+pub(crate) fn pesos(centavos: i64) -> String {
     let whole = (centavos / 100).to_string();
     let mut grouped = String::new();
     for (i, digit) in whole.chars().enumerate() {
@@ -150,6 +162,7 @@ pub(super) fn pesos(centavos: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::{pesos, with_query_pair};
+    use payments_domain::time::Timestamp;
 
     #[test]
     fn the_client_secret_goes_into_the_query_before_any_fragment() {
@@ -157,6 +170,12 @@ mod tests {
         assert_eq!(with_query_pair("https://s.example/back?a=1", "k=v"), "https://s.example/back?a=1&k=v");
         assert_eq!(with_query_pair("https://s.example/back#top", "k=v"), "https://s.example/back?k=v#top");
         assert_eq!(with_query_pair("https://s.example/b?a=1#x?y", "k=v"), "https://s.example/b?a=1&k=v#x?y");
+    }
+
+    #[test]
+    fn dates_read_as_month_day_year() {
+        assert_eq!(super::long_date(Timestamp::from_unix_seconds(1_798_761_599)), "December 31, 2026");
+        assert_eq!(super::long_date(Timestamp::from_unix_seconds(951_782_400)), "February 29, 2000");
     }
 
     #[test]

@@ -4,6 +4,8 @@ mod checkout;
 mod hosted;
 mod test_authorization;
 
+pub(crate) use hosted::{long_date, pesos};
+
 use actix_web::web;
 
 /// Registers every page.

@@ -2,6 +2,8 @@
 //! service method and answers with the resource's representation; no business rule lives here.
 
 mod billing;
+mod billing_statement;
+mod billing_statement_line_item;
 mod checkout_session;
 mod customer;
 mod customer_session;
@@ -27,6 +29,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
     payment_intent::configure(config);
     setup_intent::configure(config);
     checkout_session::configure(config);
+    billing_statement::configure(config);
+    billing_statement_line_item::configure(config);
     payment_method::configure(config);
     payment::configure(config);
     refund::configure(config);

@@ -26,6 +26,12 @@ pub trait AccountRepository {
     /// Storage failures.
     fn find_key(&mut self, digest: &str) -> Result<Option<KeyRecord>, StoreError>;
 
+    /// The account `id`.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn find(&mut self, id: &AccountId) -> Result<Option<Account>, StoreError>;
+
     /// How many accounts exist.
     ///
     /// # Errors

@@ -1,6 +1,7 @@
 //! Ports: what the use cases need from the outside world, as object-safe traits.
 
 pub mod account;
+pub mod billing_statement;
 pub mod checkout_session;
 pub mod clock;
 pub mod customer;
@@ -8,6 +9,7 @@ pub mod customer_session;
 pub mod event;
 pub mod id_generator;
 pub mod idempotency;
+pub mod mail_message;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
@@ -19,12 +21,14 @@ pub mod unit_of_work;
 pub mod webhook;
 
 pub use account::{AccountRepository, KeyRecord};
+pub use billing_statement::{BillingStatementFilter, BillingStatementRepository};
 pub use checkout_session::CheckoutSessionRepository;
 pub use clock::Clock;
 pub use customer::{CustomerFilter, CustomerRepository};
 pub use customer_session::CustomerSessionRepository;
 pub use event::EventRepository;
 pub use id_generator::IdGenerator;
+pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer, StatementNotice};
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
 pub use payment::PaymentRepository;
 pub use payment_intent::PaymentIntentRepository;

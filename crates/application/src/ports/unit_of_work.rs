@@ -1,11 +1,13 @@
 //! The unit of work: one transaction that hands out the repositories.
 
 use super::account::AccountRepository;
+use super::billing_statement::BillingStatementRepository;
 use super::checkout_session::CheckoutSessionRepository;
 use super::customer::CustomerRepository;
 use super::customer_session::CustomerSessionRepository;
 use super::event::EventRepository;
 use super::idempotency::IdempotencyRepository;
+use super::mail_message::MailMessageRepository;
 use super::payment::PaymentRepository;
 use super::payment_intent::PaymentIntentRepository;
 use super::payment_method::PaymentMethodRepository;
@@ -40,6 +42,8 @@ repositories! {
     payment_intents: PaymentIntentRepository,
     payments: PaymentRepository,
     checkout_sessions: CheckoutSessionRepository,
+    billing_statements: BillingStatementRepository,
+    mail_messages: MailMessageRepository,
     refunds: RefundRepository,
     setup_intents: SetupIntentRepository,
     payment_methods: PaymentMethodRepository,

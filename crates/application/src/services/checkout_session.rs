@@ -14,7 +14,7 @@ use payments_domain::account::Mode;
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus, NewCheckoutSession, NewLineItem};
 use payments_domain::event::EventType;
 use payments_domain::ids::{CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, RANDOM_PART_LENGTH};
-use payments_domain::payment_intent::{NewPaymentIntent, PaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::{IntentOwner, NewPaymentIntent, PaymentIntent, PaymentIntentStatus};
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
 
@@ -89,7 +89,8 @@ impl CheckoutSessionService {
                 card_options: new.card_options.clone(),
             },
             now,
-        );
+        )
+        .owned_by(IntentOwner::CheckoutSession);
         let session = CheckoutSession::create(
             id,
             scope.account_id.clone(),

@@ -1,13 +1,14 @@
-//! What a payment intent was created for (a checkout session) hears about it here: when the intent
-//! is paid, the owner completes in the same transaction, and the merchant may not change or cancel
-//! an owned intent behind its owner's back.
+//! What a payment intent was created for (a checkout session, a billing statement) hears about it
+//! here: when the intent is paid, the owner completes in the same transaction, and the merchant may
+//! not change or cancel an owned intent behind its owner's back.
 
+use super::billing_statement::merchant_name;
 use super::event::EventLog;
 use crate::error::ApplicationError;
 use crate::ports::Repositories;
 use crate::scope::Scope;
 use payments_domain::event::EventType;
-use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::{IntentOwner, PaymentIntent, PaymentIntentStatus};
 use serde_json::Value;
 
 /// Whether a move from `before` to `after` paid the intent: it succeeded, or a manual capture's
@@ -31,19 +32,45 @@ pub(crate) fn intent_paid(
     intent: &PaymentIntent,
     presented: (&Value, &Value),
 ) -> Result<(), ApplicationError> {
-    let Some(before) = repositories.checkout_sessions().find_by_payment_intent(scope, intent.id())? else {
-        return Ok(());
-    };
-    let mut session = before.clone();
-    session.complete(log.now)?;
-    repositories.checkout_sessions().update(&session, before.version())?;
     let (intent_before, intent_after) = presented;
-    let after = log.presenter.checkout_session(&session, intent_after);
-    let before = log.presenter.checkout_session(&before, intent_before);
-    log.append(repositories, EventType::CheckoutSessionCompleted, &after, Some(&before))
+    match intent.owner() {
+        None => Ok(()),
+        Some(IntentOwner::CheckoutSession) => {
+            let Some(before) = repositories.checkout_sessions().find_by_payment_intent(scope, intent.id())? else {
+                return Err(missing_owner());
+            };
+            let mut session = before.clone();
+            session.complete(log.now)?;
+            repositories.checkout_sessions().update(&session, before.version())?;
+            let after = log.presenter.checkout_session(&session, intent_after);
+            let before = log.presenter.checkout_session(&before, intent_before);
+            log.append(repositories, EventType::CheckoutSessionCompleted, &after, Some(&before))
+        }
+        Some(IntentOwner::BillingStatement) => {
+            let Some(before) = repositories.billing_statements().find_by_payment_intent(scope, intent.id())? else {
+                return Err(missing_owner());
+            };
+            let mut statement = before.clone();
+            statement.pay(log.now)?;
+            repositories.billing_statements().update(&statement, before.version())?;
+            let customer = repositories
+                .customers()
+                .find(scope, statement.customer_id())?
+                .ok_or_else(|| ApplicationError::internal("a billing statement's customer is missing"))?;
+            let merchant = merchant_name(repositories, scope)?;
+            let after = log.presenter.billing_statement(&statement, &customer, Some(intent_after), &merchant);
+            let before = log.presenter.billing_statement(&before, &customer, Some(intent_before), &merchant);
+            log.append(repositories, EventType::BillingStatementPaid, &after, Some(&before))
+        }
+    }
 }
 
-/// Refuses a merchant's change (`done`: "updated", "canceled") on an intent that a checkout session owns.
+fn missing_owner() -> ApplicationError {
+    ApplicationError::internal("an owned payment intent's owner is missing")
+}
+
+/// Refuses a merchant's change (`done`: "updated", "canceled") on an intent that a checkout session
+/// or a billing statement owns.
 ///
 /// # Errors
 /// `resource_invalid_state` naming the owner; storage failures.
@@ -53,12 +80,25 @@ pub(crate) fn ensure_not_owned(
     intent: &PaymentIntent,
     done: &str,
 ) -> Result<(), ApplicationError> {
-    match repositories.checkout_sessions().find_by_payment_intent(scope, intent.id())? {
-        Some(session) => Err(ApplicationError::InvalidState(format!(
-            "This payment intent belongs to checkout session {}, so it cannot be {done} directly; expire the \
-             session instead.",
-            session.id()
-        ))),
-        None => Ok(()),
-    }
+    let (owner, instead) = match intent.owner() {
+        None => return Ok(()),
+        Some(IntentOwner::CheckoutSession) => (
+            repositories
+                .checkout_sessions()
+                .find_by_payment_intent(scope, intent.id())?
+                .map(|session| format!("checkout session {}", session.id())),
+            "expire the session instead",
+        ),
+        Some(IntentOwner::BillingStatement) => (
+            repositories
+                .billing_statements()
+                .find_by_payment_intent(scope, intent.id())?
+                .map(|statement| format!("billing statement {}", statement.id())),
+            "void the statement instead",
+        ),
+    };
+    let owner = owner.ok_or_else(missing_owner)?;
+    Err(ApplicationError::InvalidState(format!(
+        "This payment intent belongs to {owner}, so it cannot be {done} directly; {instead}."
+    )))
 }

@@ -1,11 +1,13 @@
 //! One use-case service per resource.
 
 pub mod account;
+pub mod billing_statement;
 pub mod checkout_session;
 pub mod customer;
 pub mod customer_session;
 pub mod event;
 pub mod idempotency;
+pub mod mail_message;
 pub(crate) mod intent_owner;
 pub mod payment;
 pub mod payment_intent;
@@ -17,11 +19,15 @@ pub mod webhook;
 pub mod webhook_delivery;
 
 pub use account::AccountService;
+pub use billing_statement::{
+    BillingStatementService, BillingStatementView, LineItemView, NewBillingStatement, NewLineItem, StatementPage,
+};
 pub use checkout_session::{CheckoutPage, CheckoutSessionService, CheckoutSessionView};
 pub use customer::CustomerService;
 pub use customer_session::{CustomerSessionService, CustomerSessionView};
 pub use event::EventService;
 pub use idempotency::{IdempotencyService, IdempotentStart};
+pub use mail_message::MailMessageService;
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
     AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentSettings, PaymentIntentView, PaymentMethodChoice,

@@ -575,7 +575,7 @@ fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<
 }
 
 /// The intent `id` of the scope with its latest payment and customer.
-fn load_view(
+pub(crate) fn load_view(
     repositories: &mut dyn Repositories,
     scope: &Scope,
     id: &str,
