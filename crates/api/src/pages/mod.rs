@@ -1,7 +1,10 @@
 //! Hosted pages, rendered on the server so they work without JavaScript.
 
+mod billing_statement;
 mod checkout;
 mod hosted;
+mod mailbox;
+mod payment_form;
 mod test_authorization;
 
 pub(crate) use hosted::{long_date, pesos};
@@ -12,5 +15,7 @@ use actix_web::web;
 pub fn configure(config: &mut web::ServiceConfig) {
     hosted::configure(config);
     checkout::configure(config);
+    billing_statement::configure(config);
+    mailbox::configure(config);
     test_authorization::configure(config);
 }

@@ -1,0 +1,93 @@
+//! The test mailbox, `GET /test/mailbox`: the e-mail an account sent in test mode, each message
+//! rendered, for developers without an SMTP server. It answers the holder of a test secret key
+//! (HTTP Basic, so a browser asks for it) and can be switched off (`mail.mailbox`).
+
+use super::hosted::{html, long_date, message};
+use crate::auth::authenticate;
+use crate::state::{blocking, Services};
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use payments_domain::account::{KeyKind, Mode};
+use payments_domain::mail_message::{MailMessage, MailStatus};
+
+/// The most messages the page shows.
+const SHOWN: u32 = 50;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config.route("/test/mailbox", web::get().to(mailbox));
+}
+
+struct Shown<'a> {
+    id: &'a str,
+    subject: &'a str,
+    to: &'a str,
+    from: &'a str,
+    date: String,
+    message_id: &'a str,
+    status: &'static str,
+    error: Option<&'a str>,
+    html: &'a str,
+    text: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mailbox.html")]
+struct Mailbox<'a> {
+    messages: Vec<Shown<'a>>,
+    delivers: bool,
+}
+
+async fn mailbox(request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    if !services.mailbox {
+        return message(StatusCode::NOT_FOUND, "Not found", "The test mailbox is switched off here.", None, false);
+    }
+    let scope = match authenticate(&request).await {
+        Ok(caller) if caller.key_kind == KeyKind::Secret && caller.scope.mode == Mode::Test => caller.scope,
+        _ => {
+            let mut response = message(
+                StatusCode::UNAUTHORIZED,
+                "Sign in with a test key",
+                "Give a test secret key (sk_test_…) as the user name to read this account's test e-mail.",
+                None,
+                true,
+            );
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Basic realm=\"Test mailbox\", charset=\"UTF-8\""),
+            );
+            return response;
+        }
+    };
+    let delivers = services.mailer.delivers();
+    let service = services.mail_messages.clone();
+    let messages = match blocking(move || service.latest(&scope, SHOWN)).await {
+        Ok(messages) => messages,
+        Err(_) => {
+            return message(StatusCode::SERVICE_UNAVAILABLE, "Try again in a moment", "The mailbox is busy.", None, true)
+        }
+    };
+    let shown = messages.iter().map(shown).collect();
+    html(StatusCode::OK, Mailbox { messages: shown, delivers }.render())
+}
+
+fn shown(message: &MailMessage) -> Shown<'_> {
+    let content = message.content();
+    Shown {
+        id: message.id().as_str(),
+        subject: &content.subject,
+        to: &content.to,
+        from: &content.from,
+        date: long_date(message.created_at()),
+        message_id: &content.message_id,
+        status: match message.status() {
+            MailStatus::Pending => "queued",
+            MailStatus::Sent => "sent to the SMTP server",
+            MailStatus::Kept => "kept here (no SMTP server)",
+            MailStatus::Failed => "failed",
+        },
+        error: message.last_error(),
+        html: &content.html,
+        text: &content.text,
+    }
+}
