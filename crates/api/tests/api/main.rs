@@ -62,6 +62,7 @@ macro_rules! on_both_backends_stepping_deliveries {
 }
 
 mod auth;
+mod billing_statements;
 mod checkout_browser;
 mod checkout_sessions;
 mod customer_sessions;

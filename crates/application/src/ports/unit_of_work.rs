@@ -120,11 +120,24 @@ const CONFLICT_ATTEMPTS: usize = 3;
 ///
 /// # Errors
 /// The use case's last error.
-pub fn retry_on_conflict<T>(mut use_case: impl FnMut() -> Result<T, ApplicationError>) -> Result<T, ApplicationError> {
+pub fn retry_on_conflict<T>(use_case: impl FnMut() -> Result<T, ApplicationError>) -> Result<T, ApplicationError> {
+    retry_on_conflict_up_to(CONFLICT_ATTEMPTS, use_case)
+}
+
+/// As [`retry_on_conflict`], with up to `attempts` attempts, for use cases that many requests
+/// contend for at once (a customer's statement numbers, a statement's line items): every lost race
+/// means another request won, so each round makes progress.
+///
+/// # Errors
+/// The use case's last error.
+pub fn retry_on_conflict_up_to<T>(
+    attempts: usize,
+    mut use_case: impl FnMut() -> Result<T, ApplicationError>,
+) -> Result<T, ApplicationError> {
     let mut attempt = 1;
     loop {
         match use_case() {
-            Err(ApplicationError::Conflict) if attempt < CONFLICT_ATTEMPTS => attempt += 1,
+            Err(ApplicationError::Conflict) if attempt < attempts => attempt += 1,
             outcome => return outcome,
         }
     }

@@ -9,7 +9,7 @@ use super::redirect::Access;
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, retry_on_conflict, BillingStatementFilter, Clock, IdGenerator, MailComposer, Presenter,
+    in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, BillingStatementFilter, Clock, IdGenerator, MailComposer, Presenter,
     Repositories, StatementNotice, UnitOfWork,
 };
 use crate::scope::Scope;
@@ -38,6 +38,9 @@ use std::sync::Arc;
 
 const RESOURCE: &str = "billing_statement";
 const LINE_ITEM: &str = "billing_statement_line_item";
+/// Attempts of a use case that many requests contend for at once: finalizing the statements of one
+/// customer (its sequence), editing the line items of one statement.
+const CONTENDED_ATTEMPTS: usize = 16;
 
 /// A statement with what its representation embeds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -259,7 +262,7 @@ impl BillingStatementService {
     /// `parameter_below_minimum` on `due_at`; `parameter_below_minimum` / `parameter_above_maximum`
     /// on `amount`; `resource_not_found`; storage failures.
     pub fn finalize(&self, scope: &Scope, id: &str) -> Result<BillingStatementView, ApplicationError> {
-        retry_on_conflict(|| {
+        retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load(repositories, scope, id)?;
@@ -393,7 +396,7 @@ impl BillingStatementService {
     /// the largest amount; storage failures.
     pub fn add_line_item(&self, scope: &Scope, new: NewLineItem) -> Result<LineItemView, ApplicationError> {
         let id = BillingStatementLineItemId::from_random(&self.random());
-        retry_on_conflict(|| {
+        retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let unknown = || {
@@ -441,7 +444,7 @@ impl BillingStatementService {
         id: &str,
         changes: LineItemChanges,
     ) -> Result<LineItemView, ApplicationError> {
-        retry_on_conflict(|| {
+        retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let (before, item_id) = load_by_line_item(repositories, scope, id)?;
@@ -460,7 +463,7 @@ impl BillingStatementService {
     /// # Errors
     /// `resource_invalid_state` unless its statement is a draft; `resource_not_found`; storage failures.
     pub fn delete_line_item(&self, scope: &Scope, id: &str) -> Result<LineItemView, ApplicationError> {
-        retry_on_conflict(|| {
+        retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let (before, item_id) = load_by_line_item(repositories, scope, id)?;
