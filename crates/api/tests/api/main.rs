@@ -62,6 +62,7 @@ macro_rules! on_both_backends_stepping_deliveries {
 }
 
 mod auth;
+mod billing_statement_mail;
 mod billing_statements;
 mod checkout_browser;
 mod checkout_sessions;
