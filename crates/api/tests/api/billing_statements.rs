@@ -61,7 +61,7 @@ async fn retrieve(app: &TestApp, id: &str) -> Value {
 }
 
 /// An open statement of ₱1,500.00 + 2 × ₱250.00 for a new customer, due in ten days.
-async fn open_statement(app: &TestApp) -> Value {
+pub(crate) async fn open_statement(app: &TestApp) -> Value {
     let (customer_id, now) = customer(app).await;
     let statement = draft(app, &customer_id, now + 10 * DAY).await;
     let id = statement["id"].as_str().unwrap();

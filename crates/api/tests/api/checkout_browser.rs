@@ -1,15 +1,10 @@
-//! The hosted checkout page in a real browser: headless Chromium driven through chromedriver
-//! (Debian's `chromium` and `chromium-driver`; `.ci/run` installs them). JavaScript is off, as the
-//! page must work without it. Screenshots of the page at desktop and phone widths are saved under
-//! `target/screenshots/` for a person to look at.
+//! The hosted checkout page in a real browser (`browser.rs`), JavaScript off. Screenshots of the
+//! page at desktop and phone widths are saved under `target/screenshots/`.
 
+use crate::browser::{backend_name, browser, percent};
 use crate::checkout_sessions::create_session;
 use crate::helpers::TestApp;
-use fantoccini::{Client, ClientBuilder, Locator};
-use hyper_util::client::legacy::connect::HttpConnector;
-use serde_json::json;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use fantoccini::Locator;
 
 on_both_backends!(
     a_card_payment_lands_on_success_url,
@@ -18,129 +13,6 @@ on_both_backends!(
     gcash_through_the_redirect,
     an_expired_session_cannot_be_paid,
 );
-
-/// A chromedriver child process and a headless Chromium session on it; both end on drop.
-struct Browser {
-    client: Client,
-    driver: Child,
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-    }
-}
-
-async fn browser() -> Browser {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).unwrap().port();
-    let driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into()))
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromedriver runs (install Debian's chromium and chromium-driver, as .ci/run does)");
-    let mut capabilities = serde_json::Map::new();
-    let mut options = json!({"args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-        "--window-size=1280,1000"], "prefs": {"profile.managed_default_content_settings.javascript": 2}});
-    if let Ok(binary) = std::env::var("CHROMIUM") {
-        options["binary"] = json!(binary);
-    }
-    capabilities.insert("goog:chromeOptions".into(), options);
-    let mut last_error = None;
-    for _ in 0..50 {
-        let mut builder = ClientBuilder::new(HttpConnector::new());
-        match builder.capabilities(capabilities.clone()).connect(&format!("http://127.0.0.1:{port}")).await {
-            Ok(client) => return Browser { client, driver },
-            Err(error) => last_error = Some(error),
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("no browser session: {last_error:?}");
-}
-
-impl Browser {
-    async fn fill(&self, id: &str, text: &str) {
-        let input = self.client.find(Locator::Id(id)).await.unwrap();
-        input.clear().await.unwrap();
-        input.send_keys(text).await.unwrap();
-    }
-
-    async fn click(&self, css: &str) {
-        let waiting = self.client.wait().at_most(Duration::from_secs(5));
-        let Ok(element) = waiting.for_element(Locator::Css(css)).await else {
-            panic!("no {css} on {}: {}", self.url().await, self.text().await);
-        };
-        element.click().await.unwrap();
-    }
-
-    async fn fill_card(&self, number: &str) {
-        self.click("input[value=card]").await;
-        for (id, text) in [("cc-number", number), ("cc-exp-month", "12"), ("cc-exp-year", "35"), ("cc-csc", "123")] {
-            self.fill(id, text).await;
-        }
-        self.fill_billing().await;
-    }
-
-    async fn fill_billing(&self) {
-        for (id, text) in [
-            ("name", "Ana Cruz"),
-            ("email", "ana@example.com"),
-            ("address-line1", "1 Rizal St"),
-            ("address-level2", "Manila"),
-            ("postal-code", "1000"),
-            ("country", "PH"),
-        ] {
-            self.fill(id, text).await;
-        }
-    }
-
-    async fn pay(&self) {
-        self.click("button.pay").await;
-    }
-
-    /// Waits (up to 5 s: a click's navigation may still be under way) until the address contains
-    /// `part`, and returns it.
-    async fn arrive(&self, part: &str) -> String {
-        for _ in 0..50 {
-            let url = self.url().await;
-            if url.contains(part) {
-                return url;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("never arrived at {part}: at {} showing {}", self.url().await, self.text().await);
-    }
-
-    /// Waits (up to 5 s) until the page shows `words`, and returns the page's text.
-    async fn see(&self, words: &str) -> String {
-        for _ in 0..50 {
-            let text = self.text().await;
-            if text.contains(words) {
-                return text;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("never saw {words:?}: at {} showing {}", self.url().await, self.text().await);
-    }
-
-    async fn url(&self) -> String {
-        self.client.current_url().await.unwrap().to_string()
-    }
-
-    async fn text(&self) -> String {
-        match self.client.find(Locator::Css("body")).await {
-            Ok(body) => body.text().await.unwrap_or_default(),
-            Err(_) => String::new(),
-        }
-    }
-
-    async fn screenshot(&self, name: &str) {
-        let directory = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/screenshots");
-        std::fs::create_dir_all(&directory).unwrap();
-        std::fs::write(directory.join(format!("{name}.png")), self.client.screenshot().await.unwrap()).unwrap();
-    }
-}
 
 /// A session whose `success_url` is a real page on this machine, so the browser arrives somewhere.
 async fn session_for_browser(app: &TestApp) -> serde_json::Value {
@@ -155,10 +27,6 @@ async fn session_for_browser(app: &TestApp) -> serde_json::Value {
     let (status, session) = app.post("/checkout_sessions", &format!("{body}{extra}")).await;
     assert_eq!(status, 200, "{session}");
     session
-}
-
-fn percent(text: &str) -> String {
-    form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 async fn status_of(app: &TestApp, session: &serde_json::Value) -> String {
@@ -251,11 +119,4 @@ async fn an_expired_session_cannot_be_paid(app: TestApp) {
     assert!(text.contains("Nothing was charged"), "{text}");
     browser.screenshot(&format!("checkout-expired-{}", backend_name(&app))).await;
     assert_eq!(status_of(&app, &session).await, "expired");
-}
-
-fn backend_name(app: &TestApp) -> &'static str {
-    match app.database.backend() {
-        payments_adapters::db::Backend::Sqlite => "sqlite",
-        payments_adapters::db::Backend::Postgres => "postgres",
-    }
 }

@@ -63,7 +63,9 @@ macro_rules! on_both_backends_stepping_deliveries {
 
 mod auth;
 mod billing_statement_mail;
+mod billing_statement_browser;
 mod billing_statements;
+mod browser;
 mod checkout_browser;
 mod checkout_sessions;
 mod customer_sessions;
