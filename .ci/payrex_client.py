@@ -3,7 +3,12 @@ merchant's backend would. Fails (exit status 1) on the first answer that is not 
 
 Usage: payrex_client.py BASE_URL SECRET_KEY
 """
+import base64
+import http.cookiejar
+import re
 import sys
+import time
+import urllib.parse
 import urllib.request
 
 from payrex import Client
@@ -129,6 +134,8 @@ def main(base_url, secret_key):
     expired = client.checkout_sessions.expire(checkout.id)
     check(expired.status == "expired" and expired.payment_intent["status"] == "canceled", "and it expires")
 
+    check_billing_statements(client, base_url.rstrip("/"), secret_key)
+
     # A bad request is a RequestInvalidException carrying every error.
     try:
         client.payment_intents.create({})
@@ -137,6 +144,109 @@ def main(base_url, secret_key):
         check(codes == ["amount", "currency", "payment_methods"], "an empty create names all three parameters")
     else:
         sys.exit("an empty payment intent was accepted")
+
+
+def check_billing_statements(client, base_url, secret_key):
+    """Billing statements as a merchant runs them: a draft with line items, finalized, sent (the e-mail
+    is in the test mailbox, as no SMTP server is configured here), paid by the customer on its page,
+    and the other ways a statement closes."""
+    customer = client.customers.create(
+        {"name": "Rosa Reyes", "email": "rosa@example.com", "currency": "PHP", "billing_statement_prefix": "PYCI"}
+    )
+    due_at = int(time.time()) + 7 * 24 * 60 * 60
+    statement = client.billing_statements.create(
+        {
+            "customer_id": customer.id,
+            "due_at": due_at,
+            "payment_settings": {"payment_methods": ["card", "gcash"]},
+            "metadata": {"invoice": "7"},
+        }
+    )
+    check(statement.id.startswith("bstm_") and statement.status == "draft", "a billing statement is drafted")
+    plan = client.billing_statement_line_items.create(
+        {"billing_statement_id": statement.id, "description": "Monthly plan", "unit_price": 150000, "quantity": 2}
+    )
+    fee = client.billing_statement_line_items.create(
+        {"billing_statement_id": statement.id, "description": "Setup fee", "unit_price": 50000, "quantity": 1}
+    )
+    check(plan.id.startswith("bstm_li_") and plan.billing_statement_id == statement.id, "line items are added")
+    check(client.billing_statement_line_items.update(fee.id, {"quantity": 2}).quantity == 2, "a line item is updated")
+    check(client.billing_statement_line_items.retrieve(plan.id).unit_price == 150000, "and retrieved")
+    check(client.billing_statement_line_items.delete(fee.id).deleted is True, "and deleted")
+    updated = client.billing_statements.update(statement.id, {"description": "November plan"})
+    check(updated.description == "November plan", "the draft is updated")
+    drafts = client.billing_statements.list({"customer_id": customer.id, "status": "draft"}).data
+    check([s.id for s in drafts] == [statement.id], "and listed by customer and status")
+
+    opened = client.billing_statements.finalize(statement.id)
+    check(
+        opened.status == "open" and opened.billing_statement_number == "PYCI-0001",
+        "finalizing numbers it from the customer's prefix",
+    )
+    check(opened.payment_intent["amount"] == 300000, "its intent is for the line items' total")
+    check(opened.billing_statement_url.startswith(base_url + "/b/"), "and it has a page")
+    check(client.billing_statements.send(opened.id) is None, "it is sent")
+
+    mailbox = urllib.request.Request(base_url + "/test/mailbox")
+    mailbox.add_header("Authorization", "Basic " + base64.b64encode(f"{secret_key}:".encode()).decode())
+    page = ""
+    for _ in range(50):
+        with urllib.request.urlopen(mailbox) as answer:
+            page = answer.read().decode()
+        if "PYCI-0001" in page:
+            break
+        time.sleep(0.1)
+    check(
+        "Billing statement PYCI-0001" in page and opened.billing_statement_url in page,
+        "the e-mail with the link is in the test mailbox",
+    )
+
+    # The customer pays on the page, as a browser without JavaScript would.
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    with browser.open(opened.billing_statement_url) as answer:
+        form = answer.read().decode()
+    check("Pay ₱3,000.00" in form and "Rosa Reyes" in form, "the page shows the statement and its total")
+    token = re.search(r'name="form_token" value="([A-Za-z0-9]+)"', form).group(1)
+    fields = {
+        "form_token": token,
+        "payment_method[type]": "card",
+        "payment_method[card][number]": "4242424242424242",
+        "payment_method[card][exp_month]": "12",
+        "payment_method[card][exp_year]": "35",
+        "payment_method[card][cvc]": "123",
+        "payment_method[billing][name]": "Rosa Reyes",
+        "payment_method[billing][email]": "rosa@example.com",
+        "payment_method[billing][address][line1]": "1 Mabini St",
+        "payment_method[billing][address][city]": "Cebu",
+        "payment_method[billing][address][postal_code]": "6000",
+        "payment_method[billing][address][country]": "PH",
+    }
+    with browser.open(opened.billing_statement_url, urllib.parse.urlencode(fields).encode()) as answer:
+        check("is paid" in answer.read().decode(), "the customer pays on the page")
+    paid = client.billing_statements.retrieve(opened.id)
+    check(paid.status == "paid" and paid.billing_statement_url is None, "and the statement is paid")
+
+    others = [
+        client.billing_statements.create({"customer_id": customer.id, "due_at": due_at}) for _ in range(3)
+    ]
+    check(client.billing_statements.delete(others[0].id).deleted is True, "a draft is deleted")
+    for other in others[1:]:
+        client.billing_statement_line_items.create(
+            {"billing_statement_id": other.id, "description": "Work", "unit_price": 5000, "quantity": 1}
+        )
+        client.billing_statements.finalize(other.id)
+    voided = client.billing_statements.void(others[1].id)
+    check(voided.status == "void" and voided.payment_intent["status"] == "canceled", "an open statement is voided")
+    closed = client.billing_statements.mark_uncollectible(others[2].id)
+    check(closed.status == "uncollectible", "and another marked uncollectible")
+    try:
+        client.billing_statement_line_items.create(
+            {"billing_statement_id": closed.id, "description": "Late", "unit_price": 5000, "quantity": 1}
+        )
+    except RequestInvalidException as error:
+        check(error.errors[0].code == "resource_invalid_state", "a closed statement takes no line items")
+    else:
+        sys.exit("a line item was added to a closed statement")
 
 
 if __name__ == "__main__":

@@ -66,8 +66,24 @@ impl MailComposer for TemplateComposer {
             .collect();
         let customer_name = notice.customer.name.as_str();
         let merchant_name = if notice.merchant_name.is_empty() { "The merchant" } else { notice.merchant_name };
-        let text = StatementText { customer_name, merchant_name, number, amount: &amount, due_date: &due_date, items: &items, url };
-        let html = StatementHtml { customer_name, merchant_name, number, amount: &amount, due_date: &due_date, items: &items, url };
+        let text = StatementText {
+            customer_name,
+            merchant_name,
+            number,
+            amount: &amount,
+            due_date: &due_date,
+            items: &items,
+            url,
+        };
+        let html = StatementHtml {
+            customer_name,
+            merchant_name,
+            number,
+            amount: &amount,
+            due_date: &due_date,
+            items: &items,
+            url,
+        };
         MailContent {
             from: self.from.clone(),
             to: notice.customer.email.as_str().to_owned(),

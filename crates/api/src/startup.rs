@@ -23,9 +23,10 @@ use payments_adapters::webhooks::{
 };
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
-    MailMessageService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
-    SetupIntentService, WebhookDeliveryService, WebhookService,
+    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
+    EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentIntentSettings,
+    PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
+    WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::webhook::RetrySchedule;
@@ -53,8 +54,11 @@ const SHUTDOWN_TIMEOUT_SECONDS: u64 = 10;
 
 impl Services {
     /// Every service over `storage`. Test mode pays through the simulator; live mode has no
-    /// processor until a real one is wired here.
-    #[must_use]
+    /// processor until a real one is wired here. E-mail goes through SMTP when `mail.smtp_url` is
+    /// set, else stays in the outbox.
+    ///
+    /// # Errors
+    /// When `mail.smtp_url` is not a usable SMTP URL.
     pub fn new(
         storage: Arc<dyn UnitOfWork>,
         clock: Arc<dyn Clock>,
@@ -154,7 +158,7 @@ impl Services {
     /// The services over the configured database, with `clock` and random ids.
     ///
     /// # Errors
-    /// Why the database could not be reached or migrated.
+    /// Why the database could not be reached or migrated, or the SMTP URL used.
     pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
         let pool = settings.database_url.connect(settings.pool)?;
         let (deliveries_due, mail_due) = (Arc::new(Notify::new()), Arc::new(Notify::new()));

@@ -6,9 +6,9 @@ use crate::settings::WebhookSettings;
 use actix_web::web;
 use payments_application::ports::{Clock, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService, EventService, IdempotencyService,
-    MailMessageService, PaymentIntentService, PaymentMethodService, PaymentService, RefundService, SetupIntentService,
-    WebhookDeliveryService, WebhookService,
+    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
+    EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentMethodService, PaymentService,
+    RefundService, SetupIntentService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use std::sync::Arc;

@@ -17,10 +17,12 @@ use crate::ports::{
     PaymentProcessor, PaymentRepository, Presenter, ProcessorError, RefundRepository,
 };
 use crate::ports::{
+    BillingStatementFilter, BillingStatementRepository, MailComposer, MailMessageRepository, StatementNotice,
+};
+use crate::ports::{
     CheckoutSessionRepository, CustomerSessionRepository, PaymentMethodRepository, SetupIntentRepository, Verification,
     VerificationRequest,
 };
-use crate::ports::{BillingStatementFilter, BillingStatementRepository, MailComposer, MailMessageRepository, StatementNotice};
 use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
 use crate::scope::{Caller, Scope};
 use crate::services::{
@@ -31,16 +33,16 @@ use crate::services::{
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::billing_statement::{BillingStatement, BillingStatementStatus, LineItem};
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus};
-use payments_domain::ids::{BillingStatementId, BillingStatementLineItemId};
-use payments_domain::mail_message::{MailContent, MailMessage, MailStatus};
 use payments_domain::customer::{BillingStatementPrefix, Customer};
 use payments_domain::customer_session::CustomerSession;
 use payments_domain::description::Description;
 use payments_domain::event::Event;
 use payments_domain::ids::CheckoutSessionId;
 use payments_domain::ids::{AccountId, CustomerId};
+use payments_domain::ids::{BillingStatementId, BillingStatementLineItemId};
 use payments_domain::ids::{CustomerSessionId, PaymentMethodId, SetupIntentId};
 use payments_domain::ids::{DeliveryId, EventId, PaymentId, PaymentIntentId, RefundId, WebhookId};
+use payments_domain::mail_message::{MailContent, MailMessage, MailStatus};
 use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
 use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent, PaymentIntentStatus};
 use payments_domain::payment_method::PaymentMethod;
@@ -806,7 +808,8 @@ impl BillingStatementRepository for State {
     }
 
     fn replace_line_items(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
-        let stored = self.billing_statements.iter_mut().find(|s| s.id() == statement.id()).ok_or(StoreError::Conflict)?;
+        let stored =
+            self.billing_statements.iter_mut().find(|s| s.id() == statement.id()).ok_or(StoreError::Conflict)?;
         *stored = with_line_items(stored, statement.line_items().to_vec());
         Ok(())
     }

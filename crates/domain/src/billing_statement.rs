@@ -13,7 +13,9 @@ use crate::customer::Customer;
 use crate::description::Description;
 use crate::error::DomainError;
 use crate::event::EventType;
-use crate::ids::{AccountId, BillingStatementId, BillingStatementLineItemId, ClientSecret, CustomerId, PaymentIntentId};
+use crate::ids::{
+    AccountId, BillingStatementId, BillingStatementLineItemId, ClientSecret, CustomerId, PaymentIntentId,
+};
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::PaymentMethodType;
@@ -165,8 +167,14 @@ pub struct StatementChanges {
 impl StatementChanges {
     /// Whether the update changes anything but `metadata`, which may change in every status.
     fn beyond_metadata(&self) -> bool {
-        let Self { description, due_at, billing_details_collection, payment_methods, statement_descriptor, metadata: _ } =
-            self;
+        let Self {
+            description,
+            due_at,
+            billing_details_collection,
+            payment_methods,
+            statement_descriptor,
+            metadata: _,
+        } = self;
         description.is_some()
             || due_at.is_some()
             || billing_details_collection.is_some()
@@ -375,7 +383,10 @@ impl BillingStatement {
                 DomainError::Invalid(FieldError::new(
                     parameter,
                     ErrorCode::ParameterAboveMaximum,
-                    format!("The statement's total (quantity × unit_price of its line items) must be at most {}.", Amount::MAXIMUM),
+                    format!(
+                        "The statement's total (quantity × unit_price of its line items) must be at most {}.",
+                        Amount::MAXIMUM
+                    ),
                 ))
             })
     }
@@ -436,7 +447,11 @@ impl BillingStatement {
     ///
     /// # Errors
     /// `resource_invalid_state` unless a draft.
-    pub fn remove_line_item(&mut self, id: &BillingStatementLineItemId, now: Timestamp) -> Result<LineItem, DomainError> {
+    pub fn remove_line_item(
+        &mut self,
+        id: &BillingStatementLineItemId,
+        now: Timestamp,
+    ) -> Result<LineItem, DomainError> {
         self.ensure_draft("delete a line item of")?;
         let position = self.line_items.iter().position(|item| &item.id == id).ok_or_else(|| self.unknown_item(id))?;
         let removed = self.line_items.remove(position);
@@ -445,7 +460,10 @@ impl BillingStatement {
     }
 
     fn unknown_item(&self, id: &BillingStatementLineItemId) -> DomainError {
-        DomainError::Invalid(FieldError::invalid("id", format!("Line item {id} is not on billing statement {}.", self.id)))
+        DomainError::Invalid(FieldError::invalid(
+            "id",
+            format!("Line item {id} is not on billing statement {}.", self.id),
+        ))
     }
 
     /// Checks that a draft can be finalized at `now`: it has a `due_at` still ahead and a total
@@ -673,7 +691,10 @@ impl BillingStatement {
     /// The intent's description: the statement's, else "Payment for Billing Statement <number>".
     #[must_use]
     pub fn payment_description(&self, number: &str) -> Option<Description> {
-        self.details.description.clone().or_else(|| Description::new(format!("Payment for Billing Statement {number}")).ok())
+        self.details
+            .description
+            .clone()
+            .or_else(|| Description::new(format!("Payment for Billing Statement {number}")).ok())
     }
 
     #[must_use]

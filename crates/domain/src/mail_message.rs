@@ -257,7 +257,8 @@ impl MailMessage {
 mod tests {
     use super::*;
 
-    const SCHEDULE: RetrySchedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
+    const SCHEDULE: RetrySchedule =
+        RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
     const RANDOM: &str = "abcdefghijklmnopqrstuvwxyz012345";
 
     fn message(now: Timestamp) -> MailMessage {
@@ -269,7 +270,14 @@ mod tests {
             text: "t".into(),
             html: "<p>t</p>".into(),
         };
-        MailMessage::create(MailMessageId::from_random(RANDOM), AccountId::from_random(RANDOM), false, None, content, now)
+        MailMessage::create(
+            MailMessageId::from_random(RANDOM),
+            AccountId::from_random(RANDOM),
+            false,
+            None,
+            content,
+            now,
+        )
     }
 
     #[test]

@@ -12,7 +12,9 @@ use payments_domain::billing_statement::{
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::customer::{BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer, SequenceNumber};
 use payments_domain::error::DomainError;
-use payments_domain::ids::{AccountId, BillingStatementId, BillingStatementLineItemId, ClientSecret, CustomerId, PaymentIntentId};
+use payments_domain::ids::{
+    AccountId, BillingStatementId, BillingStatementLineItemId, ClientSecret, CustomerId, PaymentIntentId,
+};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment_method::PaymentMethodType;
@@ -51,8 +53,15 @@ fn draft() -> BillingStatement {
         metadata: None,
     };
     let secret = ClientSecret::new(id.as_str(), "secret");
-    let mut statement =
-        BillingStatement::create(id, AccountId::from_random("acct"), false, CustomerId::from_random("cus"), secret, details, at(0));
+    let mut statement = BillingStatement::create(
+        id,
+        AccountId::from_random("acct"),
+        false,
+        CustomerId::from_random("cus"),
+        secret,
+        details,
+        at(0),
+    );
     statement.add_line_item(item("work", 5_000, 1), at(0)).unwrap();
     statement
 }
@@ -84,14 +93,32 @@ fn operations() -> Vec<(&'static str, Operation, &'static [BillingStatementStatu
         ("add a line item", |s| s.add_line_item(item("more", 100, 1), at(5)), &[Draft]),
         (
             "update a line item",
-            |s| s.update_line_item(&BillingStatementLineItemId::from_random("work"), LineItemChanges::default(), at(5)).map(|_| ()),
+            |s| {
+                s.update_line_item(&BillingStatementLineItemId::from_random("work"), LineItemChanges::default(), at(5))
+                    .map(|_| ())
+            },
             &[Draft],
         ),
-        ("delete a line item", |s| s.remove_line_item(&BillingStatementLineItemId::from_random("work"), at(5)).map(|_| ()), &[Draft]),
-        ("update the description", |s| s.update(StatementChanges { description: None, due_at: Some(at(20 * DAY)), ..StatementChanges::default() }, at(5)), &[Draft]),
+        (
+            "delete a line item",
+            |s| s.remove_line_item(&BillingStatementLineItemId::from_random("work"), at(5)).map(|_| ()),
+            &[Draft],
+        ),
+        (
+            "update the description",
+            |s| {
+                s.update(
+                    StatementChanges { description: None, due_at: Some(at(20 * DAY)), ..StatementChanges::default() },
+                    at(5),
+                )
+            },
+            &[Draft],
+        ),
         (
             "update the metadata",
-            |s| s.update(StatementChanges { metadata: Some(Metadata::default()), ..StatementChanges::default() }, at(5)),
+            |s| {
+                s.update(StatementChanges { metadata: Some(Metadata::default()), ..StatementChanges::default() }, at(5))
+            },
             &[Draft, Open, Paid, Void, Uncollectible],
         ),
         ("finalize", |s| s.finalize(finalization(), at(5)), &[Draft]),
@@ -132,9 +159,18 @@ fn the_url_shows_only_while_open_and_finalizing_needs_a_due_date_and_a_total_in_
         assert_eq!(statement_in(status).finalization().map(|f| f.number.as_str()), Some("ACME-0001"));
     }
     let mut small = draft();
-    small.update_line_item(&BillingStatementLineItemId::from_random("work"), LineItemChanges { unit_price: Some(1_999), ..LineItemChanges::default() }, at(1)).unwrap();
+    small
+        .update_line_item(
+            &BillingStatementLineItemId::from_random("work"),
+            LineItemChanges { unit_price: Some(1_999), ..LineItemChanges::default() },
+            at(1),
+        )
+        .unwrap();
     let refused = small.finalize(finalization(), at(1)).unwrap_err();
-    assert!(matches!(&refused, DomainError::Invalid(e) if e.parameter == "amount" && e.code == ErrorCode::ParameterBelowMinimum), "{refused:?}");
+    assert!(
+        matches!(&refused, DomainError::Invalid(e) if e.parameter == "amount" && e.code == ErrorCode::ParameterBelowMinimum),
+        "{refused:?}"
+    );
     let mut undated = draft();
     undated.update(StatementChanges::default(), at(1)).unwrap();
     let mut undated = BillingStatement::restore(payments_domain::billing_statement::StoredBillingStatement {
@@ -142,10 +178,16 @@ fn the_url_shows_only_while_open_and_finalizing_needs_a_due_date_and_a_total_in_
         ..stored(&undated)
     });
     let refused = undated.finalize(finalization(), at(1)).unwrap_err();
-    assert!(matches!(&refused, DomainError::Invalid(e) if e.parameter == "due_at" && e.code == ErrorCode::ParameterRequired), "{refused:?}");
+    assert!(
+        matches!(&refused, DomainError::Invalid(e) if e.parameter == "due_at" && e.code == ErrorCode::ParameterRequired),
+        "{refused:?}"
+    );
     let mut late = draft();
     let refused = late.finalize(finalization(), at(11 * DAY)).unwrap_err();
-    assert!(matches!(&refused, DomainError::Invalid(e) if e.parameter == "due_at" && e.code == ErrorCode::ParameterBelowMinimum), "{refused:?}");
+    assert!(
+        matches!(&refused, DomainError::Invalid(e) if e.parameter == "due_at" && e.code == ErrorCode::ParameterBelowMinimum),
+        "{refused:?}"
+    );
     assert_eq!(late.status(), Draft);
 }
 

@@ -169,7 +169,9 @@ impl StatementRow {
 
 /// The tenant boundary: rows of the scope's account and mode only.
 fn in_scope(scope: &Scope) -> And<Eq<billing_statements::account_id, String>, Eq<billing_statements::livemode, bool>> {
-    billing_statements::account_id.eq(scope.account_id.to_string()).and(billing_statements::livemode.eq(scope.livemode()))
+    billing_statements::account_id
+        .eq(scope.account_id.to_string())
+        .and(billing_statements::livemode.eq(scope.livemode()))
 }
 
 impl DbSession<'_> {
@@ -197,7 +199,10 @@ impl DbSession<'_> {
             .collect()
     }
 
-    fn one_statement(&mut self, row: QueryResult<Option<StatementRow>>) -> Result<Option<BillingStatement>, StoreError> {
+    fn one_statement(
+        &mut self,
+        row: QueryResult<Option<StatementRow>>,
+    ) -> Result<Option<BillingStatement>, StoreError> {
         match row.map_err(store_error)? {
             Some(row) => Ok(self.with_line_items(vec![row])?.pop()),
             None => Ok(None),

@@ -117,7 +117,9 @@ impl PaymentIntentRow {
             action_due_at: self.action_due_at.map(Timestamp::from_unix_seconds),
             owner: self
                 .owner
-                .map(|owner| IntentOwner::parse(&owner).ok_or_else(|| super::error::corrupt("payment intent owner", &owner)))
+                .map(|owner| {
+                    IntentOwner::parse(&owner).ok_or_else(|| super::error::corrupt("payment intent owner", &owner))
+                })
                 .transpose()?,
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),

@@ -4,7 +4,9 @@
 //! paid (or voided, or marked uncollectible) the page shows that instead of the form.
 
 use super::hosted::{long_date, pesos};
-use super::payment_form::{configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage};
+use super::payment_form::{
+    configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage,
+};
 use crate::state::Services;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -78,7 +80,8 @@ impl PaymentPage for StatementPage {
         let number = statement.finalization().map(|done| done.number.as_str()).unwrap_or_default();
         let total = pesos(statement.amount());
         let test_mode = !statement.livemode();
-        let closed = |heading: &str, text: &str| status_page(StatusCode::GONE, test_mode, (heading, text), &total, None);
+        let closed =
+            |heading: &str, text: &str| status_page(StatusCode::GONE, test_mode, (heading, text), &total, None);
         match statement.status() {
             BillingStatementStatus::Paid => {
                 let text = format!("Billing statement {number} is paid. Thank you: your payment was received.");
@@ -89,7 +92,8 @@ impl PaymentPage for StatementPage {
                 return closed("This statement was voided", &text);
             }
             BillingStatementStatus::Uncollectible => {
-                let text = format!("Billing statement {number} is closed. Contact {} about it.", self.view.merchant_name);
+                let text =
+                    format!("Billing statement {number} is closed. Contact {} about it.", self.view.merchant_name);
                 return closed("This statement is closed", &text);
             }
             BillingStatementStatus::Draft | BillingStatementStatus::Open => {}
@@ -125,6 +129,13 @@ impl PaymentPage for StatementPage {
             .render()
         };
         let button = format!("Pay {total}");
-        respond_with_form(request, &details.payment_methods, details.billing_details_collection, &entered, button, (status, render))
+        respond_with_form(
+            request,
+            &details.payment_methods,
+            details.billing_details_collection,
+            &entered,
+            button,
+            (status, render),
+        )
     }
 }

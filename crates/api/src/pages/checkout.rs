@@ -4,7 +4,9 @@
 //! `success_url`. Works without JavaScript.
 
 use super::hosted::pesos;
-use super::payment_form::{configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage};
+use super::payment_form::{
+    configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage,
+};
 use crate::state::Services;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -76,7 +78,13 @@ impl PaymentPage for CheckoutPage {
         if self.completed() {
             let success_url = session.success_url();
             let text = ("Paid", "Thank you: your payment was received.");
-            return status_page(StatusCode::OK, test_mode, text, &total, Some((&success_url, "Return to the merchant")));
+            return status_page(
+                StatusCode::OK,
+                test_mode,
+                text,
+                &total,
+                Some((&success_url, "Return to the merchant")),
+            );
         }
         if !self.payable {
             let link = Some((details.cancel_url.as_str(), "Return to the merchant"));
@@ -110,6 +118,13 @@ impl PaymentPage for CheckoutPage {
             }
             .render()
         };
-        respond_with_form(request, &details.payment_methods, details.billing_details_collection, &entered, button, (status, render))
+        respond_with_form(
+            request,
+            &details.payment_methods,
+            details.billing_details_collection,
+            &entered,
+            button,
+            (status, render),
+        )
     }
 }

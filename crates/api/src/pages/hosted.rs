@@ -138,7 +138,17 @@ pub(super) fn method_name(method: PaymentMethodType) -> &'static str {
 /// A date as people read it: `December 1, 2026` (UTC).
 pub(crate) fn long_date(at: Timestamp) -> String {
     const MONTHS: [&str; 12] = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
         "December",
     ];
     let (year, month, day) = at.civil_date();

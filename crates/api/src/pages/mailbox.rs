@@ -64,7 +64,13 @@ async fn mailbox(request: HttpRequest, services: web::Data<Services>) -> HttpRes
     let messages = match blocking(move || service.latest(&scope, SHOWN)).await {
         Ok(messages) => messages,
         Err(_) => {
-            return message(StatusCode::SERVICE_UNAVAILABLE, "Try again in a moment", "The mailbox is busy.", None, true)
+            return message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Try again in a moment",
+                "The mailbox is busy.",
+                None,
+                true,
+            )
         }
     };
     let shown = messages.iter().map(shown).collect();

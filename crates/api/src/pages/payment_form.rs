@@ -59,11 +59,11 @@ pub(super) trait PaymentPage: Clone + Send + Sized + 'static {
 /// Registers `path` (with a `{client_secret}` segment) as the page `P`.
 pub(super) fn configure_page<P: PaymentPage>(config: &mut web::ServiceConfig, path: &str) {
     config.service(
-        web::resource(path).route(web::get().to(show::<P>)).route(web::post().to(pay::<P>)).default_service(
-            web::to(|| async {
+        web::resource(path).route(web::get().to(show::<P>)).route(web::post().to(pay::<P>)).default_service(web::to(
+            || async {
                 message(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "Use the form of the page.", None, false)
-            }),
-        ),
+            },
+        )),
     );
 }
 
@@ -483,7 +483,8 @@ pub(super) fn respond_with_form(
     (status, render): (StatusCode, impl FnOnce(PaymentForm) -> Result<String, askama::Error>),
 ) -> HttpResponse {
     let (token, cookie) = form_token(request);
-    let chosen = entered.method.as_deref().or_else(|| methods.first().map(|method| method.as_str())).unwrap_or_default();
+    let chosen =
+        entered.method.as_deref().or_else(|| methods.first().map(|method| method.as_str())).unwrap_or_default();
     let form = PaymentForm {
         methods: methods
             .iter()

@@ -49,9 +49,8 @@ async fn create(
         let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)
     });
-    let currency = params
-        .string("currency", CHOICE_LENGTH)
-        .and_then(|code| params.check("currency", Currency::parse(&code)));
+    let currency =
+        params.string("currency", CHOICE_LENGTH).and_then(|code| params.check("currency", Currency::parse(&code)));
     let fields = statement_fields(&mut params);
     let new = customer_id.map(|customer_id| NewBillingStatement {
         customer_id,
@@ -75,9 +74,9 @@ async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let page = page_request(&mut params);
     // An id of no customer simply matches nothing, as a filter should.
-    let customer_id = params.string("customer_id", IDENTIFIER_LENGTH).map(|id| {
-        CustomerId::parse(&id).unwrap_or_else(|| CustomerId::from_random("0"))
-    });
+    let customer_id = params
+        .string("customer_id", IDENTIFIER_LENGTH)
+        .map(|id| CustomerId::parse(&id).unwrap_or_else(|| CustomerId::from_random("0")));
     let status = params.string("status", CHOICE_LENGTH).and_then(|status| {
         let parsed = BillingStatementStatus::parse(&status).ok_or_else(|| {
             Invalid::value(format!("{status} is not a status; use draft, open, paid, void or uncollectible."))

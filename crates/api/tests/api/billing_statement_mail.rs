@@ -73,8 +73,9 @@ async fn app_mailing_to(port: u16) -> TestApp {
 
 /// An open statement of a new customer, sent; returns the statement.
 async fn send_statement(app: &TestApp) -> Value {
-    let (status, customer) =
-        app.post("/customers", "name=Maria%20Santos&email=maria%40example.com&currency=PHP&billing_statement_prefix=MSA").await;
+    let (status, customer) = app
+        .post("/customers", "name=Maria%20Santos&email=maria%40example.com&currency=PHP&billing_statement_prefix=MSA")
+        .await;
     assert_eq!(status, 200, "{customer}");
     let due_at = customer["created_at"].as_i64().unwrap() + 7 * 24 * 60 * 60;
     let body = format!("customer_id={}&due_at={due_at}", customer["id"].as_str().unwrap());
@@ -126,7 +127,15 @@ async fn a_sent_statement_arrives_at_a_real_smtp_server_with_both_parts_and_its_
     let mailbox = format!("{}/test/mailbox", app.address);
     let mut page = String::new();
     for _ in 0..50 {
-        page = browser().get(&mailbox).basic_auth(&app.keys.secret_test, Some("")).send().await.unwrap().text().await.unwrap();
+        page = browser()
+            .get(&mailbox)
+            .basic_auth(&app.keys.secret_test, Some(""))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
         if page.contains("sent to the SMTP server") {
             break;
         }
@@ -144,7 +153,15 @@ async fn a_message_for_a_server_that_is_down_is_retried_until_it_arrives() {
     let mailbox = format!("{}/test/mailbox", app.address);
     let mut page = String::new();
     for _ in 0..50 {
-        page = browser().get(&mailbox).basic_auth(&app.keys.secret_test, Some("")).send().await.unwrap().text().await.unwrap();
+        page = browser()
+            .get(&mailbox)
+            .basic_auth(&app.keys.secret_test, Some(""))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
         if page.contains("queued (") {
             break;
         }

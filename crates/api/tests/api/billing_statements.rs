@@ -32,7 +32,8 @@ async fn customer(app: &TestApp) -> (String, i64) {
         0 => "ACME".to_owned(),
         n => format!("ACME{}", n + 1),
     };
-    let body = format!("name=Juan%20dela%20Cruz&email=juan%40example.com&currency=PHP&billing_statement_prefix={prefix}");
+    let body =
+        format!("name=Juan%20dela%20Cruz&email=juan%40example.com&currency=PHP&billing_statement_prefix={prefix}");
     let (status, customer) = app.post("/customers", &body).await;
     assert_eq!(status, 200, "{customer}");
     (customer["id"].as_str().unwrap().to_owned(), customer["created_at"].as_i64().unwrap())
@@ -81,7 +82,10 @@ async fn a_draft_gets_line_items_and_finalizes_into_a_numbered_open_statement(ap
         (&statement["resource"], &statement["status"], &statement["amount"], &statement["currency"]),
         (&json!("billing_statement"), &json!("draft"), &json!(0), &json!("PHP"))
     );
-    assert_eq!(statement["customer"], json!({"id": customer_id, "name": "Juan dela Cruz", "email": "juan@example.com"}));
+    assert_eq!(
+        statement["customer"],
+        json!({"id": customer_id, "name": "Juan dela Cruz", "email": "juan@example.com"})
+    );
     assert_eq!(statement["customer_id"], customer_id.as_str());
     assert_eq!(statement["billing_statement_merchant_name"], "Acme");
     assert_eq!(statement["payment_settings"], json!({"payment_methods": ["card", "gcash"]}));
@@ -94,7 +98,12 @@ async fn a_draft_gets_line_items_and_finalizes_into_a_numbered_open_statement(ap
     let item_id = consulting["id"].as_str().unwrap();
     assert!(item_id.starts_with("bstm_li_"), "{item_id}");
     assert_eq!(
-        (&consulting["resource"], &consulting["billing_statement_id"], &consulting["unit_price"], &consulting["quantity"]),
+        (
+            &consulting["resource"],
+            &consulting["billing_statement_id"],
+            &consulting["unit_price"],
+            &consulting["quantity"]
+        ),
         (&json!("billing_statement_line_item"), &json!(id), &json!(150_000), &json!(1))
     );
     let travel = add_item(&app, id, "Travel", 25_000, 2).await;
@@ -107,14 +116,18 @@ async fn a_draft_gets_line_items_and_finalizes_into_a_numbered_open_statement(ap
     assert_eq!((status, &updated["quantity"], &updated["unit_price"]), (200, &json!(3), &json!(25_000)));
     let path = format!("/billing_statement_line_items/{}", extra["id"].as_str().unwrap());
     let (status, deleted) = read(app.request(Method::DELETE, &path, &app.keys.secret_test).send().await.unwrap()).await;
-    assert_eq!((status, &deleted["deleted"], &deleted["resource"]), (200, &json!(true), &json!("billing_statement_line_item")));
+    assert_eq!(
+        (status, &deleted["deleted"], &deleted["resource"]),
+        (200, &json!(true), &json!("billing_statement_line_item"))
+    );
     let (status, gone) = read(app.get(&path).await).await;
     assert_eq!((status, single_error(&gone, "resource_not_found").is_empty()), (404, false));
     let (status, fetched) = read(app.get(&format!("/billing_statement_line_items/{item_id}")).await).await;
     assert_eq!((status, fetched), (200, consulting.clone()));
     let statement = retrieve(&app, id).await;
     assert_eq!(statement["amount"], 150_000 + 75_000);
-    let items: Vec<&str> = statement["line_items"].as_array().unwrap().iter().map(|i| i["description"].as_str().unwrap()).collect();
+    let items: Vec<&str> =
+        statement["line_items"].as_array().unwrap().iter().map(|i| i["description"].as_str().unwrap()).collect();
     assert_eq!(items, ["Consulting", "Travel"], "in the order they were added");
 
     let (status, open) = app.post(&format!("/billing_statements/{id}/finalize"), "").await;
@@ -180,15 +193,25 @@ async fn bad_statements_and_line_items_are_refused_and_change_nothing(app: TestA
         ("customer_id=pi_123".into(), vec![("customer_id", "parameter_invalid")]),
         (format!("customer_id={customer_id}&currency=USD"), vec![("currency", "parameter_invalid")]),
         (format!("customer_id={customer_id}&due_at={}", now - DAY), vec![("due_at", "parameter_below_minimum")]),
-        (format!("customer_id={customer_id}&due_at=-5&billing_details_collection=never"), vec![("billing_details_collection", "parameter_invalid"), ("due_at", "parameter_below_minimum")]),
-        (format!("customer_id={customer_id}&payment_settings[payment_methods][]=cash&colour=red"), vec![("colour", "parameter_invalid"), ("payment_settings[payment_methods]", "parameter_invalid")]),
-        (format!("customer_id={customer_id}&due_at=2.5&statement_descriptor=ABCDEFGHIJKLMNOPQRSTUVW"), vec![("due_at", "parameter_type_invalid"), ("statement_descriptor", "parameter_invalid")]),
+        (
+            format!("customer_id={customer_id}&due_at=-5&billing_details_collection=never"),
+            vec![("billing_details_collection", "parameter_invalid"), ("due_at", "parameter_below_minimum")],
+        ),
+        (
+            format!("customer_id={customer_id}&payment_settings[payment_methods][]=cash&colour=red"),
+            vec![("colour", "parameter_invalid"), ("payment_settings[payment_methods]", "parameter_invalid")],
+        ),
+        (
+            format!("customer_id={customer_id}&due_at=2.5&statement_descriptor=ABCDEFGHIJKLMNOPQRSTUVW"),
+            vec![("due_at", "parameter_type_invalid"), ("statement_descriptor", "parameter_invalid")],
+        ),
     ];
     for (fields, expected) in cases {
         let (status, refused) = app.post("/billing_statements", &fields).await;
         let mut codes = error_codes(&refused);
         codes.sort();
-        let expected: Vec<(String, String)> = expected.iter().map(|(p, c)| ((*p).to_owned(), (*c).to_owned())).collect();
+        let expected: Vec<(String, String)> =
+            expected.iter().map(|(p, c)| ((*p).to_owned(), (*c).to_owned())).collect();
         assert_eq!((status, codes), (400, expected), "{fields}: {refused}");
     }
     let (_, list) = read(app.get("/billing_statements").await).await;
@@ -201,21 +224,49 @@ async fn bad_statements_and_line_items_are_refused_and_change_nothing(app: TestA
     codes.sort();
     assert_eq!(
         (status, codes),
-        (400, ["billing_statement_id", "description", "quantity", "unit_price"].map(|p| (p.to_owned(), "parameter_required".to_owned())).to_vec())
+        (
+            400,
+            ["billing_statement_id", "description", "quantity", "unit_price"]
+                .map(|p| (p.to_owned(), "parameter_required".to_owned()))
+                .to_vec()
+        )
     );
     let item_cases: [(String, Vec<(&str, &str)>); 6] = [
-        (format!("billing_statement_id={id}&description=%20&unit_price=0&quantity=0"), vec![("description", "parameter_invalid"), ("quantity", "parameter_below_minimum"), ("unit_price", "parameter_below_minimum")]),
-        (format!("billing_statement_id={id}&description={}&unit_price=100&quantity=1", "x".repeat(256)), vec![("description", "parameter_invalid")]),
-        (format!("billing_statement_id={id}&description=A&unit_price=1e3&quantity=1.5"), vec![("quantity", "parameter_type_invalid"), ("unit_price", "parameter_type_invalid")]),
-        (format!("billing_statement_id={id}&description=A&unit_price=6000000000&quantity=1"), vec![("unit_price", "parameter_above_maximum")]),
-        (format!("billing_statement_id={id}&description=A&unit_price=3000000000&quantity=2"), vec![("unit_price", "parameter_above_maximum")]),
-        ("billing_statement_id=bstm_nobody&description=A&unit_price=100&quantity=1".into(), vec![("billing_statement_id", "parameter_invalid")]),
+        (
+            format!("billing_statement_id={id}&description=%20&unit_price=0&quantity=0"),
+            vec![
+                ("description", "parameter_invalid"),
+                ("quantity", "parameter_below_minimum"),
+                ("unit_price", "parameter_below_minimum"),
+            ],
+        ),
+        (
+            format!("billing_statement_id={id}&description={}&unit_price=100&quantity=1", "x".repeat(256)),
+            vec![("description", "parameter_invalid")],
+        ),
+        (
+            format!("billing_statement_id={id}&description=A&unit_price=1e3&quantity=1.5"),
+            vec![("quantity", "parameter_type_invalid"), ("unit_price", "parameter_type_invalid")],
+        ),
+        (
+            format!("billing_statement_id={id}&description=A&unit_price=6000000000&quantity=1"),
+            vec![("unit_price", "parameter_above_maximum")],
+        ),
+        (
+            format!("billing_statement_id={id}&description=A&unit_price=3000000000&quantity=2"),
+            vec![("unit_price", "parameter_above_maximum")],
+        ),
+        (
+            "billing_statement_id=bstm_nobody&description=A&unit_price=100&quantity=1".into(),
+            vec![("billing_statement_id", "parameter_invalid")],
+        ),
     ];
     for (fields, expected) in item_cases {
         let (status, refused) = app.post("/billing_statement_line_items", &fields).await;
         let mut codes = error_codes(&refused);
         codes.sort();
-        let expected: Vec<(String, String)> = expected.iter().map(|(p, c)| ((*p).to_owned(), (*c).to_owned())).collect();
+        let expected: Vec<(String, String)> =
+            expected.iter().map(|(p, c)| ((*p).to_owned(), (*c).to_owned())).collect();
         assert_eq!((status, codes), (400, expected), "{}: {refused}", &fields[..fields.len().min(80)]);
     }
     assert_eq!(retrieve(&app, id).await, statement, "no refused line item changed the statement");
@@ -243,7 +294,9 @@ async fn bad_statements_and_line_items_are_refused_and_change_nothing(app: TestA
     let (_, customer) = read(app.get(&format!("/customers/{customer_id}")).await).await;
     assert_eq!(customer["next_billing_statement_sequence_number"], "1", "a refused finalize takes no number");
 
-    for path in ["/billing_statements/bstm_nobody", "/billing_statements/x", "/billing_statement_line_items/bstm_li_nobody"] {
+    for path in
+        ["/billing_statements/bstm_nobody", "/billing_statements/x", "/billing_statement_line_items/bstm_li_nobody"]
+    {
         let (status, missing) = read(app.get(path).await).await;
         assert_eq!(status, 404, "{path}: {missing}");
         single_error(&missing, "resource_not_found");
@@ -258,9 +311,14 @@ async fn only_drafts_change_and_open_statements_close_once(app: TestApp) {
     let item = open["line_items"][0]["id"].as_str().unwrap();
     let key = app.keys.secret_test.clone();
     let refusals = [
-        app.post("/billing_statement_line_items", &format!("billing_statement_id={id}&description=More&unit_price=100&quantity=1")).await,
+        app.post(
+            "/billing_statement_line_items",
+            &format!("billing_statement_id={id}&description=More&unit_price=100&quantity=1"),
+        )
+        .await,
         read(app.form(Method::PUT, &format!("/billing_statement_line_items/{item}"), &key, "quantity=9").await).await,
-        read(app.request(Method::DELETE, &format!("/billing_statement_line_items/{item}"), &key).send().await.unwrap()).await,
+        read(app.request(Method::DELETE, &format!("/billing_statement_line_items/{item}"), &key).send().await.unwrap())
+            .await,
         read(app.form(Method::PUT, &format!("/billing_statements/{id}"), &key, "description=Changed").await).await,
         read(app.request(Method::DELETE, &format!("/billing_statements/{id}"), &key).send().await.unwrap()).await,
         app.post(&format!("/billing_statements/{id}/finalize"), "").await,
@@ -269,7 +327,8 @@ async fn only_drafts_change_and_open_statements_close_once(app: TestApp) {
         assert_eq!(status, 400, "{refused}");
         assert!(single_error(&refused, "resource_invalid_state").contains("open"), "{refused}");
     }
-    let (status, updated) = read(app.form(Method::PUT, &format!("/billing_statements/{id}"), &key, "metadata[po]=7").await).await;
+    let (status, updated) =
+        read(app.form(Method::PUT, &format!("/billing_statements/{id}"), &key, "metadata[po]=7").await).await;
     assert_eq!((status, &updated["metadata"], &updated["amount"]), (200, &json!({"po": "7"}), &open["amount"]));
 
     // The merchant cannot cancel or change the statement's intent behind its back.
@@ -294,7 +353,10 @@ async fn only_drafts_change_and_open_statements_close_once(app: TestApp) {
     let other_id = other["id"].as_str().unwrap();
     assert_eq!(other["billing_statement_number"], "ACME2-0001", "each customer has its own prefix and sequence");
     let (status, closed) = app.post(&format!("/billing_statements/{other_id}/mark_uncollectible"), "").await;
-    assert_eq!((status, &closed["status"], &closed["payment_intent"]["status"]), (200, &json!("uncollectible"), &json!("canceled")));
+    assert_eq!(
+        (status, &closed["status"], &closed["payment_intent"]["status"]),
+        (200, &json!("uncollectible"), &json!("canceled"))
+    );
 
     // A draft is deleted with its line items; a body parameter is refused first.
     let (customer_id, now) = customer(&app).await;
@@ -307,10 +369,18 @@ async fn only_drafts_change_and_open_statements_close_once(app: TestApp) {
     let (status, deleted) = read(app.request(Method::DELETE, &path, &key).send().await.unwrap()).await;
     assert_eq!(deleted, json!({"id": draft_id, "resource": "billing_statement", "deleted": true}), "{status}");
     assert_eq!(read(app.get(&path).await).await.0, 404);
-    assert_eq!(read(app.get(&format!("/billing_statement_line_items/{}", line["id"].as_str().unwrap())).await).await.0, 404);
+    assert_eq!(
+        read(app.get(&format!("/billing_statement_line_items/{}", line["id"].as_str().unwrap())).await).await.0,
+        404
+    );
 
     let types = app.event_types().await;
-    for expected in ["billing_statement.voided", "billing_statement.marked_uncollectible", "billing_statement.deleted", "billing_statement.updated"] {
+    for expected in [
+        "billing_statement.voided",
+        "billing_statement.marked_uncollectible",
+        "billing_statement.deleted",
+        "billing_statement.updated",
+    ] {
         assert_eq!(types.iter().filter(|t| *t == expected).count(), 1, "{expected}: {types:?}");
     }
     assert_eq!(types.iter().filter(|t| *t == "payment_intent.canceled").count(), 2, "{types:?}");
@@ -325,7 +395,8 @@ async fn concurrent_finalizes_of_one_customer_never_share_a_number(app: TestApp)
         add_item(&app, &id, "Work", 5_000, 1).await;
         statements.push(id);
     }
-    let finalizes = statements.iter().map(|id| app.call(Method::POST, format!("/billing_statements/{id}/finalize"), String::new()));
+    let finalizes =
+        statements.iter().map(|id| app.call(Method::POST, format!("/billing_statements/{id}/finalize"), String::new()));
     let answers = futures_util::future::join_all(finalizes).await;
     let mut numbers: Vec<String> = answers
         .iter()
@@ -358,10 +429,18 @@ async fn line_item_edits_racing_a_finalize_keep_the_amount_right(app: TestApp) {
     let answers = futures_util::future::join_all(requests).await;
     assert_eq!(answers[0].0, 200, "the finalize succeeds: {}", answers[0].1);
     for (status, body) in &answers[1..] {
-        assert!(*status == 200 || (*status == 400 && body["errors"][0]["code"] == "resource_invalid_state"), "{status}: {body}");
+        assert!(
+            *status == 200 || (*status == 400 && body["errors"][0]["code"] == "resource_invalid_state"),
+            "{status}: {body}"
+        );
     }
     let statement = retrieve(&app, &id).await;
-    let sum: i64 = statement["line_items"].as_array().unwrap().iter().map(|i| i["unit_price"].as_i64().unwrap() * i["quantity"].as_i64().unwrap()).sum();
+    let sum: i64 = statement["line_items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["unit_price"].as_i64().unwrap() * i["quantity"].as_i64().unwrap())
+        .sum();
     assert_eq!(statement["amount"], sum);
     assert_eq!(statement["payment_intent"]["amount"], sum, "the intent charges exactly the finalized items");
     let added = answers[1..7].iter().filter(|(status, _)| *status == 200).count();
@@ -376,7 +455,18 @@ async fn the_page_shows_the_statement_and_pays_it_once(app: TestApp) {
     assert_eq!(response.headers()[CACHE_CONTROL], "no-store");
     assert!(response.headers()[CONTENT_SECURITY_POLICY].to_str().unwrap().contains("default-src 'none'"));
     let page = response.text().await.unwrap();
-    for shown in ["Acme", "ACME-0001", "Juan dela Cruz", "juan@example.com", "Consulting", "Travel", "2 × ₱250.00", "₱2,000.00", "Pay ₱2,000.00", "GCash"] {
+    for shown in [
+        "Acme",
+        "ACME-0001",
+        "Juan dela Cruz",
+        "juan@example.com",
+        "Consulting",
+        "Travel",
+        "2 × ₱250.00",
+        "₱2,000.00",
+        "Pay ₱2,000.00",
+        "GCash",
+    ] {
         assert!(page.contains(shown), "{shown} missing from the page");
     }
     assert!(!page.contains("Overdue") && !page.contains("<script"), "{page}");
@@ -397,7 +487,10 @@ async fn the_page_shows_the_statement_and_pays_it_once(app: TestApp) {
     let statement = retrieve(&app, open["id"].as_str().unwrap()).await;
     assert_eq!((&statement["status"], &statement["url"]), (&json!("paid"), &Value::Null));
     let payment = &statement["payment_intent"]["latest_payment"];
-    assert_eq!((&payment["status"], &payment["origin"], &payment["amount"]), (&json!("paid"), &json!("billing_statement"), &json!(200_000)));
+    assert_eq!(
+        (&payment["status"], &payment["origin"], &payment["amount"]),
+        (&json!("paid"), &json!("billing_statement"), &json!(200_000))
+    );
     let types = app.event_types().await;
     assert_eq!(types.iter().filter(|t| *t == "payment.paid").count(), 1, "{types:?}");
     let tail: Vec<&str> = types.iter().rev().take(3).rev().map(String::as_str).collect();
@@ -458,7 +551,9 @@ async fn sending_writes_the_email_to_the_outbox_and_the_mailbox_shows_it(app: Te
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    for shown in ["kept here", "Billing statement ACME2-0001 from Acme", "juan@example.com", url, "₱2,000.00", "Message-ID"] {
+    for shown in
+        ["kept here", "Billing statement ACME2-0001 from Acme", "juan@example.com", url, "₱2,000.00", "Message-ID"]
+    {
         assert!(page.contains(shown), "{shown} missing from the mailbox: {page}");
     }
     let other = browser().get(&mailbox).basic_auth(&app.other_account_key, Some("")).send().await.unwrap();
@@ -466,7 +561,9 @@ async fn sending_writes_the_email_to_the_outbox_and_the_mailbox_shows_it(app: Te
 
     // Live mode has no mail server to send through.
     let live_key = app.keys.secret_live.clone();
-    let (status, live_customer) = read(app.form(Method::POST, "/customers", &live_key, "name=Live&email=live%40example.com&currency=PHP").await).await;
+    let (status, live_customer) =
+        read(app.form(Method::POST, "/customers", &live_key, "name=Live&email=live%40example.com&currency=PHP").await)
+            .await;
     assert_eq!(status, 200);
     let body = format!("customer_id={}&due_at={}", live_customer["id"].as_str().unwrap(), now + DAY);
     let (_, live_statement) = read(app.form(Method::POST, "/billing_statements", &live_key, &body).await).await;
@@ -475,7 +572,8 @@ async fn sending_writes_the_email_to_the_outbox_and_the_mailbox_shows_it(app: Te
     assert_eq!(read(app.form(Method::POST, "/billing_statement_line_items", &live_key, &item).await).await.0, 200);
     let finalize = app.form(Method::POST, &format!("/billing_statements/{live_id}/finalize"), &live_key, "").await;
     assert_eq!(read(finalize).await.0, 200);
-    let (status, unavailable) = read(app.form(Method::POST, &format!("/billing_statements/{live_id}/send"), &live_key, "").await).await;
+    let (status, unavailable) =
+        read(app.form(Method::POST, &format!("/billing_statements/{live_id}/send"), &live_key, "").await).await;
     assert_eq!(status, 503, "{unavailable}");
     single_error(&unavailable, "service_unavailable");
 }
@@ -494,7 +592,8 @@ async fn statements_are_invisible_to_other_accounts_and_modes(app: TestApp) {
         let (_, list) = read(app.request(Method::GET, "/billing_statements", key).send().await.unwrap()).await;
         assert!(ids(&list).is_empty());
     }
-    let (status, _) = read(app.request(Method::GET, "/billing_statements", &app.keys.public_test).send().await.unwrap()).await;
+    let (status, _) =
+        read(app.request(Method::GET, "/billing_statements", &app.keys.public_test).send().await.unwrap()).await;
     assert_eq!(status, 401, "a public key cannot read statements");
     assert_eq!(retrieve(&app, id).await["status"], "open");
 }

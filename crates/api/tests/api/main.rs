@@ -62,8 +62,8 @@ macro_rules! on_both_backends_stepping_deliveries {
 }
 
 mod auth;
-mod billing_statement_mail;
 mod billing_statement_browser;
+mod billing_statement_mail;
 mod billing_statements;
 mod browser;
 mod checkout_browser;

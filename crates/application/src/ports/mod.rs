@@ -28,8 +28,8 @@ pub use customer::{CustomerFilter, CustomerRepository};
 pub use customer_session::CustomerSessionRepository;
 pub use event::EventRepository;
 pub use id_generator::IdGenerator;
-pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer, StatementNotice};
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
+pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer, StatementNotice};
 pub use payment::PaymentRepository;
 pub use payment_intent::PaymentIntentRepository;
 pub use payment_method::PaymentMethodRepository;
@@ -40,9 +40,7 @@ pub use processor::{
 };
 pub use refund::RefundRepository;
 pub use setup_intent::SetupIntentRepository;
-pub use unit_of_work::{
-    in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, Repositories, UnitOfWork,
-};
+pub use unit_of_work::{in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, Repositories, UnitOfWork};
 pub use webhook::{
     DeliveryAttempt, DeliveryRepository, OutgoingWebhook, Sending, UrlGuard, WebhookFilter, WebhookRepository,
     WebhookSender,

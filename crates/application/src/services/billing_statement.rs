@@ -9,14 +9,14 @@ use super::redirect::Access;
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, BillingStatementFilter, Clock, IdGenerator, MailComposer, Presenter,
-    Repositories, StatementNotice, UnitOfWork,
+    in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, BillingStatementFilter, Clock, IdGenerator,
+    MailComposer, Presenter, Repositories, StatementNotice, UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
 use payments_domain::billing_statement::{
-    check_due_at, BillingStatement, BillingStatementStatus, Finalization, LineItem, LineItemChanges,
-    StatementChanges, StatementDetails,
+    check_due_at, BillingStatement, BillingStatementStatus, Finalization, LineItem, LineItemChanges, StatementChanges,
+    StatementDetails,
 };
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::customer::Customer;
@@ -174,7 +174,12 @@ impl BillingStatementService {
             );
             repositories.billing_statements().insert(&statement)?;
             let view = self.complete_view(repositories, scope, statement, Some(customer))?;
-            self.log(scope, now).append(repositories, EventType::BillingStatementCreated, &self.present(&view), None)?;
+            self.log(scope, now).append(
+                repositories,
+                EventType::BillingStatementCreated,
+                &self.present(&view),
+                None,
+            )?;
             Ok(view)
         })
     }
@@ -272,7 +277,8 @@ impl BillingStatementService {
                 let number = BillingStatement::take_number(&mut customer, now)?;
                 repositories.customers().update(&customer, customer_version)?;
                 let details = before.details();
-                let url = format!("{}/b/{}", self.public_base_url.trim_end_matches('/'), before.client_secret().reveal());
+                let url =
+                    format!("{}/b/{}", self.public_base_url.trim_end_matches('/'), before.client_secret().reveal());
                 let intent = self
                     .payment_intents
                     .build(
@@ -418,7 +424,15 @@ impl BillingStatementService {
                 let mut statement = before.clone();
                 statement.add_line_item(item.clone(), now)?;
                 self.store_line_items(repositories, &statement, before.version())?;
-                self.record_line_item(repositories, scope, &statement, item, EventType::BillingStatementLineItemCreated, None, now)
+                self.record_line_item(
+                    repositories,
+                    scope,
+                    &statement,
+                    item,
+                    EventType::BillingStatementLineItemCreated,
+                    None,
+                    now,
+                )
             })
         })
     }
@@ -542,7 +556,9 @@ impl BillingStatementService {
             match outcome {
                 Ok(true) => sent += 1,
                 Ok(false) | Err(ApplicationError::Conflict) => {}
-                Err(error) => tracing::warn!(statement = %candidate.id(), %error, "a billing statement reminder failed"),
+                Err(error) => {
+                    tracing::warn!(statement = %candidate.id(), %error, "a billing statement reminder failed")
+                }
             }
         }
         Ok(sent)
@@ -574,7 +590,8 @@ impl BillingStatementService {
     ) -> Result<LineItemView, ApplicationError> {
         let view = LineItemView { item, statement_id: statement.id().clone(), livemode: statement.livemode() };
         let after = self.presenter.billing_statement_line_item(&view.item, &view.statement_id, view.livemode);
-        let before = before.map(|old| self.presenter.billing_statement_line_item(&old, &view.statement_id, view.livemode));
+        let before =
+            before.map(|old| self.presenter.billing_statement_line_item(&old, &view.statement_id, view.livemode));
         self.log(scope, now).append(repositories, event_type, &after, before.as_ref())?;
         Ok(view)
     }

@@ -75,22 +75,24 @@ impl CheckoutSessionService {
         let id = CheckoutSessionId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
         let secret = ClientSecret::new(id.as_str(), &self.ids.alphanumeric(RANDOM_PART_LENGTH));
         let url = format!("{}/c/{}", self.public_base_url.trim_end_matches('/'), secret.reveal());
-        let intent = self.payment_intents.build(
-            scope,
-            NewPaymentIntent {
-                amount: new.amount,
-                currency: new.currency,
-                payment_methods: new.payment_methods.clone(),
-                statement_descriptor: new.statement_descriptor.clone(),
-                description: new.description.clone(),
-                metadata: new.metadata.clone(),
-                customer_id: None,
-                return_url: Some(url.clone()),
-                card_options: new.card_options.clone(),
-            },
-            now,
-        )
-        .owned_by(IntentOwner::CheckoutSession);
+        let intent = self
+            .payment_intents
+            .build(
+                scope,
+                NewPaymentIntent {
+                    amount: new.amount,
+                    currency: new.currency,
+                    payment_methods: new.payment_methods.clone(),
+                    statement_descriptor: new.statement_descriptor.clone(),
+                    description: new.description.clone(),
+                    metadata: new.metadata.clone(),
+                    customer_id: None,
+                    return_url: Some(url.clone()),
+                    card_options: new.card_options.clone(),
+                },
+                now,
+            )
+            .owned_by(IntentOwner::CheckoutSession);
         let session = CheckoutSession::create(
             id,
             scope.account_id.clone(),

@@ -36,7 +36,8 @@ impl MailMessageService {
     /// Storage failures.
     pub fn claim_due(&self, limit: u32, lease_ms: i64) -> Result<Vec<MailMessage>, ApplicationError> {
         let now = self.clock.now();
-        let due = reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.mail_messages().due(now, limit)?))?;
+        let due =
+            reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.mail_messages().due(now, limit)?))?;
         let mut claimed = Vec::with_capacity(due.len());
         for message in due {
             let mut claim = message.clone();

@@ -7,8 +7,8 @@
 use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt, IdempotencyRecord, IdempotencyState, UnitOfWork,
-    WebhookFilter,
+    in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt, IdempotencyRecord,
+    IdempotencyState, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -16,15 +16,15 @@ use payments_domain::billing_statement::{
     BillingStatement, BillingStatementStatus, Finalization, LineItem, LineItemChanges, StatementDetails,
 };
 use payments_domain::checkout_session::BillingDetailsCollection;
-use payments_domain::ids::{BillingStatementId, BillingStatementLineItemId, MailMessageId};
-use payments_domain::mail_message::{MailContent, MailMessage, MailOutcome, MailStatus};
 use payments_domain::customer::{Billing, BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer};
 use payments_domain::customer_session::{Component, ComponentName, CustomerSession, Feature, Toggle};
 use payments_domain::description::Description;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, DeliveryId, EventId, PaymentId, PaymentIntentId};
+use payments_domain::ids::{BillingStatementId, BillingStatementLineItemId, MailMessageId};
 use payments_domain::ids::{CustomerSessionId, PaymentMethodId, SetupIntentId};
 use payments_domain::ids::{RefundId, WebhookId};
+use payments_domain::mail_message::{MailContent, MailMessage, MailOutcome, MailStatus};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment::{FeeRate, Payment};
@@ -664,7 +664,15 @@ fn statement(scope: &Scope, customer: &Customer, n: u32) -> BillingStatement {
         metadata: Some(metadata(&[("n", "1")])),
     };
     let secret = ClientSecret::new(id.as_str(), "secret");
-    BillingStatement::create(id, scope.account_id.clone(), scope.livemode(), customer.id.clone(), secret, details, at(0))
+    BillingStatement::create(
+        id,
+        scope.account_id.clone(),
+        scope.livemode(),
+        customer.id.clone(),
+        secret,
+        details,
+        at(0),
+    )
 }
 
 fn line_item(name: &str, unit_price: i64) -> LineItem {
@@ -703,7 +711,9 @@ pub fn billing_statements_round_trip_with_their_line_items_and_filters(store: &d
     let item_id = first.line_items()[1].id.clone();
     assert_eq!(read(store, |r| r.billing_statements().find_by_line_item(&scope, &item_id)), Some(first.clone()));
     let version = first.version();
-    first.update_line_item(&item_id, LineItemChanges { quantity: Some(5), ..LineItemChanges::default() }, at(3)).unwrap();
+    first
+        .update_line_item(&item_id, LineItemChanges { quantity: Some(5), ..LineItemChanges::default() }, at(3))
+        .unwrap();
     first.remove_line_item(&first.line_items()[0].id.clone(), at(3)).unwrap();
     write(store, |r| {
         r.billing_statements().update(&first, version)?;
@@ -717,10 +727,14 @@ pub fn billing_statements_round_trip_with_their_line_items_and_filters(store: &d
     let intent = new_intent(&scope, 1);
     write(store, |r| r.payment_intents().insert(&intent));
     let version = first.version();
-    let finalization = Finalization { number: "P0001-0001".into(), payment_intent_id: intent.id().clone(), url: "u".into() };
+    let finalization =
+        Finalization { number: "P0001-0001".into(), payment_intent_id: intent.id().clone(), url: "u".into() };
     first.finalize(finalization, at(4)).unwrap();
     write(store, |r| r.billing_statements().update(&first, version));
-    assert_eq!(read(store, |r| r.billing_statements().find_by_payment_intent(&scope, intent.id())), Some(first.clone()));
+    assert_eq!(
+        read(store, |r| r.billing_statements().find_by_payment_intent(&scope, intent.id())),
+        Some(first.clone())
+    );
     assert_eq!(read(store, |r| r.billing_statements().find_for_page(first.id())), Some(first.clone()));
     let reminder = first.next_notice_at().unwrap();
     assert!(read(store, |r| r.billing_statements().with_notice_due(reminder.plus_seconds(-1), 10)).is_empty());
