@@ -866,22 +866,9 @@ impl BillingStatementRepository for State {
 
 /// `statement` holding `items`.
 fn with_line_items(statement: &BillingStatement, items: Vec<LineItem>) -> BillingStatement {
-    let (will_be_due_noticed, overdue_noticed) = statement.notices();
     BillingStatement::restore(payments_domain::billing_statement::StoredBillingStatement {
-        id: statement.id().clone(),
-        account_id: statement.account_id().clone(),
-        livemode: statement.livemode(),
-        status: statement.status(),
-        customer_id: statement.customer_id().clone(),
-        client_secret: statement.client_secret().clone(),
-        details: statement.details().clone(),
         line_items: items,
-        finalization: statement.finalization().cloned(),
-        will_be_due_noticed,
-        overdue_noticed,
-        created_at: statement.created_at(),
-        updated_at: statement.updated_at(),
-        version: statement.version(),
+        ..statement.stored()
     })
 }
 

@@ -315,6 +315,27 @@ impl BillingStatement {
         }
     }
 
+    /// The statement as a repository stores it.
+    #[must_use]
+    pub fn stored(&self) -> StoredBillingStatement {
+        StoredBillingStatement {
+            id: self.id.clone(),
+            account_id: self.account_id.clone(),
+            livemode: self.livemode,
+            status: self.status,
+            customer_id: self.customer_id.clone(),
+            client_secret: self.client_secret.clone(),
+            details: self.details.clone(),
+            line_items: self.line_items.clone(),
+            finalization: self.finalization.clone(),
+            will_be_due_noticed: self.will_be_due_noticed,
+            overdue_noticed: self.overdue_noticed,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            version: self.version,
+        }
+    }
+
     fn refuse(&self, action: &'static str) -> DomainError {
         DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action }
     }

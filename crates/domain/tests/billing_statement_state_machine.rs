@@ -175,7 +175,7 @@ fn the_url_shows_only_while_open_and_finalizing_needs_a_due_date_and_a_total_in_
     undated.update(StatementChanges::default(), at(1)).unwrap();
     let mut undated = BillingStatement::restore(payments_domain::billing_statement::StoredBillingStatement {
         details: StatementDetails { due_at: None, ..undated.details().clone() },
-        ..stored(&undated)
+        ..undated.stored()
     });
     let refused = undated.finalize(finalization(), at(1)).unwrap_err();
     assert!(
@@ -189,26 +189,6 @@ fn the_url_shows_only_while_open_and_finalizing_needs_a_due_date_and_a_total_in_
         "{refused:?}"
     );
     assert_eq!(late.status(), Draft);
-}
-
-fn stored(statement: &BillingStatement) -> payments_domain::billing_statement::StoredBillingStatement {
-    let (will_be_due_noticed, overdue_noticed) = statement.notices();
-    payments_domain::billing_statement::StoredBillingStatement {
-        id: statement.id().clone(),
-        account_id: statement.account_id().clone(),
-        livemode: statement.livemode(),
-        status: statement.status(),
-        customer_id: statement.customer_id().clone(),
-        client_secret: statement.client_secret().clone(),
-        details: statement.details().clone(),
-        line_items: statement.line_items().to_vec(),
-        finalization: statement.finalization().cloned(),
-        will_be_due_noticed,
-        overdue_noticed,
-        created_at: statement.created_at(),
-        updated_at: statement.updated_at(),
-        version: statement.version(),
-    }
 }
 
 #[test]

@@ -13,7 +13,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_application::services::{AttachOutcome, AttachRequest, StatementPage};
 use payments_application::ApplicationError;
-use payments_domain::billing_statement::BillingStatementStatus;
+use payments_domain::billing_statement::{BillingStatement, BillingStatementStatus};
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::description::Description;
 use payments_domain::payment_intent::PaymentIntent;
@@ -22,11 +22,26 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
     configure_page::<StatementPage>(config, "/b/{client_secret}");
 }
 
-struct ItemLine<'a> {
-    description: &'a str,
-    quantity: i64,
-    unit_price: String,
-    line_total: String,
+/// A line item as the page and the e-mail show it.
+pub(crate) struct StatementLine<'a> {
+    pub(crate) description: &'a str,
+    pub(crate) quantity: i64,
+    pub(crate) unit_price: String,
+    pub(crate) line_total: String,
+}
+
+/// The statement's line items, in order, with their prices in pesos.
+pub(crate) fn statement_lines(statement: &BillingStatement) -> Vec<StatementLine<'_>> {
+    statement
+        .line_items()
+        .iter()
+        .map(|item| StatementLine {
+            description: &item.description,
+            quantity: item.quantity,
+            unit_price: pesos(item.unit_price),
+            line_total: pesos(item.total()),
+        })
+        .collect()
 }
 
 #[derive(Template)]
@@ -40,7 +55,7 @@ struct StatementForm<'a> {
     due_date: String,
     overdue: bool,
     description: Option<&'a str>,
-    items: Vec<ItemLine<'a>>,
+    items: Vec<StatementLine<'a>>,
     total: String,
     form: PaymentForm,
 }
@@ -101,16 +116,7 @@ impl PaymentPage for StatementPage {
         if let Some(page) = self.intent().and_then(|intent| in_flight(intent, test_mode, &total)) {
             return page;
         }
-        let items = statement
-            .line_items()
-            .iter()
-            .map(|item| ItemLine {
-                description: &item.description,
-                quantity: item.quantity,
-                unit_price: pesos(item.unit_price),
-                line_total: pesos(item.total()),
-            })
-            .collect();
+        let items = statement_lines(statement);
         let customer = &self.view.customer;
         let render = |form| {
             StatementForm {

@@ -7,6 +7,7 @@ mod mailbox;
 mod payment_form;
 mod test_authorization;
 
+pub(crate) use billing_statement::{statement_lines, StatementLine};
 pub(crate) use hosted::{long_date, pesos};
 
 use actix_web::web;

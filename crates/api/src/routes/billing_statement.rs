@@ -9,7 +9,7 @@ use crate::error::ApiError;
 use crate::representation::billing_statement::BillingStatementResource;
 use crate::representation::envelope::{Deleted, List};
 use crate::state::{blocking, Services};
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpResponse, Route};
 use payments_application::ports::BillingStatementFilter;
 use payments_application::services::{BillingStatementService, BillingStatementView, NewBillingStatement};
 use payments_application::ApplicationError;
@@ -34,10 +34,13 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
                 .route(web::put().to(update))
                 .route(web::delete().to(delete)),
         )
-        .service(resource("/billing_statements/{id}/finalize").route(web::post().to(finalize)))
-        .service(resource("/billing_statements/{id}/send").route(web::post().to(send)))
-        .service(resource("/billing_statements/{id}/void").route(web::post().to(void)))
-        .service(resource("/billing_statements/{id}/mark_uncollectible").route(web::post().to(mark_uncollectible)));
+        .service(resource("/billing_statements/{id}/finalize").route(transition(BillingStatementService::finalize)))
+        .service(resource("/billing_statements/{id}/send").route(transition(BillingStatementService::send)))
+        .service(resource("/billing_statements/{id}/void").route(transition(BillingStatementService::void)))
+        .service(
+            resource("/billing_statements/{id}/mark_uncollectible")
+                .route(transition(BillingStatementService::mark_uncollectible)),
+        );
 }
 
 async fn create(
@@ -130,40 +133,16 @@ async fn delete(
     Ok(ok(&Deleted::new(view.statement.id().as_str(), RESOURCE)))
 }
 
-async fn finalize(
-    caller: SecretKey,
-    id: web::Path<String>,
-    params: BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    act(caller, id, params, services, BillingStatementService::finalize).await
-}
+/// The use case of a transition: finalize, send, void, mark uncollectible.
+type Transition = fn(&BillingStatementService, &Scope, &str) -> Result<BillingStatementView, ApplicationError>;
 
-async fn send(
-    caller: SecretKey,
-    id: web::Path<String>,
-    params: BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    act(caller, id, params, services, BillingStatementService::send).await
-}
-
-async fn void(
-    caller: SecretKey,
-    id: web::Path<String>,
-    params: BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    act(caller, id, params, services, BillingStatementService::void).await
-}
-
-async fn mark_uncollectible(
-    caller: SecretKey,
-    id: web::Path<String>,
-    params: BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    act(caller, id, params, services, BillingStatementService::mark_uncollectible).await
+/// `POST /billing_statements/{id}/<action>`, which takes no parameters.
+fn transition(action: Transition) -> Route {
+    web::post().to(
+        move |caller: SecretKey, id: web::Path<String>, params: BodyParams, services: web::Data<Services>| {
+            act(caller, id, params, services, action)
+        },
+    )
 }
 
 /// A transition without parameters: the body must be empty of them.
@@ -172,10 +151,10 @@ async fn act(
     id: web::Path<String>,
     BodyParams(params): BodyParams,
     services: web::Data<Services>,
-    transition: fn(&BillingStatementService, &Scope, &str) -> Result<BillingStatementView, ApplicationError>,
+    action: Transition,
 ) -> Result<HttpResponse, ApiError> {
     params.finish(Some(()))?;
-    let view = blocking(move || transition(&services.billing_statements, &scope, &id)).await?;
+    let view = blocking(move || action(&services.billing_statements, &scope, &id)).await?;
     Ok(ok(&BillingStatementResource::new(&view)))
 }
 

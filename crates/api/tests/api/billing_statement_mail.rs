@@ -3,7 +3,7 @@
 //! parsed (mail-parser) for its headers, its plain-text and HTML parts and the statement's link. A
 //! server that is down when the statement is sent gets the message once it is up: nothing is lost.
 
-use crate::helpers::{browser, read, spawn_app_with, TestApp};
+use crate::helpers::{read, spawn_app_with, TestApp};
 use mail_parser::MessageParser;
 use mailin_embedded::{response, Handler, Response, Server};
 use payments_adapters::db::Backend;
@@ -124,24 +124,7 @@ async fn a_sent_statement_arrives_at_a_real_smtp_server_with_both_parts_and_its_
     assert!(!html.contains("<img") && !html.contains("<script"), "no tracking: {html}");
 
     // The mailbox records that it went to the server.
-    let mailbox = format!("{}/test/mailbox", app.address);
-    let mut page = String::new();
-    for _ in 0..50 {
-        page = browser()
-            .get(&mailbox)
-            .basic_auth(&app.keys.secret_test, Some(""))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if page.contains("sent to the SMTP server") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(page.contains("sent to the SMTP server"), "{page}");
+    app.mailbox_showing("sent to the SMTP server").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -150,24 +133,7 @@ async fn a_message_for_a_server_that_is_down_is_retried_until_it_arrives() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let app = app_mailing_to(port).await;
     send_statement(&app).await;
-    let mailbox = format!("{}/test/mailbox", app.address);
-    let mut page = String::new();
-    for _ in 0..50 {
-        page = browser()
-            .get(&mailbox)
-            .basic_auth(&app.keys.secret_test, Some(""))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if page.contains("queued (") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(page.contains("queued ("), "the failed attempt and its reason are shown: {page}");
+    app.mailbox_showing("queued (").await;
     let events = read(app.get("/events?limit=1").await).await.1;
     assert_eq!(events["data"][0]["type"], "billing_statement.sent", "sent is recorded when the message is queued");
 

@@ -165,6 +165,27 @@ impl TestApp {
         read(self.form(method, &path, &self.keys.secret_test, &body).await).await
     }
 
+    /// The test mailbox, read with the test secret key until it shows `words` (up to 5 s: the mail
+    /// worker runs beside the request that queued the message).
+    pub async fn mailbox_showing(&self, words: &str) -> String {
+        let mut page = String::new();
+        for _ in 0..50 {
+            let response = browser()
+                .get(format!("{}/test/mailbox", self.address))
+                .basic_auth(&self.keys.secret_test, Some(""))
+                .send()
+                .await
+                .expect("open the mailbox");
+            assert_eq!(response.status(), 200);
+            page = response.text().await.expect("the mailbox");
+            if page.contains(words) {
+                return page;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("the mailbox never showed {words:?}: {page}");
+    }
+
     /// Creates a payment intent with the test secret key from extra form fields.
     pub async fn create_intent(&self, amount: i64, extra: &str) -> Value {
         let body = format!(
