@@ -4,6 +4,23 @@
 /// Digits in a run that is taken for a card number.
 const CARD_NUMBER_DIGITS: usize = 12;
 
+/// The prefixes of hosted pages whose next path segment is a capability (a client secret or a
+/// single-use token): whoever holds the link may pay or authorize.
+const CAPABILITY_PATHS: [&str; 3] = ["/c/", "/b/", "/test/authorize/"];
+
+/// `path` with the capability segment of a hosted page's link replaced, so a log line never holds
+/// a working link: `/b/bstm_…_secret_…` is `/b/[redacted]`.
+#[must_use]
+pub fn without_capabilities(path: &str) -> String {
+    for prefix in CAPABILITY_PATHS {
+        if let Some(rest) = path.strip_prefix(prefix) {
+            let tail = rest.find('/').map_or("", |slash| &rest[slash..]);
+            return format!("{prefix}[redacted]{tail}");
+        }
+    }
+    path.to_owned()
+}
+
 /// `text` with every run of 12 or more digits (spaces, dashes or `%20` between them allowed)
 /// replaced, so a card number sent in the wrong place is not echoed in an error or a log line.
 #[must_use]
@@ -52,7 +69,17 @@ pub fn without_card_numbers(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
+
+    #[test]
+    fn hosted_page_links_lose_their_secret_and_other_paths_stay() {
+        assert_eq!(without_capabilities("/b/bstm_1_secret_2"), "/b/[redacted]");
+        assert_eq!(without_capabilities("/c/cs_1_secret_2"), "/c/[redacted]");
+        assert_eq!(without_capabilities("/test/authorize/token/x"), "/test/authorize/[redacted]/x");
+        assert_eq!(without_capabilities("/billing_statements/bstm_1"), "/billing_statements/bstm_1");
+        assert_eq!(without_capabilities("/test/mailbox"), "/test/mailbox");
+    }
 
     #[test]
     fn card_numbers_are_never_echoed() {

@@ -1,9 +1,10 @@
 //! Structured logs through `tracing`: one span per request with its id, method, path and status.
 //!
-//! The span records the path without the query string (and with anything that looks like a card
-//! number removed) and no headers, so keys, client secrets and card numbers never reach a log line.
+//! The span records the path without the query string (with the secret of a hosted page's link and
+//! anything that looks like a card number removed) and no headers, so keys, client secrets, page
+//! links and card numbers never reach a log line.
 
-use crate::redact::without_card_numbers;
+use crate::redact::{without_capabilities, without_card_numbers};
 use crate::settings::{LogFormat, LogSettings};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -49,7 +50,7 @@ impl RootSpanBuilder for RequestSpan {
             "request",
             request_id = %request_id,
             method = %request.method(),
-            path = %without_card_numbers(request.path()),
+            path = %without_card_numbers(&without_capabilities(request.path())),
             status = tracing::field::Empty,
         )
     }

@@ -60,6 +60,12 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
     let page = reqwest::Client::new().post(format!("{}/test/authorize/4000%200566%205566%205556", app.address));
     assert!(page.send().await.unwrap().status().is_client_error());
 
+    // A hosted page's link is a capability: opening it is logged without its secret.
+    let (status, session) = read(app.form(Method::POST, "/checkout_sessions", &app.keys.secret_test, "line_items[0][name]=Mug&line_items[0][amount]=5000&line_items[0][quantity]=1&success_url=https://s.example/ok&cancel_url=https://s.example/no&payment_methods[]=card").await).await;
+    assert_eq!(status, 200, "{session}");
+    let page_secret = session["client_secret"].as_str().unwrap().to_owned();
+    assert_eq!(reqwest::get(session["url"].as_str().unwrap()).await.unwrap().status(), 200);
+
     let cvc = "9173";
     let cards = ["4242424242424242", "4000000000003220", "4005550000000019", "5425233430109903"];
     for number in cards {
@@ -123,6 +129,7 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
         in_path,
         "4000%200566",
         "Authorization",
+        page_secret.as_str(),
         cards[0],
         cards[1],
         cards[2],
