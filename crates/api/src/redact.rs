@@ -69,7 +69,6 @@ pub fn without_card_numbers(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
 
     #[test]
