@@ -214,6 +214,9 @@ impl From<ApplicationError> for ApiError {
                 "A request with this idempotency key is still being processed.",
             ),
             ApplicationError::Unavailable(cause) => Self::unavailable(cause),
+            ApplicationError::NotConfigured(what) => {
+                Self::new(StatusCode::SERVICE_UNAVAILABLE, "service_unavailable", what)
+            }
             ApplicationError::Internal(cause) => Self::internal(cause),
         }
     }

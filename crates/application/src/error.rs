@@ -32,6 +32,10 @@ pub enum ApplicationError {
     /// A request with the same idempotency key is still being processed.
     #[error("a request with the same idempotency key is in progress")]
     IdempotencyKeyInUse,
+    /// Something this request needs is not configured here (a live payment processor, a mail
+    /// server); the message says what, and retrying does not help until it is.
+    #[error("{0}")]
+    NotConfigured(String),
     /// The storage cannot be reached; retrying later may succeed.
     #[error("the storage is unavailable")]
     Unavailable(#[source] BoxError),

@@ -623,11 +623,21 @@ impl BillingStatement {
     /// The next number of `customer`'s statements, `PREFIX-0001`, advancing the customer's sequence.
     ///
     /// # Errors
-    /// `resource_invalid_state` when the customer's sequence is exhausted.
+    /// `parameter_above_maximum` naming `customer_id` when the sequence is at its largest value
+    /// (999999999999), which cannot be advanced: the merchant sets it lower.
     pub fn take_number(customer: &mut Customer, now: Timestamp) -> Result<String, DomainError> {
         let sequence = customer.next_billing_statement_sequence_number;
         let next = crate::customer::SequenceNumber::new(sequence.value() + 1).map_err(|_| {
-            DomainError::InvalidState { resource: "customer", status: "exhausted", action: "number a statement of" }
+            DomainError::Invalid(FieldError::new(
+                "customer_id",
+                ErrorCode::ParameterAboveMaximum,
+                format!(
+                    "Customer {}'s next_billing_statement_sequence_number is at its largest value, {}; set it lower \
+                     to number more statements.",
+                    customer.id,
+                    sequence.value()
+                ),
+            ))
         })?;
         customer.next_billing_statement_sequence_number = next;
         customer.updated_at = now;

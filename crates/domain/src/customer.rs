@@ -264,12 +264,12 @@ impl SequenceNumber {
     /// # Errors
     /// `parameter_invalid` unless `text` is a whole number from 1 to 999999999999.
     pub fn parse(text: &str) -> Result<Self, Invalid> {
-        let parsed = (!text.is_empty() && text.len() <= 12 && text.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| text.parse::<i64>().ok())
-            .flatten();
-        match parsed {
-            Some(number) => Self::new(number),
-            None => Err(Invalid::value("The sequence number must be a whole number written in digits.")),
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Invalid::value("The sequence number must be a whole number written in digits."));
+        }
+        match text.trim_start_matches('0').len() {
+            0..=12 => Self::new(text.parse::<i64>().unwrap_or(0)),
+            _ => Self::new(i64::MAX),
         }
     }
 

@@ -11,6 +11,9 @@ use askama::Template;
 use payments_domain::account::{KeyKind, Mode};
 use payments_domain::mail_message::{MailMessage, MailStatus};
 
+/// The hosted pages' policy with the inline styles of e-mail allowed.
+const MAILBOX_POLICY: &str = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data:; \
+                              base-uri 'none'; frame-ancestors 'none'";
 /// The most messages the page shows.
 const SHOWN: u32 = 50;
 
@@ -74,7 +77,10 @@ async fn mailbox(request: HttpRequest, services: web::Data<Services>) -> HttpRes
         }
     };
     let shown = messages.iter().map(shown).collect();
-    html(StatusCode::OK, Mailbox { messages: shown, delivers }.render())
+    let mut response = html(StatusCode::OK, Mailbox { messages: shown, delivers }.render());
+    // The messages' own inline styles, so they look as they will in a mail client; still no scripts.
+    response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, header::HeaderValue::from_static(MAILBOX_POLICY));
+    response
 }
 
 fn shown(message: &MailMessage) -> Shown<'_> {

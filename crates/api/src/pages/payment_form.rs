@@ -6,6 +6,7 @@
 use super::hosted::FORM_TOKEN_FIELD;
 use super::hosted::{form_token, form_token_matches, html, message, method_name, see_other};
 use crate::decode::{BodyParams, Params, QueryParams};
+use crate::error::ApiError;
 use crate::routes::payment_method::payment_method;
 use crate::state::Services;
 use actix_web::http::StatusCode;
@@ -189,9 +190,24 @@ async fn show<P: PaymentPage>(
 async fn pay<P: PaymentPage>(
     request: HttpRequest,
     secret: web::Path<String>,
-    BodyParams(mut params): BodyParams,
+    body: Result<BodyParams, ApiError>,
     services: web::Data<Services>,
 ) -> HttpResponse {
+    // A form the API's decoder refuses (a NUL, invalid UTF-8, too large, too slow) is answered as a
+    // page, not as the API's JSON.
+    let mut params = match body {
+        Ok(BodyParams(params)) => params,
+        Err(error) => {
+            let page = request.path().to_owned();
+            return message(
+                error.status(),
+                "This form could not be read",
+                "Nothing was charged. Open the payment page again and fill in the form.",
+                Some((&page, "Open the payment page")),
+                false,
+            );
+        }
+    };
     let token = params.string(FORM_TOKEN_FIELD, IDENTIFIER_LENGTH);
     if !form_token_matches(&request, token.as_deref()) {
         let page = request.path().to_owned();
@@ -529,6 +545,13 @@ fn failure(error: &PageError) -> HttpResponse {
             let text = "This payment link is not valid. Check the address, or ask the merchant for a new link.";
             message(StatusCode::NOT_FOUND, "Payment page not found", text, None, false)
         }
+        PageError::Other(ApplicationError::NotConfigured(_)) => message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "This payment cannot be taken here yet",
+            "The merchant's payment service is not fully set up. Nothing was charged.",
+            None,
+            false,
+        ),
         PageError::Other(ApplicationError::Unavailable(_)) => message(
             StatusCode::SERVICE_UNAVAILABLE,
             "Try again in a moment",

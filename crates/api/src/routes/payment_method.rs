@@ -71,7 +71,8 @@ async fn delete(
 pub(super) fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
     let names = params.string_list("payment_methods", CHOICES, CHOICE_LENGTH)?;
     if names.is_empty() {
-        params.push(FieldError::invalid("payment_methods", "Allow at least one payment method."));
+        let name = params.name("payment_methods");
+        params.push(FieldError::invalid(name, "Allow at least one payment method."));
         return None;
     }
     let mut methods = Vec::new();

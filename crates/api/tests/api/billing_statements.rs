@@ -294,6 +294,32 @@ async fn bad_statements_and_line_items_are_refused_and_change_nothing(app: TestA
     let (_, customer) = read(app.get(&format!("/customers/{customer_id}")).await).await;
     assert_eq!(customer["next_billing_statement_sequence_number"], "1", "a refused finalize takes no number");
 
+    // An empty list of methods is named once, where it was given.
+    let body = json!({"customer_id": customer_id, "payment_settings": {"payment_methods": []}});
+    let (status, refused) =
+        read(app.json(Method::POST, "/billing_statements", &app.keys.secret_test, &body).await).await;
+    assert_eq!(
+        (status, error_codes(&refused)),
+        (400, vec![("payment_settings[payment_methods]".into(), "parameter_invalid".into())])
+    );
+    // A sequence at its largest value cannot number another statement; past it is refused as such.
+    let customer_path = format!("/customers/{customer_id}");
+    let key = app.keys.secret_test.clone();
+    let too_far = "next_billing_statement_sequence_number=1000000000000";
+    let (status, refused) = read(app.form(Method::PUT, &customer_path, &key, too_far).await).await;
+    assert_eq!(
+        (status, error_codes(&refused)),
+        (400, vec![("next_billing_statement_sequence_number".into(), "parameter_above_maximum".into())])
+    );
+    let last = "next_billing_statement_sequence_number=999999999999";
+    assert_eq!(read(app.form(Method::PUT, &customer_path, &key, last).await).await.0, 200);
+    let fresh = draft(&app, &customer_id, now + 10 * DAY).await;
+    let fresh_id = fresh["id"].as_str().unwrap();
+    add_item(&app, fresh_id, "Work", 5_000, 1).await;
+    let (status, refused) = app.post(&format!("/billing_statements/{fresh_id}/finalize"), "").await;
+    assert_eq!(status, 400);
+    assert!(single_error(&refused, "parameter_above_maximum").contains("set it lower"), "{refused}");
+
     for path in
         ["/billing_statements/bstm_nobody", "/billing_statements/x", "/billing_statement_line_items/bstm_li_nobody"]
     {
@@ -330,6 +356,11 @@ async fn only_drafts_change_and_open_statements_close_once(app: TestApp) {
     let (status, updated) =
         read(app.form(Method::PUT, &format!("/billing_statements/{id}"), &key, "metadata[po]=7").await).await;
     assert_eq!((status, &updated["metadata"], &updated["amount"]), (200, &json!({"po": "7"}), &open["amount"]));
+    for unchanged in ["metadata[po]=7", ""] {
+        let (status, same) =
+            read(app.form(Method::PUT, &format!("/billing_statements/{id}"), &key, unchanged).await).await;
+        assert_eq!((status, &same["updated_at"]), (200, &updated["updated_at"]), "{same}");
+    }
 
     // The merchant cannot cancel or change the statement's intent behind its back.
     let intent_id = open["payment_intent"]["id"].as_str().unwrap();
@@ -472,6 +503,10 @@ async fn the_page_shows_the_statement_and_pays_it_once(app: TestApp) {
     assert!(!page.contains("Overdue") && !page.contains("<script"), "{page}");
 
     let visit = visit(url).await;
+    let unreadable = visit.submit("payment_method[type]=card%00").await;
+    assert_eq!(unreadable.status(), 400);
+    assert!(unreadable.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(unreadable.text().await.unwrap().contains("Nothing was charged"));
     let declined = visit.submit(&card_fields("4005550000000019")).await;
     assert_eq!(declined.status(), 402);
     assert!(declined.text().await.unwrap().contains("role=\"alert\""));
@@ -566,7 +601,7 @@ async fn sending_writes_the_email_to_the_outbox_and_the_mailbox_shows_it(app: Te
     let (status, unavailable) =
         read(app.form(Method::POST, &format!("/billing_statements/{live_id}/send"), &live_key, "").await).await;
     assert_eq!(status, 503, "{unavailable}");
-    single_error(&unavailable, "service_unavailable");
+    assert!(single_error(&unavailable, "service_unavailable").contains("No mail server"), "{unavailable}");
 }
 
 async fn statements_are_invisible_to_other_accounts_and_modes(app: TestApp) {

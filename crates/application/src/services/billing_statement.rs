@@ -233,6 +233,10 @@ impl BillingStatementService {
                 let before = load(repositories, scope, id)?;
                 let mut statement = before.clone();
                 statement.update(changes.clone(), now)?;
+                if statement.details() == before.details() {
+                    // Nothing changed: no write, no `billing_statement.updated` for webhooks to ignore.
+                    return self.complete_view(repositories, scope, before, None);
+                }
                 repositories.billing_statements().update(&statement, before.version())?;
                 self.record_change(repositories, scope, before, statement, EventType::BillingStatementUpdated, now)
             })
@@ -319,8 +323,8 @@ impl BillingStatementService {
             let statement = load(repositories, scope, id)?;
             statement.ensure_open("send")?;
             if scope.livemode() && !self.mail_delivers {
-                return Err(ApplicationError::Unavailable(
-                    "no mail server is configured, so live billing statements cannot be sent".into(),
+                return Err(ApplicationError::NotConfigured(
+                    "No mail server is configured, so live billing statements cannot be sent.".into(),
                 ));
             }
             let customer = self.customer_of(repositories, scope, &statement)?;

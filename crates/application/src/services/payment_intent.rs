@@ -47,7 +47,7 @@ impl Processors {
         if livemode {
             self.live
                 .as_ref()
-                .ok_or_else(|| ApplicationError::Unavailable("no live payment processor is configured".into()))
+                .ok_or_else(|| ApplicationError::NotConfigured("No live payment processor is configured.".into()))
         } else {
             Ok(&self.test)
         }
