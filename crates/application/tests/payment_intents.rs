@@ -207,7 +207,7 @@ fn live_mode_without_a_processor_is_unavailable() {
     let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
     assert!(matches!(
         service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()),
-        Err(ApplicationError::Unavailable(_))
+        Err(ApplicationError::NotConfigured(reason)) if reason.contains("No live payment processor")
     ));
 }
 
