@@ -426,10 +426,12 @@ mod tests {
             SequenceNumber::parse("").unwrap_err().detail,
             "The sequence number must be a whole number written in digits."
         );
+        let too_large = SequenceNumber::parse("9999999999999").unwrap_err();
         assert_eq!(
-            SequenceNumber::parse("9999999999999").unwrap_err().detail,
-            "The sequence number must be a whole number written in digits."
+            (too_large.code, too_large.detail.as_str()),
+            (ErrorCode::ParameterAboveMaximum, "The sequence number must be at most 999999999999.")
         );
+        assert_eq!(SequenceNumber::parse("0007").map(SequenceNumber::value), Ok(7));
     }
 
     #[test]
