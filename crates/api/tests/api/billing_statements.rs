@@ -6,6 +6,7 @@
 
 use crate::checkout_sessions::{card_fields, visit};
 use crate::helpers::{browser, error_codes, ids, open_page, read, single_error, TestApp};
+use crate::receiver::Receiver;
 use reqwest::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, LOCATION};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -479,6 +480,9 @@ async fn line_item_edits_racing_a_finalize_keep_the_amount_right(app: TestApp) {
 }
 
 async fn the_page_shows_the_statement_and_pays_it_once(app: TestApp) {
+    let receiver = Receiver::start(Vec::new());
+    let body = format!("url={}&events[]=billing_statement.paid&events[]=payment.paid", receiver.url);
+    assert_eq!(app.post("/webhooks", &body).await.0, 200);
     let open = open_statement(&app).await;
     let url = open["url"].as_str().unwrap();
     let response = browser().get(url).send().await.unwrap();
@@ -530,6 +534,13 @@ async fn the_page_shows_the_statement_and_pays_it_once(app: TestApp) {
     assert_eq!(types.iter().filter(|t| *t == "payment.paid").count(), 1, "{types:?}");
     let tail: Vec<&str> = types.iter().rev().take(3).rev().map(String::as_str).collect();
     assert_eq!(tail, ["payment_intent.succeeded", "payment.paid", "billing_statement.paid"]);
+
+    // The merchant's webhook hears of it.
+    let received = receiver.wait_for(2, std::time::Duration::from_secs(10)).await;
+    let events: Vec<Value> = received.iter().map(|delivery| serde_json::from_str(&delivery.body).unwrap()).collect();
+    let paid = events.iter().find(|event| event["type"] == "billing_statement.paid").expect("billing_statement.paid");
+    assert_eq!((&paid["data"]["id"], &paid["data"]["status"]), (&open["id"], &json!("paid")));
+    assert_eq!(paid["previous_attributes"]["status"], "open");
 }
 
 async fn the_due_date_reminders_come_once_each_with_a_moved_clock(app: TestApp) {

@@ -6,10 +6,12 @@ use crate::helpers::TestApp;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// A chromedriver child process and a headless Chromium session on it; both end on drop.
+/// A chromedriver child process and a headless Chromium session on it; both end on drop, with every
+/// process they started.
 pub(crate) struct Browser {
     pub(crate) client: Client,
     driver: Child,
@@ -17,6 +19,11 @@ pub(crate) struct Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // Chromium runs as chromedriver's children, in the process group chromedriver leads: end the
+        // whole group, or every test would leave a browser behind (killing chromedriver alone
+        // orphans them, and a few runs of the suite then fill the machine's memory).
+        let group = format!("-{}", self.driver.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
@@ -26,6 +33,7 @@ pub(crate) async fn browser() -> Browser {
     let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).unwrap().port();
     let driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into()))
         .arg(format!("--port={port}"))
+        .process_group(0)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
