@@ -30,6 +30,7 @@ use crate::services::{
     PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
     WebhookService,
 };
+use crate::services::{BillingStatementService, MailMessageService};
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::billing_statement::{BillingStatement, BillingStatementStatus, LineItem};
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus};
@@ -1086,6 +1087,29 @@ impl TestPorts {
     #[must_use]
     pub fn webhook_service(&self) -> WebhookService {
         WebhookService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(PermissiveUrlGuard))
+    }
+
+    /// Billing statements over the payment intents above, with the plain composer; `mail_delivers`
+    /// says whether a mail server is configured.
+    #[must_use]
+    pub fn billing_statement_service(&self, mail_delivers: bool) -> BillingStatementService {
+        BillingStatementService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            Arc::new(PlainComposer),
+            Arc::new(self.payment_intent_service()),
+            mail_delivers,
+            "http://127.0.0.1:8080".into(),
+        )
+    }
+
+    /// The outbox, retried after 1, 2, 4 … seconds without jitter, given up after an hour.
+    #[must_use]
+    pub fn mail_message_service(&self) -> MailMessageService {
+        let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 60_000, jitter: 0.0, give_up_after_ms: 3_600_000 };
+        MailMessageService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), schedule)
     }
 
     /// Deliveries retried after 1, 2, 4 … seconds without jitter, given up after an hour.
