@@ -372,6 +372,14 @@ async fn only_drafts_change_and_open_statements_close_once(app: TestApp) {
     let (status, voided) = app.post(&format!("/billing_statements/{id}/void"), "").await;
     assert_eq!((status, &voided["status"], &voided["url"]), (200, &json!("void"), &Value::Null));
     assert_eq!(voided["payment_intent"]["status"], "canceled");
+    let (_, events) = read(app.get("/events?limit=3").await).await;
+    let voided_event =
+        events["data"].as_array().unwrap().iter().find(|e| e["type"] == "billing_statement.voided").unwrap();
+    assert_eq!(voided_event["data"]["payment_intent"]["status"], "canceled");
+    assert_eq!(
+        voided_event["previous_attributes"]["payment_intent"]["status"], "awaiting_payment_method",
+        "the event's previous attributes show the intent before it was canceled"
+    );
     for action in ["void", "mark_uncollectible", "send", "finalize"] {
         let (status, refused) = app.post(&format!("/billing_statements/{id}/{action}"), "").await;
         assert_eq!(status, 400, "{action}: {refused}");

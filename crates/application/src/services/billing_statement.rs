@@ -238,7 +238,8 @@ impl BillingStatementService {
                     return self.complete_view(repositories, scope, before, None);
                 }
                 repositories.billing_statements().update(&statement, before.version())?;
-                self.record_change(repositories, scope, before, statement, EventType::BillingStatementUpdated, now)
+                let old = self.complete_view(repositories, scope, before, None)?;
+                self.record_change(repositories, scope, old, (statement, None), EventType::BillingStatementUpdated, now)
             })
         })
     }
@@ -305,7 +306,10 @@ impl BillingStatementService {
                 let mut statement = before.clone();
                 statement.finalize(Finalization { number, payment_intent_id: intent.id().clone(), url }, now)?;
                 repositories.billing_statements().update(&statement, before.version())?;
-                self.record_change(repositories, scope, before, statement, EventType::BillingStatementFinalized, now)
+                let old = self.complete_view(repositories, scope, before, Some(customer.clone()))?;
+                let intent = PaymentIntentView { intent, latest_payment: None, customer: Some(customer) };
+                let event = EventType::BillingStatementFinalized;
+                self.record_change(repositories, scope, old, (statement, Some(intent)), event, now)
             })
         })
     }
@@ -379,21 +383,21 @@ impl BillingStatementService {
                 let before = load(repositories, scope, id)?;
                 let mut statement = before.clone();
                 transition(&mut statement, now)?;
-                if let Some(intent_id) = before.payment_intent_id() {
-                    let intent = repositories
-                        .payment_intents()
-                        .find(scope, intent_id)?
-                        .ok_or_else(|| ApplicationError::internal("a billing statement's payment intent is missing"))?;
-                    if intent.status() == PaymentIntentStatus::Processing {
+                // The view before, read before the intent is canceled: the event's previous attributes.
+                let old = self.complete_view(repositories, scope, before, None)?;
+                let mut intent_after = None;
+                if let Some(intent) = &old.payment_intent {
+                    if intent.intent.status() == PaymentIntentStatus::Processing {
                         return Err(ApplicationError::InvalidState(
                             "This billing statement's payment is processing; it completes or fails within seconds."
                                 .into(),
                         ));
                     }
-                    self.payment_intents.abandon_within(repositories, scope, intent_id, now)?;
+                    let canceled = self.payment_intents.abandon_within(repositories, scope, intent.intent.id(), now)?;
+                    intent_after = Some(canceled);
                 }
-                repositories.billing_statements().update(&statement, before.version())?;
-                self.record_change(repositories, scope, before, statement, event_type, now)
+                repositories.billing_statements().update(&statement, old.statement.version())?;
+                self.record_change(repositories, scope, old, (statement, intent_after), event_type, now)
             })
         })
     }
@@ -600,22 +604,19 @@ impl BillingStatementService {
         Ok(view)
     }
 
-    /// Appends `event_type` for a statement that moved from `before`, and returns its view.
+    /// Appends `event_type` for a statement that moved from `old`, and returns its view. `intent` is
+    /// its payment intent when the move changed or created it; else the old one stands.
     fn record_change(
         &self,
         repositories: &mut dyn Repositories,
         scope: &Scope,
-        before: BillingStatement,
-        statement: BillingStatement,
+        old: BillingStatementView,
+        (statement, intent): (BillingStatement, Option<PaymentIntentView>),
         event_type: EventType,
         now: Timestamp,
     ) -> Result<BillingStatementView, ApplicationError> {
-        let old = self.complete_view(repositories, scope, before, None)?;
         let view = BillingStatementView {
-            payment_intent: match statement.payment_intent_id() {
-                Some(id) => Some(load_view(repositories, scope, id.as_str())?),
-                None => None,
-            },
+            payment_intent: intent.or_else(|| old.payment_intent.clone()),
             statement,
             customer: old.customer.clone(),
             merchant_name: old.merchant_name.clone(),
