@@ -13,6 +13,7 @@ use payments_domain::validation::FieldError;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::fmt;
+use utoipa::ToSchema;
 
 /// How long a client should wait before retrying when the database is unavailable.
 const RETRY_AFTER_SECONDS: &str = "1";
@@ -20,10 +21,14 @@ const RETRY_AFTER_SECONDS: &str = "1";
 pub const MAX_ERRORS: usize = 50;
 
 /// One entry of an error body.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ErrorEntry {
+    /// What went wrong, for programs: `parameter_required`, `resource_not_found`, a decline code…
+    #[schema(value_type = String)]
     pub code: Cow<'static, str>,
+    /// What went wrong, for people.
     pub detail: String,
+    /// The parameter at fault (`billing[address][line1]`), when one is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parameter: Option<String>,
 }
@@ -35,8 +40,10 @@ impl ErrorEntry {
     }
 }
 
-#[derive(Serialize)]
-struct ErrorBody<'a> {
+/// The body of every error answer.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Error)]
+pub(crate) struct ErrorBody<'a> {
     errors: &'a [ErrorEntry],
 }
 

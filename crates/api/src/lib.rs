@@ -7,6 +7,7 @@ pub mod decode;
 pub mod error;
 pub mod idempotency;
 pub mod mail;
+mod openapi;
 pub mod pages;
 pub mod presenter;
 pub mod redact;

@@ -66,6 +66,8 @@ pub enum BillingDetailsCollection {
 }
 
 impl BillingDetailsCollection {
+    pub const ALL: [Self; 2] = [Self::Always, Self::Auto];
+
     /// # Errors
     /// `parameter_invalid` for anything but `always` or `auto`.
     pub fn parse(value: &str) -> Result<Self, Invalid> {
@@ -94,6 +96,8 @@ pub enum SubmitType {
 }
 
 impl SubmitType {
+    pub const ALL: [Self; 3] = [Self::Pay, Self::Donate, Self::Book];
+
     /// # Errors
     /// `parameter_invalid` for anything but `pay`, `donate` or `book`.
     pub fn parse(value: &str) -> Result<Self, Invalid> {

@@ -308,6 +308,7 @@ impl fmt::Display for SequenceNumber {
 
 /// A customer's billing details.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Billing {
     pub phone: Option<String>,
     pub address: Option<Address>,
@@ -315,6 +316,7 @@ pub struct Billing {
 
 /// A postal address.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Address {
     pub line1: Option<String>,
     pub line2: Option<String>,
@@ -329,6 +331,7 @@ pub const MAX_ADDRESS_FIELD_LENGTH: usize = 255;
 
 /// A two-letter ISO 3166-1 country code, upper case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct CountryCode(String);
 

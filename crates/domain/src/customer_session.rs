@@ -11,6 +11,7 @@ pub const SESSION_SECONDS: i64 = 24 * 60 * 60;
 
 /// What a component lets the customer do with saved payment methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Feature {
     /// Save more payment methods.
@@ -24,7 +25,7 @@ pub enum Feature {
 }
 
 impl Feature {
-    const ALL: [Self; 4] =
+    pub const ALL: [Self; 4] =
         [Self::PaymentMethodSave, Self::PaymentMethodRemove, Self::PaymentMethodRedisplay, Self::PaymentMethodEdit];
 
     #[must_use]
@@ -52,6 +53,7 @@ impl Feature {
 /// One setting of the payment element: `{"component": "payment_element", "feature": …, "value":
 /// "enabled" | "disabled"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Component {
     /// The only component there is: `payment_element`.
     pub component: ComponentName,
@@ -61,12 +63,22 @@ pub struct Component {
 
 /// The components a session can configure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ComponentName {
     PaymentElement,
 }
 
 impl ComponentName {
+    pub const ALL: [Self; 1] = [Self::PaymentElement];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PaymentElement => "payment_element",
+        }
+    }
+
     /// # Errors
     /// `parameter_invalid` for anything but `payment_element`.
     pub fn parse(value: &str) -> Result<Self, Invalid> {
@@ -79,6 +91,7 @@ impl ComponentName {
 
 /// Whether a feature is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Toggle {
     Enabled,
@@ -86,6 +99,16 @@ pub enum Toggle {
 }
 
 impl Toggle {
+    pub const ALL: [Self; 2] = [Self::Enabled, Self::Disabled];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Enabled => "enabled",
+            Self::Disabled => "disabled",
+        }
+    }
+
     /// # Errors
     /// `parameter_invalid` for anything but `enabled` or `disabled`.
     pub fn parse(value: &str) -> Result<Self, Invalid> {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 /// Key-value pairs with string values, within limits that keep rows and events small.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct Metadata(BTreeMap<String, String>);
 

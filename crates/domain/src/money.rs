@@ -45,6 +45,8 @@ pub enum Currency {
 }
 
 impl Currency {
+    pub const ALL: [Self; 1] = [Self::Php];
+
     /// # Errors
     /// `parameter_invalid` for anything but `PHP`.
     pub fn parse(code: &str) -> Result<Self, Invalid> {

@@ -72,6 +72,7 @@ impl PaymentIntentStatus {
 
 /// When a card payment is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum CaptureType {
     /// At authorization.
@@ -81,6 +82,8 @@ pub enum CaptureType {
 }
 
 impl CaptureType {
+    pub const ALL: [Self; 2] = [Self::Automatic, Self::Manual];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -92,6 +95,7 @@ impl CaptureType {
 
 /// Card rules of an intent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CardOptions {
     pub capture_type: CaptureType,
     /// Card number prefixes allowed; empty allows every card.
@@ -119,6 +123,7 @@ impl Default for CardOptions {
 
 /// Why the latest attempt failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PaymentError {
     pub code: String,
     pub detail: String,

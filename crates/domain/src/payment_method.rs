@@ -9,6 +9,7 @@ use std::fmt;
 
 /// A way to pay that an intent can allow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum PaymentMethodType {
     Card,
@@ -43,6 +44,7 @@ impl PaymentMethodType {
 
 /// Whether a card draws on credit or on the holder's account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Funding {
     Credit,
@@ -51,6 +53,8 @@ pub enum Funding {
 }
 
 impl Funding {
+    pub const ALL: [Self; 3] = [Self::Credit, Self::Debit, Self::Prepaid];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -144,7 +148,7 @@ fn luhn(digits: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// A card verification code. `Debug` never shows it.
@@ -204,6 +208,7 @@ impl CardInput {
 
 /// What the service keeps of a card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CardSummary {
     pub brand: String,
     pub first6: String,
@@ -215,6 +220,7 @@ pub struct CardSummary {
 
 /// What the service keeps of a QR Ph payer's account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QrphSummary {
     pub account_name: String,
     pub last4_account_number: String,
@@ -233,6 +239,7 @@ pub struct PaymentMethodRecord {
 
 /// Billing details a customer gave with an attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PaymentBilling {
     pub name: Option<String>,
     pub email: Option<String>,
@@ -249,6 +256,8 @@ pub enum Usage {
 }
 
 impl Usage {
+    pub const ALL: [Self; 2] = [Self::OnSession, Self::OffSession];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -5,7 +5,7 @@ mod signer;
 mod url_guard;
 mod worker;
 
-pub use http_sender::{HttpWebhookSender, SenderBuildError};
+pub use http_sender::{HttpWebhookSender, SenderBuildError, SIGNATURE_HEADER};
 pub use signer::signature_header;
 pub use url_guard::ResolvingUrlGuard;
 pub use worker::{DeliveryWorker, WorkerSettings};

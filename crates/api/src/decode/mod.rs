@@ -8,6 +8,8 @@ pub mod limits;
 mod params;
 #[cfg(test)]
 mod properties;
+mod shape;
 
 pub use body::{read_body, BodyParams, BodyRules, QueryParams};
-pub use params::Params;
+pub use params::{names, Params};
+pub use shape::Shape;

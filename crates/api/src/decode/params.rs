@@ -1,16 +1,23 @@
 //! Reads typed values out of a parameter map, collecting every error with the name of its parameter,
 //! and refuses parameters nobody asked for.
 
+use super::shape::{self, Shape};
 use crate::error::ApiError;
 use payments_application::pagination::MetadataMatch;
 use payments_domain::description::Description;
-use payments_domain::limits::URL_LENGTH;
+use payments_domain::limits::{CHOICE_LENGTH, URL_LENGTH};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Amount;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{ErrorCode, FieldError, Invalid};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+
+/// The names of every value of a closed set, for [`Params::choice`]: `names(&Currency::ALL,
+/// Currency::code)`.
+pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(|value| name(*value)).collect()
+}
 
 /// A parameter map being read. Each read removes the parameter; [`Params::finish`] reports what
 /// was left (unknown parameters) together with every error met on the way.
@@ -19,12 +26,38 @@ pub struct Params {
     values: Map<String, Value>,
     prefix: String,
     errors: Vec<FieldError>,
+    /// Set when describing: each read records its parameter here and reads nothing.
+    shape: Option<Shape>,
 }
 
 impl Params {
     #[must_use]
     pub fn new(values: Map<String, Value>) -> Self {
-        Self { values, prefix: String::new(), errors: Vec::new() }
+        Self { values, prefix: String::new(), errors: Vec::new(), shape: None }
+    }
+
+    /// A parameter map that reads nothing and records what a decoder asks for: run a decoder on it,
+    /// then take its [`Shape`] with [`Params::into_shape`].
+    #[must_use]
+    pub fn describing() -> Self {
+        Self { shape: Some(Shape::default()), ..Self::default() }
+    }
+
+    /// What a decoder run on [`Params::describing`] asked for.
+    #[must_use]
+    pub fn into_shape(self) -> Shape {
+        self.shape.unwrap_or_default()
+    }
+
+    /// Records `key` when describing; `true` then, and the reader returns without a value.
+    fn describe(&mut self, key: &str, schema: impl FnOnce() -> utoipa::openapi::schema::Schema) -> bool {
+        match &mut self.shape {
+            Some(shape) => {
+                shape.add(key, schema);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The parameter's name as a client spells it: `billing[address][line1]`.
@@ -73,6 +106,10 @@ impl Params {
     ///
     /// An error already reported for the parameter, or for one nested in it, is not repeated.
     pub fn require<T>(&mut self, key: &str, value: Option<T>) -> Option<T> {
+        if let Some(shape) = &mut self.shape {
+            shape.require(key);
+            return value;
+        }
         let name = self.name(key);
         let nested = format!("{name}[");
         let reported = self.errors.iter().any(|e| e.parameter == name || e.parameter.starts_with(&nested));
@@ -82,8 +119,20 @@ impl Params {
         value
     }
 
+    /// As [`Params::require`], for a parameter another one can stand in for (`payment_method`, or
+    /// `payment_method_id`): the document shows both as optional.
+    pub fn require_unless_replaced<T>(&mut self, key: &str, value: Option<T>) -> Option<T> {
+        if self.shape.is_some() {
+            return value;
+        }
+        self.require(key, value)
+    }
+
     /// A string parameter of at most `max_chars` characters.
     pub fn string(&mut self, key: &str, max_chars: usize) -> Option<String> {
+        if self.describe(key, || shape::string(max_chars)) {
+            return None;
+        }
         match self.take(key)? {
             Value::String(text) => self.within(key, text, max_chars),
             _ => {
@@ -99,8 +148,39 @@ impl Params {
         self.require(key, value)
     }
 
+    /// A string that names one of a closed set of values, such as a currency; the caller's parser
+    /// checks it, and the document lists `names()` as its choices.
+    pub fn choice(&mut self, key: &str, names: impl FnOnce() -> Vec<&'static str>) -> Option<String> {
+        if self.describe(key, || shape::choice(names())) {
+            return None;
+        }
+        self.string(key, CHOICE_LENGTH)
+    }
+
+    /// As [`Params::choice`], for a parameter that must be present.
+    pub fn required_choice(&mut self, key: &str, names: impl FnOnce() -> Vec<&'static str>) -> Option<String> {
+        let value = self.choice(key, names);
+        self.require(key, value)
+    }
+
+    /// A list of at most `max_items` strings, each naming one of `names()`.
+    pub fn choice_list(
+        &mut self,
+        key: &str,
+        max_items: usize,
+        names: impl FnOnce() -> Vec<&'static str>,
+    ) -> Option<Vec<String>> {
+        if self.describe(key, || shape::list(shape::choice(names()), max_items)) {
+            return None;
+        }
+        self.string_list(key, max_items, CHOICE_LENGTH)
+    }
+
     /// A string parameter for which a client may also send a whole number.
     pub fn string_or_integer(&mut self, key: &str, max_chars: usize) -> Option<String> {
+        if self.describe(key, || shape::string_or_integer(max_chars)) {
+            return None;
+        }
         match self.take(key)? {
             Value::String(text) => self.within(key, text, max_chars),
             Value::Number(number) if number.is_i64() || number.is_u64() => {
@@ -126,6 +206,9 @@ impl Params {
 
     /// A whole-number parameter: a JSON integer, or digits (forms send numbers as strings).
     pub fn integer(&mut self, key: &str) -> Option<i64> {
+        if self.describe(key, || shape::integer(None, None)) {
+            return None;
+        }
         let parsed = match self.take(key)? {
             Value::Number(number) => number.as_i64(),
             Value::String(text) => text.trim().parse::<i64>().ok(),
@@ -140,6 +223,9 @@ impl Params {
     /// An amount in centavos: a whole number within the service's bounds. A negative, fractional or
     /// non-numeric value is a type error; a whole number out of bounds is below or above the bounds.
     pub fn amount(&mut self, key: &str) -> Option<Amount> {
+        if self.describe(key, || shape::integer(Some(Amount::MINIMUM), Some(Amount::MAXIMUM))) {
+            return None;
+        }
         let centavos = self.integer(key)?;
         if centavos < 0 {
             self.type_error(key, "a positive whole number of centavos");
@@ -151,6 +237,9 @@ impl Params {
     /// A list of at most `max_items` strings of at most `max_chars` characters each: an array
     /// (`a[]=x` in forms), or one string as a list of one.
     pub fn string_list(&mut self, key: &str, max_items: usize, max_chars: usize) -> Option<Vec<String>> {
+        if self.describe(key, || shape::list(shape::string(max_chars), max_items)) {
+            return None;
+        }
         let items = match self.take(key)? {
             Value::String(text) => vec![Value::String(text)],
             Value::Array(items) => items,
@@ -184,6 +273,10 @@ impl Params {
 
     /// `metadata`: at most 50 string values (see [`Metadata::new`]).
     pub fn metadata(&mut self, key: &str) -> Option<Metadata> {
+        let (keys, key_chars, value_chars) = (Metadata::MAX_KEYS, Metadata::MAX_KEY_LENGTH, Metadata::MAX_VALUE_LENGTH);
+        if self.describe(key, || shape::string_map(Some(keys), Some(key_chars), Some(value_chars))) {
+            return None;
+        }
         let pairs = self.string_map(key)?;
         self.check(key, Metadata::new(pairs))
     }
@@ -196,6 +289,9 @@ impl Params {
 
     /// An absolute `http` or `https` URL of at most [`URL_LENGTH`] characters.
     pub fn url(&mut self, key: &str) -> Option<String> {
+        if self.describe(key, || shape::formatted_string(URL_LENGTH, "uri")) {
+            return None;
+        }
         let text = self.string(key, URL_LENGTH)?;
         let valid =
             url::Url::parse(&text).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some());
@@ -204,6 +300,9 @@ impl Params {
 
     /// A boolean parameter: `true`/`True`/`1` or `false`/`False`/`0` in forms.
     pub fn boolean(&mut self, key: &str) -> Option<bool> {
+        if self.describe(key, shape::boolean) {
+            return None;
+        }
         let parsed = match self.take(key)? {
             Value::Bool(flag) => Some(flag),
             Value::String(text) => match text.as_str() {
@@ -226,6 +325,9 @@ impl Params {
 
     /// A map of strings, such as `metadata`.
     pub fn string_map(&mut self, key: &str) -> Option<BTreeMap<String, String>> {
+        if self.describe(key, || shape::string_map(None, None, None)) {
+            return None;
+        }
         let Value::Object(map) = self.take(key)? else {
             self.type_error(key, "an object of strings");
             return None;
@@ -253,6 +355,10 @@ impl Params {
     /// in a query string, so PayRex's Python client filters by keys only). At most
     /// [`Metadata::MAX_KEYS`] conditions, keys and values within the metadata limits.
     pub fn metadata_filter(&mut self, key: &str) -> Vec<MetadataMatch> {
+        let (keys, key_chars, value_chars) = (Metadata::MAX_KEYS, Metadata::MAX_KEY_LENGTH, Metadata::MAX_VALUE_LENGTH);
+        if self.describe(key, || shape::string_map(Some(keys), Some(key_chars), Some(value_chars))) {
+            return Vec::new();
+        }
         let conditions: Vec<(String, Option<Value>)> = match self.take(key) {
             None => return Vec::new(),
             Some(Value::Object(pairs)) => pairs.into_iter().map(|(k, v)| (k, Some(v))).collect(),
@@ -300,11 +406,17 @@ impl Params {
 
     /// A nested object read by `read`; its errors and unknown keys are reported under this one.
     pub fn object<T>(&mut self, key: &str, read: impl FnOnce(&mut Params) -> Option<T>) -> Option<T> {
+        if self.shape.is_some() {
+            let mut nested = Self::describing();
+            read(&mut nested);
+            self.describe(key, || nested.into_shape().into_schema());
+            return None;
+        }
         let Value::Object(map) = self.take(key)? else {
             self.type_error(key, "an object");
             return None;
         };
-        let mut nested = Self { values: map, prefix: self.name(key), errors: Vec::new() };
+        let mut nested = Self { values: map, prefix: self.name(key), errors: Vec::new(), shape: None };
         let value = read(&mut nested);
         nested.reject_unknown();
         let failed = !nested.errors.is_empty();
@@ -324,6 +436,12 @@ impl Params {
         max_items: usize,
         mut read: impl FnMut(&mut Params) -> Option<T>,
     ) -> Option<Vec<T>> {
+        if self.shape.is_some() {
+            let mut nested = Self::describing();
+            read(&mut nested);
+            self.describe(key, || shape::list(nested.into_shape().into_schema(), max_items));
+            return None;
+        }
         let Value::Array(items) = self.take(key)? else {
             self.type_error(key, "a list of objects");
             return None;
@@ -344,7 +462,7 @@ impl Params {
                 failed = true;
                 continue;
             };
-            let mut nested = Self { values: map, prefix: item_name, errors: Vec::new() };
+            let mut nested = Self { values: map, prefix: item_name, errors: Vec::new(), shape: None };
             let value = read(&mut nested);
             nested.reject_unknown();
             failed |= !nested.errors.is_empty();

@@ -5,7 +5,10 @@ mod checkout;
 mod hosted;
 mod mailbox;
 mod payment_form;
+mod reference;
 mod test_authorization;
+
+pub use reference::ApiReference;
 
 pub(crate) use billing_statement::{statement_lines, StatementLine};
 pub(crate) use hosted::{long_date, pesos};
@@ -19,4 +22,5 @@ pub fn configure(config: &mut web::ServiceConfig) {
     billing_statement::configure(config);
     mailbox::configure(config);
     test_authorization::configure(config);
+    reference::configure(config);
 }

@@ -13,23 +13,27 @@ use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "billing_statement";
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = BillingStatementCustomer)]
 struct StatementCustomer<'a> {
     id: &'a str,
     name: &'a str,
     email: &'a str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = BillingStatementPaymentSettings)]
 struct PaymentSettings<'a> {
     payment_methods: &'a [PaymentMethodType],
 }
 
 /// A billing statement embedding `payment_intent` (its resource, or its already presented JSON).
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = BillingStatement)]
 pub(crate) struct BillingStatementResource<'a, P> {
     id: &'a str,
     resource: &'static str,

@@ -4,8 +4,10 @@ use payments_application::services::LineItemView;
 use payments_domain::billing_statement::LineItem;
 use payments_domain::ids::BillingStatementId;
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = BillingStatementLineItem)]
 pub(crate) struct BillingStatementLineItemResource<'a> {
     id: &'a str,
     resource: &'static str,

@@ -9,10 +9,12 @@ use payments_domain::metadata::Metadata;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "checkout_session";
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = CheckoutSessionLineItem)]
 struct LineItemResource<'a> {
     id: &'a str,
     resource: &'static str,
@@ -38,7 +40,8 @@ impl<'a> From<&'a LineItem> for LineItemResource<'a> {
 }
 
 /// A checkout session embedding `payment_intent` (its resource, or its already presented JSON).
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = CheckoutSession)]
 pub(crate) struct CheckoutSessionResource<'a, P> {
     id: &'a str,
     resource: &'static str,

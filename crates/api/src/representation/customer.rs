@@ -3,10 +3,12 @@
 use payments_domain::customer::{Billing, Customer};
 use payments_domain::metadata::Metadata;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 pub(crate) const RESOURCE: &str = "customer";
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Customer)]
 pub(crate) struct CustomerResource<'a> {
     id: &'a str,
     resource: &'static str,

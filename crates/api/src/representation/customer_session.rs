@@ -7,10 +7,12 @@ use super::payment_method::PaymentMethodResource;
 use payments_application::services::CustomerSessionView;
 use payments_domain::customer_session::Component;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "customer_session";
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = CustomerSession)]
 pub(crate) struct CustomerSessionResource<'a> {
     id: &'a str,
     resource: &'static str,

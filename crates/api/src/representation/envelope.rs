@@ -2,6 +2,7 @@
 
 use payments_application::pagination::Page;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 /// The contract's list envelope.
 #[derive(Serialize)]
@@ -24,7 +25,8 @@ impl<T> List<T> {
 }
 
 /// The contract's answer to a delete.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Deleted)]
 pub(crate) struct Deleted<'a> {
     id: &'a str,
     resource: &'static str,

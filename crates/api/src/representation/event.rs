@@ -5,11 +5,13 @@ use payments_domain::event::Event;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "event";
 
 /// The envelope of an event being appended.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Event)]
 pub(crate) struct EventResource<'a> {
     id: &'a str,
     resource: &'static str,

@@ -8,6 +8,7 @@ pub(crate) mod customer;
 pub(crate) mod customer_session;
 pub(crate) mod envelope;
 pub(crate) mod event;
+pub(crate) mod health;
 pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;

@@ -8,11 +8,13 @@ use payments_domain::payment::Payment;
 use payments_domain::payment_method::PaymentBilling;
 use payments_domain::payment_method::{CardSummary, PaymentMethodType, QrphSummary};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "payment";
 
 /// A card as a payment shows it.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PaymentCard)]
 struct CardView<'a> {
     first6: &'a str,
     last4: &'a str,
@@ -20,7 +22,8 @@ struct CardView<'a> {
 }
 
 /// The payment method of a payment: `card` only for cards, `qrph` only for QR Ph.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PaymentPaymentMethod)]
 struct PaymentMethodView<'a> {
     #[serde(rename = "type")]
     kind: PaymentMethodType,
@@ -31,7 +34,8 @@ struct PaymentMethodView<'a> {
 }
 
 /// A payment as the API shows it.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Payment)]
 pub(crate) struct PaymentResource<'a> {
     id: &'a str,
     resource: &'static str,
@@ -48,6 +52,7 @@ pub(crate) struct PaymentResource<'a> {
     status: &'static str,
     customer: Option<CustomerResource<'a>>,
     origin: &'a str,
+    #[schema(value_type = Option<Object>)]
     page_session: Option<()>,
     payment_method: PaymentMethodView<'a>,
     refunded: bool,

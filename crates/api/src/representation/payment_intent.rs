@@ -13,11 +13,13 @@ use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "payment_intent";
 
 /// `{"type": "redirect", "redirect_url": …}` while the customer must authenticate.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = NextAction)]
 pub(super) struct NextAction<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
@@ -43,13 +45,15 @@ fn next_action(intent: &PaymentIntent) -> Option<NextAction<'_>> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PaymentMethodOptions)]
 pub(super) struct PaymentMethodOptions<'a> {
     pub(super) card: &'a CardOptions,
 }
 
 /// A payment intent as the API shows it to a secret key.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PaymentIntent)]
 pub(crate) struct PaymentIntentResource<'a> {
     id: &'a str,
     resource: &'static str,
@@ -115,7 +119,8 @@ impl<'a> PaymentIntentResource<'a> {
 }
 
 /// What a browser holding the client secret needs to finish a payment, and nothing more.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PublicPaymentIntent)]
 pub(crate) struct PublicPaymentIntentResource<'a> {
     id: &'a str,
     resource: &'static str,

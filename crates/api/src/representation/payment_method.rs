@@ -3,11 +3,13 @@
 
 use payments_domain::payment_method::{CardSummary, PaymentBilling, PaymentMethod};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 pub(crate) const RESOURCE: &str = "payment_method";
 
 /// A saved payment method.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PaymentMethod)]
 pub(crate) struct PaymentMethodResource<'a> {
     id: &'a str,
     resource: &'static str,
@@ -20,6 +22,7 @@ pub(crate) struct PaymentMethodResource<'a> {
     /// Saved through a setup intent, so the customer may see it again in a payment form.
     allow_redisplay: &'static str,
     livemode: bool,
+    #[schema(value_type = Option<Object>)]
     metadata: Option<()>,
     created_at: i64,
     updated_at: i64,

@@ -4,11 +4,13 @@ use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
 use payments_domain::refund::Refund;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "refund";
 
 /// A refund as the API shows it.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Refund)]
 pub(crate) struct RefundResource<'a> {
     id: &'a str,
     resource: &'static str,

@@ -12,11 +12,13 @@ use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::setup_intent::SetupIntent;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 const RESOURCE: &str = "setup_intent";
 
 /// A setup intent as the API shows it to a secret key.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = SetupIntent)]
 pub(crate) struct SetupIntentResource<'a> {
     id: &'a str,
     resource: &'static str,
@@ -66,7 +68,8 @@ impl<'a> SetupIntentResource<'a> {
 }
 
 /// What a browser holding the client secret needs to save a card, and nothing more.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PublicSetupIntent)]
 pub(crate) struct PublicSetupIntentResource<'a> {
     id: &'a str,
     resource: &'static str,

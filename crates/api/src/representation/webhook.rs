@@ -4,11 +4,13 @@ use payments_application::ports::DeliveryAttempt;
 use payments_domain::description::Description;
 use payments_domain::webhook::Webhook;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 pub(crate) const RESOURCE: &str = "webhook";
 
 /// A webhook as the API shows it.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Webhook)]
 pub(crate) struct WebhookResource<'a> {
     id: &'a str,
     resource: &'static str,
@@ -40,7 +42,8 @@ impl<'a> WebhookResource<'a> {
 }
 
 /// One delivery attempt as the merchant sees it.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Attempt)]
 pub(crate) struct AttemptResource<'a> {
     resource: &'static str,
     delivery_id: &'a str,

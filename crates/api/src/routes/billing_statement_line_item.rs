@@ -1,7 +1,8 @@
 //! `/billing_statement_line_items`: add, retrieve, update and delete the line items of a draft
 //! statement. Update also answers at the spec's spelling with a trailing period, `/…/:id.`.
 
-use super::support::{ok, resource};
+use super::endpoint::Endpoint;
+use super::support::ok;
 use crate::auth::SecretKey;
 use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
@@ -15,17 +16,25 @@ use payments_domain::limits::IDENTIFIER_LENGTH;
 
 const RESOURCE: &str = "billing_statement_line_item";
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/billing_statement_line_items").route(web::post().to(create)))
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/billing_statement_line_items", create)
+            .named("create_billing_statement_line_item", "Add a line item to a draft statement")
+            .body(new_line_item)
+            .answers::<BillingStatementLineItemResource>(),
         // The spec lists the update with a trailing period after the id; both spellings work.
-        .service(resource("/billing_statement_line_items/{id}.").route(web::put().to(update)))
-        .service(
-            resource("/billing_statement_line_items/{id}")
-                .route(web::get().to(retrieve))
-                .route(web::put().to(update))
-                .route(web::delete().to(delete)),
-        );
+        Endpoint::put("/billing_statement_line_items/{id}.", update).alias_of("/billing_statement_line_items/{id}"),
+        Endpoint::get("/billing_statement_line_items/{id}", retrieve)
+            .named("retrieve_billing_statement_line_item", "Retrieve a line item")
+            .answers::<BillingStatementLineItemResource>(),
+        Endpoint::put("/billing_statement_line_items/{id}", update)
+            .named("update_billing_statement_line_item", "Update a line item of a draft statement")
+            .body(line_item_fields)
+            .answers::<BillingStatementLineItemResource>(),
+        Endpoint::delete("/billing_statement_line_items/{id}", delete)
+            .named("delete_billing_statement_line_item", "Delete a line item of a draft statement")
+            .answers::<Deleted>(),
+    ]
 }
 
 async fn create(
@@ -33,19 +42,7 @@ async fn create(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let statement_id = params.required_string("billing_statement_id", IDENTIFIER_LENGTH);
-    let fields = line_item_fields(&mut params);
-    let description = params.require("description", fields.description);
-    let unit_price = params.require("unit_price", fields.unit_price);
-    let quantity = params.require("quantity", fields.quantity);
-    let new = (|| {
-        Some(NewLineItem {
-            billing_statement_id: statement_id?,
-            description: description?,
-            unit_price: unit_price?,
-            quantity: quantity?,
-        })
-    })();
+    let new = new_line_item(&mut params);
     let new = params.finish(new)?;
     let view = blocking(move || services.billing_statements.add_line_item(&scope, new)).await?;
     Ok(ok(&BillingStatementLineItemResource::of(&view)))
@@ -83,6 +80,20 @@ async fn delete(
     params.finish(Some(()))?;
     let view = blocking(move || services.billing_statements.delete_line_item(&scope, &id)).await?;
     Ok(ok(&Deleted::new(view.item.id.as_str(), RESOURCE)))
+}
+
+fn new_line_item(params: &mut Params) -> Option<NewLineItem> {
+    let statement_id = params.required_string("billing_statement_id", IDENTIFIER_LENGTH);
+    let fields = line_item_fields(params);
+    let description = params.require("description", fields.description);
+    let unit_price = params.require("unit_price", fields.unit_price);
+    let quantity = params.require("quantity", fields.quantity);
+    Some(NewLineItem {
+        billing_statement_id: statement_id?,
+        description: description?,
+        unit_price: unit_price?,
+        quantity: quantity?,
+    })
 }
 
 /// The fields create and update share, each checked.

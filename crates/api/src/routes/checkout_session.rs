@@ -1,19 +1,21 @@
 //! `/checkout_sessions`: create (with its payment intent), list, retrieve and expire. The customer
 //! pays on the hosted page (`pages::checkout`).
 
+use super::endpoint::Endpoint;
 use super::payment_method::{card_options, payment_methods};
-use super::support::{ok, page_request, resource};
+use super::support::{ok, page_request};
 use crate::auth::SecretKey;
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::checkout_session::CheckoutSessionResource;
 use crate::representation::envelope::List;
+use crate::representation::payment_intent::PaymentIntentResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_domain::checkout_session::{
     expiry, total, BillingDetailsCollection, NewCheckoutSession, NewLineItem, SubmitType, MAX_LINE_ITEMS, NAME_LENGTH,
 };
-use payments_domain::limits::{CHOICE_LENGTH, URL_LENGTH};
+use payments_domain::limits::URL_LENGTH;
 use payments_domain::money::Currency;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
@@ -21,11 +23,24 @@ use payments_domain::validation::FieldError;
 /// The longest `customer_reference_id` (a merchant's order or cart id).
 const REFERENCE_LENGTH: usize = 255;
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/checkout_sessions").route(web::post().to(create)).route(web::get().to(list)))
-        .service(resource("/checkout_sessions/{id}").route(web::get().to(retrieve)))
-        .service(resource("/checkout_sessions/{id}/expire").route(web::post().to(expire)));
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/checkout_sessions", create)
+            .named("create_checkout_session", "Create a checkout session and its hosted page")
+            .body(|params| new_checkout_session(params, Timestamp::from_unix_seconds(0)))
+            .answers::<CheckoutSessionResource<PaymentIntentResource>>(),
+        Endpoint::get("/checkout_sessions", list)
+            .named("list_checkout_sessions", "List checkout sessions, newest first")
+            .query(page_request)
+            .answers::<CheckoutSessionResource<PaymentIntentResource>>()
+            .list(),
+        Endpoint::get("/checkout_sessions/{id}", retrieve)
+            .named("retrieve_checkout_session", "Retrieve a checkout session")
+            .answers::<CheckoutSessionResource<PaymentIntentResource>>(),
+        Endpoint::post("/checkout_sessions/{id}/expire", expire)
+            .named("expire_checkout_session", "Expire an open checkout session")
+            .answers::<CheckoutSessionResource<PaymentIntentResource>>(),
+    ]
 }
 
 async fn create(
@@ -88,16 +103,18 @@ fn new_checkout_session(params: &mut Params, now: Timestamp) -> Option<NewChecko
     let payment_methods = payment_methods(params);
     let card_options = params.object("payment_method_options", |options| options.object("card", card_options));
     let currency = params
-        .string("currency", CHOICE_LENGTH)
+        .choice("currency", || names(&Currency::ALL, Currency::code))
         .and_then(|code| params.check("currency", Currency::parse(&code)))
         .unwrap_or(Currency::Php);
     let customer_reference_id = params.string("customer_reference_id", REFERENCE_LENGTH);
     let billing_details_collection = params
-        .string("billing_details_collection", CHOICE_LENGTH)
+        .choice("billing_details_collection", || {
+            names(&BillingDetailsCollection::ALL, BillingDetailsCollection::as_str)
+        })
         .and_then(|value| params.check("billing_details_collection", BillingDetailsCollection::parse(&value)));
     let description = params.description("description");
     let submit_type = params
-        .string("submit_type", CHOICE_LENGTH)
+        .choice("submit_type", || names(&SubmitType::ALL, SubmitType::as_str))
         .and_then(|value| params.check("submit_type", SubmitType::parse(&value)));
     let statement_descriptor = params.statement_descriptor("statement_descriptor");
     let expires_at = params.integer("expires_at");

@@ -1,14 +1,16 @@
 //! `/customers`: create, list, retrieve, update and delete.
 
 use super::billing::{address, text_field};
-use super::support::{ok, page_request, resource};
+use super::endpoint::Endpoint;
+use super::support::{ok, page_request};
 use crate::auth::SecretKey;
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::customer::{CustomerResource, RESOURCE};
 use crate::representation::envelope::{Deleted, List};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
+use payments_application::pagination::PageRequest;
 use payments_application::ports::CustomerFilter;
 use payments_domain::customer::{
     Billing, BillingStatementPrefix, Customer, CustomerChanges, CustomerName, Email, NewCustomer, SequenceNumber,
@@ -17,16 +19,32 @@ use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    for path in ["/customers", "/customers/"] {
-        config.service(resource(path).route(web::post().to(create)).route(web::get().to(list)));
-    }
-    config.service(
-        resource("/customers/{id}")
-            .route(web::get().to(retrieve))
-            .route(web::put().to(update))
-            .route(web::delete().to(delete)),
-    );
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/customers", create)
+            .named("create_customer", "Create a customer")
+            .body(new_customer)
+            .answers::<CustomerResource>(),
+        Endpoint::get("/customers", list)
+            .named("list_customers", "List customers, newest first")
+            .query(list_request)
+            .answers::<CustomerResource>()
+            .list(),
+        Endpoint::get("/customers/{id}", retrieve)
+            .named("retrieve_customer", "Retrieve a customer")
+            .answers::<CustomerResource>()
+            .answers::<Deleted>(),
+        Endpoint::put("/customers/{id}", update)
+            .named("update_customer", "Update a customer")
+            .body(customer_changes)
+            .answers::<CustomerResource>(),
+        Endpoint::delete("/customers/{id}", delete)
+            .named("delete_customer", "Delete a customer")
+            .answers::<CustomerResource>()
+            .answers::<Deleted>(),
+        Endpoint::post("/customers/", create).alias_of("/customers"),
+        Endpoint::get("/customers/", list).alias_of("/customers"),
+    ]
 }
 
 async fn create(
@@ -79,13 +97,8 @@ async fn list(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = page_request(&mut params);
-    let filter = CustomerFilter {
-        name: params.string("name", CustomerName::MAX_LENGTH),
-        email: params.string("email", Email::MAX_LENGTH),
-        metadata: params.metadata_filter("metadata"),
-    };
-    let page = params.finish(page)?;
+    let request = list_request(&mut params);
+    let (filter, page) = params.finish(request)?;
     let customers = blocking(move || services.customers.list(&scope, &filter, &page)).await?;
     Ok(ok(&List::of(&customers, CustomerResource::from)))
 }
@@ -99,6 +112,17 @@ fn render(customer: &Customer) -> HttpResponse {
     }
 }
 
+/// A list request: the page and the filters.
+fn list_request(params: &mut Params) -> Option<(CustomerFilter, PageRequest)> {
+    let page = page_request(params);
+    let filter = CustomerFilter {
+        name: params.string("name", CustomerName::MAX_LENGTH),
+        email: params.string("email", Email::MAX_LENGTH),
+        metadata: params.metadata_filter("metadata"),
+    };
+    Some((filter, page?))
+}
+
 fn new_customer(params: &mut Params) -> Option<NewCustomer> {
     let name = params
         .required_string("name", CustomerName::MAX_LENGTH)
@@ -106,7 +130,7 @@ fn new_customer(params: &mut Params) -> Option<NewCustomer> {
     let email =
         params.required_string("email", Email::MAX_LENGTH).and_then(|email| params.check("email", Email::new(email)));
     let currency = params
-        .required_string("currency", CHOICE_LENGTH)
+        .required_choice("currency", || names(&Currency::ALL, Currency::code))
         .and_then(|code| params.check("currency", Currency::parse(&code)));
     let fields = shared_fields(params);
     Some(NewCustomer {
@@ -124,8 +148,9 @@ fn customer_changes(params: &mut Params) -> Option<CustomerChanges> {
     let name =
         params.string("name", CustomerName::MAX_LENGTH).and_then(|name| params.check("name", CustomerName::new(name)));
     let email = params.string("email", Email::MAX_LENGTH).and_then(|email| params.check("email", Email::new(email)));
-    let currency =
-        params.string("currency", CHOICE_LENGTH).and_then(|code| params.check("currency", Currency::parse(&code)));
+    let currency = params
+        .choice("currency", || names(&Currency::ALL, Currency::code))
+        .and_then(|code| params.check("currency", Currency::parse(&code)));
     let fields = shared_fields(params);
     Some(CustomerChanges {
         name,

@@ -1,19 +1,25 @@
 //! `/events`: list and retrieve.
 
-use super::support::{ok, page_request, resource};
+use super::endpoint::Endpoint;
+use super::support::{ok, page_request};
 use crate::auth::SecretKey;
 use crate::decode::QueryParams;
 use crate::error::ApiError;
 use crate::representation::envelope::List;
-use crate::representation::event::stored_envelope;
+use crate::representation::event::{stored_envelope, EventResource};
 use crate::state::{blocking, Services};
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpResponse};
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/events").route(web::get().to(list)))
-        .service(resource("/events/{id}").route(web::get().to(retrieve)));
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get("/events", list)
+            .named("list_events", "List events, newest first")
+            .query(page_request)
+            .answers::<EventResource>()
+            .list(),
+        Endpoint::get("/events/{id}", retrieve).named("retrieve_event", "Retrieve an event").answers::<EventResource>(),
+    ]
 }
 
 async fn list(

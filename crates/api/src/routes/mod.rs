@@ -7,6 +7,7 @@ mod billing_statement_line_item;
 mod checkout_session;
 mod customer;
 mod customer_session;
+pub(crate) mod endpoint;
 mod event;
 mod health;
 mod payment;
@@ -20,20 +21,42 @@ mod webhook;
 pub use support::route_not_found;
 
 use actix_web::web;
+use endpoint::Endpoint;
+use support::resource;
 
-/// Registers every route.
+/// A resource's endpoints.
+type Endpoints = fn() -> Vec<Endpoint>;
+
+/// Every endpoint of the API, each resource's under its tag, in the order the document lists them.
+pub(crate) fn endpoints() -> Vec<Endpoint> {
+    let resources: [(&str, Endpoints); 13] = [
+        ("customers", customer::endpoints),
+        ("customer_sessions", customer_session::endpoints),
+        ("payment_intents", payment_intent::endpoints),
+        ("setup_intents", setup_intent::endpoints),
+        ("payment_methods", payment_method::endpoints),
+        ("payments", payment::endpoints),
+        ("refunds", refund::endpoints),
+        ("checkout_sessions", checkout_session::endpoints),
+        ("billing_statements", billing_statement::endpoints),
+        ("billing_statement_line_items", billing_statement_line_item::endpoints),
+        ("events", event::endpoints),
+        ("webhooks", webhook::endpoints),
+        ("health", health::endpoints),
+    ];
+    resources.into_iter().flat_map(|(tag, endpoints)| endpoints().into_iter().map(move |e| e.tagged(tag))).collect()
+}
+
+/// Registers every endpoint: one resource per path, whose other methods answer `route_not_found`.
 pub fn configure(config: &mut web::ServiceConfig) {
-    health::configure(config);
-    customer::configure(config);
-    customer_session::configure(config);
-    payment_intent::configure(config);
-    setup_intent::configure(config);
-    checkout_session::configure(config);
-    billing_statement::configure(config);
-    billing_statement_line_item::configure(config);
-    payment_method::configure(config);
-    payment::configure(config);
-    refund::configure(config);
-    event::configure(config);
-    webhook::configure(config);
+    let mut paths: Vec<(&'static str, Vec<actix_web::Route>)> = Vec::new();
+    for endpoint in endpoints() {
+        match paths.iter_mut().find(|(path, _)| *path == endpoint.path) {
+            Some((_, routes)) => routes.push(endpoint.route),
+            None => paths.push((endpoint.path, vec![endpoint.route])),
+        }
+    }
+    for (path, routes) in paths {
+        config.service(routes.into_iter().fold(resource(path), actix_web::Resource::route));
+    }
 }

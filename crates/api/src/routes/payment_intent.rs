@@ -1,10 +1,11 @@
 //! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
 //! attach, capture and cancel.
 
+use super::endpoint::{Auth, Endpoint};
 use super::payment_method::{card_options, payment_method, payment_methods};
-use super::support::{access, ok, resource};
+use super::support::{access, client_secret, ok};
 use crate::auth::{AnyKey, SecretKey};
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::payment_intent::{PaymentIntentResource, PublicPaymentIntentResource};
 use crate::state::{blocking, Services};
@@ -13,20 +14,43 @@ use payments_application::services::{AttachOutcome, AttachRequest, PaymentIntent
 use payments_domain::account::KeyKind;
 use payments_domain::description::Description;
 use payments_domain::ids::CustomerId;
-use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
+use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::metadata::Metadata;
-use payments_domain::money::Currency;
+use payments_domain::money::{Amount, Currency};
 use payments_domain::payment_intent::{NewPaymentIntent, PaymentError, PaymentIntentChanges};
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{FieldError, Invalid};
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/payment_intents").route(web::post().to(create)))
-        .service(resource("/payment_intents/{id}").route(web::get().to(retrieve)).route(web::put().to(update)))
-        .service(resource("/payment_intents/{id}/attach").route(web::post().to(attach)))
-        .service(resource("/payment_intents/{id}/capture").route(web::post().to(capture)))
-        .service(resource("/payment_intents/{id}/cancel").route(web::post().to(cancel)));
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/payment_intents", create)
+            .named("create_payment_intent", "Create a payment intent")
+            .body(new_payment_intent)
+            .answers::<PaymentIntentResource>(),
+        Endpoint::get("/payment_intents/{id}", retrieve)
+            .named("retrieve_payment_intent", "Retrieve a payment intent")
+            .auth(Auth::AnyKey)
+            .query(client_secret)
+            .answers::<PaymentIntentResource>()
+            .answers::<PublicPaymentIntentResource>(),
+        Endpoint::put("/payment_intents/{id}", update)
+            .named("update_payment_intent", "Update a payment intent before it is paid")
+            .body(payment_intent_changes)
+            .answers::<PaymentIntentResource>(),
+        Endpoint::post("/payment_intents/{id}/attach", attach)
+            .named("attach_payment_intent", "Attach a payment method and pay")
+            .auth(Auth::AnyKey)
+            .body(attach_params)
+            .answers::<PaymentIntentResource>()
+            .answers::<PublicPaymentIntentResource>(),
+        Endpoint::post("/payment_intents/{id}/capture", capture)
+            .named("capture_payment_intent", "Capture a held payment, all or part")
+            .body(capture_amount)
+            .answers::<PaymentIntentResource>(),
+        Endpoint::post("/payment_intents/{id}/cancel", cancel)
+            .named("cancel_payment_intent", "Cancel a payment intent")
+            .answers::<PaymentIntentResource>(),
+    ]
 }
 
 async fn create(
@@ -46,7 +70,7 @@ async fn retrieve(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
+    let client_secret = client_secret(&mut params);
     params.finish(Some(()))?;
     let kind = caller.key_kind;
     let view = blocking(move || {
@@ -75,9 +99,8 @@ async fn attach(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
-    let request = attach_request(&mut params);
-    let request = params.finish(request)?;
+    let request = attach_params(&mut params);
+    let (client_secret, request) = params.finish(request)?;
     let kind = caller.key_kind;
     let outcome = blocking(move || {
         let access = access(kind, client_secret.as_deref());
@@ -96,8 +119,8 @@ async fn capture(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let amount = params.amount("amount");
-    let amount = params.finish(Some(amount))?;
+    let amount = capture_amount(&mut params);
+    let amount = params.finish(amount)?;
     let view = blocking(move || services.payment_intents.capture(&scope, &id, amount)).await?;
     Ok(ok(&PaymentIntentResource::new(&view)))
 }
@@ -123,8 +146,9 @@ fn render(view: &PaymentIntentView, kind: KeyKind) -> HttpResponse {
 
 fn new_payment_intent(params: &mut Params) -> Option<NewPaymentIntent> {
     let amount = params.amount("amount");
-    let currency =
-        params.required_string("currency", CHOICE_LENGTH).and_then(|c| params.check("currency", Currency::parse(&c)));
+    let currency = params
+        .required_choice("currency", || names(&Currency::ALL, Currency::code))
+        .and_then(|c| params.check("currency", Currency::parse(&c)));
     let payment_methods = payment_methods(params);
     let fields = shared_fields(params);
     let card_options = params.object("payment_method_options", |options| options.object("card", card_options));
@@ -179,6 +203,17 @@ fn shared_fields(params: &mut Params) -> SharedFields {
     SharedFields { description, statement_descriptor, metadata, customer_id, return_url }
 }
 
+/// A capture's `amount`; the whole capturable amount when absent.
+fn capture_amount(params: &mut Params) -> Option<Option<Amount>> {
+    Some(params.amount("amount"))
+}
+
+/// An attach: the client secret for a public key, and what pays.
+fn attach_params(params: &mut Params) -> Option<(Option<String>, AttachRequest)> {
+    let client_secret = client_secret(params);
+    attach_request(params).map(|request| (client_secret, request))
+}
+
 fn attach_request(params: &mut Params) -> Option<AttachRequest> {
     let return_url = params.url("return_url");
     let saved = params.string("payment_method_id", IDENTIFIER_LENGTH);
@@ -191,7 +226,7 @@ fn attach_request(params: &mut Params) -> Option<AttachRequest> {
         }
         (Some(id), None) => Some(AttachRequest { method: PaymentMethodChoice::Saved(id), billing: None, return_url }),
         (None, inline) => {
-            let (method, billing) = params.require("payment_method", inline)?;
+            let (method, billing) = params.require_unless_replaced("payment_method", inline)?;
             Some(AttachRequest { method: method.into(), billing, return_url })
         }
     }

@@ -3,26 +3,36 @@
 //! method: the allowed `payment_methods`, `payment_method_options`, and an inline `payment_method`.
 
 use super::billing::payment_billing;
-use super::support::{access, ok, page_request, resource};
+use super::endpoint::{Auth, Endpoint};
+use super::support::{access, client_secret, ok, page_request};
 use crate::auth::AnyKey;
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::envelope::{Deleted, List};
 use crate::representation::payment_method::{PaymentMethodResource, RESOURCE};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
+use payments_application::pagination::PageRequest;
 use payments_application::ports::PaymentMethodInput;
-use payments_domain::limits::{
-    ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CHOICE_LENGTH, CVC_LENGTH, IDENTIFIER_LENGTH,
-};
+use payments_domain::limits::{ALLOWED_BINS, CARD_NUMBER_LENGTH, CHOICES, CVC_LENGTH};
 use payments_domain::payment_intent::{CaptureType, CardOptions};
 use payments_domain::payment_method::{CardInput, CardNumber, Cvc, Funding, PaymentBilling, PaymentMethodType};
 use payments_domain::validation::{FieldError, Invalid};
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/customers/{customer_id}/payment_methods").route(web::get().to(list)))
-        .service(resource("/customers/{customer_id}/payment_methods/{id}").route(web::delete().to(delete)));
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get("/customers/{customer_id}/payment_methods", list)
+            .named("list_payment_methods", "List a customer's saved payment methods")
+            .auth(Auth::AnyKey)
+            .query(list_request)
+            .answers::<PaymentMethodResource>()
+            .list(),
+        Endpoint::delete("/customers/{customer_id}/payment_methods/{id}", delete)
+            .named("delete_payment_method", "Delete a customer's saved payment method")
+            .auth(Auth::AnyKey)
+            .query(client_secret)
+            .answers::<Deleted>(),
+    ]
 }
 
 /// With a secret key, or with a public key and the `client_secret` of a live customer session of
@@ -33,9 +43,8 @@ async fn list(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
-    let page = page_request(&mut params);
-    let page = params.finish(page)?;
+    let request = list_request(&mut params);
+    let (client_secret, page) = params.finish(request)?;
     let methods = blocking(move || {
         let access = access(caller.key_kind, client_secret.as_deref());
         services.payment_methods.list(&caller.scope, &customer_id, access, &page)
@@ -54,8 +63,8 @@ async fn delete(
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
     // A browser may send the session's client secret in the query or in the body.
-    let in_query = query.string("client_secret", IDENTIFIER_LENGTH);
-    let in_body = body.string("client_secret", IDENTIFIER_LENGTH);
+    let in_query = client_secret(&mut query);
+    let in_body = client_secret(&mut body);
     query.finish(Some(()))?;
     body.finish(Some(()))?;
     let client_secret = in_body.or(in_query);
@@ -68,8 +77,16 @@ async fn delete(
     Ok(ok(&Deleted::new(method.id.as_str(), RESOURCE)))
 }
 
+/// A list request: the page, and the client secret of a customer session for a public key.
+fn list_request(params: &mut Params) -> Option<(Option<String>, PageRequest)> {
+    let client_secret = client_secret(params);
+    let page = page_request(params)?;
+    Some((client_secret, page))
+}
+
 pub(super) fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
-    let names = params.string_list("payment_methods", CHOICES, CHOICE_LENGTH)?;
+    let methods = || names(&PaymentMethodType::ALL, PaymentMethodType::as_str);
+    let names = params.choice_list("payment_methods", CHOICES, methods)?;
     if names.is_empty() {
         let name = params.name("payment_methods");
         params.push(FieldError::invalid(name, "Allow at least one payment method."));
@@ -85,22 +102,31 @@ pub(super) fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodTy
     Some(methods)
 }
 
+/// The card rules of a payment: how it is captured, and which cards may pay.
 pub(super) fn card_options(params: &mut Params) -> Option<CardOptions> {
-    let capture_type = params.string("capture_type", CHOICE_LENGTH).and_then(|value| {
-        let parsed = match value.as_str() {
-            "automatic" => Ok(CaptureType::Automatic),
-            "manual" => Ok(CaptureType::Manual),
-            other => Err(Invalid::value(format!("{other} is not a capture type; use automatic or manual."))),
-        };
-        params.check("capture_type", parsed)
-    });
+    let capture_type =
+        params.choice("capture_type", || names(&CaptureType::ALL, CaptureType::as_str)).and_then(|value| {
+            let parsed = match value.as_str() {
+                "automatic" => Ok(CaptureType::Automatic),
+                "manual" => Ok(CaptureType::Manual),
+                other => Err(Invalid::value(format!("{other} is not a capture type; use automatic or manual."))),
+            };
+            params.check("capture_type", parsed)
+        });
+    let rules = card_rules(params)?;
+    Some(CardOptions { capture_type: capture_type.unwrap_or(CaptureType::Automatic), ..rules })
+}
+
+/// Which cards may pay; a card being saved is never captured, so its rules have no capture type.
+pub(super) fn card_rules(params: &mut Params) -> Option<CardOptions> {
     let allowed_bins = params.string_list("allowed_bins", ALLOWED_BINS, 8).and_then(|bins| {
         let valid = bins.iter().all(|bin| (1..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit()));
         params.check("allowed_bins", if valid { Ok(bins) } else { Err(Invalid::value("BINs are 1 to 8 digits.")) })
     });
-    let allowed_funding = params.string_list("allowed_funding", CHOICES, CHOICE_LENGTH).and_then(|names| {
+    let fundings = || names(&Funding::ALL, Funding::as_str);
+    let allowed_funding = params.choice_list("allowed_funding", CHOICES, fundings).and_then(|given| {
         let mut fundings: Vec<Funding> = Vec::new();
-        for name in names {
+        for name in given {
             let funding = params.check("allowed_funding", Funding::parse(&name))?;
             if !fundings.contains(&funding) {
                 fundings.push(funding);
@@ -109,15 +135,16 @@ pub(super) fn card_options(params: &mut Params) -> Option<CardOptions> {
         Some(fundings)
     });
     Some(CardOptions {
-        capture_type: capture_type.unwrap_or(CaptureType::Automatic),
+        capture_type: CaptureType::Automatic,
         allowed_bins: allowed_bins.unwrap_or_default(),
         allowed_funding: allowed_funding.unwrap_or_default(),
     })
 }
 
 pub(crate) fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
-    let method =
-        params.required_string("type", CHOICE_LENGTH).and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
+    let method = params
+        .required_choice("type", || names(&PaymentMethodType::ALL, PaymentMethodType::as_str))
+        .and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
     let card = params.object("card", card_input);
     let billing = params.object("billing", payment_billing);
     let input = match method? {

@@ -1,20 +1,29 @@
 //! `/refunds`: create and update.
 
-use super::support::{ok, resource};
+use super::endpoint::Endpoint;
+use super::support::ok;
 use crate::auth::SecretKey;
-use crate::decode::{BodyParams, Params};
+use crate::decode::{names, BodyParams, Params};
 use crate::error::ApiError;
 use crate::representation::refund::RefundResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
+use payments_domain::limits::IDENTIFIER_LENGTH;
+use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::refund::{NewRefund, RefundReason};
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/refunds").route(web::post().to(create)))
-        .service(resource("/refunds/{id}").route(web::put().to(update)));
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/refunds", create)
+            .named("create_refund", "Refund all or part of a payment")
+            .body(new_refund)
+            .answers::<RefundResource>(),
+        Endpoint::put("/refunds/{id}", update)
+            .named("update_refund", "Update a refund's metadata")
+            .body(refund_changes)
+            .answers::<RefundResource>(),
+    ]
 }
 
 async fn create(
@@ -34,10 +43,15 @@ async fn update(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let metadata = params.metadata("metadata");
-    params.finish(Some(()))?;
+    let metadata = refund_changes(&mut params);
+    let metadata = params.finish(metadata)?;
     let refund = blocking(move || services.refunds.update(&scope, &id, metadata)).await?;
     Ok(ok(&RefundResource::new(&refund)))
+}
+
+/// An update's `metadata`.
+fn refund_changes(params: &mut Params) -> Option<Option<Metadata>> {
+    Some(params.metadata("metadata"))
 }
 
 fn new_refund(params: &mut Params) -> Option<NewRefund> {
@@ -53,11 +67,13 @@ fn new_refund(params: &mut Params) -> Option<NewRefund> {
         }
         Some(amount)
     });
-    let currency =
-        params.required_string("currency", CHOICE_LENGTH).and_then(|c| params.check("currency", Currency::parse(&c)));
+    let currency = params
+        .required_choice("currency", || names(&Currency::ALL, Currency::code))
+        .and_then(|c| params.check("currency", Currency::parse(&c)));
     let payment_id = params.required_string("payment_id", IDENTIFIER_LENGTH);
-    let reason =
-        params.required_string("reason", CHOICE_LENGTH).and_then(|r| params.check("reason", RefundReason::parse(&r)));
+    let reason = params
+        .required_choice("reason", || names(&RefundReason::ALL, RefundReason::as_str))
+        .and_then(|r| params.check("reason", RefundReason::parse(&r)));
     let description = params.description("description");
     let remarks = params.description("remarks");
     let metadata = params.metadata("metadata");

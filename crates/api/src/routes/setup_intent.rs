@@ -1,10 +1,11 @@
 //! `/setup_intents`: create, retrieve (secret key, or public key with the client secret), attach a
 //! card to save, and cancel.
 
-use super::payment_method::{card_options, payment_method, payment_methods};
-use super::support::{access, ok, resource};
+use super::endpoint::{Auth, Endpoint};
+use super::payment_method::{card_rules, payment_method, payment_methods};
+use super::support::{access, client_secret, ok};
 use crate::auth::{AnyKey, SecretKey};
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::setup_intent::{PublicSetupIntentResource, SetupIntentResource};
 use crate::state::{blocking, Services};
@@ -13,18 +14,34 @@ use payments_application::ports::PaymentMethodInput;
 use payments_application::services::{SetupAttachOutcome, SetupAttachRequest, SetupIntentView};
 use payments_domain::account::KeyKind;
 use payments_domain::ids::CustomerId;
-use payments_domain::limits::{CHOICE_LENGTH, IDENTIFIER_LENGTH};
+use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::{PaymentMethodType, Usage};
 use payments_domain::setup_intent::NewSetupIntent;
 use payments_domain::validation::{FieldError, Invalid};
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/setup_intents").route(web::post().to(create)))
-        .service(resource("/setup_intents/{id}").route(web::get().to(retrieve)))
-        .service(resource("/setup_intents/{id}/attach").route(web::post().to(attach)))
-        .service(resource("/setup_intents/{id}/cancel").route(web::post().to(cancel)));
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/setup_intents", create)
+            .named("create_setup_intent", "Create a setup intent to save a customer's card")
+            .body(new_setup_intent)
+            .answers::<SetupIntentResource>(),
+        Endpoint::get("/setup_intents/{id}", retrieve)
+            .named("retrieve_setup_intent", "Retrieve a setup intent")
+            .auth(Auth::AnyKey)
+            .query(client_secret)
+            .answers::<SetupIntentResource>()
+            .answers::<PublicSetupIntentResource>(),
+        Endpoint::post("/setup_intents/{id}/attach", attach)
+            .named("attach_setup_intent", "Attach a card to verify and save")
+            .auth(Auth::AnyKey)
+            .body(attach_params)
+            .answers::<SetupIntentResource>()
+            .answers::<PublicSetupIntentResource>(),
+        Endpoint::post("/setup_intents/{id}/cancel", cancel)
+            .named("cancel_setup_intent", "Cancel a setup intent")
+            .answers::<SetupIntentResource>(),
+    ]
 }
 
 async fn create(
@@ -44,7 +61,7 @@ async fn retrieve(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
+    let client_secret = client_secret(&mut params);
     params.finish(Some(()))?;
     let kind = caller.key_kind;
     let view = blocking(move || {
@@ -61,9 +78,8 @@ async fn attach(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let client_secret = params.string("client_secret", IDENTIFIER_LENGTH);
-    let request = attach_request(&mut params);
-    let request = params.finish(request)?;
+    let request = attach_params(&mut params);
+    let (client_secret, request) = params.finish(request)?;
     let kind = caller.key_kind;
     let outcome = blocking(move || {
         let access = access(kind, client_secret.as_deref());
@@ -101,18 +117,20 @@ fn new_setup_intent(params: &mut Params) -> Option<NewSetupIntent> {
         params.check("customer_id", parsed)
     });
     let payment_methods = payment_methods(params);
-    let usage = params.string("usage", CHOICE_LENGTH).and_then(|u| params.check("usage", Usage::parse(&u)));
+    let usage = params
+        .choice("usage", || names(&Usage::ALL, Usage::as_str))
+        .and_then(|u| params.check("usage", Usage::parse(&u)));
     let description = params.description("description");
     let metadata = params.metadata("metadata");
     let return_url = params.url("return_url");
     let card_options = params.object("payment_method_options", |options| {
         options.object("card", |card| {
-            if card.string("capture_type", CHOICE_LENGTH).is_some() {
+            if card.values().contains_key("capture_type") {
                 let detail = "Nothing is captured when a card is saved: give capture_type on the payment intent.";
                 card.push(FieldError::invalid(card.name("capture_type"), detail));
                 return None;
             }
-            card_options(card)
+            card_rules(card)
         })
     });
     let customer_id = params.require("customer_id", customer_id);
@@ -126,6 +144,12 @@ fn new_setup_intent(params: &mut Params) -> Option<NewSetupIntent> {
         return_url,
         card_options: card_options.unwrap_or_default(),
     })
+}
+
+/// An attach: the client secret for a public key, and the card.
+fn attach_params(params: &mut Params) -> Option<(Option<String>, SetupAttachRequest)> {
+    let client_secret = client_secret(params);
+    attach_request(params).map(|request| (client_secret, request))
 }
 
 fn attach_request(params: &mut Params) -> Option<SetupAttachRequest> {

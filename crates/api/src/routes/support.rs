@@ -41,6 +41,11 @@ pub(crate) fn page_request(params: &mut Params) -> Option<PageRequest> {
     }
 }
 
+/// The `client_secret` a public key sends to reach one object.
+pub(crate) fn client_secret(params: &mut Params) -> Option<String> {
+    params.string("client_secret", IDENTIFIER_LENGTH)
+}
+
 /// What a key may do: a secret key everything, a public key only with the object's client secret.
 pub(crate) fn access(kind: KeyKind, client_secret: Option<&str>) -> Access<'_> {
     match kind {

@@ -1,35 +1,61 @@
 //! `/webhooks`: create, list, retrieve, update, delete, enable, disable; and for the merchant's
 //! troubleshooting, `GET /webhooks/:id/attempts` and `POST /webhooks/:id/resend`.
 
-use super::support::{ok, page_request, resource};
+use super::endpoint::Endpoint;
+use super::support::{ok, page_request};
 use crate::auth::SecretKey;
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::envelope::{Deleted, List};
 use crate::representation::webhook::{AttemptResource, WebhookResource, RESOURCE};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
+use payments_application::pagination::PageRequest;
 use payments_application::ports::WebhookFilter;
 use payments_application::services::WebhookService;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::description::Description;
 use payments_domain::event::EventType;
-use payments_domain::limits::{CHOICES, CHOICE_LENGTH, IDENTIFIER_LENGTH, URL_LENGTH};
+use payments_domain::limits::{CHOICES, IDENTIFIER_LENGTH, URL_LENGTH};
 use payments_domain::webhook::{NewWebhook, Webhook, WebhookChanges, WebhookUrl};
 
-pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config
-        .service(resource("/webhooks").route(web::post().to(create)).route(web::get().to(list)))
-        .service(
-            resource("/webhooks/{id}")
-                .route(web::get().to(retrieve))
-                .route(web::put().to(update))
-                .route(web::delete().to(delete)),
-        )
-        .service(resource("/webhooks/{id}/enable").route(web::post().to(enable)))
-        .service(resource("/webhooks/{id}/disable").route(web::post().to(disable)))
-        .service(resource("/webhooks/{id}/attempts").route(web::get().to(attempts)))
-        .service(resource("/webhooks/{id}/resend").route(web::post().to(resend)));
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/webhooks", create)
+            .named("create_webhook", "Create a webhook endpoint")
+            .body(new_webhook)
+            .answers::<WebhookResource>(),
+        Endpoint::get("/webhooks", list)
+            .named("list_webhooks", "List webhook endpoints, newest first")
+            .query(list_request)
+            .answers::<WebhookResource>()
+            .list(),
+        Endpoint::get("/webhooks/{id}", retrieve)
+            .named("retrieve_webhook", "Retrieve a webhook endpoint")
+            .answers::<WebhookResource>(),
+        Endpoint::put("/webhooks/{id}", update)
+            .named("update_webhook", "Update a webhook endpoint")
+            .body(webhook_changes)
+            .answers::<WebhookResource>(),
+        Endpoint::delete("/webhooks/{id}", delete)
+            .named("delete_webhook", "Delete a webhook endpoint")
+            .answers::<Deleted>(),
+        Endpoint::post("/webhooks/{id}/enable", enable)
+            .named("enable_webhook", "Enable a webhook endpoint")
+            .answers::<WebhookResource>(),
+        Endpoint::post("/webhooks/{id}/disable", disable)
+            .named("disable_webhook", "Disable a webhook endpoint")
+            .answers::<WebhookResource>(),
+        Endpoint::get("/webhooks/{id}/attempts", attempts)
+            .named("list_webhook_attempts", "List an endpoint's latest delivery attempts")
+            .query(attempts_limit)
+            .answers::<AttemptResource>()
+            .list(),
+        Endpoint::post("/webhooks/{id}/resend", resend)
+            .named("resend_webhook_event", "Deliver an event to the endpoint again")
+            .body(resend_event_id)
+            .answers::<WebhookResource>(),
+    ]
 }
 
 async fn create(
@@ -37,12 +63,8 @@ async fn create(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = url(&mut params);
-    let url = params.require("url", url);
-    let events = events(&mut params);
-    let events = params.require("events", events);
-    let description = params.description("description");
-    let new = params.finish(url.zip(events).map(|(url, events)| NewWebhook { url, events, description }))?;
+    let new = new_webhook(&mut params);
+    let new = params.finish(new)?;
     let webhook = blocking(move || services.webhooks.create(&scope, new)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
 }
@@ -52,12 +74,8 @@ async fn list(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = page_request(&mut params);
-    let filter = WebhookFilter {
-        url: params.string("url", URL_LENGTH),
-        description: params.string("description", Description::MAX_LENGTH),
-    };
-    let page = params.finish(page)?;
+    let request = list_request(&mut params);
+    let (filter, page) = params.finish(request)?;
     let webhooks = blocking(move || services.webhooks.list(&scope, &filter, &page)).await?;
     Ok(ok(&List::of(&webhooks, WebhookResource::new)))
 }
@@ -79,10 +97,8 @@ async fn update(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = url(&mut params);
-    let events = events(&mut params);
-    let description = params.description("description");
-    let changes = params.finish(Some(WebhookChanges { url, events, description }))?;
+    let changes = webhook_changes(&mut params);
+    let changes = params.finish(changes)?;
     let webhook = blocking(move || services.webhooks.update(&scope, &id, changes)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
 }
@@ -136,12 +152,11 @@ async fn attempts(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = params.integer("limit");
-    params.finish(Some(()))?;
-    let limit = u32::try_from(limit.unwrap_or(20).clamp(1, 100)).unwrap_or(20);
+    let limit = attempts_limit(&mut params);
+    let limit = params.finish(limit)?;
     let attempts = blocking(move || services.webhooks.attempts(&scope, &id, limit)).await?;
     let data: Vec<AttemptResource<'_>> = attempts.iter().map(AttemptResource::new).collect();
-    Ok(ok(&serde_json::json!({"resource": "list", "data": data, "has_more": false})))
+    Ok(ok(&List::from_items(data, false)))
 }
 
 async fn resend(
@@ -150,10 +165,47 @@ async fn resend(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let event_id = params.required_string("event_id", IDENTIFIER_LENGTH);
+    let event_id = resend_event_id(&mut params);
     let event_id = params.finish(event_id)?;
     let webhook = blocking(move || services.webhooks.resend(&scope, &id, &event_id)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+fn new_webhook(params: &mut Params) -> Option<NewWebhook> {
+    let url = url(params);
+    let url = params.require("url", url);
+    let events = events(params);
+    let events = params.require("events", events);
+    let description = params.description("description");
+    url.zip(events).map(|(url, events)| NewWebhook { url, events, description })
+}
+
+fn webhook_changes(params: &mut Params) -> Option<WebhookChanges> {
+    let url = url(params);
+    let events = events(params);
+    let description = params.description("description");
+    Some(WebhookChanges { url, events, description })
+}
+
+/// A list request: the page and the filters.
+fn list_request(params: &mut Params) -> Option<(WebhookFilter, PageRequest)> {
+    let page = page_request(params);
+    let filter = WebhookFilter {
+        url: params.string("url", URL_LENGTH),
+        description: params.string("description", Description::MAX_LENGTH),
+    };
+    Some((filter, page?))
+}
+
+/// How many of the latest attempts to show: 20 unless said, within 1..=100.
+fn attempts_limit(params: &mut Params) -> Option<u32> {
+    let limit = params.integer("limit");
+    Some(u32::try_from(limit.unwrap_or(20).clamp(1, 100)).unwrap_or(20))
+}
+
+/// The event a resend delivers again.
+fn resend_event_id(params: &mut Params) -> Option<String> {
+    params.required_string("event_id", IDENTIFIER_LENGTH)
 }
 
 fn url(params: &mut Params) -> Option<WebhookUrl> {
@@ -162,6 +214,6 @@ fn url(params: &mut Params) -> Option<WebhookUrl> {
 }
 
 fn events(params: &mut Params) -> Option<Vec<EventType>> {
-    let names = params.string_list("events", CHOICES, CHOICE_LENGTH)?;
-    params.check("events", EventType::parse_list(&names))
+    let given = params.choice_list("events", CHOICES, || names(EventType::ALL, EventType::as_str))?;
+    params.check("events", EventType::parse_list(&given))
 }

@@ -76,6 +76,7 @@ mod health;
 mod helpers;
 mod hostile_input;
 mod idempotency;
+mod openapi;
 mod pagination;
 mod payment_intents;
 mod payments_refunds;

@@ -1,0 +1,101 @@
+//! The OpenAPI 3.1 document of the API, built from the code: the paths and operations from the
+//! endpoint list the server registers, request parameters from the decoders themselves (run on a
+//! describing [`Params`](crate::decode::Params)), responses from the types that serialize them, and
+//! the webhook payloads from the event types. Served at `/openapi.json` and rendered at `/docs`.
+
+mod operation;
+mod webhooks;
+
+use crate::error::ErrorBody;
+use crate::routes::endpoint::{Component, Endpoint};
+use serde_json::json;
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::tag::TagBuilder;
+use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, ServerBuilder, Tag};
+
+/// The security scheme of secret keys.
+pub(crate) const SECRET_KEY: &str = "secret_key";
+/// The security scheme of public keys.
+pub(crate) const PUBLIC_KEY: &str = "public_key";
+
+const DESCRIPTION: &str = "A self-hosted payments service with the interface of the PayRex API: \
+payment intents with hold-then-capture, setup intents and saved payment methods, billing \
+statements, customers, customer sessions, checkout sessions with hosted pages, payments, refunds, \
+and signed webhook events.\n\nRequests send parameters as `application/x-www-form-urlencoded` \
+with bracket keys (`metadata[order]=42`, `payment_methods[]=card`) or as `application/json`. \
+Every error answers `{\"errors\": [{\"code\", \"detail\", \"parameter\"}]}`. A POST, PUT or \
+DELETE with an `Idempotency-Key` header runs once: a retry with the same key and body replays \
+the first answer.";
+
+/// The document for a service reachable at `base_url`.
+#[must_use]
+pub fn document(base_url: &str) -> OpenApi {
+    let endpoints = crate::routes::endpoints();
+    let mut paths = Paths::new();
+    let mut schemas = Vec::new();
+    let mut tags: Vec<Tag> = Vec::new();
+    for endpoint in endpoints.iter().filter(|endpoint| endpoint.alias_of.is_none()) {
+        collect_schemas(endpoint, &mut schemas);
+        if !tags.iter().any(|tag| tag.name == endpoint.tag) {
+            tags.push(TagBuilder::new().name(endpoint.tag).build());
+        }
+        paths.add_path_operation(
+            endpoint.path,
+            vec![operation::method(&endpoint.method)],
+            operation::of(endpoint, &endpoints),
+        );
+    }
+    add_aliases(&mut paths, &endpoints);
+    Component::of::<ErrorBody>().collect_into(&mut schemas);
+    let webhooks = webhooks::paths(&mut schemas);
+
+    let secret_key = Http::builder()
+        .scheme(HttpAuthScheme::Basic)
+        .description(Some("A secret key (`sk_test_…` or `sk_live_…`) as the user name, with an empty password."))
+        .build();
+    let public_key = Http::builder()
+        .scheme(HttpAuthScheme::Basic)
+        .description(Some(
+            "A public key (`pk_test_…` or `pk_live_…`) as the user name, with an empty password. It reaches \
+             one object only, with that object's `client_secret` in the request.",
+        ))
+        .build();
+    let components = ComponentsBuilder::new()
+        .security_scheme(SECRET_KEY, SecurityScheme::Http(secret_key))
+        .security_scheme(PUBLIC_KEY, SecurityScheme::Http(public_key))
+        .schemas_from_iter(schemas)
+        .build();
+    OpenApiBuilder::new()
+        .info(
+            InfoBuilder::new().title("Payments API").version(env!("CARGO_PKG_VERSION")).description(Some(DESCRIPTION)),
+        )
+        .servers(Some([ServerBuilder::new().url(base_url.trim_end_matches('/')).build()]))
+        .paths(paths)
+        .components(Some(components))
+        .tags(Some(tags))
+        .webhooks(Some(webhooks))
+        .build()
+}
+
+/// Every schema an endpoint answers with, once each.
+fn collect_schemas(endpoint: &Endpoint, schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>) {
+    for component in endpoint.output.components() {
+        component.collect_into(schemas);
+    }
+}
+
+/// Records on each documented path the other spellings that serve it (`x-aliases`).
+fn add_aliases(paths: &mut Paths, endpoints: &[Endpoint]) {
+    for (canonical, item) in &mut paths.paths {
+        let mut aliases: Vec<&str> = endpoints
+            .iter()
+            .filter(|endpoint| endpoint.alias_of == Some(canonical.as_str()))
+            .map(|endpoint| endpoint.path)
+            .collect();
+        aliases.dedup();
+        if !aliases.is_empty() {
+            item.extensions = Some(ExtensionsBuilder::new().add("x-aliases", json!(aliases)).build());
+        }
+    }
+}

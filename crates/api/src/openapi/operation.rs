@@ -1,0 +1,201 @@
+//! One endpoint as an OpenAPI operation: security, path, query and header parameters, the request
+//! body in both encodings, the successful answer and the errors it can answer.
+
+use super::{PUBLIC_KEY, SECRET_KEY};
+use crate::routes::endpoint::{Auth, Component, Endpoint, Input, Output};
+use actix_web::http::Method;
+use utoipa::openapi::encoding::Encoding;
+use utoipa::openapi::link::LinkBuilder;
+use utoipa::openapi::path::{HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn, ParameterStyle};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::security::SecurityRequirement;
+use utoipa::openapi::{Content, Ref, RefOr, Required, ResponseBuilder};
+
+const JSON: &str = "application/json";
+const FORM: &str = "application/x-www-form-urlencoded";
+
+pub(super) fn method(method: &Method) -> HttpMethod {
+    match *method {
+        Method::POST => HttpMethod::Post,
+        Method::PUT => HttpMethod::Put,
+        Method::DELETE => HttpMethod::Delete,
+        _ => HttpMethod::Get,
+    }
+}
+
+/// The operation an endpoint serves; `endpoints` are all of them, for the links of a create.
+pub(super) fn of(endpoint: &Endpoint, endpoints: &[Endpoint]) -> Operation {
+    let mut operation = OperationBuilder::new()
+        .operation_id(Some(endpoint.operation_id))
+        .summary(Some(endpoint.summary))
+        .tag(endpoint.tag);
+    let no_scopes = Vec::<String>::new;
+    match endpoint.auth {
+        Auth::Nobody => {}
+        Auth::SecretKey => operation = operation.security(SecurityRequirement::new(SECRET_KEY, no_scopes())),
+        Auth::AnyKey => {
+            operation = operation
+                .security(SecurityRequirement::new(SECRET_KEY, no_scopes()))
+                .security(SecurityRequirement::new(PUBLIC_KEY, no_scopes()));
+        }
+    }
+    for name in path_parameters(endpoint.path) {
+        let schema = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).build();
+        operation = operation.parameter(
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Path)
+                .required(Required::True)
+                .schema(Some(schema)),
+        );
+    }
+    let mutating = endpoint.method != Method::GET;
+    if mutating {
+        let key = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(255)).build();
+        operation = operation.parameter(
+            ParameterBuilder::new()
+                .name("Idempotency-Key")
+                .parameter_in(ParameterIn::Header)
+                .required(Required::False)
+                .description(Some(
+                    "Runs the request once: a retry with the same key and body replays the first answer \
+                     (with `Idempotent-Replayed: true`); the same key with another body is refused.",
+                ))
+                .schema(Some(key)),
+        );
+    }
+    match &endpoint.input {
+        Some(input @ Input::Query(_)) => {
+            for (name, schema, required) in input.shape().parameters() {
+                let nested = is_object(&schema);
+                operation = operation.parameter(
+                    ParameterBuilder::new()
+                        .name(name)
+                        .parameter_in(ParameterIn::Query)
+                        .required(if required { Required::True } else { Required::False })
+                        .style(nested.then_some(ParameterStyle::DeepObject))
+                        .explode(nested.then_some(true))
+                        .schema(Some(schema)),
+                );
+            }
+        }
+        Some(input @ Input::Body(_)) => operation = operation.request_body(Some(request_body(input))),
+        None => {}
+    }
+    let mut success =
+        ResponseBuilder::new().description("The object.").content(JSON, Content::new(Some(answer(&endpoint.output))));
+    for (target, parameter) in links(endpoint, endpoints) {
+        let link = LinkBuilder::new().operation_id(target).parameter(parameter, "$response.body#/id");
+        success = success.link(target, link.build());
+    }
+    operation = operation.response("200", success);
+    for (status, description) in errors(endpoint) {
+        let error = Content::new(Some(Ref::from_schema_name("Error")));
+        operation = operation.response(status, ResponseBuilder::new().description(description).content(JSON, error));
+    }
+    operation.build()
+}
+
+/// What a create's answer leads to: each operation on the created object's path (`/customers` →
+/// `/customers/{id}`, `/customers/{id}/…`) with the parameter the new `id` fills.
+fn links<'a>(create: &Endpoint, endpoints: &'a [Endpoint]) -> Vec<(&'a str, &'a str)> {
+    if create.method != Method::POST || create.path.contains('{') {
+        return Vec::new();
+    }
+    let prefix = format!("{}/", create.path);
+    endpoints
+        .iter()
+        .filter(|endpoint| endpoint.alias_of.is_none() && endpoint.path.starts_with(&prefix))
+        .filter_map(|endpoint| {
+            let mut parameters = path_parameters(endpoint.path);
+            let first = parameters.next()?;
+            let only_one = parameters.next().is_none();
+            (only_one && endpoint.path[prefix.len()..].starts_with('{')).then_some((endpoint.operation_id, first))
+        })
+        .collect()
+}
+
+/// The names in braces of a path template.
+fn path_parameters(path: &str) -> impl Iterator<Item = &str> {
+    path.split('/').filter_map(|segment| segment.strip_prefix('{')?.split('}').next())
+}
+
+fn is_object(schema: &Schema) -> bool {
+    matches!(schema, Schema::Object(object) if object.schema_type == SchemaType::Type(Type::Object))
+}
+
+/// The body's parameters, as JSON or as a form whose nested parameters use bracket keys.
+fn request_body(input: &Input) -> utoipa::openapi::request_body::RequestBody {
+    let parameters = input.shape().parameters();
+    let required = parameters.iter().any(|(_, _, required)| *required);
+    let mut form = Content::builder();
+    for (name, schema, _) in &parameters {
+        if is_object(schema) {
+            let bracketed = Encoding::builder().style(Some(ParameterStyle::DeepObject)).explode(Some(true));
+            form = form.encoding(name, bracketed);
+        }
+    }
+    let schema = input.shape().into_schema();
+    RequestBodyBuilder::new()
+        .required(Some(if required { Required::True } else { Required::False }))
+        .content(JSON, Content::new(Some(schema.clone())))
+        .content(FORM, form.schema(Some(schema)).build())
+        .build()
+}
+
+/// The schema of a successful answer.
+fn answer(output: &Output) -> RefOr<Schema> {
+    let reference = |component: &Component| Ref::from_schema_name((component.name)());
+    match output {
+        Output::OneOf(components) if components.len() == 1 => RefOr::Ref(reference(&components[0])),
+        Output::OneOf(components) => {
+            let any = components.iter().fold(AnyOfBuilder::new(), |any, component| any.item(reference(component)));
+            RefOr::T(Schema::AnyOf(any.build()))
+        }
+        Output::List(item) => {
+            let list = ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .property("resource", ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["list"])))
+                .required("resource")
+                .property("data", ArrayBuilder::new().items(reference(item)))
+                .required("data")
+                .property("has_more", ObjectBuilder::new().schema_type(Type::Boolean))
+                .required("has_more");
+            RefOr::T(Schema::Object(list.build()))
+        }
+    }
+}
+
+/// The error statuses an endpoint can answer, each with what it means.
+fn errors(endpoint: &Endpoint) -> Vec<(&'static str, &'static str)> {
+    let mut errors = Vec::new();
+    if endpoint.auth == Auth::Nobody {
+        if endpoint.path == "/readyz" {
+            errors.push(("503", "The database does not answer (`service_unavailable`)."));
+        }
+        return errors;
+    }
+    errors.push((
+        "400",
+        "A parameter is missing or invalid (`parameter_*`, naming it), the object's state does not allow \
+         the request (`resource_invalid_state`), or the payment was declined (the decline code).",
+    ));
+    errors.push(("401", "No valid API key, or a key that may not make this request (`auth_invalid`)."));
+    errors.push(("404", "No such object for this account and mode (`resource_not_found`)."));
+    if endpoint.method != Method::GET {
+        errors.push(("408", "The body did not arrive in time."));
+        errors.push((
+            "409",
+            "A request with this Idempotency-Key is still running, or the key was used with another body.",
+        ));
+        errors.push(("413", "The body is larger than the limit."));
+        errors.push(("415", "The body is neither JSON nor a form."));
+    }
+    errors.push((
+        "503",
+        "The database is unavailable, or no processor or mail server is configured for live mode \
+         (`service_unavailable`); retry after `Retry-After` seconds.",
+    ));
+    errors
+}

@@ -1,0 +1,79 @@
+//! The document's `webhooks`: one entry per event type, the event a merchant's endpoint receives
+//! with the object it is about as `data`, signed in the `Payrex-Signature` header.
+
+use crate::representation::billing_statement::BillingStatementResource;
+use crate::representation::billing_statement_line_item::BillingStatementLineItemResource;
+use crate::representation::checkout_session::CheckoutSessionResource;
+use crate::representation::event::EventResource;
+use crate::representation::payment::PaymentResource;
+use crate::representation::payment_intent::PaymentIntentResource;
+use crate::representation::refund::RefundResource;
+use crate::representation::setup_intent::SetupIntentResource;
+use crate::routes::endpoint::Component;
+use payments_adapters::webhooks::SIGNATURE_HEADER;
+use payments_domain::event::EventType;
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::{Content, Paths, Ref, RefOr, Required, ResponseBuilder};
+
+/// The object an event type is about: its type's prefix, longest first.
+fn subject(event_type: &str) -> Option<Component> {
+    let subjects = [
+        ("billing_statement_line_item.", Component::of::<BillingStatementLineItemResource>()),
+        ("billing_statement.", Component::of::<BillingStatementResource<PaymentIntentResource>>()),
+        ("checkout_session.", Component::of::<CheckoutSessionResource<PaymentIntentResource>>()),
+        ("payment_intent.", Component::of::<PaymentIntentResource>()),
+        ("setup_intent.", Component::of::<SetupIntentResource>()),
+        ("payment.", Component::of::<PaymentResource>()),
+        ("refund.", Component::of::<RefundResource>()),
+    ];
+    subjects.into_iter().find(|(prefix, _)| event_type.starts_with(prefix)).map(|(_, component)| component)
+}
+
+/// A webhook per event type; the schemas they refer to are added to `schemas`.
+pub(super) fn paths(schemas: &mut Vec<(String, RefOr<Schema>)>) -> Paths {
+    let event = Component::of::<EventResource>();
+    event.collect_into(schemas);
+    let mut paths = Paths::new();
+    for event_type in EventType::ALL {
+        let name = event_type.as_str();
+        let mut payload = AllOfBuilder::new().item(Ref::from_schema_name((event.name)()));
+        let mut about = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .property("type", ObjectBuilder::new().schema_type(Type::String).enum_values(Some([name])));
+        if let Some(subject) = subject(name) {
+            subject.collect_into(schemas);
+            about = about.property("data", Ref::from_schema_name((subject.name)()));
+        }
+        payload = payload.item(about);
+        let signature = ParameterBuilder::new()
+            .name(SIGNATURE_HEADER)
+            .parameter_in(ParameterIn::Header)
+            .required(Required::True)
+            .description(Some(
+                "`t=<unix seconds>,te=<hex>,li=<hex>`: HMAC-SHA256 with the webhook's secret key of \
+                 `<t>.<body>`, in `te` for test-mode events and in `li` for live ones.",
+            ))
+            .schema(Some(ObjectBuilder::new().schema_type(Type::String)));
+        let operation = OperationBuilder::new()
+            .operation_id(Some(format!("webhook_{}", name.replace('.', "_"))))
+            .summary(Some(format!("The `{name}` event")))
+            .tag("webhooks")
+            .parameter(signature)
+            .request_body(Some(
+                RequestBodyBuilder::new()
+                    .required(Some(Required::True))
+                    .content("application/json", Content::new(Some(Schema::AllOf(payload.build()))))
+                    .build(),
+            ))
+            .response(
+                "200",
+                ResponseBuilder::new()
+                    .description("Any 2xx answer within the timeout acknowledges the event; others are retried."),
+            )
+            .build();
+        paths.add_path_operation(name, vec![HttpMethod::Post], operation);
+    }
+    paths
+}
