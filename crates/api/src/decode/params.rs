@@ -220,6 +220,36 @@ impl Params {
         parsed
     }
 
+    /// A whole number within `minimum..=maximum` (either end open when `None`); out of bounds is
+    /// `parameter_below_minimum` or `parameter_above_maximum`.
+    pub fn integer_between(&mut self, key: &str, minimum: Option<i64>, maximum: Option<i64>) -> Option<i64> {
+        if self.describe(key, || shape::integer(minimum, maximum)) {
+            return None;
+        }
+        let value = self.integer(key)?;
+        let name = self.name(key);
+        if let Some(minimum) = minimum.filter(|minimum| value < *minimum) {
+            let detail = format!("The parameter {name} must be at least {minimum}.");
+            self.push(FieldError::new(name, ErrorCode::ParameterBelowMinimum, detail));
+            return None;
+        }
+        if let Some(maximum) = maximum.filter(|maximum| value > *maximum) {
+            let detail = format!("The parameter {name} must be at most {maximum}.");
+            self.push(FieldError::new(name, ErrorCode::ParameterAboveMaximum, detail));
+            return None;
+        }
+        Some(value)
+    }
+
+    /// A string of at most `max_chars` characters in a format the document names (`email`), which
+    /// the caller's parser checks.
+    pub fn formatted_string(&mut self, key: &str, max_chars: usize, format: &str) -> Option<String> {
+        if self.describe(key, || shape::formatted_string(max_chars, format)) {
+            return None;
+        }
+        self.string(key, max_chars)
+    }
+
     /// An amount in centavos: a whole number within the service's bounds. A negative, fractional or
     /// non-numeric value is a type error; a whole number out of bounds is below or above the bounds.
     pub fn amount(&mut self, key: &str) -> Option<Amount> {

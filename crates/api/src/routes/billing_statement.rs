@@ -22,7 +22,6 @@ use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::money::Currency;
-use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::{FieldError, Invalid};
 
@@ -192,15 +191,7 @@ fn new_statement(params: &mut Params) -> Option<NewBillingStatement> {
 }
 
 fn statement_changes(params: &mut Params) -> Option<StatementChanges> {
-    let fields = statement_fields(params);
-    Some(StatementChanges {
-        description: fields.description,
-        due_at: fields.due_at,
-        billing_details_collection: fields.billing_details_collection,
-        payment_methods: fields.payment_methods,
-        statement_descriptor: fields.statement_descriptor,
-        metadata: fields.metadata,
-    })
+    Some(statement_fields(params))
 }
 
 /// A list request: the page and the filters.
@@ -222,16 +213,7 @@ fn list_request(params: &mut Params) -> Option<(BillingStatementFilter, PageRequ
 }
 
 /// The fields create and update share.
-struct StatementFields {
-    description: Option<payments_domain::description::Description>,
-    due_at: Option<Timestamp>,
-    billing_details_collection: Option<BillingDetailsCollection>,
-    payment_methods: Option<Vec<PaymentMethodType>>,
-    statement_descriptor: Option<payments_domain::statement_descriptor::StatementDescriptor>,
-    metadata: Option<payments_domain::metadata::Metadata>,
-}
-
-fn statement_fields(params: &mut Params) -> StatementFields {
+fn statement_fields(params: &mut Params) -> StatementChanges {
     let description = params.description("description");
     let due_at = params.integer("due_at").and_then(|seconds| {
         if seconds < 0 {
@@ -255,5 +237,12 @@ fn statement_fields(params: &mut Params) -> StatementFields {
     });
     let statement_descriptor = params.statement_descriptor("statement_descriptor");
     let metadata = params.metadata("metadata");
-    StatementFields { description, due_at, billing_details_collection, payment_methods, statement_descriptor, metadata }
+    StatementChanges {
+        description,
+        due_at,
+        billing_details_collection,
+        payment_methods,
+        statement_descriptor,
+        metadata,
+    }
 }

@@ -13,6 +13,7 @@ use actix_web::{web, HttpResponse};
 use payments_application::services::NewLineItem;
 use payments_domain::billing_statement::{LineItem, LineItemChanges, LINE_ITEM_DESCRIPTION_LENGTH};
 use payments_domain::limits::IDENTIFIER_LENGTH;
+use payments_domain::money::Amount;
 
 const RESOURCE: &str = "billing_statement_line_item";
 
@@ -101,9 +102,11 @@ fn line_item_fields(params: &mut Params) -> LineItemChanges {
     let description = params
         .string("description", LINE_ITEM_DESCRIPTION_LENGTH)
         .and_then(|text| params.check("description", LineItem::check_description(text)));
-    let unit_price =
-        params.integer("unit_price").and_then(|price| params.check("unit_price", LineItem::check_unit_price(price)));
-    let quantity =
-        params.integer("quantity").and_then(|quantity| params.check("quantity", LineItem::check_quantity(quantity)));
+    let unit_price = params
+        .integer_between("unit_price", Some(1), Some(Amount::MAXIMUM))
+        .and_then(|price| params.check("unit_price", LineItem::check_unit_price(price)));
+    let quantity = params
+        .integer_between("quantity", Some(1), Some(Amount::MAXIMUM))
+        .and_then(|quantity| params.check("quantity", LineItem::check_quantity(quantity)));
     LineItemChanges { description, unit_price, quantity }
 }

@@ -146,10 +146,12 @@ fn new_checkout_session(params: &mut Params, now: Timestamp) -> Option<NewChecko
 
 fn line_item(params: &mut Params) -> Option<NewLineItem> {
     let name = params.string("name", NAME_LENGTH).and_then(|name| params.check("name", NewLineItem::check_name(name)));
-    let amount =
-        params.integer("amount").and_then(|amount| params.check("amount", NewLineItem::check_unit_amount(amount)));
-    let quantity =
-        params.integer("quantity").and_then(|quantity| params.check("quantity", NewLineItem::check_quantity(quantity)));
+    let amount = params
+        .integer_between("amount", Some(1), None)
+        .and_then(|amount| params.check("amount", NewLineItem::check_unit_amount(amount)));
+    let quantity = params
+        .integer_between("quantity", Some(1), None)
+        .and_then(|quantity| params.check("quantity", NewLineItem::check_quantity(quantity)));
     let description = params.description("description");
     let image = params.string("image", URL_LENGTH).and_then(|url| params.check("image", NewLineItem::check_image(url)));
     let name = params.require("name", name);

@@ -127,15 +127,17 @@ fn new_customer(params: &mut Params) -> Option<NewCustomer> {
     let name = params
         .required_string("name", CustomerName::MAX_LENGTH)
         .and_then(|name| params.check("name", CustomerName::new(name)));
-    let email =
-        params.required_string("email", Email::MAX_LENGTH).and_then(|email| params.check("email", Email::new(email)));
+    let email = params
+        .formatted_string("email", Email::MAX_LENGTH, "email")
+        .and_then(|email| params.check("email", Email::new(email)));
+    let email = params.require("email", email);
     let currency = params
         .required_choice("currency", || names(&Currency::ALL, Currency::code))
         .and_then(|code| params.check("currency", Currency::parse(&code)));
     let fields = shared_fields(params);
     Some(NewCustomer {
         name: params.require("name", name)?,
-        email: params.require("email", email)?,
+        email: email?,
         currency: params.require("currency", currency)?,
         billing_statement_prefix: fields.billing_statement_prefix,
         next_billing_statement_sequence_number: fields.next_billing_statement_sequence_number,
@@ -147,7 +149,9 @@ fn new_customer(params: &mut Params) -> Option<NewCustomer> {
 fn customer_changes(params: &mut Params) -> Option<CustomerChanges> {
     let name =
         params.string("name", CustomerName::MAX_LENGTH).and_then(|name| params.check("name", CustomerName::new(name)));
-    let email = params.string("email", Email::MAX_LENGTH).and_then(|email| params.check("email", Email::new(email)));
+    let email = params
+        .formatted_string("email", Email::MAX_LENGTH, "email")
+        .and_then(|email| params.check("email", Email::new(email)));
     let currency = params
         .choice("currency", || names(&Currency::ALL, Currency::code))
         .and_then(|code| params.check("currency", Currency::parse(&code)));

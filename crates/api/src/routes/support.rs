@@ -27,7 +27,7 @@ pub(crate) fn ok<T: Serialize>(body: &T) -> HttpResponse {
 
 /// Reads `limit`, `after` and `before` of a list request.
 pub(crate) fn page_request(params: &mut Params) -> Option<PageRequest> {
-    let limit = params.integer("limit");
+    let limit = params.integer_between("limit", Some(1), Some(i64::from(PageRequest::MAX_LIMIT)));
     let after = params.string("after", IDENTIFIER_LENGTH);
     let before = params.string("before", IDENTIFIER_LENGTH);
     match PageRequest::new(limit, after, before) {
