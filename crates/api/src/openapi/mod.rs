@@ -12,7 +12,9 @@ use serde_json::json;
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::tag::TagBuilder;
-use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, ServerBuilder, Tag};
+use utoipa::openapi::{
+    ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, RefOr, Schema, ServerBuilder, Tag,
+};
 
 /// The security scheme of secret keys.
 pub(crate) const SECRET_KEY: &str = "secret_key";
@@ -49,6 +51,7 @@ pub fn document(base_url: &str) -> OpenApi {
     add_aliases(&mut paths, &endpoints);
     Component::of::<ErrorBody>().collect_into(&mut schemas);
     let webhooks = webhooks::paths(&mut schemas);
+    require_present_properties(&mut schemas);
 
     let secret_key = Http::builder()
         .scheme(HttpAuthScheme::Basic)
@@ -79,9 +82,32 @@ pub fn document(base_url: &str) -> OpenApi {
 }
 
 /// Every schema an endpoint answers with, once each.
-fn collect_schemas(endpoint: &Endpoint, schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>) {
+fn collect_schemas(endpoint: &Endpoint, schemas: &mut Vec<(String, RefOr<Schema>)>) {
     for component in endpoint.output.components() {
         component.collect_into(schemas);
+    }
+}
+
+/// The properties an answer leaves out when they have no value (`#[serde(skip_serializing_if)]`).
+const OMITTED_WHEN_EMPTY: [(&str, &str); 4] = [
+    ("PaymentPaymentMethod", "card"),
+    ("PaymentPaymentMethod", "qrph"),
+    ("CustomerSession", "payment_methods"),
+    ("ErrorEntry", "parameter"),
+];
+
+/// Marks required every property that answers always carry, `null` when empty (as the contract's
+/// tables show them), which is all of them but [`OMITTED_WHEN_EMPTY`]. utoipa leaves an `Option`
+/// optional; the conformance check in CI fails if an answer ever lacks a property marked here.
+fn require_present_properties(schemas: &mut [(String, RefOr<Schema>)]) {
+    for (name, schema) in schemas {
+        let RefOr::T(Schema::Object(object)) = schema else { continue };
+        for property in object.properties.keys() {
+            let omitted = OMITTED_WHEN_EMPTY.contains(&(name.as_str(), property.as_str()));
+            if !omitted && !object.required.contains(property) {
+                object.required.push(property.clone());
+            }
+        }
     }
 }
 
