@@ -3,7 +3,7 @@
 //! loads nothing from another site (no script at all), so it works offline and behind a firewall.
 
 use super::hosted::html;
-use actix_web::http::StatusCode;
+use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde_json::{Map, Value};
@@ -31,11 +31,26 @@ impl ApiReference {
 }
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config.route("/openapi.json", web::get().to(openapi_json)).route("/docs", web::get().to(docs));
+    // HEAD too, for link checkers and monitors; other methods answer like an unknown route.
+    let unknown = || web::to(crate::routes::route_not_found);
+    config
+        .service(
+            web::resource("/openapi.json")
+                .route(web::get().to(openapi_json))
+                .route(web::head().to(openapi_json))
+                .default_service(unknown()),
+        )
+        .service(
+            web::resource("/docs").route(web::get().to(docs)).route(web::head().to(docs)).default_service(unknown()),
+        );
 }
 
 async fn openapi_json(reference: web::Data<ApiReference>) -> HttpResponse {
-    HttpResponse::Ok().content_type("application/json").body(reference.json.clone())
+    // Public, so that tools in a browser (an editor, a mock server) may load it from another origin.
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+        .body(reference.json.clone())
 }
 
 async fn docs(reference: web::Data<ApiReference>) -> HttpResponse {
@@ -292,10 +307,11 @@ fn kind(schema: &Value) -> String {
 
 /// Bounds in words: `1 to 255 characters`, `at most 50 keys`, `at least 2000`.
 fn range(low: Option<i64>, high: Option<i64>, unit: &str) -> Option<String> {
+    let counted = |count: i64| if count == 1 { unit.trim_end_matches('s') } else { unit };
     let phrase = match (low, high) {
-        (Some(low), Some(high)) => format!("{low} to {high} {unit}"),
-        (Some(low), None) => format!("at least {low} {unit}"),
-        (None, Some(high)) => format!("at most {high} {unit}"),
+        (Some(low), Some(high)) => format!("{low} to {high} {}", counted(high)),
+        (Some(low), None) => format!("at least {low} {}", counted(low)),
+        (None, Some(high)) => format!("at most {high} {}", counted(high)),
         (None, None) => return None,
     };
     Some(phrase.trim_end().to_owned())

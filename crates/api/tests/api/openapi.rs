@@ -69,6 +69,15 @@ async fn every_documented_operation_is_served_and_no_other_method_is() {
         let response = app.client.get(format!("{}{page}", app.address)).send().await.unwrap();
         assert_eq!(response.status(), 200, "{page}");
     }
+    for page in ["/docs", "/openapi.json"] {
+        let response = app.client.head(format!("{}{page}", app.address)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "HEAD {page}");
+        for method in [Method::POST, Method::PUT, Method::DELETE] {
+            let (status, body) =
+                read(app.request(method.clone(), page, &app.keys.secret_test).send().await.unwrap()).await;
+            assert_eq!((status, body["errors"][0]["code"].as_str()), (404, Some("route_not_found")), "{method} {page}");
+        }
+    }
 }
 
 /// Every `$ref` in `value`.
