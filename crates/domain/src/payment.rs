@@ -22,6 +22,8 @@ pub enum PaymentStatus {
 }
 
 impl PaymentStatus {
+    pub const ALL: [Self; 2] = [Self::Paid, Self::Failed];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -63,6 +63,8 @@ pub enum RefundStatus {
 }
 
 impl RefundStatus {
+    pub const ALL: [Self; 1] = [Self::Succeeded];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -27,6 +27,8 @@ pub enum WebhookStatus {
 }
 
 impl WebhookStatus {
+    pub const ALL: [Self; 2] = [Self::Enabled, Self::Disabled];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -6,6 +6,7 @@ use super::billing_statement_line_item::BillingStatementLineItemResource;
 use super::payment_intent::PaymentIntentResource;
 use payments_application::services::BillingStatementView;
 use payments_domain::billing_statement::BillingStatement;
+use payments_domain::billing_statement::BillingStatementStatus;
 use payments_domain::customer::Customer;
 use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
@@ -47,6 +48,7 @@ pub(crate) struct BillingStatementResource<'a, P> {
     billing_statement_url: Option<&'a str>,
     url: Option<&'a str>,
     description: Option<&'a str>,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     line_items: Vec<BillingStatementLineItemResource<'a>>,
     livemode: bool,
@@ -111,4 +113,9 @@ impl<'a, P: Serialize> BillingStatementResource<'a, P> {
             updated_at: statement.updated_at().unix_seconds(),
         }
     }
+}
+
+/// Its statuses, as the OpenAPI document lists them.
+fn status_schema() -> utoipa::openapi::schema::Schema {
+    super::one_of(crate::decode::names(&BillingStatementStatus::ALL, BillingStatementStatus::as_str))
 }

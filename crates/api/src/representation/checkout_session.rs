@@ -3,6 +3,7 @@
 
 use super::payment_intent::{PaymentIntentResource, PaymentMethodOptions};
 use payments_application::services::CheckoutSessionView;
+use payments_domain::checkout_session::CheckoutSessionStatus;
 use payments_domain::checkout_session::{CheckoutSession, LineItem};
 use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
@@ -48,6 +49,7 @@ pub(crate) struct CheckoutSessionResource<'a, P> {
     amount: i64,
     customer_reference_id: Option<&'a str>,
     client_secret: &'a str,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     currency: &'static str,
     line_items: Vec<LineItemResource<'a>>,
@@ -103,4 +105,9 @@ impl<'a, P: Serialize> CheckoutSessionResource<'a, P> {
             updated_at: session.updated_at().unix_seconds(),
         }
     }
+}
+
+/// Its statuses, as the OpenAPI document lists them.
+fn status_schema() -> utoipa::openapi::schema::Schema {
+    super::one_of(crate::decode::names(&CheckoutSessionStatus::ALL, CheckoutSessionStatus::as_str))
 }

@@ -15,3 +15,10 @@ pub(crate) mod payment_method;
 pub(crate) mod refund;
 pub(crate) mod setup_intent;
 pub(crate) mod webhook;
+
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+
+/// The schema of a string that is one of `names` (a status: `names(&Status::ALL, Status::as_str)`).
+pub(crate) fn one_of(names: Vec<&'static str>) -> Schema {
+    Schema::Object(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(names)).build())
+}

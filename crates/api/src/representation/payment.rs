@@ -5,6 +5,7 @@ use payments_domain::customer::Customer;
 use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
+use payments_domain::payment::PaymentStatus;
 use payments_domain::payment_method::PaymentBilling;
 use payments_domain::payment_method::{CardSummary, PaymentMethodType, QrphSummary};
 use serde::Serialize;
@@ -49,6 +50,7 @@ pub(crate) struct PaymentResource<'a> {
     metadata: Option<&'a Metadata>,
     net_amount: i64,
     payment_intent_id: &'a str,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     customer: Option<CustomerResource<'a>>,
     origin: &'a str,
@@ -94,4 +96,9 @@ impl<'a> PaymentResource<'a> {
             updated_at: payment.updated_at().unix_seconds(),
         }
     }
+}
+
+/// Its statuses, as the OpenAPI document lists them.
+fn status_schema() -> utoipa::openapi::schema::Schema {
+    super::one_of(crate::decode::names(&PaymentStatus::ALL, PaymentStatus::as_str))
 }

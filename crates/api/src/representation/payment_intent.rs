@@ -72,6 +72,7 @@ pub(crate) struct PaymentIntentResource<'a> {
     payment_methods: &'a [PaymentMethodType],
     payment_method_options: PaymentMethodOptions<'a>,
     statement_descriptor: Option<&'a str>,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     return_url: Option<&'a str>,
     capture_before_at: Option<i64>,
@@ -126,6 +127,7 @@ pub(crate) struct PublicPaymentIntentResource<'a> {
     resource: &'static str,
     amount: i64,
     currency: &'static str,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     client_secret: &'a str,
     next_action: Option<NextAction<'a>>,
@@ -153,4 +155,9 @@ impl<'a> PublicPaymentIntentResource<'a> {
             return_url: intent.return_url(),
         }
     }
+}
+
+/// Its statuses, as the OpenAPI document lists them.
+fn status_schema() -> utoipa::openapi::schema::Schema {
+    super::one_of(crate::decode::names(&PaymentIntentStatus::ALL, PaymentIntentStatus::as_str))
 }

@@ -3,6 +3,7 @@
 use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
 use payments_domain::refund::Refund;
+use payments_domain::refund::RefundStatus;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -16,6 +17,7 @@ pub(crate) struct RefundResource<'a> {
     resource: &'static str,
     amount: i64,
     currency: &'static str,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     description: Option<&'a str>,
     reason: &'static str,
@@ -45,4 +47,9 @@ impl<'a> RefundResource<'a> {
             updated_at: refund.updated_at().unix_seconds(),
         }
     }
+}
+
+/// Its statuses, as the OpenAPI document lists them.
+fn status_schema() -> utoipa::openapi::schema::Schema {
+    super::one_of(crate::decode::names(&RefundStatus::ALL, RefundStatus::as_str))
 }

@@ -11,6 +11,7 @@ use payments_domain::metadata::Metadata;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::setup_intent::SetupIntent;
+use payments_domain::setup_intent::SetupIntentStatus;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -33,6 +34,7 @@ pub(crate) struct SetupIntentResource<'a> {
     payment_methods: &'a [PaymentMethodType],
     payment_method_options: PaymentMethodOptions<'a>,
     return_url: Option<&'a str>,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     usage: &'static str,
     created_at: i64,
@@ -80,6 +82,7 @@ pub(crate) struct PublicSetupIntentResource<'a> {
     payment_methods: &'a [PaymentMethodType],
     payment_method_options: PaymentMethodOptions<'a>,
     return_url: Option<&'a str>,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     usage: &'static str,
 }
@@ -100,4 +103,9 @@ impl<'a> PublicSetupIntentResource<'a> {
             usage: intent.usage().as_str(),
         }
     }
+}
+
+/// Its statuses, as the OpenAPI document lists them.
+fn status_schema() -> utoipa::openapi::schema::Schema {
+    super::one_of(crate::decode::names(&SetupIntentStatus::ALL, SetupIntentStatus::as_str))
 }

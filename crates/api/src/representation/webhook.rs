@@ -3,6 +3,7 @@
 use payments_application::ports::DeliveryAttempt;
 use payments_domain::description::Description;
 use payments_domain::webhook::Webhook;
+use payments_domain::webhook::WebhookStatus;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -15,6 +16,7 @@ pub(crate) struct WebhookResource<'a> {
     id: &'a str,
     resource: &'static str,
     secret_key: &'a str,
+    #[schema(schema_with = status_schema)]
     status: &'static str,
     description: Option<&'a str>,
     livemode: bool,
@@ -66,4 +68,9 @@ impl<'a> AttemptResource<'a> {
             duration_ms: attempt.duration_ms,
         }
     }
+}
+
+/// Its statuses, as the OpenAPI document lists them.
+fn status_schema() -> utoipa::openapi::schema::Schema {
+    super::one_of(crate::decode::names(&WebhookStatus::ALL, WebhookStatus::as_str))
 }
