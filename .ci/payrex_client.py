@@ -6,6 +6,7 @@ Usage: payrex_client.py BASE_URL SECRET_KEY
 import base64
 import http.cookiejar
 import re
+import secrets
 import sys
 import time
 import urllib.parse
@@ -65,12 +66,14 @@ def main(base_url, secret_key):
     paid = client.payment_intents.attach(intent.id, {"payment_method": {"type": "card", "card": card}})
     check(paid.status == "succeeded" and paid.latest_payment["status"] == "paid", "a card pays through attach")
 
-    # Customers filtered by metadata: the client sends the keys only (`metadata=tier`).
+    # Customers filtered by metadata: the client sends the keys only (`metadata=tier_…`). The key is
+    # this run's own, so customers already in the database do not match.
+    tier = f"tier_{secrets.token_hex(4)}"
     gold = client.customers.create(
-        {"name": "Ana", "email": "ana@example.com", "currency": "PHP", "metadata": {"tier": "gold"}}
+        {"name": "Ana", "email": "ana@example.com", "currency": "PHP", "metadata": {tier: "gold"}}
     )
     client.customers.create({"name": "Ben", "email": "ben@example.com", "currency": "PHP"})
-    listed = client.customers.list({"metadata": {"tier": "gold"}})
+    listed = client.customers.list({"metadata": {tier: "gold"}})
     check([c.id for c in listed.data] == [gold.id], "the customer list filters by metadata")
 
     # Saving a card with a setup intent, paying with it later, and removing it.

@@ -1,5 +1,6 @@
 //! Redaction of what must never be echoed or logged: a run of digits that looks like a card number,
-//! wherever a client put it (a wrong field, a parameter name, a URL path).
+//! wherever a client put it (a wrong field, a parameter name, a URL path), a hosted page's secret
+//! link, and a secret API key a client put in a URL.
 
 /// Digits in a run that is taken for a card number.
 const CARD_NUMBER_DIGITS: usize = 12;
@@ -19,6 +20,28 @@ pub fn without_capabilities(path: &str) -> String {
         }
     }
     path.to_owned()
+}
+
+/// The prefixes of secret API keys.
+const SECRET_KEY_PREFIXES: [&str; 2] = ["sk_test_", "sk_live_"];
+
+/// `text` with the body of every secret API key replaced (`sk_live_[redacted]`): a client that put
+/// its key in a path by mistake does not leave it in the log.
+#[must_use]
+pub fn without_secret_keys(text: &str) -> String {
+    let mut cleaned = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((at, prefix)) =
+        SECRET_KEY_PREFIXES.iter().filter_map(|prefix| Some((rest.find(prefix)?, *prefix))).min()
+    {
+        cleaned.push_str(&rest[..at + prefix.len()]);
+        cleaned.push_str("[redacted]");
+        let key = &rest[at + prefix.len()..];
+        let end = key.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(key.len());
+        rest = &key[end..];
+    }
+    cleaned.push_str(rest);
+    cleaned
 }
 
 /// `text` with every run of 12 or more digits (spaces, dashes or `%20` between them allowed)
@@ -70,6 +93,17 @@ pub fn without_card_numbers(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_keys_lose_their_body_and_public_keys_stay() {
+        assert_eq!(
+            without_secret_keys("/payments/sk_test_AbC123/x?k=sk_live_Z9"),
+            "/payments/sk_test_[redacted]/x?k=sk_live_[redacted]"
+        );
+        assert_eq!(without_secret_keys("/customers/pk_test_AbC"), "/customers/pk_test_AbC");
+        assert_eq!(without_secret_keys("sk_live_"), "sk_live_[redacted]");
+        assert_eq!(without_secret_keys("/customers/cus_1"), "/customers/cus_1");
+    }
 
     #[test]
     fn hosted_page_links_lose_their_secret_and_other_paths_stay() {
