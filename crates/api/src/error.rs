@@ -94,6 +94,14 @@ impl ApiError {
         error
     }
 
+    /// 429 `rate_limit_exceeded`: the key or address sent more than its limit.
+    #[must_use]
+    pub fn rate_limited(wait: std::time::Duration) -> Self {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        let detail = format!("Too many requests; retry after {seconds} seconds.");
+        Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", detail)
+    }
+
     /// 400 for a body that cannot be decoded at all.
     #[must_use]
     pub fn bad_body(detail: &str) -> Self {

@@ -10,6 +10,7 @@ pub mod mail;
 mod openapi;
 pub mod pages;
 pub mod presenter;
+pub mod rate_limit;
 pub mod redact;
 mod representation;
 pub mod routes;

@@ -19,6 +19,19 @@ pub struct Settings {
     pub fees: FeesSettings,
     pub webhooks: WebhookSettings,
     pub mail: MailSettings,
+    pub rate_limit: RateLimitSettings,
+}
+
+/// Token buckets per instance: per API key, and per client address for requests without a key.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct RateLimitSettings {
+    pub enabled: bool,
+    /// Requests a second a key may sustain, and how many it may send at once.
+    pub per_key_per_second: u32,
+    pub per_key_burst: u32,
+    /// The same for a client address (hosted pages, requests without a key).
+    pub per_address_per_second: u32,
+    pub per_address_burst: u32,
 }
 
 /// E-mail of billing statements.
@@ -129,6 +142,7 @@ pub struct ValidSettings {
     pub fees: FeeSchedule,
     pub webhooks: WebhookSettings,
     pub mail: MailSettings,
+    pub rate_limit: RateLimitSettings,
 }
 
 impl Settings {
@@ -211,6 +225,12 @@ impl Settings {
         if !(1..=1_000).contains(&hooks.concurrency) || hooks.lease_seconds < 1 || hooks.poll_interval_ms < 1 {
             problems.push("webhooks: concurrency 1 to 1000, lease_seconds and poll_interval_ms positive".to_owned());
         }
+        let limits = &self.rate_limit;
+        if [limits.per_key_per_second, limits.per_key_burst, limits.per_address_per_second, limits.per_address_burst]
+            .contains(&0)
+        {
+            problems.push("rate_limit: every rate and burst must be at least 1".to_owned());
+        }
         if !payments_adapters::mail::valid_sender(&self.mail.from) {
             problems.push(format!("mail.from: {} is not an e-mail address", self.mail.from));
         }
@@ -247,6 +267,7 @@ impl Settings {
                 },
                 webhooks: self.webhooks.clone(),
                 mail: self.mail.clone(),
+                rate_limit: self.rate_limit,
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

@@ -283,12 +283,15 @@ impl Application {
         let data = web::Data::new(services.clone());
         let body_rules = BodyRules { max_bytes: settings.body_limit_bytes, deadline: settings.request_timeout };
         let reference = web::Data::new(crate::pages::ApiReference::new(settings.public_base_url.as_str()));
+        let limits = web::Data::new(crate::rate_limit::RateLimits::new(settings.rate_limit));
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
                 .app_data(body_rules)
                 .app_data(reference.clone())
+                .app_data(limits.clone())
                 .wrap(from_fn(idempotency))
+                .wrap(from_fn(crate::rate_limit::rate_limit))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .configure(routes::configure)

@@ -183,6 +183,11 @@ fn errors(endpoint: &Endpoint) -> Vec<(&'static str, &'static str)> {
     ));
     errors.push(("401", "No valid API key, or a key that may not make this request (`auth_invalid`)."));
     errors.push(("404", "No such object for this account and mode (`resource_not_found`)."));
+    errors.push((
+        "429",
+        "More requests from this key (or, without one, this address) than its limit allows \
+         (`rate_limit_exceeded`); retry after `Retry-After` seconds.",
+    ));
     if endpoint.method != Method::GET {
         errors.push(("408", "The body did not arrive in time."));
         errors.push((

@@ -80,6 +80,7 @@ mod openapi;
 mod pagination;
 mod payment_intents;
 mod payments_refunds;
+mod rate_limits;
 mod receiver;
 mod setup_intents;
 mod test_authorization;
