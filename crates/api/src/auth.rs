@@ -65,7 +65,11 @@ pub async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
     Ok(caller)
 }
 
-fn presented_key(request: &HttpRequest) -> Result<String, ApiError> {
+/// The key a request presents, unchecked: the Basic user name or the Bearer token.
+///
+/// # Errors
+/// 401 when there is none, or several, or the header is malformed.
+pub(crate) fn presented_key(request: &HttpRequest) -> Result<String, ApiError> {
     if request.headers().get_all(header::AUTHORIZATION).nth(1).is_some() {
         return Err(ApiError::unauthenticated("Send one Authorization header, not several."));
     }

@@ -96,9 +96,8 @@ impl ApiError {
 
     /// 429 `rate_limit_exceeded`: the key or address sent more than its limit.
     #[must_use]
-    pub fn rate_limited(wait: std::time::Duration) -> Self {
-        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-        let detail = format!("Too many requests; retry after {seconds} seconds.");
+    pub fn rate_limited(retry_after_seconds: u64) -> Self {
+        let detail = format!("Too many requests; retry after {retry_after_seconds} seconds.");
         Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", detail)
     }
 

@@ -67,6 +67,8 @@ pub struct RateLimits {
 /// What a check decided, with what the headers say.
 struct Decision {
     allowed: bool,
+    /// Whether the key was accepted before (and the token came from its own bucket).
+    key_accepted: bool,
     limit: u32,
     remaining: u32,
     /// Seconds until the bucket is full again (allowed) or until one more request is (refused).
@@ -98,6 +100,8 @@ impl RateLimits {
         }
     }
 
+    /// Takes a token from the key's bucket when the key was accepted before, else from the
+    /// address's.
     fn check(&self, request: &ServiceRequest, key: Option<&String>) -> Decision {
         if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
             for limit in [&self.per_key, &self.per_address] {
@@ -105,7 +109,8 @@ impl RateLimits {
                 limit.buckets.shrink_to_fit();
             }
         }
-        let (limit, key) = match key.filter(|key| self.accepted(key)) {
+        let accepted = key.filter(|key| self.accepted(key));
+        let (limit, key) = match accepted {
             Some(key) => (&self.per_key, key.clone()),
             None => {
                 let address = request.peer_addr().map(|address| address.ip().to_string()).unwrap_or_default();
@@ -117,37 +122,24 @@ impl RateLimits {
                 let remaining = state.remaining_burst_capacity();
                 let used = limit.burst.saturating_sub(remaining);
                 let wait = Duration::from_secs_f64(f64::from(used) / f64::from(limit.per_second));
-                Decision { allowed: true, limit: limit.burst, remaining, wait }
+                Decision { allowed: true, key_accepted: accepted.is_some(), limit: limit.burst, remaining, wait }
             }
             Err(refused) => {
                 let wait = refused.wait_time_from(DefaultClock::default().now());
-                Decision { allowed: false, limit: limit.burst, remaining: 0, wait }
+                Decision { allowed: false, key_accepted: accepted.is_some(), limit: limit.burst, remaining: 0, wait }
             }
         }
     }
 }
 
-/// The API key a request presents, without checking it: the Basic user name or the Bearer token.
+/// The API key a request presents, unchecked, when it is short enough to be one.
 fn presented_key(request: &ServiceRequest) -> Option<String> {
-    let value = request.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, credentials) = value.trim().split_once(' ')?;
-    let key = if scheme.eq_ignore_ascii_case("bearer") {
-        credentials.trim().to_owned()
-    } else if scheme.eq_ignore_ascii_case("basic") {
-        use base64::Engine;
-        let decoded = base64::engine::general_purpose::STANDARD.decode(credentials.trim()).ok()?;
-        let decoded = String::from_utf8(decoded).ok()?;
-        decoded.split(':').next().unwrap_or_default().to_owned()
-    } else {
-        return None;
-    };
-    let looks_like_a_key = ["sk_", "pk_"].iter().any(|prefix| key.starts_with(prefix));
-    (looks_like_a_key && key.len() <= LONGEST_KEY).then_some(key)
+    crate::auth::presented_key(request.request()).ok().filter(|key| key.len() <= LONGEST_KEY)
 }
 
-/// Seconds, rounded up, as a header value.
-fn seconds(wait: Duration) -> HeaderValue {
-    HeaderValue::from(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+/// A wait in whole seconds, rounded up.
+fn whole_seconds(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
 
 /// Applies the limits (when switched on) before anything else reads the request.
@@ -169,20 +161,19 @@ pub async fn rate_limit(
     let decision = limits.check(&request, key.as_ref());
     let mut response = if decision.allowed {
         let response = next.call(request).await?.map_into_boxed_body();
-        if let Some(key) = key.filter(|key| response.status() != StatusCode::UNAUTHORIZED && !limits.accepted(key)) {
+        if let Some(key) = key.filter(|_| !decision.key_accepted && response.status() != StatusCode::UNAUTHORIZED) {
             limits.accept(key);
         }
         response
     } else {
-        let retry_after = seconds(decision.wait);
-        let error = ApiError::rate_limited(decision.wait);
-        let mut refused = request.error_response(error);
-        refused.headers_mut().insert(header::RETRY_AFTER, retry_after);
+        let retry_after = whole_seconds(decision.wait);
+        let mut refused = request.error_response(ApiError::rate_limited(retry_after));
+        refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         refused
     };
     let headers = response.headers_mut();
     headers.insert(HeaderName::from_static("ratelimit-limit"), HeaderValue::from(decision.limit));
     headers.insert(HeaderName::from_static("ratelimit-remaining"), HeaderValue::from(decision.remaining));
-    headers.insert(HeaderName::from_static("ratelimit-reset"), seconds(decision.wait));
+    headers.insert(HeaderName::from_static("ratelimit-reset"), HeaderValue::from(whole_seconds(decision.wait)));
     Ok(response)
 }

@@ -82,10 +82,10 @@ impl ComponentName {
     /// # Errors
     /// `parameter_invalid` for anything but `payment_element`.
     pub fn parse(value: &str) -> Result<Self, Invalid> {
-        match value {
-            "payment_element" => Ok(Self::PaymentElement),
-            _ => Err(Invalid::value(format!("{value} is not a component; use payment_element."))),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|name| name.as_str() == value)
+            .ok_or_else(|| Invalid::value(format!("{value} is not a component; use payment_element.")))
     }
 }
 
@@ -112,11 +112,10 @@ impl Toggle {
     /// # Errors
     /// `parameter_invalid` for anything but `enabled` or `disabled`.
     pub fn parse(value: &str) -> Result<Self, Invalid> {
-        match value {
-            "enabled" => Ok(Self::Enabled),
-            "disabled" => Ok(Self::Disabled),
-            _ => Err(Invalid::value(format!("{value} is not a value; use enabled or disabled."))),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|toggle| toggle.as_str() == value)
+            .ok_or_else(|| Invalid::value(format!("{value} is not a value; use enabled or disabled.")))
     }
 }
 

@@ -50,10 +50,15 @@ impl Shape {
 
     /// The parameters as one object schema; unknown parameters are refused.
     pub fn into_schema(self) -> Schema {
+        Self::object_of(self.parameters())
+    }
+
+    /// An object schema of `parameters` as [`Shape::parameters`] lists them.
+    pub fn object_of(parameters: Vec<(String, Schema, bool)>) -> Schema {
         let mut object = ObjectBuilder::new()
             .schema_type(Type::Object)
             .additional_properties(Some(AdditionalProperties::FreeForm(false)));
-        for (name, schema, required) in self.parameters() {
+        for (name, schema, required) in parameters {
             object = object.property(&name, schema);
             if required {
                 object = object.required(name);

@@ -2,6 +2,7 @@
 //! body in both encodings, the successful answer and the errors it can answer.
 
 use super::{PUBLIC_KEY, SECRET_KEY};
+use crate::decode::Shape;
 use crate::routes::endpoint::{Auth, Component, Endpoint, Input, Output};
 use actix_web::http::Method;
 use utoipa::openapi::encoding::Encoding;
@@ -136,7 +137,7 @@ fn request_body(input: &Input) -> utoipa::openapi::request_body::RequestBody {
             form = form.encoding(name, bracketed);
         }
     }
-    let schema = input.shape().into_schema();
+    let schema = Shape::object_of(parameters);
     RequestBodyBuilder::new()
         .required(Some(if required { Required::True } else { Required::False }))
         .content(JSON, Content::new(Some(schema.clone())))
