@@ -1,5 +1,6 @@
 # Multi-stage build: compile with the full toolchain, run on a slim image as an unprivileged user.
-# libpq and SQLite are compiled in (bundled), so the runtime image needs no database libraries.
+# libpq (with OpenSSL, for TLS to PostgreSQL) and SQLite are compiled in from source, so the runtime
+# image needs no database or TLS libraries.
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .

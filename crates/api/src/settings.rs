@@ -2,7 +2,7 @@
 //! `PAYMENTS__SECTION__KEY` environment variables; validated once at startup.
 
 use config::{Config, Environment, File, FileFormat};
-use payments_adapters::db::{DatabaseUrl, PoolSettings};
+use payments_adapters::db::{DatabaseUrl, PoolSettings, PostgresTls, TlsMode};
 use payments_domain::payment::{FeeRate, FeeSchedule};
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -102,6 +102,29 @@ pub struct DatabaseSettings {
     pub url: String,
     pub pool_size: u32,
     pub connect_timeout_seconds: u64,
+    /// libpq's `sslmode` for PostgreSQL; empty keeps the URL's (libpq's default is `prefer`).
+    pub tls_mode: String,
+    /// The PEM file of the CA that signed PostgreSQL's certificate; empty keeps the URL's.
+    pub tls_ca_file: String,
+}
+
+impl DatabaseSettings {
+    /// The TLS settings, or a message naming the bad key.
+    fn tls(&self) -> Result<PostgresTls, String> {
+        let mode = match self.tls_mode.trim() {
+            "" => None,
+            mode => Some(TlsMode::parse(mode).ok_or_else(|| {
+                let modes: Vec<&str> = TlsMode::ALL.iter().map(|mode| mode.as_str()).collect();
+                format!("database.tls_mode: {mode} is not one of {}", modes.join(", "))
+            })?),
+        };
+        let ca_file = Some(self.tls_ca_file.trim()).filter(|path| !path.is_empty()).map(std::path::PathBuf::from);
+        if let Some(path) = &ca_file {
+            std::fs::File::open(path)
+                .map_err(|error| format!("database.tls_ca_file: cannot read {}: {error}", path.display()))?;
+        }
+        Ok(PostgresTls { mode, ca_file })
+    }
 }
 
 impl std::fmt::Debug for DatabaseSettings {
@@ -110,6 +133,8 @@ impl std::fmt::Debug for DatabaseSettings {
             .field("url", &DatabaseUrl::parse(&self.url).map_or_else(|e| e, |url| format!("{url:?}")))
             .field("pool_size", &self.pool_size)
             .field("connect_timeout_seconds", &self.connect_timeout_seconds)
+            .field("tls_mode", &self.tls_mode)
+            .field("tls_ca_file", &self.tls_ca_file)
             .finish()
     }
 }
@@ -189,8 +214,14 @@ impl Settings {
         if !(1..=600).contains(&self.server.request_timeout_seconds) {
             problems.push("server.request_timeout_seconds: must be from 1 to 600".to_owned());
         }
-        let database_url =
-            DatabaseUrl::parse(&self.database.url).map_err(|e| problems.push(format!("database.url: {e}"))).ok();
+        let database_url = DatabaseUrl::parse(&self.database.url)
+            .map_err(|e| format!("database.url: {e}"))
+            .and_then(|url| {
+                let tls = self.database.tls()?;
+                url.with_tls(&tls).map_err(|e| format!("database: {e}"))
+            })
+            .map_err(|problem| problems.push(problem))
+            .ok();
         if !(1..=200).contains(&self.database.pool_size) {
             problems.push("database.pool_size: must be from 1 to 200".to_owned());
         }
@@ -309,5 +340,25 @@ mod tests {
         for key in ["server.listen", "server.public_base_url", "database.url", "database.pool_size", "fees.card"] {
             assert!(message.contains(key), "{key} missing from: {message}");
         }
+    }
+
+    #[test]
+    fn tls_settings_are_checked_before_any_connection() {
+        let mut settings = defaults();
+        settings.database.url = "postgres://payments@db.example/payments".into();
+        settings.database.tls_mode = "verify_full".into();
+        let message = settings.validate().unwrap_err();
+        assert!(message.contains("database.tls_mode: verify_full is not one of disable, prefer"), "{message}");
+        settings.database.tls_mode = "verify-full".into();
+        let message = settings.validate().unwrap_err();
+        assert!(message.contains("set the CA certificate file (tls_ca_file)"), "{message}");
+        settings.database.tls_ca_file = "/nonexistent/root.pem".into();
+        let message = settings.validate().unwrap_err();
+        assert!(message.contains("database.tls_ca_file: cannot read /nonexistent/root.pem"), "{message}");
+        settings.database.tls_ca_file = "Cargo.toml".into();
+        let valid = settings.validate().expect("a readable CA file");
+        assert!(format!("{:?}", valid.database_url).contains("sslmode=verify-full&sslrootcert=Cargo.toml"));
+        settings.database.url = "sqlite://data/payments.db".into();
+        assert!(settings.validate().unwrap_err().contains("PostgreSQL only"));
     }
 }

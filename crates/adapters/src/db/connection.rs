@@ -7,7 +7,8 @@ use diesel::r2d2::R2D2Connection;
 use diesel::{Connection, ConnectionError, PgConnection, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use payments_application::error::cause_chain;
-use std::path::Path;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -59,6 +60,91 @@ impl DatabaseUrl {
     #[must_use]
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+}
+
+/// How the connection to PostgreSQL is protected: libpq's `sslmode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsMode {
+    /// Plain text only.
+    Disable,
+    /// TLS when the server offers it, plain text otherwise (libpq's default).
+    Prefer,
+    /// TLS always, without checking the server's certificate.
+    Require,
+    /// TLS with a certificate signed by the configured CA.
+    VerifyCa,
+    /// TLS with a certificate signed by the configured CA and naming the host connected to.
+    VerifyFull,
+}
+
+impl TlsMode {
+    pub const ALL: [Self; 5] = [Self::Disable, Self::Prefer, Self::Require, Self::VerifyCa, Self::VerifyFull];
+
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Disable => "disable",
+            Self::Prefer => "prefer",
+            Self::Require => "require",
+            Self::VerifyCa => "verify-ca",
+            Self::VerifyFull => "verify-full",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|mode| mode.as_str() == value)
+    }
+
+    /// Whether the server's certificate is checked against a CA.
+    #[must_use]
+    pub const fn verifies(self) -> bool {
+        matches!(self, Self::VerifyCa | Self::VerifyFull)
+    }
+}
+
+/// TLS to PostgreSQL as configured; each part left out keeps what the URL says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PostgresTls {
+    pub mode: Option<TlsMode>,
+    /// The PEM file of the CA that signed the server's certificate (libpq's `sslrootcert`).
+    pub ca_file: Option<PathBuf>,
+}
+
+/// What a query value may hold unescaped in a libpq URI (which does not read `+` as a space).
+const URI_VALUE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'_').remove(b'.');
+
+impl DatabaseUrl {
+    /// The URL with the TLS settings added as `sslmode` and `sslrootcert` parameters, which win over
+    /// the same parameters in the URL (libpq keeps the last).
+    ///
+    /// # Errors
+    /// A message when TLS is configured for SQLite, or a verifying mode has no CA anywhere.
+    pub fn with_tls(mut self, tls: &PostgresTls) -> Result<Self, String> {
+        if *tls == PostgresTls::default() {
+            return Ok(self);
+        }
+        if self.backend != Backend::Postgres {
+            return Err("TLS settings apply to PostgreSQL only; the database URL names SQLite".to_owned());
+        }
+        let mut parameters = Vec::new();
+        if let Some(mode) = tls.mode {
+            parameters.push(format!("sslmode={}", mode.as_str()));
+        }
+        if let Some(ca_file) = &tls.ca_file {
+            parameters.push(format!("sslrootcert={}", utf8_percent_encode(&ca_file.to_string_lossy(), URI_VALUE)));
+        }
+        let ca_in_url = self.target.contains("sslrootcert=");
+        if tls.mode.is_some_and(TlsMode::verifies) && tls.ca_file.is_none() && !ca_in_url {
+            return Err(format!(
+                "sslmode {} checks the server's certificate: set the CA certificate file (tls_ca_file)",
+                tls.mode.map_or("", TlsMode::as_str)
+            ));
+        }
+        let separator = if self.target.contains('?') { '&' } else { '?' };
+        self.target = format!("{}{separator}{}", self.target, parameters.join("&"));
+        Ok(self)
     }
 }
 
@@ -249,6 +335,33 @@ mod tests {
             DatabaseUrl::parse("sqlite://:memory:").unwrap_err(),
             "an in-memory SQLite database cannot be shared by a pool; give a file path"
         );
+    }
+
+    #[test]
+    fn tls_settings_become_libpq_parameters() {
+        let url = DatabaseUrl::parse("postgres://u@db.example/payments").unwrap();
+        let tls = PostgresTls { mode: Some(TlsMode::VerifyFull), ca_file: Some("/etc/ca dir/root+1.pem".into()) };
+        assert_eq!(
+            url.clone().with_tls(&tls).unwrap().target,
+            "postgres://u@db.example/payments?sslmode=verify-full&sslrootcert=/etc/ca%20dir/root%2B1.pem"
+        );
+        let with_query = DatabaseUrl::parse("postgres://u@h/db?sslmode=disable").unwrap();
+        let require = PostgresTls { mode: Some(TlsMode::Require), ca_file: None };
+        assert_eq!(with_query.with_tls(&require).unwrap().target, "postgres://u@h/db?sslmode=disable&sslmode=require");
+        assert_eq!(url.clone().with_tls(&PostgresTls::default()).unwrap(), url);
+    }
+
+    #[test]
+    fn a_verifying_mode_needs_a_ca_and_sqlite_takes_no_tls() {
+        let verify_ca = PostgresTls { mode: Some(TlsMode::VerifyCa), ca_file: None };
+        let error = DatabaseUrl::parse("postgres://u@h/db").unwrap().with_tls(&verify_ca).unwrap_err();
+        assert!(error.contains("sslmode verify-ca") && error.contains("tls_ca_file"), "{error}");
+        let ca_in_url = DatabaseUrl::parse("postgres://u@h/db?sslrootcert=/ca.pem").unwrap();
+        assert!(ca_in_url.with_tls(&verify_ca).is_ok());
+        let sqlite = DatabaseUrl::parse("sqlite://data/x.db").unwrap();
+        assert!(sqlite.with_tls(&verify_ca).unwrap_err().contains("PostgreSQL only"));
+        assert_eq!(TlsMode::ALL.map(|mode| TlsMode::parse(mode.as_str())), TlsMode::ALL.map(Some));
+        assert_eq!(TlsMode::parse("verify_full"), None);
     }
 
     #[test]

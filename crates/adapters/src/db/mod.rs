@@ -19,12 +19,14 @@ mod schema;
 mod setup_intent;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "testing")]
+pub mod tls_cluster;
 mod unit_of_work;
 mod webhook;
 mod webhook_delivery;
 
 pub use connection::{
     AnyConnection, Backend, ConnectError, ConnectionManager, DatabaseError, DatabaseUrl, Pool, PoolSettings,
-    PooledConnection,
+    PooledConnection, PostgresTls, TlsMode,
 };
 pub use unit_of_work::DieselUnitOfWork;

@@ -70,6 +70,7 @@ mod checkout_browser;
 mod checkout_sessions;
 mod customer_sessions;
 mod customers;
+mod database_tls;
 mod decoding;
 mod events;
 mod health;
