@@ -1,9 +1,11 @@
 //! Adapters of the payments service: storage on PostgreSQL or embedded SQLite through diesel, the
-//! system clock, the random id generator, webhook delivery and e-mail. Nothing above this crate sees a diesel type.
+//! system clock, the random id generator, webhook delivery, e-mail and Prometheus metrics. Nothing
+//! above this crate sees a diesel type.
 
 pub mod clock;
 pub mod db;
 pub mod id_generator;
 pub mod mail;
+pub mod metrics;
 pub mod processor;
 pub mod webhooks;

@@ -86,6 +86,7 @@ async fn run_once<B: MessageBody + 'static>(
     match start {
         Err(error) => Ok(request.error_response(error)),
         Ok(IdempotentStart::Replay { status, body }) => {
+            services.metrics.idempotent_replay();
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
             let response = HttpResponse::build(status)
                 .content_type(header::ContentType::json())

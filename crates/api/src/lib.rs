@@ -7,6 +7,7 @@ pub mod decode;
 pub mod error;
 pub mod idempotency;
 pub mod mail;
+pub mod metrics;
 mod openapi;
 pub mod pages;
 pub mod presenter;

@@ -1,6 +1,7 @@
 //! Configuration: `config/default.toml` (built in), then `config/{environment}.toml`, then
 //! `PAYMENTS__SECTION__KEY` environment variables; validated once at startup.
 
+pub use crate::metrics::MetricsSettings;
 use config::{Config, Environment, File, FileFormat};
 use payments_adapters::db::{DatabaseUrl, PoolSettings, PostgresTls, TlsMode};
 use payments_domain::payment::{FeeRate, FeeSchedule};
@@ -20,6 +21,7 @@ pub struct Settings {
     pub webhooks: WebhookSettings,
     pub mail: MailSettings,
     pub rate_limit: RateLimitSettings,
+    pub metrics: MetricsSettings,
 }
 
 /// Token buckets per instance: per API key, and per client address for requests without a key.
@@ -168,6 +170,7 @@ pub struct ValidSettings {
     pub webhooks: WebhookSettings,
     pub mail: MailSettings,
     pub rate_limit: RateLimitSettings,
+    pub metrics: MetricsSettings,
 }
 
 impl Settings {
@@ -299,6 +302,7 @@ impl Settings {
                 webhooks: self.webhooks.clone(),
                 mail: self.mail.clone(),
                 rate_limit: self.rate_limit,
+                metrics: self.metrics.clone(),
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

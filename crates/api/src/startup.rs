@@ -17,6 +17,7 @@ use payments_adapters::db::DatabaseError;
 use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::id_generator::RandomIds;
 use payments_adapters::mail::{MailWorker, MailWorkerSettings, OutboxMailer, SmtpMailer, SmtpSettingsError};
+use payments_adapters::metrics::Metrics;
 use payments_adapters::processor::Simulator;
 use payments_adapters::webhooks::{
     DeliveryWorker, HttpWebhookSender, ResolvingUrlGuard, SenderBuildError, WorkerSettings,
@@ -66,6 +67,7 @@ impl Services {
         settings: &ValidSettings,
         deliveries_due: Arc<Notify>,
         mail_due: Arc<Notify>,
+        metrics: Arc<Metrics>,
     ) -> Result<Self, SmtpSettingsError> {
         let presenter = Arc::new(ApiPresenter);
         let mailer: Arc<dyn Mailer> = match settings.mail.smtp_url() {
@@ -146,6 +148,7 @@ impl Services {
                 retry_schedule(&settings.webhooks),
             )),
             storage,
+            metrics,
             deliveries_due,
             mail_due,
             mailer,
@@ -160,14 +163,16 @@ impl Services {
     /// # Errors
     /// Why the database could not be reached or migrated, or the SMTP URL used.
     pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
-        let pool = settings.database_url.connect(settings.pool)?;
+        let metrics = Arc::new(Metrics::new());
+        let pool = settings.database_url.connect_with_events(settings.pool, metrics.pool_events())?;
+        metrics.watch_pool(pool.clone());
         let (deliveries_due, mail_due) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
         let (deliveries, mail) = (deliveries_due.clone(), mail_due.clone());
         let storage: Arc<dyn UnitOfWork> = Arc::new(DieselUnitOfWork::new(pool).notifying(Arc::new(move || {
             deliveries.notify_one();
             mail.notify_one();
         })));
-        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due, mail_due)?)
+        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due, mail_due, metrics)?)
     }
 
     /// The mail worker of this instance.
@@ -216,6 +221,7 @@ impl Services {
             self.deliveries_due.clone(),
             settings,
             owner,
+            self.metrics.clone(),
         ))
     }
 }
@@ -284,6 +290,7 @@ impl Application {
         let body_rules = BodyRules { max_bytes: settings.body_limit_bytes, deadline: settings.request_timeout };
         let reference = web::Data::new(crate::pages::ApiReference::new(settings.public_base_url.as_str()));
         let limits = web::Data::new(crate::rate_limit::RateLimits::new(settings.rate_limit));
+        let metrics_settings = settings.metrics.clone();
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
@@ -294,7 +301,9 @@ impl Application {
                 .wrap(from_fn(crate::rate_limit::rate_limit))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())
+                .wrap(from_fn(crate::metrics::record_request))
                 .configure(routes::configure)
+                .configure(|config| crate::metrics::configure(config, &metrics_settings))
                 .configure(crate::pages::configure)
                 .default_service(web::to(routes::route_not_found))
         })
@@ -359,11 +368,15 @@ async fn run_due_actions(services: Services) {
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        let services = services.clone();
-        let moved = tokio::task::spawn_blocking(move || services.run_due_actions(DUE_ACTIONS_BATCH));
+        let run = services.clone();
+        let moved = tokio::task::spawn_blocking(move || run.run_due_actions(DUE_ACTIONS_BATCH));
         match moved.await {
-            Ok(Ok(0)) => {}
-            Ok(Ok(moved)) => tracing::info!(moved, "ran due actions"),
+            Ok(Ok(moved)) => {
+                services.metrics.due_actions_ran(services.clock.now());
+                if moved > 0 {
+                    tracing::info!(moved, "ran due actions");
+                }
+            }
             Ok(Err(error)) => tracing::warn!(%error, "could not run due actions"),
             Err(error) => tracing::warn!(%error, "the due actions task failed"),
         }

@@ -4,6 +4,7 @@
 use crate::error::ApiError;
 use crate::settings::WebhookSettings;
 use actix_web::web;
+use payments_adapters::metrics::Metrics;
 use payments_application::ports::{Clock, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
@@ -33,6 +34,8 @@ pub struct Services {
     pub webhooks: Arc<WebhookService>,
     pub deliveries: Arc<WebhookDeliveryService>,
     pub storage: Arc<dyn UnitOfWork>,
+    /// This instance's operational metrics, rendered at `GET /metrics`.
+    pub metrics: Arc<Metrics>,
     /// Woken after every commit that appended events, so deliveries start at once.
     pub deliveries_due: Arc<Notify>,
     /// Woken after every commit that appended events (a sent statement writes its e-mail then too).

@@ -23,7 +23,7 @@ use crate::ports::{
     CheckoutSessionRepository, CustomerSessionRepository, PaymentMethodRepository, SetupIntentRepository, Verification,
     VerificationRequest,
 };
-use crate::ports::{DeliveryAttempt, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
+use crate::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
 use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
@@ -576,6 +576,16 @@ impl DeliveryRepository for State {
 
     fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
         Ok(self.attempts.iter().rev().filter(|a| &a.webhook_id == webhook_id).take(limit as usize).cloned().collect())
+    }
+
+    fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError> {
+        let pending = self.deliveries.iter().filter(|d| d.delivery.status() == DeliveryStatus::Pending);
+        Ok(pending.fold(DeliveryBacklog::default(), |backlog, d| DeliveryBacklog {
+            pending: backlog.pending + 1,
+            oldest_created_at: Some(
+                backlog.oldest_created_at.map_or(d.delivery.created_at(), |oldest| oldest.min(d.delivery.created_at())),
+            ),
+        }))
     }
 }
 

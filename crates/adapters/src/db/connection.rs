@@ -275,6 +275,18 @@ impl DatabaseUrl {
     /// # Errors
     /// The connection, migration or pool failure, with its cause.
     pub fn connect(&self, settings: PoolSettings) -> Result<Pool, DatabaseError> {
+        self.connect_with_events(settings, Box::new(r2d2::NopEventHandler))
+    }
+
+    /// As [`DatabaseUrl::connect`], with the pool's checkout events sent to `events` (metrics).
+    ///
+    /// # Errors
+    /// The connection, migration or pool failure, with its cause.
+    pub fn connect_with_events(
+        &self,
+        settings: PoolSettings,
+        events: Box<dyn r2d2::HandleEvent>,
+    ) -> Result<Pool, DatabaseError> {
         let manager = ConnectionManager::new(self.clone());
         // One direct connection first: r2d2 would report only a timeout, this reports why.
         let mut first = manager.open().map_err(DatabaseError::Connect)?;
@@ -291,6 +303,7 @@ impl DatabaseUrl {
             .test_on_check_out(false)
             .connection_timeout(settings.connection_timeout)
             .error_handler(Box::new(LogErrors))
+            .event_handler(events)
             .build(manager)
             .map_err(DatabaseError::Pool)
     }

@@ -6,7 +6,7 @@ use super::json::parse_id;
 use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
 use super::unit_of_work::DbSession;
 use diesel::prelude::*;
-use payments_application::ports::{DeliveryAttempt, DeliveryRepository, StoreError};
+use payments_application::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, StoreError};
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{Delivery, DeliveryMove, DeliveryStatus, StoredDelivery};
@@ -191,5 +191,14 @@ impl DeliveryRepository for DbSession<'_> {
                 })
             })
             .collect()
+    }
+
+    fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError> {
+        let (pending, oldest_created_at_ms): (i64, Option<i64>) = deliveries::table
+            .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+            .select((diesel::dsl::count_star(), diesel::dsl::min(deliveries::created_at_ms)))
+            .first(self.connection)
+            .map_err(store_error)?;
+        Ok(DeliveryBacklog { pending, oldest_created_at: oldest_created_at_ms.map(Timestamp::from_unix_millis) })
     }
 }

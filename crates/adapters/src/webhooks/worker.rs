@@ -4,6 +4,7 @@
 //! request's path. [`DeliveryWorker::tick`] runs one batch to its end, so tests can drive it step by
 //! step with a fake clock.
 
+use crate::metrics::{BackgroundJob, Metrics};
 use futures_util::stream::{self, StreamExt};
 use payments_application::ports::{Clock, OutgoingWebhook, WebhookSender};
 use payments_application::services::{DeliveryJob, WebhookDeliveryService};
@@ -39,6 +40,7 @@ pub struct DeliveryWorker {
     owner: String,
     /// Batches being recorded at once.
     recording: Arc<Semaphore>,
+    metrics: Arc<Metrics>,
 }
 
 impl DeliveryWorker {
@@ -50,9 +52,10 @@ impl DeliveryWorker {
         wake: Arc<Notify>,
         settings: WorkerSettings,
         owner: String,
+        metrics: Arc<Metrics>,
     ) -> Self {
         let recording = Arc::new(Semaphore::new(RECORDING_BATCHES));
-        Self { service, sender, clock, wake, settings, owner, recording }
+        Self { service, sender, clock, wake, settings, owner, recording, metrics }
     }
 
     /// Delivers until the task is dropped. Each batch is recorded beside the sending of the next.
@@ -88,6 +91,10 @@ impl DeliveryWorker {
             }
         };
         let claimed = jobs.len();
+        let claimed_at = self.clock.now();
+        for job in &jobs {
+            self.metrics.job_started(BackgroundJob::WebhookDelivery, job.delivery.next_attempt_at(), claimed_at);
+        }
         let attempts: Vec<(DeliveryJob, AttemptOutcome)> = stream::iter(jobs)
             .map(|job| {
                 let this = self.clone();
@@ -100,6 +107,7 @@ impl DeliveryWorker {
                         signed_at: this.clock.now(),
                     };
                     let outcome = this.sender.send(outgoing).await;
+                    this.metrics.webhook_attempt(&outcome);
                     (job, outcome)
                 }
             })

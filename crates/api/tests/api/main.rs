@@ -77,6 +77,7 @@ mod health;
 mod helpers;
 mod hostile_input;
 mod idempotency;
+mod metrics;
 mod openapi;
 mod pagination;
 mod payment_intents;

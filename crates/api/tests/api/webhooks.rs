@@ -36,14 +36,14 @@ on_both_backends_with!(
 
 const WAIT: Duration = Duration::from_secs(10);
 
-async fn register(app: &TestApp, url: &str, events: &[&str]) -> Value {
+pub(crate) async fn register(app: &TestApp, url: &str, events: &[&str]) -> Value {
     let events: String = events.iter().map(|e| format!("&events[]={e}")).collect();
     let (status, webhook) = app.post("/webhooks", &format!("url={url}&description=Shop{events}")).await;
     assert_eq!(status, 200, "{webhook}");
     webhook
 }
 
-async fn pay(app: &TestApp) -> String {
+pub(crate) async fn pay(app: &TestApp) -> String {
     let intent = app.create_intent(10_000, "").await;
     let id = intent["id"].as_str().unwrap().to_owned();
     let (status, _) = app.attach_card(&id, "4242424242424242").await;

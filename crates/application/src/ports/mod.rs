@@ -42,8 +42,8 @@ pub use refund::RefundRepository;
 pub use setup_intent::SetupIntentRepository;
 pub use unit_of_work::{in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, Repositories, UnitOfWork};
 pub use webhook::{
-    DeliveryAttempt, DeliveryRepository, OutgoingWebhook, Sending, UrlGuard, WebhookFilter, WebhookRepository,
-    WebhookSender,
+    DeliveryAttempt, DeliveryBacklog, DeliveryRepository, OutgoingWebhook, Sending, UrlGuard, WebhookFilter,
+    WebhookRepository, WebhookSender,
 };
 
 pub use crate::error::StoreError;

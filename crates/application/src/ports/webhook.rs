@@ -105,6 +105,20 @@ pub trait DeliveryRepository {
     /// # Errors
     /// Storage failures.
     fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError>;
+
+    /// How many deliveries of every account are pending, and since when the oldest is.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError>;
+}
+
+/// The deliveries not yet delivered or given up, across accounts (for operators' metrics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeliveryBacklog {
+    pub pending: i64,
+    /// When the oldest pending delivery was created.
+    pub oldest_created_at: Option<Timestamp>,
 }
 
 /// Checks that a webhook URL may be used in a mode.

@@ -3,7 +3,7 @@
 //! work through the [`crate::ports::WebhookSender`] port, outside any transaction.
 
 use crate::error::ApplicationError;
-use crate::ports::{in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, UnitOfWork};
+use crate::ports::{in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::account::Mode;
 use payments_domain::ids::WebhookId;
@@ -38,6 +38,14 @@ impl WebhookDeliveryService {
         schedule: RetrySchedule,
     ) -> Self {
         Self { unit_of_work, clock, ids, schedule }
+    }
+
+    /// The pending deliveries of every account, for operators' metrics.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn backlog(&self) -> Result<DeliveryBacklog, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.deliveries().backlog()?))
     }
 
     /// Claims up to `limit` due deliveries for `owner` for `lease_ms`. A delivery claimed here is
