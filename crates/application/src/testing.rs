@@ -129,6 +129,11 @@ impl AccountRepository for State {
     fn count(&mut self) -> Result<i64, StoreError> {
         i64::try_from(self.accounts.len()).map_err(|e| StoreError::Other(e.into()))
     }
+
+    fn lock_first_account(&mut self) -> Result<(), StoreError> {
+        // One fake store runs one transaction at a time.
+        Ok(())
+    }
 }
 
 fn in_scope(customer: &Customer, scope: &Scope) -> bool {

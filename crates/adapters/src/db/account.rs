@@ -1,12 +1,17 @@
 //! Accounts and API key digests in the database.
 
+use super::connection::AnyConnection;
 use super::error::{corrupt, store_error};
 use super::schema::{accounts, api_keys};
 use super::unit_of_work::DbSession;
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use payments_application::ports::{AccountRepository, KeyRecord, StoreError};
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::ids::AccountId;
+
+/// The advisory lock that serializes first-account checks on PostgreSQL.
+const FIRST_ACCOUNT_LOCK: i64 = 0x6669_7273_745f_6163;
 
 #[derive(Insertable)]
 #[diesel(table_name = accounts)]
@@ -84,5 +89,16 @@ impl AccountRepository for DbSession<'_> {
 
     fn count(&mut self) -> Result<i64, StoreError> {
         accounts::table.count().get_result(self.connection).map_err(store_error)
+    }
+
+    fn lock_first_account(&mut self) -> Result<(), StoreError> {
+        match self.connection {
+            // Held to the end of the transaction: a second instance counts after the first commits.
+            AnyConnection::Postgresql(connection) => connection
+                .batch_execute(&format!("SELECT pg_advisory_xact_lock({FIRST_ACCOUNT_LOCK})"))
+                .map_err(store_error),
+            // Write transactions begin IMMEDIATE: SQLite runs them one at a time already.
+            AnyConnection::Sqlite(_) => Ok(()),
+        }
     }
 }

@@ -8,6 +8,7 @@
 //! rest.
 
 use crate::helpers::{error_codes, read, single_error, TestApp};
+use crate::instance::{form_pairs, Instance};
 use crate::receiver::{Receiver, Reply};
 use hmac::{Hmac, Mac};
 use reqwest::Method;
@@ -336,7 +337,8 @@ async fn a_delivery_interrupted_by_a_crash_is_made_after_restart() {
     .await
     .unwrap();
     let receiver = Receiver::start(vec![Reply::Slow(Duration::from_secs(30))]);
-    let (mut first, address, key) = start_service(database.url(), true).await;
+    let mut first = Instance::start(database.url()).await;
+    let (address, key) = (first.address.clone(), first.wait_for_printed_key().await);
     let client = reqwest::Client::new();
     let post = |path: &str, body: String| {
         client.post(format!("{address}{path}")).bearer_auth(&key).form(&form_pairs(&body)).send()
@@ -359,77 +361,12 @@ async fn a_delivery_interrupted_by_a_crash_is_made_after_restart() {
     receiver.wait_for(1, WAIT).await;
     first.kill_now();
 
-    let (mut second, _, _) = start_service(database.url(), false).await;
+    let mut second = Instance::start(database.url()).await;
     let received = receiver.wait_for(2, Duration::from_secs(15)).await;
     let ids: Vec<Value> =
         received.iter().map(|r| serde_json::from_str::<Value>(&r.body).unwrap()["id"].clone()).collect();
     assert_eq!(ids[0], ids[1], "the same event, again after the restart");
     second.kill_now();
-}
-
-/// A service process, killed (SIGKILL) when dropped so a failing test leaves none behind.
-struct Service(std::process::Child);
-
-impl Service {
-    fn kill_now(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        self.kill_now();
-    }
-}
-
-/// Starts the `payments` binary on `database_url` with a short lease; returns the process, its
-/// address and, on the first start, the printed test secret key.
-async fn start_service(database_url: &str, first_start: bool) -> (Service, String, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_payments"))
-        .arg("serve")
-        .env("PAYMENTS__DATABASE__URL", database_url)
-        .env("PAYMENTS__SERVER__LISTEN", format!("127.0.0.1:{port}"))
-        .env("PAYMENTS__SERVER__PUBLIC_BASE_URL", format!("http://127.0.0.1:{port}"))
-        .env("PAYMENTS__WEBHOOKS__LEASE_SECONDS", "2")
-        .env("PAYMENTS__WEBHOOKS__TIMEOUT_SECONDS", "60")
-        .env("PAYMENTS__WEBHOOKS__POLL_INTERVAL_MS", "200")
-        .env("PAYMENTS__LOG__LEVEL", "warn")
-        .stdout(if first_start { std::process::Stdio::piped() } else { std::process::Stdio::null() })
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start the payments binary");
-    let address = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    for _ in 0..100 {
-        if client.get(format!("{address}/readyz")).send().await.is_ok_and(|r| r.status() == 200) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let mut key = String::new();
-    if let Some(stdout) = child.stdout.take().filter(|_| first_start) {
-        // The first start prints the account as pretty JSON, closed by a line holding only "}".
-        let printed = tokio::task::spawn_blocking(move || {
-            let mut text = String::new();
-            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
-                text.push_str(&line);
-                if line == "}" {
-                    break;
-                }
-            }
-            text
-        });
-        let text = tokio::time::timeout(Duration::from_secs(10), printed).await.expect("the keys are printed").unwrap();
-        key = serde_json::from_str::<Value>(&text).unwrap()["test"]["secret_key"].as_str().unwrap().to_owned();
-    }
-    (Service(child), address, key)
-}
-
-/// `a=1&b[]=2` as form pairs for reqwest, keeping the keys as written.
-fn form_pairs(body: &str) -> Vec<(String, String)> {
-    body.split('&').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
 }
 
 async fn a_shared_deployment_refuses_private_targets_in_test_mode(app: TestApp) {

@@ -37,4 +37,11 @@ pub trait AccountRepository {
     /// # Errors
     /// Storage failures.
     fn count(&mut self) -> Result<i64, StoreError>;
+
+    /// Makes other transactions that call this wait until this one ends, so that instances starting
+    /// at once on an empty database create one first account between them.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn lock_first_account(&mut self) -> Result<(), StoreError>;
 }

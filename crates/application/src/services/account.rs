@@ -52,13 +52,15 @@ impl AccountService {
         Ok((account, keys))
     }
 
-    /// Creates a first account when none exists, so a new installation can be called at once.
+    /// Creates a first account when none exists, so a new installation can be called at once. Several
+    /// instances starting at once on an empty database create one between them.
     ///
     /// # Errors
     /// Storage failures.
     pub fn create_first(&self, name: &str) -> Result<Option<(Account, AccountKeys)>, ApplicationError> {
         let (account, keys) = self.new_account(name);
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            repositories.accounts().lock_first_account()?;
             if repositories.accounts().count()? > 0 {
                 return Ok(None);
             }

@@ -1,0 +1,178 @@
+//! Two real instances on one PostgreSQL, with the test spreading requests over them as a load
+//! balancer would: they start at once on an empty database and create one first account between
+//! them; under load one is killed (SIGKILL) and the other carries on; every charge moves money once,
+//! and every event reaches the webhook receiver, twice only if the dead instance had sent it.
+
+use crate::instance::{form_pairs, Instance};
+use crate::receiver::Receiver;
+use futures_util::stream::{self, StreamExt};
+use payments_adapters::db::testing::TestDatabase;
+use payments_adapters::db::Backend;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Charges made, and how many run at once.
+const CHARGES: usize = 120;
+const CONCURRENCY: usize = 16;
+const CARD: &str = "payment_method[type]=card&payment_method[card][number]=4242424242424242\
+                    &payment_method[card][exp_month]=12&payment_method[card][exp_year]=2035&payment_method[card][cvc]=123";
+
+/// Both instances' addresses, the key, and the client: a charge goes to one of them and falls back
+/// to the survivor when its instance is gone.
+struct Cluster {
+    client: reqwest::Client,
+    key: String,
+    instances: [String; 2],
+}
+
+/// What the survivor answered, after a retry there if the first instance did not answer.
+struct Answer {
+    status: u16,
+    body: Value,
+}
+
+impl Cluster {
+    /// Sends `body` to `path` on instance `first` with `idempotency_key`; when that instance does not
+    /// answer (it was killed), sends the same request, same key, to the survivor.
+    async fn post(&self, first: usize, path: &str, body: &str, idempotency_key: &str) -> Answer {
+        for address in [&self.instances[first], &self.instances[1]] {
+            let sent = self
+                .client
+                .post(format!("{address}{path}"))
+                .bearer_auth(&self.key)
+                .header("Idempotency-Key", idempotency_key)
+                .form(&form_pairs(body))
+                .send()
+                .await;
+            if let Ok(response) = sent {
+                let status = response.status().as_u16();
+                let body = response.json().await.unwrap_or(Value::Null);
+                return Answer { status, body };
+            }
+        }
+        panic!("the survivor did not answer {path}")
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        let response =
+            self.client.get(format!("{}{path}", self.instances[1])).bearer_auth(&self.key).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        response.json().await.unwrap()
+    }
+
+    /// One charge: create an intent, pay it with a card. A request cut off by the kill is retried
+    /// with its key; if its key is still held by the dead instance's request (`409`), the charge
+    /// reads where that request got to, and goes on from there with a new key.
+    async fn charge(&self, number: usize) -> String {
+        let first = number % 2;
+        let create = "amount=10000&currency=PHP&payment_methods[]=card";
+        let mut intent = self.post(first, "/payment_intents", create, &format!("create-{number}")).await;
+        if intent.status == 409 {
+            intent = self.post(1, "/payment_intents", create, &format!("create-{number}-again")).await;
+        }
+        assert_eq!(intent.status, 200, "{}", intent.body);
+        let id = intent.body["id"].as_str().unwrap().to_owned();
+        let attach = format!("/payment_intents/{id}/attach");
+        let paid = self.post(first, &attach, CARD, &format!("attach-{number}")).await;
+        if paid.status == 409 && self.get(&format!("/payment_intents/{id}")).await["status"] != "succeeded" {
+            let again = self.post(1, &attach, CARD, &format!("attach-{number}-again")).await;
+            assert_eq!(again.status, 200, "{}", again.body);
+        } else if paid.status != 409 {
+            assert_eq!(paid.status, 200, "{}", paid.body);
+        }
+        id
+    }
+
+    /// The ids of every `payment.paid` event, from the API.
+    async fn paid_events(&self) -> Vec<String> {
+        let (mut ids, mut after) = (Vec::new(), String::new());
+        loop {
+            let page = self.get(&format!("/events?limit=100{after}")).await;
+            let events = page["data"].as_array().unwrap();
+            for event in events.iter().filter(|event| event["type"] == "payment.paid") {
+                ids.push(event["id"].as_str().unwrap().to_owned());
+            }
+            if page["has_more"] != true {
+                return ids;
+            }
+            after = format!("&after={}", events.last().unwrap()["id"].as_str().unwrap());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_share_the_load_and_the_survivor_carries_on() {
+    let database = tokio::task::spawn_blocking(|| TestDatabase::new(Backend::Postgres)).await.unwrap();
+    let (mut doomed, survivor) = tokio::join!(Instance::start(database.url()), Instance::start(database.url()));
+
+    // One first account between the two, printed by whichever created it.
+    let key = tokio::select! {
+        key = doomed.wait_for_printed_key() => key,
+        key = survivor.wait_for_printed_key() => key,
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let printed = [doomed.printed_key(), survivor.printed_key()];
+    assert_eq!(printed.iter().flatten().count(), 1, "both instances created a first account: {printed:?}");
+
+    let cluster =
+        Cluster { client: reqwest::Client::new(), key, instances: [doomed.address.clone(), survivor.address.clone()] };
+    let receiver = Receiver::start(Vec::new());
+    let webhook = format!("url={}&events[]=payment.paid", receiver.url);
+    assert_eq!(cluster.post(1, "/webhooks", &webhook, "webhook").await.status, 200);
+
+    // Half-way through the load, the first instance dies.
+    let done = Arc::new(AtomicUsize::new(0));
+    let charges = stream::iter(0..CHARGES)
+        .map(|number| {
+            let (cluster, done) = (&cluster, done.clone());
+            async move {
+                let id = cluster.charge(number).await;
+                done.fetch_add(1, Ordering::SeqCst);
+                id
+            }
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect::<Vec<String>>();
+    let kill = async {
+        while done.load(Ordering::SeqCst) < CHARGES / 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        doomed.kill_now();
+        Instant::now()
+    };
+    let (intents, killed_at) = tokio::join!(charges, kill);
+
+    // Every charge succeeded, once.
+    for id in &intents {
+        assert_eq!(cluster.get(&format!("/payment_intents/{id}")).await["status"], "succeeded", "{id}");
+    }
+    let paid: BTreeSet<String> = cluster.paid_events().await.into_iter().collect();
+    assert_eq!(paid.len(), CHARGES, "one payment.paid event per charge");
+
+    // Every event reaches the receiver; the dead instance's deliveries in flight are sent again by
+    // the survivor once their lease runs out, and nothing else is sent twice. Done when the
+    // survivor's metrics (read from the database) show no delivery pending.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pending = "payments_webhook_deliveries_pending";
+    loop {
+        let metrics = cluster.client.get(format!("{}/metrics", survivor.address)).send().await.unwrap();
+        let metrics = metrics.text().await.unwrap();
+        if metrics.lines().any(|line| line == format!("{pending} 0")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "deliveries still pending after 30 s: {metrics}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let mut received: HashMap<String, Vec<Instant>> = HashMap::new();
+    for delivery in receiver.received() {
+        let event: Value = serde_json::from_str(&delivery.body).unwrap();
+        received.entry(event["id"].as_str().unwrap().to_owned()).or_default().push(delivery.at);
+    }
+    assert_eq!(received.keys().cloned().collect::<BTreeSet<_>>(), paid, "no event lost");
+    for (event, arrivals) in &received {
+        assert!(arrivals.len() == 1 || arrivals[0] < killed_at, "{event} was delivered twice: {arrivals:?}");
+    }
+}
