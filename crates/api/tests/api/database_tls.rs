@@ -53,3 +53,20 @@ async fn startup_verifies_the_database_certificate() {
     served.wait().unwrap();
     assert!(ready, "the service did not become ready over verified TLS");
 }
+
+/// OpenSSL's exit handler used to free its state while a pool thread was still opening a TLS
+/// connection, and a command that ends at once crashed about one run in three.
+#[test]
+fn a_command_over_tls_exits_cleanly() {
+    let cluster = TlsCluster::start();
+    for run in 0..20 {
+        let output = Command::new(env!("CARGO_BIN_EXE_payments"))
+            .args(["accounts", "create", "--name", "Exit"])
+            .env("PAYMENTS__DATABASE__URL", cluster.url("127.0.0.1"))
+            .env("PAYMENTS__DATABASE__TLS_MODE", "require")
+            .output()
+            .expect("run the payments binary");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "run {run} ended with {:?}: {stderr}", output.status);
+    }
+}
