@@ -165,13 +165,15 @@ impl Services {
     pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
         let metrics = Arc::new(Metrics::new());
         let pool = settings.database_url.connect_with_events(settings.pool, metrics.pool_events())?;
+        let writer = settings.database_url.writer_pool(settings.pool, metrics.pool_events())?;
         metrics.watch_pool(pool.clone());
         let (deliveries_due, mail_due) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
         let (deliveries, mail) = (deliveries_due.clone(), mail_due.clone());
-        let storage: Arc<dyn UnitOfWork> = Arc::new(DieselUnitOfWork::new(pool).notifying(Arc::new(move || {
-            deliveries.notify_one();
-            mail.notify_one();
-        })));
+        let storage: Arc<dyn UnitOfWork> =
+            Arc::new(DieselUnitOfWork::new(pool).writing_through(writer).notifying(Arc::new(move || {
+                deliveries.notify_one();
+                mail.notify_one();
+            })));
         Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due, mail_due, metrics)?)
     }
 

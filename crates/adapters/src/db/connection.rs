@@ -309,6 +309,36 @@ impl DatabaseUrl {
     }
 }
 
+impl DatabaseUrl {
+    /// The pool that write transactions take their connection from, when the backend needs one of
+    /// its own. SQLite lets one transaction write at a time, and writers waiting in its busy handler
+    /// sleep and poll, so under load their wait grows to hundreds of milliseconds. One connection
+    /// for every write transaction makes writers queue in this process instead, each taking over the
+    /// moment the previous one commits, while reads go on in parallel on the other pool (WAL).
+    /// PostgreSQL writes concurrently, so it has none.
+    ///
+    /// # Errors
+    /// The pool failure, with its cause.
+    pub fn writer_pool(
+        &self,
+        settings: PoolSettings,
+        events: Box<dyn r2d2::HandleEvent>,
+    ) -> Result<Option<Pool>, DatabaseError> {
+        if self.backend != Backend::Sqlite {
+            return Ok(None);
+        }
+        r2d2::Pool::builder()
+            .max_size(1)
+            .test_on_check_out(false)
+            .connection_timeout(settings.connection_timeout)
+            .error_handler(Box::new(LogErrors))
+            .event_handler(events)
+            .build(ConnectionManager::new(self.clone()))
+            .map(Some)
+            .map_err(DatabaseError::Pool)
+    }
+}
+
 fn migrate(connection: &mut AnyConnection) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     match connection {
         AnyConnection::Postgresql(inner) => {

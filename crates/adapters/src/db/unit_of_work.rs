@@ -23,13 +23,22 @@ pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
 #[derive(Clone)]
 pub struct DieselUnitOfWork {
     pool: Pool,
+    /// The one connection of every write transaction, on SQLite (see [`super::DatabaseUrl::writer_pool`]).
+    writer: Option<Pool>,
     on_events_committed: Option<EventsCommitted>,
 }
 
 impl DieselUnitOfWork {
     #[must_use]
     pub fn new(pool: Pool) -> Self {
-        Self { pool, on_events_committed: None }
+        Self { pool, writer: None, on_events_committed: None }
+    }
+
+    /// Runs every transaction on `writer`'s connection, and only reads on the pool.
+    #[must_use]
+    pub fn writing_through(mut self, writer: Option<Pool>) -> Self {
+        self.writer = writer;
+        self
     }
 
     /// Calls `notify` after every commit that appended events (the delivery worker wakes on it).
@@ -42,7 +51,7 @@ impl DieselUnitOfWork {
 
 impl UnitOfWork for DieselUnitOfWork {
     fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
-        let mut pooled = self.pool.get().map_err(pool_error)?;
+        let mut pooled = self.writer.as_ref().unwrap_or(&self.pool).get().map_err(pool_error)?;
         let outcome = run_transaction(&mut pooled.connection, work);
         mark_if_unavailable(&mut pooled, &outcome);
         if let (Ok((_, true)), Some(notify)) = (&outcome, &self.on_events_committed) {
