@@ -431,8 +431,12 @@ impl EventRepository for State {
         Ok(self.events.iter().find(|e| &e.id == id && in_scope_of(&e.account_id, e.livemode, scope)).cloned())
     }
 
-    fn add_pending_webhooks(&mut self, id: &EventId, delta: i64) -> Result<(), StoreError> {
-        if let Some(event) = self.events.iter_mut().find(|e| &e.id == id) {
+    fn find_many(&mut self, ids: &[EventId]) -> Result<Vec<Event>, StoreError> {
+        Ok(self.events.iter().filter(|e| ids.contains(&e.id)).cloned().collect())
+    }
+
+    fn add_pending_webhooks(&mut self, ids: &[EventId], delta: i64) -> Result<(), StoreError> {
+        for event in self.events.iter_mut().filter(|e| ids.contains(&e.id)) {
             event.pending_webhooks += delta;
         }
         Ok(())
@@ -574,8 +578,8 @@ impl DeliveryRepository for State {
             .collect())
     }
 
-    fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
-        self.attempts.push(attempt.clone());
+    fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
+        self.attempts.extend_from_slice(attempts);
         Ok(())
     }
 

@@ -91,8 +91,25 @@ impl EventRepository for DbSession<'_> {
             .transpose()
     }
 
-    fn add_pending_webhooks(&mut self, id: &EventId, delta: i64) -> Result<(), StoreError> {
-        diesel::update(events::table.filter(events::id.eq(id.as_str())))
+    fn find_many(&mut self, ids: &[EventId]) -> Result<Vec<Event>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        events::table
+            .filter(events::id.eq_any(ids.iter().map(EventId::as_str)))
+            .select(EventRow::as_select())
+            .load(self.connection)
+            .map_err(store_error)?
+            .into_iter()
+            .map(EventRow::into_domain)
+            .collect()
+    }
+
+    fn add_pending_webhooks(&mut self, ids: &[EventId], delta: i64) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        diesel::update(events::table.filter(events::id.eq_any(ids.iter().map(EventId::as_str))))
             .set(events::pending_webhooks.eq(events::pending_webhooks + delta))
             .execute(self.connection)
             .map(drop)

@@ -1,6 +1,7 @@
 //! Webhook deliveries and their attempts in the database. Claims are conditional updates, portable
 //! to both backends: a delivery is taken only if it is still pending and its lease has run out.
 
+use super::connection::AnyConnection;
 use super::error::{corrupt, store_error};
 use super::json::parse_id;
 use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
@@ -154,9 +155,13 @@ impl DeliveryRepository for DbSession<'_> {
         Ok(moved)
     }
 
-    fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
-        diesel::insert_into(attempts::table)
-            .values(AttemptRow {
+    fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
+        if attempts.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<AttemptRow> = attempts
+            .iter()
+            .map(|attempt| AttemptRow {
                 delivery_id: attempt.delivery_id.to_string(),
                 webhook_id: attempt.webhook_id.to_string(),
                 event_id: attempt.event_id.to_string(),
@@ -165,9 +170,16 @@ impl DeliveryRepository for DbSession<'_> {
                 error: attempt.error.clone(),
                 duration_ms: attempt.duration_ms,
             })
-            .execute(self.connection)
-            .map(drop)
-            .map_err(store_error)
+            .collect();
+        // One multi-row INSERT on PostgreSQL; diesel runs SQLite's batch as one insert per row (on
+        // the writer connection, inside the batch's transaction).
+        let inserted = match self.connection {
+            AnyConnection::Postgresql(connection) => {
+                diesel::insert_into(attempts::table).values(&rows).execute(connection)
+            }
+            AnyConnection::Sqlite(connection) => diesel::insert_into(attempts::table).values(&rows).execute(connection),
+        };
+        inserted.map(drop).map_err(store_error)
     }
 
     fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {

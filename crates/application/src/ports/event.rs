@@ -16,11 +16,18 @@ pub trait EventRepository {
     /// Storage failures.
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError>;
 
-    /// Changes the event's count of undelivered deliveries by `delta`.
+    /// The events of `ids` that exist, of any account (for the delivery worker, which has each
+    /// delivery's account), in no particular order.
     ///
     /// # Errors
     /// Storage failures.
-    fn add_pending_webhooks(&mut self, id: &EventId, delta: i64) -> Result<(), StoreError>;
+    fn find_many(&mut self, ids: &[EventId]) -> Result<Vec<Event>, StoreError>;
+
+    /// Changes each event's count of undelivered deliveries by `delta`, in one statement.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn add_pending_webhooks(&mut self, ids: &[EventId], delta: i64) -> Result<(), StoreError>;
 
     /// A page of the scope's events, newest first.
     ///

@@ -96,9 +96,11 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<Vec<Delivery>, StoreError>;
 
+    /// Stores the attempts, in one statement.
+    ///
     /// # Errors
     /// Storage failures.
-    fn record_attempt(&mut self, attempt: &DeliveryAttempt) -> Result<(), StoreError>;
+    fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError>;
 
     /// The webhook's latest attempts, newest first.
     ///

@@ -153,7 +153,7 @@ impl WebhookService {
             let event = repositories.events().find(scope, &event_id)?.ok_or_else(unknown)?;
             let delivery = Delivery::new(DeliveryId::from_random(&self.random()), &webhook, event.id.clone(), now);
             repositories.deliveries().insert(&delivery)?;
-            repositories.events().add_pending_webhooks(&event.id, 1)?;
+            repositories.events().add_pending_webhooks(std::slice::from_ref(&event.id), 1)?;
             Ok(webhook)
         })
     }
@@ -195,9 +195,9 @@ fn move_deliveries(
 ) -> Result<(), ApplicationError> {
     let moved = repositories.deliveries().move_all(webhook.id(), change)?;
     if change.settles() {
-        for delivery in moved {
-            repositories.events().add_pending_webhooks(delivery.event_id(), -1)?;
-        }
+        // A webhook has one delivery per event, so each event leaves one pending delivery.
+        let events: Vec<EventId> = moved.iter().map(|delivery| delivery.event_id().clone()).collect();
+        repositories.events().add_pending_webhooks(&events, -1)?;
     }
     Ok(())
 }

@@ -6,9 +6,10 @@ use crate::error::ApplicationError;
 use crate::ports::{in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::account::Mode;
-use payments_domain::ids::WebhookId;
+use payments_domain::event::Event;
+use payments_domain::ids::{EventId, WebhookId};
 use payments_domain::webhook::{AttemptOutcome, Delivery, RetrySchedule, Webhook};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// A claimed delivery, with everything needed to send it and to record the attempt.
@@ -60,9 +61,10 @@ impl WebhookDeliveryService {
             return Ok(Vec::new());
         }
         // One transaction for the batch; each claim is still a conditional update of its own row.
+        // Webhooks are read once each, and the claimed deliveries' events in one query.
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhooks: HashMap<WebhookId, Option<Webhook>> = HashMap::new();
-            let mut jobs = Vec::with_capacity(due.len());
+            let mut claimed = Vec::with_capacity(due.len());
             for delivery in &due {
                 if !repositories.deliveries().claim(delivery.id(), owner, now, now.plus_millis(lease_ms))? {
                     continue;
@@ -77,8 +79,24 @@ impl WebhookDeliveryService {
                         found
                     }
                 };
-                let event = repositories.events().find(&scope, delivery.event_id())?;
-                if let (Some(webhook), Some(event)) = (webhook, event) {
+                if let Some(webhook) = webhook {
+                    claimed.push((delivery, webhook));
+                }
+            }
+            let event_ids: Vec<EventId> = claimed.iter().map(|(delivery, _)| delivery.event_id().clone()).collect();
+            let mut events: HashMap<EventId, Event> = repositories
+                .events()
+                .find_many(&event_ids)?
+                .into_iter()
+                .map(|event| (event.id.clone(), event))
+                .collect();
+            let mut jobs = Vec::with_capacity(claimed.len());
+            for (delivery, webhook) in claimed {
+                // An event belongs to the account and mode of its deliveries; anything else is not sent.
+                let event = events.remove(delivery.event_id()).filter(|event| {
+                    &event.account_id == delivery.account_id() && event.livemode == delivery.livemode()
+                });
+                if let Some(event) = event {
                     jobs.push(DeliveryJob {
                         delivery: delivery.clone(),
                         url: webhook.url().as_str().to_owned(),
@@ -99,6 +117,8 @@ impl WebhookDeliveryService {
     pub fn record(&self, owner: &str, attempts: &[(DeliveryJob, AttemptOutcome)]) -> Result<(), ApplicationError> {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let mut recorded = Vec::with_capacity(attempts.len());
+            let mut settled_events = Vec::new();
             for (job, outcome) in attempts {
                 let mut delivery = job.delivery.clone();
                 let step = delivery.record(outcome, &self.schedule, now, self.ids.fraction());
@@ -107,7 +127,7 @@ impl WebhookDeliveryService {
                 if !repositories.deliveries().settle(&delivery, owner)? {
                     continue;
                 }
-                repositories.deliveries().record_attempt(&DeliveryAttempt {
+                recorded.push(DeliveryAttempt {
                     delivery_id: delivery.id().clone(),
                     webhook_id: delivery.webhook_id().clone(),
                     event_id: delivery.event_id().clone(),
@@ -115,12 +135,45 @@ impl WebhookDeliveryService {
                     status_code: outcome.status_code,
                     error: outcome.error.clone(),
                     duration_ms: outcome.duration_ms,
-                })?;
+                });
                 if step.settles() {
-                    repositories.events().add_pending_webhooks(delivery.event_id(), -1)?;
+                    settled_events.push(delivery.event_id().clone());
                 }
+            }
+            // One insert for the batch's attempts, and one update of the events' pending counts per
+            // number of their deliveries that settled (one, unless an event went to several webhooks).
+            repositories.deliveries().record_attempts(&recorded)?;
+            for (delta, events) in settled_counts(settled_events) {
+                repositories.events().add_pending_webhooks(&events, -delta)?;
             }
             Ok(())
         })
+    }
+}
+
+/// The settled events grouped by how many of their deliveries settled.
+fn settled_counts(events: Vec<EventId>) -> BTreeMap<i64, Vec<EventId>> {
+    let mut counts: HashMap<EventId, i64> = HashMap::new();
+    for event in events {
+        *counts.entry(event).or_default() += 1;
+    }
+    let mut by_count: BTreeMap<i64, Vec<EventId>> = BTreeMap::new();
+    for (event, count) in counts {
+        by_count.entry(count).or_default().push(event);
+    }
+    by_count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settled_events_are_grouped_by_their_number_of_settled_deliveries() {
+        let [a, b, c] = ["evt_a", "evt_b", "evt_c"].map(|id| EventId::parse(id).expect("an event id"));
+        let grouped = settled_counts(vec![a.clone(), b.clone(), a.clone(), c.clone()]);
+        let mut once = grouped[&1].clone();
+        once.sort_by(|x, y| x.as_str().cmp(y.as_str()));
+        assert_eq!((once, grouped[&2].clone(), grouped.len()), (vec![b, c], vec![a], 2));
     }
 }

@@ -529,7 +529,7 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
         write(store, |r| r.events().append(event));
     }
     assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)), Some(events[0].clone()));
-    write(store, |r| r.events().add_pending_webhooks(&events[0].id, -1));
+    write(store, |r| r.events().add_pending_webhooks(std::slice::from_ref(&events[0].id), -1));
     assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)).unwrap().pending_webhooks, 1);
     let id = |e: &Event| e.id.to_string();
     let page = PageRequest::new(Some(2), None, None).unwrap();
@@ -632,7 +632,7 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
         error: None,
         duration_ms: 4,
     };
-    write(store, |r| r.deliveries().record_attempt(&attempt));
+    write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
     assert_eq!(read(store, |r| r.deliveries().attempts(hook.id(), 10)), vec![attempt]);
     let retried = read(store, |r| r.deliveries().due(at(43), 10));
     assert_eq!(retried.iter().find(|d| d.id() == first.id()), Some(&first), "due again after its backoff");
