@@ -8,7 +8,7 @@
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings};
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{in_transaction, reading, CustomerFilter};
+use payments_application::ports::{in_transaction, reading, CustomerFilter, UnitOfWork};
 use payments_application::testing::contract::{account, customer, ContractStore};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,6 +20,11 @@ mod sqlite {
     fn concurrent_writers_all_commit() {
         super::concurrent_writers_all_commit(payments_adapters::db::Backend::Sqlite);
     }
+
+    #[test]
+    fn checkpoints_copy_the_log_into_the_database_file() {
+        super::checkpoints_copy_the_log_into_the_database_file();
+    }
 }
 
 mod postgres {
@@ -28,6 +33,13 @@ mod postgres {
     #[test]
     fn concurrent_writers_all_commit() {
         super::concurrent_writers_all_commit(payments_adapters::db::Backend::Postgres);
+    }
+
+    #[test]
+    fn there_is_no_log_to_checkpoint() {
+        let (_database, unit_of_work) = super::connect(payments_adapters::db::Backend::Postgres);
+        let checkpointed = payments_application::ports::UnitOfWork::checkpoint(unit_of_work.as_ref()).unwrap();
+        assert!(!checkpointed, "PostgreSQL checkpoints itself: the job stops");
     }
 }
 
@@ -75,4 +87,30 @@ fn concurrent_writers_all_commit(backend: Backend) {
     })
     .unwrap();
     assert_eq!(page.data.len(), 40);
+}
+
+/// SQLite with its writer connection, as the service runs it: commits leave their pages in the
+/// write-ahead log (no automatic checkpoints), and `checkpoint` copies them into the database file.
+fn checkpoints_copy_the_log_into_the_database_file() {
+    let database = TestDatabase::new(Backend::Sqlite);
+    let url = DatabaseUrl::parse(database.url()).expect("test database URL");
+    let settings = PoolSettings { max_size: 4, connection_timeout: Duration::from_secs(5) };
+    let writer = url.writer_pool(settings, Box::new(r2d2::NopEventHandler)).unwrap();
+    let unit_of_work = DieselUnitOfWork::new(url.connect(settings).unwrap()).writing_through(writer);
+    let scope = account(&unit_of_work, "acme");
+    for n in 0..300 {
+        in_transaction(&unit_of_work, |r| Ok(r.customers().insert(&customer(&scope, n))?)).unwrap();
+    }
+    let file = database.url().trim_start_matches("sqlite://").to_owned();
+    let size = |path: &str| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let (before, log) = (size(&file), size(&format!("{file}-wal")));
+    assert!(log > before, "the commits are in the log ({log} bytes), not yet in the file ({before} bytes)");
+    assert!(unit_of_work.checkpoint().unwrap(), "SQLite has a log to checkpoint");
+    let after = size(&file);
+    assert!(after > before, "the file grew from {before} to {after} bytes");
+    let page = reading(&unit_of_work, |r| {
+        Ok(r.customers().list(&scope, &CustomerFilter::default(), &PageRequest::new(Some(100), None, None).unwrap())?)
+    })
+    .unwrap();
+    assert_eq!((page.data.len(), page.has_more), (100, true));
 }

@@ -422,8 +422,8 @@ impl RefundRepository for State {
 }
 
 impl EventRepository for State {
-    fn append(&mut self, event: &Event) -> Result<(), StoreError> {
-        self.events.push(event.clone());
+    fn append(&mut self, events: &[Event]) -> Result<(), StoreError> {
+        self.events.extend_from_slice(events);
         Ok(())
     }
 
@@ -514,9 +514,13 @@ struct LeasedDelivery {
 }
 
 impl DeliveryRepository for State {
-    fn insert(&mut self, delivery: &Delivery) -> Result<(), StoreError> {
+    fn insert(&mut self, deliveries: &[Delivery]) -> Result<(), StoreError> {
         let lease_until = Timestamp::from_unix_millis(0);
-        self.deliveries.push(LeasedDelivery { delivery: delivery.clone(), owner: None, lease_until });
+        self.deliveries.extend(deliveries.iter().map(|delivery| LeasedDelivery {
+            delivery: delivery.clone(),
+            owner: None,
+            lease_until,
+        }));
         Ok(())
     }
 

@@ -4,7 +4,9 @@
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::{billing_statement_line_items, billing_statements};
+use super::seq_in_scope;
 use super::unit_of_work::DbSession;
+use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
@@ -49,6 +51,8 @@ struct StatementRow {
     created_at: i64,
     updated_at: i64,
 }
+
+tenant_row!(StatementRow);
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = billing_statement_line_items)]
@@ -210,14 +214,14 @@ impl DbSession<'_> {
     }
 
     fn statement_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        billing_statements::table
+        let found = billing_statements::table
             .filter(billing_statements::id.eq(id))
-            .filter(in_scope(scope))
-            .select(billing_statements::seq)
+            .select((billing_statements::seq, billing_statements::account_id, billing_statements::livemode))
             .first(self.connection)
             .optional()
-            .map_err(store_error)?
-            .ok_or(StoreError::UnknownCursor)
+            .map_err(store_error)?;
+
+        seq_in_scope(found, scope)
     }
 }
 
@@ -233,11 +237,10 @@ impl BillingStatementRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
         let row = billing_statements::table
             .filter(billing_statements::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(StatementRow::as_select())
             .first(self.connection)
             .optional();
-        self.one_statement(row)
+        self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn find_for_page(&mut self, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
@@ -256,11 +259,10 @@ impl BillingStatementRepository for DbSession<'_> {
     ) -> Result<Option<BillingStatement>, StoreError> {
         let row = billing_statements::table
             .filter(billing_statements::payment_intent_id.eq(payment_intent_id.as_str()))
-            .filter(in_scope(scope))
             .select(StatementRow::as_select())
             .first(self.connection)
             .optional();
-        self.one_statement(row)
+        self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn find_by_line_item(

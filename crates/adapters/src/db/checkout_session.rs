@@ -3,7 +3,9 @@
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::checkout_sessions;
+use super::seq_in_scope;
 use super::unit_of_work::DbSession;
+use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
@@ -47,6 +49,8 @@ struct CheckoutSessionRow {
     created_at: i64,
     updated_at: i64,
 }
+
+tenant_row!(CheckoutSessionRow);
 
 /// A line item as stored in the `line_items` JSON.
 #[derive(Serialize, Deserialize)]
@@ -167,14 +171,14 @@ fn in_scope(scope: &Scope) -> And<Eq<checkout_sessions::account_id, String>, Eq<
 
 impl DbSession<'_> {
     fn checkout_session_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        checkout_sessions::table
+        let found = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id))
-            .filter(in_scope(scope))
-            .select(checkout_sessions::seq)
+            .select((checkout_sessions::seq, checkout_sessions::account_id, checkout_sessions::livemode))
             .first(self.connection)
             .optional()
-            .map_err(store_error)?
-            .ok_or(StoreError::UnknownCursor)
+            .map_err(store_error)?;
+
+        seq_in_scope(found, scope)
     }
 }
 
@@ -190,9 +194,8 @@ impl CheckoutSessionRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id.to_string()))
-            .filter(in_scope(scope))
             .select(CheckoutSessionRow::as_select());
-        first(query.first(self.connection).optional())
+        first(query.first(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn find_for_page(&mut self, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
@@ -209,9 +212,8 @@ impl CheckoutSessionRepository for DbSession<'_> {
     ) -> Result<Option<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::payment_intent_id.eq(payment_intent_id.to_string()))
-            .filter(in_scope(scope))
             .select(CheckoutSessionRow::as_select());
-        first(query.first(self.connection).optional())
+        first(query.first(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {

@@ -3,7 +3,9 @@
 use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, to_json};
 use super::schema::{customer_metadata, customers};
+use super::seq_in_scope;
 use super::unit_of_work::DbSession;
+use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
@@ -34,6 +36,8 @@ struct CustomerRow {
     updated_at: i64,
     deleted_at: Option<i64>,
 }
+
+tenant_row!(CustomerRow);
 
 impl CustomerRow {
     fn from_domain(customer: &Customer) -> Result<Self, StoreError> {
@@ -118,14 +122,14 @@ impl DbSession<'_> {
 
     /// The list position of the customer `id` in `scope`.
     fn customer_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        customers::table
+        let found = customers::table
             .filter(customers::id.eq(id))
-            .filter(in_scope(scope))
-            .select(customers::seq)
+            .select((customers::seq, customers::account_id, customers::livemode))
             .first(self.connection)
             .optional()
-            .map_err(store_error)?
-            .ok_or(StoreError::UnknownCursor)
+            .map_err(store_error)?;
+
+        seq_in_scope(found, scope)
     }
 }
 
@@ -141,11 +145,11 @@ impl CustomerRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &CustomerId) -> Result<Option<Customer>, StoreError> {
         customers::table
             .filter(customers::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(CustomerRow::as_select())
             .first(self.connection)
             .optional()
             .map_err(store_error)?
+            .filter(|row| row.belongs_to(scope))
             .map(CustomerRow::into_domain)
             .transpose()
     }

@@ -3,7 +3,9 @@
 use super::error::store_error;
 use super::json::{invalid, parse_id};
 use super::schema::events;
+use super::seq_in_scope;
 use super::unit_of_work::DbSession;
+use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
@@ -24,6 +26,8 @@ struct EventRow {
     created_at: i64,
     body: String,
 }
+
+tenant_row!(EventRow);
 
 impl EventRow {
     fn from_domain(event: &Event) -> Self {
@@ -58,35 +62,35 @@ fn in_scope(scope: &Scope) -> And<Eq<events::account_id, String>, Eq<events::liv
 
 impl DbSession<'_> {
     fn event_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        events::table
+        let found = events::table
             .filter(events::id.eq(id))
-            .filter(in_scope(scope))
-            .select(events::seq)
+            .select((events::seq, events::account_id, events::livemode))
             .first(self.connection)
             .optional()
-            .map_err(store_error)?
-            .ok_or(StoreError::UnknownCursor)
+            .map_err(store_error)?;
+
+        seq_in_scope(found, scope)
     }
 }
 
 impl EventRepository for DbSession<'_> {
-    fn append(&mut self, event: &Event) -> Result<(), StoreError> {
+    fn append(&mut self, events: &[Event]) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
         self.events_appended = true;
-        diesel::insert_into(events::table)
-            .values(EventRow::from_domain(event))
-            .execute(self.connection)
-            .map(drop)
-            .map_err(store_error)
+        let rows: Vec<EventRow> = events.iter().map(EventRow::from_domain).collect();
+        insert_rows!(self.connection, events::table, &rows).map(drop).map_err(store_error)
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
         events::table
             .filter(events::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(EventRow::as_select())
             .first(self.connection)
             .optional()
             .map_err(store_error)?
+            .filter(|row| row.belongs_to(scope))
             .map(EventRow::into_domain)
             .transpose()
     }

@@ -1,5 +1,56 @@
 //! Storage through diesel on PostgreSQL or embedded SQLite, chosen by the database URL.
 
+/// Inserts `rows` (a slice of insertable rows) into `table` in one statement on PostgreSQL; diesel
+/// runs SQLite's batch as one insert per row, on the writer connection inside the transaction. The
+/// generic multi-backend connection cannot express a batch insert, so each backend gets its own.
+/// Implements [`TenantRow`] for row types with `account_id` and `livemode` fields.
+macro_rules! tenant_row {
+    ($row:ty) => {
+        impl $crate::db::TenantRow for $row {
+            fn belongs_to(&self, scope: &payments_application::Scope) -> bool {
+                self.account_id == scope.account_id.as_str() && self.livemode == scope.livemode()
+            }
+        }
+    };
+}
+
+/// A row of a table shared by every account and mode.
+///
+/// Lookups by a unique key filter by that key alone and check the tenant here, in the row: a
+/// statement's cached generic plan on PostgreSQL is then always the key's index. With the scope in
+/// the `WHERE` clause, a plan cached while the table was nearly empty chose the account's listing
+/// index and went on walking every row of the account as the table grew (docs/benchmarks.md).
+pub(crate) trait TenantRow {
+    fn belongs_to(&self, scope: &payments_application::Scope) -> bool;
+}
+
+/// The list position found for a cursor's id (`seq`, account, livemode), if it is of `scope`.
+///
+/// # Errors
+/// [`StoreError::UnknownCursor`] when there is none.
+pub(crate) fn seq_in_scope(
+    found: Option<(i64, String, bool)>,
+    scope: &payments_application::Scope,
+) -> Result<i64, payments_application::ports::StoreError> {
+    found
+        .filter(|(_, account_id, livemode)| account_id == scope.account_id.as_str() && *livemode == scope.livemode())
+        .map(|(seq, _, _)| seq)
+        .ok_or(payments_application::ports::StoreError::UnknownCursor)
+}
+
+macro_rules! insert_rows {
+    ($connection:expr, $table:expr, $rows:expr) => {
+        match $connection {
+            $crate::db::AnyConnection::Postgresql(connection) => {
+                diesel::insert_into($table).values($rows).execute(connection)
+            }
+            $crate::db::AnyConnection::Sqlite(connection) => {
+                diesel::insert_into($table).values($rows).execute(connection)
+            }
+        }
+    };
+}
+
 mod account;
 mod billing_statement;
 mod checkout_session;

@@ -4,7 +4,7 @@ use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::payments;
 use super::unit_of_work::DbSession;
-use diesel::dsl::{And, Eq};
+use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{PaymentRepository, StoreError};
 use payments_application::Scope;
@@ -37,6 +37,8 @@ struct PaymentRow {
     created_at: i64,
     updated_at: i64,
 }
+
+tenant_row!(PaymentRow);
 
 impl PaymentRow {
     fn from_domain(payment: &Payment) -> Result<Self, StoreError> {
@@ -90,11 +92,6 @@ impl PaymentRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<payments::account_id, String>, Eq<payments::livemode, bool>> {
-    payments::account_id.eq(scope.account_id.to_string()).and(payments::livemode.eq(scope.livemode()))
-}
-
 impl PaymentRepository for DbSession<'_> {
     fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
         diesel::insert_into(payments::table)
@@ -107,11 +104,11 @@ impl PaymentRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
         payments::table
             .filter(payments::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(PaymentRow::as_select())
             .first(self.connection)
             .optional()
             .map_err(store_error)?
+            .filter(|row| row.belongs_to(scope))
             .map(PaymentRow::into_domain)
             .transpose()
     }

@@ -4,7 +4,7 @@ use super::error::{store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::payment_intents;
 use super::unit_of_work::DbSession;
-use diesel::dsl::{And, Eq};
+use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{PaymentIntentRepository, StoreError};
 use payments_application::Scope;
@@ -48,6 +48,8 @@ struct PaymentIntentRow {
     created_at: i64,
     updated_at: i64,
 }
+
+tenant_row!(PaymentIntentRow);
 
 impl PaymentIntentRow {
     fn from_domain(intent: &PaymentIntent) -> Result<Self, StoreError> {
@@ -128,11 +130,6 @@ impl PaymentIntentRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<payment_intents::account_id, String>, Eq<payment_intents::livemode, bool>> {
-    payment_intents::account_id.eq(scope.account_id.to_string()).and(payment_intents::livemode.eq(scope.livemode()))
-}
-
 impl PaymentIntentRepository for DbSession<'_> {
     fn insert(&mut self, intent: &PaymentIntent) -> Result<(), StoreError> {
         diesel::insert_into(payment_intents::table)
@@ -145,11 +142,11 @@ impl PaymentIntentRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
         payment_intents::table
             .filter(payment_intents::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(PaymentIntentRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
+            .filter(|row| row.belongs_to(scope))
             .map(PaymentIntentRow::into_domain)
             .transpose()
     }

@@ -3,7 +3,9 @@
 use super::error::store_error;
 use super::json::{from_json, invalid, parse_id, to_json};
 use super::schema::payment_methods;
+use super::seq_in_scope;
 use super::unit_of_work::DbSession;
+use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
@@ -27,6 +29,8 @@ struct PaymentMethodRow {
     created_at: i64,
     updated_at: i64,
 }
+
+tenant_row!(PaymentMethodRow);
 
 impl PaymentMethodRow {
     fn from_domain(method: &PaymentMethod) -> Result<Self, StoreError> {
@@ -69,15 +73,14 @@ fn in_scope(scope: &Scope) -> And<Eq<payment_methods::account_id, String>, Eq<pa
 
 impl DbSession<'_> {
     fn payment_method_seq(&mut self, scope: &Scope, customer_id: &CustomerId, id: &str) -> Result<i64, StoreError> {
-        payment_methods::table
+        let found = payment_methods::table
             .filter(payment_methods::id.eq(id))
             .filter(payment_methods::customer_id.eq(customer_id.as_str()))
-            .filter(in_scope(scope))
-            .select(payment_methods::seq)
+            .select((payment_methods::seq, payment_methods::account_id, payment_methods::livemode))
             .first(self.connection)
             .optional()
-            .map_err(store_error)?
-            .ok_or(StoreError::UnknownCursor)
+            .map_err(store_error)?;
+        seq_in_scope(found, scope)
     }
 }
 
@@ -93,11 +96,11 @@ impl PaymentMethodRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<Option<PaymentMethod>, StoreError> {
         payment_methods::table
             .filter(payment_methods::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(PaymentMethodRow::as_select())
             .first(self.connection)
             .optional()
             .map_err(store_error)?
+            .filter(|row| row.belongs_to(scope))
             .map(PaymentMethodRow::into_domain)
             .transpose()
     }

@@ -4,7 +4,7 @@ use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::refunds;
 use super::unit_of_work::DbSession;
-use diesel::dsl::{And, Eq};
+use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{RefundRepository, StoreError};
 use payments_application::Scope;
@@ -31,6 +31,8 @@ struct RefundRow {
     created_at: i64,
     updated_at: i64,
 }
+
+tenant_row!(RefundRow);
 
 impl RefundRow {
     fn from_domain(refund: &Refund) -> Result<Self, StoreError> {
@@ -72,11 +74,6 @@ impl RefundRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<refunds::account_id, String>, Eq<refunds::livemode, bool>> {
-    refunds::account_id.eq(scope.account_id.to_string()).and(refunds::livemode.eq(scope.livemode()))
-}
-
 impl RefundRepository for DbSession<'_> {
     fn insert(&mut self, refund: &Refund) -> Result<(), StoreError> {
         diesel::insert_into(refunds::table)
@@ -89,11 +86,11 @@ impl RefundRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError> {
         refunds::table
             .filter(refunds::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(RefundRow::as_select())
             .first(self.connection)
             .optional()
             .map_err(store_error)?
+            .filter(|row| row.belongs_to(scope))
             .map(RefundRow::into_domain)
             .transpose()
     }

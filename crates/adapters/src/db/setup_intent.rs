@@ -4,7 +4,7 @@ use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::setup_intents;
 use super::unit_of_work::DbSession;
-use diesel::dsl::{And, Eq};
+use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{SetupIntentRepository, StoreError};
 use payments_application::Scope;
@@ -44,6 +44,8 @@ struct SetupIntentRow {
     created_at: i64,
     updated_at: i64,
 }
+
+tenant_row!(SetupIntentRow);
 
 impl SetupIntentRow {
     fn from_domain(intent: &SetupIntent) -> Result<Self, StoreError> {
@@ -118,11 +120,6 @@ impl SetupIntentRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<setup_intents::account_id, String>, Eq<setup_intents::livemode, bool>> {
-    setup_intents::account_id.eq(scope.account_id.to_string()).and(setup_intents::livemode.eq(scope.livemode()))
-}
-
 impl SetupIntentRepository for DbSession<'_> {
     fn insert(&mut self, intent: &SetupIntent) -> Result<(), StoreError> {
         diesel::insert_into(setup_intents::table)
@@ -135,11 +132,11 @@ impl SetupIntentRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &SetupIntentId) -> Result<Option<SetupIntent>, StoreError> {
         setup_intents::table
             .filter(setup_intents::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(SetupIntentRow::as_select())
             .first(self.connection)
             .optional()
             .map_err(store_error)?
+            .filter(|row| row.belongs_to(scope))
             .map(SetupIntentRow::into_domain)
             .transpose()
     }

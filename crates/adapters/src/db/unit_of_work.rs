@@ -3,7 +3,8 @@
 use super::connection::{AnyConnection, Pool, PooledConnection};
 use super::error::{pool_error, store_error};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
-use diesel::Connection;
+use diesel::sql_types::Integer;
+use diesel::{Connection, QueryableByName, RunQueryDsl};
 use payments_application::ports::unit_of_work::Work;
 use payments_application::ports::{StoreError, UnitOfWork};
 use payments_application::ApplicationError;
@@ -67,6 +68,32 @@ impl UnitOfWork for DieselUnitOfWork {
         outcome
     }
 
+    /// On SQLite (the only backend with a writer connection): a passive checkpoint on a read
+    /// connection copies what it can while the writer goes on appending to the log. Under steady
+    /// writes the log never empties that way, so SQLite could never start it again from the top:
+    /// once it is long, a restarting checkpoint on the writer connection copies the few frames left
+    /// and starts it over, with writers waiting for that moment only.
+    fn checkpoint(&self) -> Result<bool, StoreError> {
+        let Some(writer) = &self.writer else {
+            return Ok(false);
+        };
+        let mut reader = self.pool.get().map_err(pool_error)?;
+        let mut log = checkpoint_log(&mut reader, "PASSIVE")?;
+        if log.frames < RESTART_LOG_AFTER_FRAMES {
+            return Ok(true);
+        }
+        // Copy what was appended meanwhile until little is left, so the writer waits only for that.
+        for _ in 0..4 {
+            if log.frames - log.checkpointed <= RESTART_WITH_FRAMES_LEFT {
+                break;
+            }
+            log = checkpoint_log(&mut reader, "PASSIVE")?;
+        }
+        drop(reader);
+        checkpoint_log(&mut *writer.get().map_err(pool_error)?, "RESTART")?;
+        Ok(true)
+    }
+
     fn ping(&self) -> Result<(), StoreError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
         let outcome = pooled.connection.batch_execute("SELECT 1").map_err(store_error);
@@ -75,6 +102,35 @@ impl UnitOfWork for DieselUnitOfWork {
         }
         outcome
     }
+}
+
+/// Frames (pages) in SQLite's write-ahead log after which it is started over: 64 MiB of 4-KiB pages.
+const RESTART_LOG_AFTER_FRAMES: i32 = 16_384;
+/// Frames left to copy at which the writer is stopped to start the log over.
+const RESTART_WITH_FRAMES_LEFT: i32 = 512;
+
+/// What `PRAGMA wal_checkpoint` answers.
+#[derive(QueryableByName)]
+struct LogFrames {
+    /// Frames in the log.
+    #[diesel(sql_type = Integer, column_name = log)]
+    frames: i32,
+    /// Frames copied into the database file.
+    #[diesel(sql_type = Integer)]
+    checkpointed: i32,
+}
+
+/// Runs a checkpoint of `mode` on a SQLite connection.
+fn checkpoint_log(pooled: &mut PooledConnection, mode: &str) -> Result<LogFrames, StoreError> {
+    let AnyConnection::Sqlite(connection) = &mut pooled.connection else {
+        return Ok(LogFrames { frames: 0, checkpointed: 0 });
+    };
+    let outcome = diesel::sql_query(format!("PRAGMA wal_checkpoint({mode})")).get_result::<LogFrames>(connection);
+    let result = outcome.map_err(store_error);
+    if matches!(result, Err(StoreError::Unavailable(_))) {
+        pooled.broken = true;
+    }
+    result
 }
 
 /// A connection on which the database was unavailable is not handed out again.

@@ -1,7 +1,6 @@
 //! Webhook deliveries and their attempts in the database. Claims are conditional updates, portable
 //! to both backends: a delivery is taken only if it is still pending and its lease has run out.
 
-use super::connection::AnyConnection;
 use super::error::{corrupt, store_error};
 use super::json::parse_id;
 use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
@@ -71,12 +70,12 @@ struct AttemptRow {
 }
 
 impl DeliveryRepository for DbSession<'_> {
-    fn insert(&mut self, delivery: &Delivery) -> Result<(), StoreError> {
-        diesel::insert_into(deliveries::table)
-            .values(DeliveryRow::from_domain(delivery))
-            .execute(self.connection)
-            .map(drop)
-            .map_err(store_error)
+    fn insert(&mut self, deliveries: &[Delivery]) -> Result<(), StoreError> {
+        if deliveries.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<DeliveryRow> = deliveries.iter().map(DeliveryRow::from_domain).collect();
+        insert_rows!(self.connection, deliveries::table, &rows).map(drop).map_err(store_error)
     }
 
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError> {
@@ -171,15 +170,7 @@ impl DeliveryRepository for DbSession<'_> {
                 duration_ms: attempt.duration_ms,
             })
             .collect();
-        // One multi-row INSERT on PostgreSQL; diesel runs SQLite's batch as one insert per row (on
-        // the writer connection, inside the batch's transaction).
-        let inserted = match self.connection {
-            AnyConnection::Postgresql(connection) => {
-                diesel::insert_into(attempts::table).values(&rows).execute(connection)
-            }
-            AnyConnection::Sqlite(connection) => diesel::insert_into(attempts::table).values(&rows).execute(connection),
-        };
-        inserted.map(drop).map_err(store_error)
+        insert_rows!(self.connection, attempts::table, &rows).map(drop).map_err(store_error)
     }
 
     fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {

@@ -8,9 +8,11 @@ use payments_domain::ids::EventId;
 
 /// Events, appended in the transaction of the change they describe.
 pub trait EventRepository {
+    /// Appends `events` in their order, in one statement.
+    ///
     /// # Errors
     /// Storage failures.
-    fn append(&mut self, event: &Event) -> Result<(), StoreError>;
+    fn append(&mut self, events: &[Event]) -> Result<(), StoreError>;
 
     /// # Errors
     /// Storage failures.

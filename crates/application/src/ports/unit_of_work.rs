@@ -74,6 +74,16 @@ pub trait UnitOfWork: Send + Sync {
     /// # Errors
     /// [`StoreError::Unavailable`] when it does not.
     fn ping(&self) -> Result<(), StoreError>;
+
+    /// Copies committed writes from the store's write-ahead log into its main file, without making
+    /// writers wait; called every few milliseconds by a background job. Returns `false` when the
+    /// store keeps no such log (PostgreSQL checkpoints itself), and the job then stops.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn checkpoint(&self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 }
 
 /// Runs `work` in a write transaction and returns its result.

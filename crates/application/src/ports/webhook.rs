@@ -60,9 +60,11 @@ pub struct DeliveryAttempt {
 
 /// Deliveries and their attempts. Deliveries are found across scopes by the delivery worker.
 pub trait DeliveryRepository {
+    /// Stores `deliveries`, in one statement.
+    ///
     /// # Errors
     /// Storage failures.
-    fn insert(&mut self, delivery: &Delivery) -> Result<(), StoreError>;
+    fn insert(&mut self, deliveries: &[Delivery]) -> Result<(), StoreError>;
 
     /// Pending deliveries due at `now` whose lease, if any, has run out, the longest waiting first.
     ///

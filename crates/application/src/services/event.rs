@@ -51,10 +51,12 @@ pub(crate) struct EventLog<'a> {
     pub now: Timestamp,
 }
 
+/// One event to append: its type, the resource after the change, and before it (`None` on creation).
+pub(crate) type NewEvent<'v> = (EventType, &'v Value, Option<&'v Value>);
+
 impl EventLog<'_> {
     /// Appends an event of `event_type` whose data is `after`; `before` is the resource before the
-    /// change (`None` on creation) from which the changed fields' old values are taken. The envelope
-    /// is rendered here, once: the API and every webhook get these bytes.
+    /// change (`None` on creation) from which the changed fields' old values are taken.
     pub fn append(
         &self,
         repositories: &mut dyn Repositories,
@@ -62,29 +64,45 @@ impl EventLog<'_> {
         after: &Value,
         before: Option<&Value>,
     ) -> Result<(), ApplicationError> {
+        self.append_all(repositories, &[(event_type, after, before)])
+    }
+
+    /// Appends the events of one change in their order, with the scope's webhooks read once, the
+    /// events written in one statement and their deliveries in another. Each envelope is rendered
+    /// here, once: the API and every webhook get these bytes.
+    pub fn append_all(
+        &self,
+        repositories: &mut dyn Repositories,
+        new: &[NewEvent<'_>],
+    ) -> Result<(), ApplicationError> {
+        if new.is_empty() {
+            return Ok(());
+        }
         let scope = Scope { account_id: self.account_id.clone(), mode: Mode::from_livemode(self.livemode) };
         // Fan-out in the same transaction: every enabled webhook listing the type gets a delivery.
-        let webhooks: Vec<Webhook> = repositories
-            .webhooks()
-            .enabled(&scope)?
-            .into_iter()
-            .filter(|webhook| webhook.receives(event_type))
-            .collect();
-        let mut event = Event {
-            id: EventId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
-            account_id: self.account_id.clone(),
-            livemode: self.livemode,
-            event_type,
-            pending_webhooks: i64::try_from(webhooks.len()).unwrap_or(i64::MAX),
-            created_at: self.now,
-            body: String::new(),
-        };
-        event.body = self.presenter.event(&event, after, &previous_attributes(before, after));
-        repositories.events().append(&event)?;
-        for webhook in &webhooks {
-            let id = DeliveryId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
-            repositories.deliveries().insert(&Delivery::new(id, webhook, event.id.clone(), self.now))?;
+        let webhooks: Vec<Webhook> = repositories.webhooks().enabled(&scope)?;
+        let mut events = Vec::with_capacity(new.len());
+        let mut deliveries = Vec::new();
+        for &(event_type, after, before) in new {
+            let receivers: Vec<&Webhook> = webhooks.iter().filter(|webhook| webhook.receives(event_type)).collect();
+            let mut event = Event {
+                id: EventId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
+                account_id: self.account_id.clone(),
+                livemode: self.livemode,
+                event_type,
+                pending_webhooks: i64::try_from(receivers.len()).unwrap_or(i64::MAX),
+                created_at: self.now,
+                body: String::new(),
+            };
+            event.body = self.presenter.event(&event, after, &previous_attributes(before, after));
+            deliveries.extend(receivers.into_iter().map(|webhook| {
+                let id = DeliveryId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+                Delivery::new(id, webhook, event.id.clone(), self.now)
+            }));
+            events.push(event);
         }
+        repositories.events().append(&events)?;
+        repositories.deliveries().insert(&deliveries)?;
         Ok(())
     }
 }

@@ -206,20 +206,22 @@ impl PaymentIntentService {
         access: Access<'_>,
         request: AttachRequest,
     ) -> Result<AttachOutcome, ApplicationError> {
-        let (intent, input, saved_id, billing) = reading(self.unit_of_work.as_ref(), |repositories| {
-            let intent = load(repositories, scope, id)?;
+        let (before, input, saved_id, billing) = reading(self.unit_of_work.as_ref(), |repositories| {
+            let before = load_view(repositories, scope, id)?;
+            let intent = &before.intent;
             check_client_secret(intent.client_secret(), access, "payment intent")?;
             let (input, saved_id, billing) = match &request.method {
                 PaymentMethodChoice::Inline(input) => (input.clone(), None, request.billing.clone()),
                 PaymentMethodChoice::Saved(method_id) => {
-                    let saved = chargeable_saved_method(repositories, scope, &intent, method_id, access)?;
+                    let saved = chargeable_saved_method(repositories, scope, intent, method_id, access)?;
                     let billing = request.billing.clone().or_else(|| saved.verified.billing.clone());
                     (PaymentMethodInput::Saved(Box::new(saved.verified)), Some(saved.id), billing)
                 }
             };
             intent.ensure_attachable(input.method())?;
-            Ok((intent, input, saved_id, billing))
+            Ok((before, input, saved_id, billing))
         })?;
+        let intent = &before.intent;
         let method = input.method();
         let now = self.clock.now();
         let processor = self.processors.for_mode(scope.livemode())?;
@@ -238,11 +240,10 @@ impl PaymentIntentService {
             billing,
         };
         let redirect = test_redirect(self.ids.as_ref(), &self.settings.public_base_url, scope.mode);
+        // The intent is not read again: the update below applies only if its version is still the
+        // one read above, so a concurrent change makes this transaction roll back as a conflict.
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let before = load_view(repositories, scope, id)?;
-            if before.intent.version() != intent.version() {
-                return Err(ApplicationError::Conflict);
-            }
+            let before = before.clone();
             if let PaymentMethodChoice::Saved(method_id) = &request.method {
                 // Deleted (with its customer, or alone) while the processor was asked: not charged.
                 chargeable_saved_method(repositories, scope, &before.intent, method_id, access)?;
@@ -503,12 +504,16 @@ impl PaymentIntentService {
         let log = self.event_log(scope, now);
         let paid = became_paid(before.intent.status(), after.intent.status());
         let presented = (effects.intent_event.is_some() || paid).then(|| (self.present(&before), self.present(&after)));
+        let presented_payment =
+            effects.payment.as_ref().map(|(payment, _)| self.presenter.payment(payment, after.customer.as_ref()));
+        let mut events = Vec::with_capacity(2);
         if let (Some(event_type), Some((old, new))) = (effects.intent_event, &presented) {
-            log.append(repositories, event_type, new, Some(old))?;
+            events.push((event_type, new, Some(old)));
         }
-        if let Some((payment, event_type)) = effects.payment {
-            log.append(repositories, event_type, &self.presenter.payment(&payment, after.customer.as_ref()), None)?;
+        if let (Some((_, event_type)), Some(payment)) = (&effects.payment, &presented_payment) {
+            events.push((*event_type, payment, None));
         }
+        log.append_all(repositories, &events)?;
         if let (true, Some((old, new))) = (paid, &presented) {
             intent_paid(repositories, &log, scope, &after.intent, (old, new))?;
         }

@@ -152,7 +152,7 @@ impl WebhookService {
             let event_id = EventId::parse(event_id).ok_or_else(unknown)?;
             let event = repositories.events().find(scope, &event_id)?.ok_or_else(unknown)?;
             let delivery = Delivery::new(DeliveryId::from_random(&self.random()), &webhook, event.id.clone(), now);
-            repositories.deliveries().insert(&delivery)?;
+            repositories.deliveries().insert(std::slice::from_ref(&delivery))?;
             repositories.events().add_pending_webhooks(std::slice::from_ref(&event.id), 1)?;
             Ok(webhook)
         })

@@ -525,9 +525,9 @@ fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
 pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     let scope = account(store, "acme");
     let events: Vec<Event> = (1..=3).map(|n| event(&scope, n, 2)).collect();
-    for event in &events {
-        write(store, |r| r.events().append(event));
-    }
+    write(store, |r| r.events().append(&events[..1]));
+    // Several appended in one statement keep their order.
+    write(store, |r| r.events().append(&events[1..]));
     assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)), Some(events[0].clone()));
     write(store, |r| r.events().add_pending_webhooks(std::slice::from_ref(&events[0].id), -1));
     assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)).unwrap().pending_webhooks, 1);
@@ -540,6 +540,11 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.events().find(&elsewhere, &events[0].id)), None);
     assert!(read(store, |r| r.events().list(&elsewhere, &PageRequest::default())).data.is_empty());
+    let unknown = reading(store, |r| r.events().list(&elsewhere, &older).map_err(|e| older.explain(e)));
+    assert!(
+        matches!(unknown, Err(ApplicationError::Validation(_))),
+        "another account's event is no cursor: {unknown:?}"
+    );
 }
 
 fn webhook(scope: &Scope, n: u32, events: Vec<EventType>) -> Webhook {
@@ -603,10 +608,8 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     let second = Delivery::new(DeliveryId::from_random("d2"), &hook, second_event.id.clone(), at(5));
     write(store, |r| {
         r.webhooks().insert(&hook)?;
-        r.events().append(&first_event)?;
-        r.events().append(&second_event)?;
-        r.deliveries().insert(&first)?;
-        r.deliveries().insert(&second)
+        r.events().append(&[first_event.clone(), second_event.clone()])?;
+        r.deliveries().insert(&[first.clone(), second.clone()])
     });
     let due = read(store, |r| r.deliveries().due(at(10), 10));
     assert_eq!(due, vec![first.clone(), second.clone()], "due ones, the longest waiting first");
