@@ -68,7 +68,6 @@ impl DbSession<'_> {
             .first(self.connection)
             .optional()
             .map_err(store_error)?;
-
         seq_in_scope(found, scope)
     }
 }

@@ -1,8 +1,5 @@
 //! Storage through diesel on PostgreSQL or embedded SQLite, chosen by the database URL.
 
-/// Inserts `rows` (a slice of insertable rows) into `table` in one statement on PostgreSQL; diesel
-/// runs SQLite's batch as one insert per row, on the writer connection inside the transaction. The
-/// generic multi-backend connection cannot express a batch insert, so each backend gets its own.
 /// Implements [`TenantRow`] for row types with `account_id` and `livemode` fields.
 macro_rules! tenant_row {
     ($row:ty) => {
@@ -24,7 +21,14 @@ pub(crate) trait TenantRow {
     fn belongs_to(&self, scope: &payments_application::Scope) -> bool;
 }
 
-/// The list position found for a cursor's id (`seq`, account, livemode), if it is of `scope`.
+/// A cursor's list position as looked up by id: `(seq, account_id, livemode)`.
+impl TenantRow for (i64, String, bool) {
+    fn belongs_to(&self, scope: &payments_application::Scope) -> bool {
+        self.1 == scope.account_id.as_str() && self.2 == scope.livemode()
+    }
+}
+
+/// The list position found for a cursor's id, if it is of `scope`.
 ///
 /// # Errors
 /// [`StoreError::UnknownCursor`] when there is none.
@@ -33,11 +37,14 @@ pub(crate) fn seq_in_scope(
     scope: &payments_application::Scope,
 ) -> Result<i64, payments_application::ports::StoreError> {
     found
-        .filter(|(_, account_id, livemode)| account_id == scope.account_id.as_str() && *livemode == scope.livemode())
+        .filter(|found| found.belongs_to(scope))
         .map(|(seq, _, _)| seq)
         .ok_or(payments_application::ports::StoreError::UnknownCursor)
 }
 
+/// Inserts `rows` (a slice of insertable rows) into `table` in one statement on PostgreSQL; diesel
+/// runs SQLite's batch as one insert per row, on the writer connection inside the transaction. The
+/// generic multi-backend connection cannot express a batch insert, so each backend gets its own.
 macro_rules! insert_rows {
     ($connection:expr, $table:expr, $rows:expr) => {
         match $connection {

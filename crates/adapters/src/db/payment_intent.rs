@@ -143,7 +143,7 @@ impl PaymentIntentRepository for DbSession<'_> {
         payment_intents::table
             .filter(payment_intents::id.eq(id.as_str()))
             .select(PaymentIntentRow::as_select())
-            .get_result(self.connection)
+            .first(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

@@ -97,9 +97,7 @@ impl UnitOfWork for DieselUnitOfWork {
     fn ping(&self) -> Result<(), StoreError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
         let outcome = pooled.connection.batch_execute("SELECT 1").map_err(store_error);
-        if matches!(outcome, Err(StoreError::Unavailable(_))) {
-            pooled.broken = true;
-        }
+        mark_if_store_unavailable(&mut pooled, &outcome);
         outcome
     }
 }
@@ -125,17 +123,23 @@ fn checkpoint_log(pooled: &mut PooledConnection, mode: &str) -> Result<LogFrames
     let AnyConnection::Sqlite(connection) = &mut pooled.connection else {
         return Ok(LogFrames { frames: 0, checkpointed: 0 });
     };
-    let outcome = diesel::sql_query(format!("PRAGMA wal_checkpoint({mode})")).get_result::<LogFrames>(connection);
-    let result = outcome.map_err(store_error);
-    if matches!(result, Err(StoreError::Unavailable(_))) {
-        pooled.broken = true;
-    }
-    result
+    let outcome = diesel::sql_query(format!("PRAGMA wal_checkpoint({mode})"))
+        .get_result::<LogFrames>(connection)
+        .map_err(store_error);
+    mark_if_store_unavailable(pooled, &outcome);
+    outcome
 }
 
 /// A connection on which the database was unavailable is not handed out again.
 fn mark_if_unavailable<T>(pooled: &mut PooledConnection, outcome: &Result<T, ApplicationError>) {
     if matches!(outcome, Err(ApplicationError::Unavailable(_))) {
+        pooled.broken = true;
+    }
+}
+
+/// [`mark_if_unavailable`] for the storage's own errors.
+fn mark_if_store_unavailable<T>(pooled: &mut PooledConnection, outcome: &Result<T, StoreError>) {
+    if matches!(outcome, Err(StoreError::Unavailable(_))) {
         pooled.broken = true;
     }
 }

@@ -19,8 +19,11 @@ pub(crate) fn became_paid(before: PaymentIntentStatus, after: PaymentIntentStatu
     paid(after) && !paid(before)
 }
 
-/// Completes what `intent` pays for. `presented` is the intent before and after, as the API shows
-/// it, for the owner's event.
+/// The owner's event of a paid intent: its type, and the owner after and before.
+pub(crate) type OwnerEvent = (EventType, Value, Value);
+
+/// Completes what `intent` pays for, and returns the owner's event for the caller to append with
+/// the intent's own. `presented` is the intent before and after, as the API shows it.
 ///
 /// # Errors
 /// `resource_invalid_state` when the owner can no longer be paid (the transaction then rolls back);
@@ -31,10 +34,10 @@ pub(crate) fn intent_paid(
     scope: &Scope,
     intent: &PaymentIntent,
     presented: (&Value, &Value),
-) -> Result<(), ApplicationError> {
+) -> Result<Option<OwnerEvent>, ApplicationError> {
     let (intent_before, intent_after) = presented;
     match intent.owner() {
-        None => Ok(()),
+        None => Ok(None),
         Some(IntentOwner::CheckoutSession) => {
             let Some(before) = repositories.checkout_sessions().find_by_payment_intent(scope, intent.id())? else {
                 return Err(missing_owner());
@@ -44,7 +47,7 @@ pub(crate) fn intent_paid(
             repositories.checkout_sessions().update(&session, before.version())?;
             let after = log.presenter.checkout_session(&session, intent_after);
             let before = log.presenter.checkout_session(&before, intent_before);
-            log.append(repositories, EventType::CheckoutSessionCompleted, &after, Some(&before))
+            Ok(Some((EventType::CheckoutSessionCompleted, after, before)))
         }
         Some(IntentOwner::BillingStatement) => {
             let Some(before) = repositories.billing_statements().find_by_payment_intent(scope, intent.id())? else {
@@ -60,7 +63,7 @@ pub(crate) fn intent_paid(
             let merchant = merchant_name(repositories, scope)?;
             let after = log.presenter.billing_statement(&statement, &customer, Some(intent_after), &merchant);
             let before = log.presenter.billing_statement(&before, &customer, Some(intent_before), &merchant);
-            log.append(repositories, EventType::BillingStatementPaid, &after, Some(&before))
+            Ok(Some((EventType::BillingStatementPaid, after, before)))
         }
     }
 }

@@ -506,17 +506,22 @@ impl PaymentIntentService {
         let presented = (effects.intent_event.is_some() || paid).then(|| (self.present(&before), self.present(&after)));
         let presented_payment =
             effects.payment.as_ref().map(|(payment, _)| self.presenter.payment(payment, after.customer.as_ref()));
-        let mut events = Vec::with_capacity(2);
+        let owner_event = match (paid, &presented) {
+            (true, Some((old, new))) => intent_paid(repositories, &log, scope, &after.intent, (old, new))?,
+            _ => None,
+        };
+        // One append for the whole change: the intent's event, the payment's, then its owner's.
+        let mut events = Vec::with_capacity(3);
         if let (Some(event_type), Some((old, new))) = (effects.intent_event, &presented) {
             events.push((event_type, new, Some(old)));
         }
         if let (Some((_, event_type)), Some(payment)) = (&effects.payment, &presented_payment) {
             events.push((*event_type, payment, None));
         }
-        log.append_all(repositories, &events)?;
-        if let (true, Some((old, new))) = (paid, &presented) {
-            intent_paid(repositories, &log, scope, &after.intent, (old, new))?;
+        if let Some((event_type, new, old)) = &owner_event {
+            events.push((*event_type, new, Some(old)));
         }
+        log.append_all(repositories, &events)?;
         Ok(after)
     }
 
