@@ -6,11 +6,16 @@
 #![allow(clippy::unwrap_used)]
 
 use payments_adapters::db::testing::TestDatabase;
-use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings};
+use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings, Queued};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::{in_transaction, reading, CustomerFilter, UnitOfWork};
-use payments_application::testing::contract::{account, customer, ContractStore};
-use std::sync::Arc;
+use payments_application::testing::contract::{account, customer, event, mail, webhook, ContractStore};
+use payments_application::ApplicationError;
+use payments_domain::event::EventType;
+use payments_domain::ids::DeliveryId;
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::Delivery;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod sqlite {
@@ -19,6 +24,11 @@ mod sqlite {
     #[test]
     fn concurrent_writers_all_commit() {
         super::concurrent_writers_all_commit(payments_adapters::db::Backend::Sqlite);
+    }
+
+    #[test]
+    fn commits_wake_the_workers_for_what_they_queued() {
+        super::commits_wake_the_workers_for_what_they_queued(payments_adapters::db::Backend::Sqlite);
     }
 
     #[test]
@@ -33,6 +43,11 @@ mod postgres {
     #[test]
     fn concurrent_writers_all_commit() {
         super::concurrent_writers_all_commit(payments_adapters::db::Backend::Postgres);
+    }
+
+    #[test]
+    fn commits_wake_the_workers_for_what_they_queued() {
+        super::commits_wake_the_workers_for_what_they_queued(payments_adapters::db::Backend::Postgres);
     }
 
     #[test]
@@ -87,6 +102,43 @@ fn concurrent_writers_all_commit(backend: Backend) {
     })
     .unwrap();
     assert_eq!(page.data.len(), 40);
+}
+
+/// A commit wakes the delivery worker when it queued deliveries and the mail worker when it queued
+/// mail; one that queued neither (events no webhook listens to included), or rolled back, wakes no one.
+fn commits_wake_the_workers_for_what_they_queued(backend: Backend) {
+    let (database, _) = connect(backend);
+    let url = DatabaseUrl::parse(database.url()).expect("test database URL");
+    let pool = url.connect(PoolSettings { max_size: 2, connection_timeout: Duration::from_secs(5) }).unwrap();
+    let woken: Arc<Mutex<Vec<Queued>>> = Arc::default();
+    let record = woken.clone();
+    let unit_of_work =
+        DieselUnitOfWork::new(pool).notifying(Arc::new(move |queued| record.lock().unwrap().push(queued)));
+    let woken = || woken.lock().unwrap().clone();
+    let scope = account(&unit_of_work, "acme");
+    in_transaction(&unit_of_work, |r| Ok(r.customers().insert(&customer(&scope, 1))?)).unwrap();
+    in_transaction(&unit_of_work, |r| Ok(r.events().append(&[event(&scope, 1, 0)])?)).unwrap();
+    assert_eq!(woken(), [], "nothing queued");
+
+    let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
+    let listened = event(&scope, 2, 1);
+    let delivery =
+        Delivery::new(DeliveryId::from_random("d1"), &hook, listened.id.clone(), Timestamp::from_unix_seconds(1));
+    in_transaction(&unit_of_work, |r| {
+        r.webhooks().insert(&hook)?;
+        r.events().append(std::slice::from_ref(&listened))?;
+        Ok(r.deliveries().insert(std::slice::from_ref(&delivery))?)
+    })
+    .unwrap();
+    assert_eq!(woken(), [Queued { deliveries: true, mail: false }]);
+
+    in_transaction(&unit_of_work, |r| Ok(r.mail_messages().insert(&mail(&scope, 1, 0))?)).unwrap();
+    let rolled_back = in_transaction(&unit_of_work, |r| {
+        r.mail_messages().insert(&mail(&scope, 2, 0))?;
+        Err::<(), _>(ApplicationError::Conflict)
+    });
+    assert!(matches!(rolled_back, Err(ApplicationError::Conflict)));
+    assert_eq!(woken(), [Queued { deliveries: true, mail: false }, Queued { deliveries: false, mail: true }]);
 }
 
 /// SQLite with its writer connection, as the service runs it: commits leave their pages in the

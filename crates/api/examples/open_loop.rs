@@ -3,7 +3,9 @@
 //! of its own, whether or not earlier ones have been answered. Each request's latency is counted
 //! from when it was due to start, not from when it was sent, so a stall shows in full in the tail
 //! instead of delaying the requests behind it (no coordinated omission). A charge is a create then
-//! an attach of the Visa success card; the attach is due when the create is answered.
+//! an attach of the Visa success card; the attach is due when the create is answered. The slowest
+//! seconds are named by their wall-clock time, to line them up with the service's and the database's
+//! logs.
 
 // A benchmark tool: a panic is its failure report.
 #![allow(clippy::unwrap_used)]
@@ -26,9 +28,11 @@ async fn main() {
     let rate: u64 = std::env::var("RATE").ok().and_then(|r| r.parse().ok()).unwrap_or(500);
     let seconds: u64 = std::env::var("SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let client = reqwest::Client::new();
-    let latencies: Arc<Mutex<Vec<Duration>>> = Arc::default();
+    // (second of the run the charge was due in, latency)
+    let latencies: Arc<Mutex<Vec<(u64, Duration)>>> = Arc::default();
     let failures = Arc::new(Mutex::new(0_u64));
     let start = tokio::time::Instant::now() + Duration::from_millis(100);
+    let started_at = std::time::SystemTime::now() + Duration::from_millis(100);
     let charges = rate * seconds;
     let mut tasks = Vec::with_capacity(usize::try_from(charges).unwrap());
     for number in 0..charges {
@@ -61,16 +65,25 @@ async fn main() {
             if !attach.is_ok_and(|answer| answer.status() == 200) {
                 *failures.lock().unwrap_or_else(PoisonError::into_inner) += 1;
             }
+            let second = number / rate;
             let mut latencies = latencies.lock().unwrap_or_else(PoisonError::into_inner);
-            latencies.push(created - due);
-            latencies.push(attached - created);
+            latencies.push((second, created - due));
+            latencies.push((second, attached - created));
         }));
     }
     for task in tasks {
         task.await.unwrap();
     }
     let elapsed = start.elapsed();
-    let mut latencies = latencies.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let timed = latencies.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let mut slowest_by_second = std::collections::BTreeMap::<u64, Duration>::new();
+    for &(second, latency) in &timed {
+        let slowest = slowest_by_second.entry(second).or_default();
+        *slowest = (*slowest).max(latency);
+    }
+    let mut slowest_seconds: Vec<(u64, Duration)> = slowest_by_second.into_iter().collect();
+    slowest_seconds.sort_by_key(|&(_, latency)| std::cmp::Reverse(latency));
+    let mut latencies: Vec<Duration> = timed.into_iter().map(|(_, latency)| latency).collect();
     latencies.sort();
     let at = |share: f64| {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
@@ -86,4 +99,11 @@ async fn main() {
         at(0.99),
         at(1.0),
     );
+    let unix_start = started_at.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let slowest: Vec<String> = slowest_seconds
+        .iter()
+        .take(3)
+        .map(|(second, latency)| format!("unix {} max {:.1} ms", unix_start + second, latency.as_secs_f64() * 1_000.0))
+        .collect();
+    println!("slowest seconds: {}", slowest.join(", "));
 }

@@ -173,9 +173,13 @@ impl Services {
         let (deliveries_due, mail_due) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
         let (deliveries, mail) = (deliveries_due.clone(), mail_due.clone());
         let storage: Arc<dyn UnitOfWork> =
-            Arc::new(DieselUnitOfWork::new(pool).writing_through(writer).notifying(Arc::new(move || {
-                deliveries.notify_one();
-                mail.notify_one();
+            Arc::new(DieselUnitOfWork::new(pool).writing_through(writer).notifying(Arc::new(move |queued| {
+                if queued.deliveries {
+                    deliveries.notify_one();
+                }
+                if queued.mail {
+                    mail.notify_one();
+                }
             })));
         Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due, mail_due, metrics)?)
     }

@@ -3,6 +3,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::{billing_statement_line_items, billing_statements};
 use super::seq_in_scope;
 use super::unit_of_work::DbSession;
@@ -228,6 +229,7 @@ impl BillingStatementRepository for DbSession<'_> {
     fn insert(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
         diesel::insert_into(billing_statements::table)
             .values(StatementRow::from_domain(statement)?)
+            .prepared()
             .execute(self.connection)
             .map_err(store_error)?;
         self.replace_line_items(statement)
@@ -290,6 +292,7 @@ impl BillingStatementRepository for DbSession<'_> {
                 .filter(billing_statements::version.eq(expected_version)),
         )
         .set(StatementRow::from_domain(statement)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)
@@ -306,6 +309,7 @@ impl BillingStatementRepository for DbSession<'_> {
         for item in statement.line_items() {
             diesel::insert_into(billing_statement_line_items::table)
                 .values(LineItemRow::from_domain(statement, item))
+                .prepared()
                 .execute(self.connection)
                 .map_err(store_error)?;
         }

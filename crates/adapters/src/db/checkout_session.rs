@@ -2,6 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::checkout_sessions;
 use super::seq_in_scope;
 use super::unit_of_work::DbSession;
@@ -185,6 +186,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
     fn insert(&mut self, session: &CheckoutSession) -> Result<(), StoreError> {
         diesel::insert_into(checkout_sessions::table)
             .values(CheckoutSessionRow::from_domain(session)?)
+            .prepared()
             .execute(self.connection)
             .map_err(store_error)?;
         Ok(())
@@ -222,6 +224,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
                 .filter(checkout_sessions::version.eq(expected_version)),
         )
         .set(CheckoutSessionRow::from_domain(session)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)

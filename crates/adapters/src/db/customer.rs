@@ -2,6 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, to_json};
+use super::prepared::Prepare;
 use super::schema::{customer_metadata, customers};
 use super::seq_in_scope;
 use super::unit_of_work::DbSession;
@@ -115,7 +116,11 @@ impl DbSession<'_> {
                 key,
                 value,
             };
-            diesel::insert_into(customer_metadata::table).values(row).execute(self.connection).map_err(store_error)?;
+            diesel::insert_into(customer_metadata::table)
+                .values(row)
+                .prepared()
+                .execute(self.connection)
+                .map_err(store_error)?;
         }
         Ok(())
     }
@@ -136,6 +141,7 @@ impl CustomerRepository for DbSession<'_> {
     fn insert(&mut self, customer: &Customer) -> Result<(), StoreError> {
         diesel::insert_into(customers::table)
             .values(CustomerRow::from_domain(customer)?)
+            .prepared()
             .execute(self.connection)
             .map_err(store_error)?;
         self.write_metadata_pairs(customer, false)
@@ -160,6 +166,7 @@ impl CustomerRepository for DbSession<'_> {
                 .filter(customers::version.eq(expected_version)),
         )
         .set(CustomerRow::from_domain(customer)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)?;

@@ -2,6 +2,7 @@
 
 use super::error::store_error;
 use super::json::{from_json, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::customer_sessions;
 use super::unit_of_work::DbSession;
 use diesel::prelude::*;
@@ -59,6 +60,7 @@ impl CustomerSessionRepository for DbSession<'_> {
     fn insert(&mut self, session: &CustomerSession) -> Result<(), StoreError> {
         diesel::insert_into(customer_sessions::table)
             .values(CustomerSessionRow::from_domain(session)?)
+            .prepared()
             .execute(self.connection)
             .map_err(store_error)?;
         Ok(())

@@ -77,7 +77,6 @@ impl EventRepository for DbSession<'_> {
         if events.is_empty() {
             return Ok(());
         }
-        self.events_appended = true;
         let rows: Vec<EventRow> = events.iter().map(EventRow::from_domain).collect();
         insert_rows!(self.connection, events::table, &rows).map(drop).map_err(store_error)
     }

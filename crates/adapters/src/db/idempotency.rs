@@ -1,6 +1,7 @@
 //! Idempotency keys in the database.
 
 use super::error::{corrupt, store_error};
+use super::prepared::Prepare;
 use super::schema::idempotency_keys as keys;
 use super::unit_of_work::DbSession;
 use diesel::prelude::*;
@@ -70,6 +71,7 @@ impl IdempotencyRepository for DbSession<'_> {
                 fingerprint: &record.fingerprint,
                 created_at: record.created_at.unix_seconds(),
             })
+            .prepared()
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)
@@ -79,6 +81,7 @@ impl IdempotencyRepository for DbSession<'_> {
         let body = std::str::from_utf8(body).map_err(|e| StoreError::Other(e.into()))?;
         diesel::update(keys::table.find(primary_key(caller, key)))
             .set((keys::response_status.eq(i32::from(status)), keys::response_body.eq(body)))
+            .prepared()
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)

@@ -2,6 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::parse_id;
+use super::prepared::Prepare;
 use super::schema::mail_messages;
 use super::unit_of_work::DbSession;
 use diesel::prelude::*;
@@ -93,8 +94,10 @@ impl MailMessageRepository for DbSession<'_> {
     fn insert(&mut self, message: &MailMessage) -> Result<(), StoreError> {
         diesel::insert_into(mail_messages::table)
             .values(MailMessageRow::from_domain(message))
+            .prepared()
             .execute(self.connection)
             .map_err(store_error)?;
+        self.queued.mail = true;
         Ok(())
     }
 
@@ -115,6 +118,7 @@ impl MailMessageRepository for DbSession<'_> {
                 .filter(mail_messages::version.eq(expected_version)),
         )
         .set(MailMessageRow::from_domain(message))
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)

@@ -42,20 +42,25 @@ pub(crate) fn seq_in_scope(
         .ok_or(payments_application::ports::StoreError::UnknownCursor)
 }
 
-/// Inserts `rows` (a slice of insertable rows) into `table` in one statement on PostgreSQL; diesel
-/// runs SQLite's batch as one insert per row, on the writer connection inside the transaction. The
-/// generic multi-backend connection cannot express a batch insert, so each backend gets its own.
+/// Inserts `rows` (a slice of insertable rows) into `table`: in one statement on PostgreSQL (one
+/// cached statement per row count), and on SQLite one cached insert per row, on the writer
+/// connection inside the transaction (what diesel would do there, but prepared once). The generic
+/// multi-backend connection cannot express a batch insert, so each backend gets its own.
 macro_rules! insert_rows {
-    ($connection:expr, $table:expr, $rows:expr) => {
+    ($connection:expr, $table:expr, $rows:expr) => {{
+        use diesel::RunQueryDsl;
         match $connection {
             $crate::db::AnyConnection::Postgresql(connection) => {
-                diesel::insert_into($table).values($rows).execute(connection)
+                $crate::db::prepared::Rendered::new(diesel::insert_into($table).values($rows), diesel::pg::Pg)
+                    .and_then(|statement| statement.execute(connection))
             }
-            $crate::db::AnyConnection::Sqlite(connection) => {
-                diesel::insert_into($table).values($rows).execute(connection)
-            }
+            $crate::db::AnyConnection::Sqlite(connection) => $rows.iter().try_fold(0, |inserted, row| {
+                $crate::db::prepared::Rendered::new(diesel::insert_into($table).values(row), diesel::sqlite::Sqlite)?
+                    .execute(connection)
+                    .map(|count| inserted + count)
+            }),
         }
-    };
+    }};
 }
 
 mod account;
@@ -72,6 +77,7 @@ mod mail_message;
 mod payment;
 mod payment_intent;
 mod payment_method;
+mod prepared;
 mod refund;
 mod schema;
 mod setup_intent;
@@ -87,4 +93,4 @@ pub use connection::{
     AnyConnection, Backend, ConnectError, ConnectionManager, DatabaseError, DatabaseUrl, Pool, PoolSettings,
     PooledConnection, PostgresTls, TlsMode,
 };
-pub use unit_of_work::DieselUnitOfWork;
+pub use unit_of_work::{DieselUnitOfWork, Queued};

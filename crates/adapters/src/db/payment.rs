@@ -2,6 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::payments;
 use super::unit_of_work::DbSession;
 use super::TenantRow;
@@ -96,6 +97,7 @@ impl PaymentRepository for DbSession<'_> {
     fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
         diesel::insert_into(payments::table)
             .values(PaymentRow::from_domain(payment)?)
+            .prepared()
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)
@@ -120,6 +122,7 @@ impl PaymentRepository for DbSession<'_> {
                 .filter(payments::version.eq(expected_version)),
         )
         .set(PaymentRow::from_domain(payment)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)

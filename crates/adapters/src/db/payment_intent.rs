@@ -2,6 +2,7 @@
 
 use super::error::{store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::payment_intents;
 use super::unit_of_work::DbSession;
 use super::TenantRow;
@@ -134,6 +135,7 @@ impl PaymentIntentRepository for DbSession<'_> {
     fn insert(&mut self, intent: &PaymentIntent) -> Result<(), StoreError> {
         diesel::insert_into(payment_intents::table)
             .values(PaymentIntentRow::from_domain(intent)?)
+            .prepared()
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)
@@ -158,6 +160,7 @@ impl PaymentIntentRepository for DbSession<'_> {
                 .filter(payment_intents::version.eq(expected_version)),
         )
         .set(PaymentIntentRow::from_domain(intent)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)

@@ -2,6 +2,7 @@
 
 use super::error::store_error;
 use super::json::{from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::payment_methods;
 use super::seq_in_scope;
 use super::unit_of_work::DbSession;
@@ -88,6 +89,7 @@ impl PaymentMethodRepository for DbSession<'_> {
     fn insert(&mut self, method: &PaymentMethod) -> Result<(), StoreError> {
         diesel::insert_into(payment_methods::table)
             .values(PaymentMethodRow::from_domain(method)?)
+            .prepared()
             .execute(self.connection)
             .map_err(store_error)?;
         Ok(())

@@ -2,6 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::refunds;
 use super::unit_of_work::DbSession;
 use super::TenantRow;
@@ -78,6 +79,7 @@ impl RefundRepository for DbSession<'_> {
     fn insert(&mut self, refund: &Refund) -> Result<(), StoreError> {
         diesel::insert_into(refunds::table)
             .values(RefundRow::from_domain(refund)?)
+            .prepared()
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)
@@ -100,6 +102,7 @@ impl RefundRepository for DbSession<'_> {
             refunds::table.filter(refunds::id.eq(refund.id().as_str())).filter(refunds::version.eq(expected_version)),
         )
         .set(RefundRow::from_domain(refund)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)

@@ -2,6 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::setup_intents;
 use super::unit_of_work::DbSession;
 use super::TenantRow;
@@ -124,6 +125,7 @@ impl SetupIntentRepository for DbSession<'_> {
     fn insert(&mut self, intent: &SetupIntent) -> Result<(), StoreError> {
         diesel::insert_into(setup_intents::table)
             .values(SetupIntentRow::from_domain(intent)?)
+            .prepared()
             .execute(self.connection)
             .map_err(store_error)?;
         Ok(())
@@ -148,6 +150,7 @@ impl SetupIntentRepository for DbSession<'_> {
                 .filter(setup_intents::version.eq(expected_version)),
         )
         .set(SetupIntentRow::from_domain(intent)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)

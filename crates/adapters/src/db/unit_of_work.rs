@@ -13,12 +13,27 @@ use std::sync::Arc;
 /// The repositories of one connection.
 pub(crate) struct DbSession<'a> {
     pub(crate) connection: &'a mut AnyConnection,
-    /// Whether the transaction appended events, so their deliveries are announced after commit.
-    pub(crate) events_appended: bool,
+    /// What the transaction queued for the background workers, announced after commit.
+    pub(crate) queued: Queued,
 }
 
-/// Called after a transaction that appended events committed.
-pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
+/// What a committed transaction queued for the background workers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Queued {
+    /// Webhook deliveries that are due now.
+    pub deliveries: bool,
+    /// Mail to send.
+    pub mail: bool,
+}
+
+impl Queued {
+    fn anything(self) -> bool {
+        self.deliveries || self.mail
+    }
+}
+
+/// Called after a transaction that queued work committed, with what it queued.
+pub type WorkQueued = Arc<dyn Fn(Queued) + Send + Sync>;
 
 /// Opens transactions on pooled connections.
 #[derive(Clone)]
@@ -26,13 +41,13 @@ pub struct DieselUnitOfWork {
     pool: Pool,
     /// The one connection of every write transaction, on SQLite (see [`super::DatabaseUrl::writer_pool`]).
     writer: Option<Pool>,
-    on_events_committed: Option<EventsCommitted>,
+    on_work_queued: Option<WorkQueued>,
 }
 
 impl DieselUnitOfWork {
     #[must_use]
     pub fn new(pool: Pool) -> Self {
-        Self { pool, writer: None, on_events_committed: None }
+        Self { pool, writer: None, on_work_queued: None }
     }
 
     /// Runs every transaction on `writer`'s connection, and only reads on the pool.
@@ -42,10 +57,11 @@ impl DieselUnitOfWork {
         self
     }
 
-    /// Calls `notify` after every commit that appended events (the delivery worker wakes on it).
+    /// Calls `notify` after every commit that queued webhook deliveries or mail (the workers wake
+    /// on it; a commit that queued nothing wakes no one).
     #[must_use]
-    pub fn notifying(mut self, notify: EventsCommitted) -> Self {
-        self.on_events_committed = Some(notify);
+    pub fn notifying(mut self, notify: WorkQueued) -> Self {
+        self.on_work_queued = Some(notify);
         self
     }
 }
@@ -55,15 +71,17 @@ impl UnitOfWork for DieselUnitOfWork {
         let mut pooled = self.writer.as_ref().unwrap_or(&self.pool).get().map_err(pool_error)?;
         let outcome = run_transaction(&mut pooled.connection, work);
         mark_if_unavailable(&mut pooled, &outcome);
-        if let (Ok((_, true)), Some(notify)) = (&outcome, &self.on_events_committed) {
-            notify();
+        if let (Ok(((), queued)), Some(notify)) = (&outcome, &self.on_work_queued) {
+            if queued.anything() {
+                notify(*queued);
+            }
         }
         outcome.map(|(result, _)| result)
     }
 
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        let outcome = work(&mut DbSession { connection: &mut pooled.connection, events_appended: false });
+        let outcome = work(&mut DbSession { connection: &mut pooled.connection, queued: Queued::default() });
         mark_if_unavailable(&mut pooled, &outcome);
         outcome
     }
@@ -144,16 +162,16 @@ fn mark_if_store_unavailable<T>(pooled: &mut PooledConnection, outcome: &Result<
     }
 }
 
-/// Runs `work` in a transaction; also tells whether it appended events.
-fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<((), bool), ApplicationError> {
+/// Runs `work` in a transaction; also tells what it queued.
+fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<((), Queued), ApplicationError> {
     begin(connection).map_err(store_error)?;
-    let mut session = DbSession { connection: &mut *connection, events_appended: false };
+    let mut session = DbSession { connection: &mut *connection, queued: Queued::default() };
     let outcome = work(&mut session);
-    let events_appended = session.events_appended;
+    let queued = session.queued;
     match outcome {
         Ok(()) => {
             <AnyConnection as Connection>::TransactionManager::commit_transaction(connection).map_err(store_error)?;
-            Ok(((), events_appended))
+            Ok(((), queued))
         }
         Err(error) => {
             if let Err(rollback) = <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection) {

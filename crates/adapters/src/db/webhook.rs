@@ -2,6 +2,7 @@
 
 use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, parse_id, to_json};
+use super::prepared::Prepare;
 use super::schema::webhooks;
 use super::unit_of_work::DbSession;
 use diesel::dsl::{And, Eq};
@@ -89,6 +90,7 @@ impl WebhookRepository for DbSession<'_> {
     fn insert(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
         diesel::insert_into(webhooks::table)
             .values(WebhookRow::from_domain(webhook)?)
+            .prepared()
             .execute(self.connection)
             .map(drop)
             .map_err(store_error)
@@ -113,6 +115,7 @@ impl WebhookRepository for DbSession<'_> {
                 .filter(webhooks::version.eq(expected_version)),
         )
         .set(WebhookRow::from_domain(webhook)?)
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         versioned(updated)

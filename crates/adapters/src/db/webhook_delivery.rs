@@ -3,6 +3,7 @@
 
 use super::error::{corrupt, store_error};
 use super::json::parse_id;
+use super::prepared::Prepare;
 use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
 use super::unit_of_work::DbSession;
 use diesel::prelude::*;
@@ -74,6 +75,7 @@ impl DeliveryRepository for DbSession<'_> {
         if deliveries.is_empty() {
             return Ok(());
         }
+        self.queued.deliveries = true;
         let rows: Vec<DeliveryRow> = deliveries.iter().map(DeliveryRow::from_domain).collect();
         insert_rows!(self.connection, deliveries::table, &rows).map(drop).map_err(store_error)
     }
@@ -109,6 +111,7 @@ impl DeliveryRepository for DbSession<'_> {
                 .filter(deliveries::lease_until_ms.le(now_ms)),
         )
         .set((deliveries::lease_owner.eq(owner), deliveries::lease_until_ms.eq(lease_until_ms)))
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         Ok(claimed == 1)
@@ -127,6 +130,7 @@ impl DeliveryRepository for DbSession<'_> {
             deliveries::lease_owner.eq(None::<String>),
             deliveries::lease_until_ms.eq(0),
         ))
+        .prepared()
         .execute(self.connection)
         .map_err(store_error)?;
         Ok(updated == 1)
@@ -151,6 +155,7 @@ impl DeliveryRepository for DbSession<'_> {
         }
         .map_err(store_error)?;
         moved.retain_mut(|delivery| delivery.apply(change));
+        self.queued.deliveries |= change.to == DeliveryStatus::Pending && !moved.is_empty();
         Ok(moved)
     }
 

@@ -510,7 +510,9 @@ pub fn customer_sessions_round_trip_in_their_scope(store: &dyn UnitOfWork) {
     }
 }
 
-fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
+/// Event number `n` of `scope`, waiting for `pending_webhooks`.
+#[must_use]
+pub fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
     Event {
         id: EventId::from_random(&format!("event{n}")),
         account_id: scope.account_id.clone(),
@@ -547,7 +549,12 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     );
 }
 
-fn webhook(scope: &Scope, n: u32, events: Vec<EventType>) -> Webhook {
+/// Webhook number `n` of `scope`, enabled for `events`.
+///
+/// # Panics
+/// Never: its URL is valid.
+#[must_use]
+pub fn webhook(scope: &Scope, n: u32, events: Vec<EventType>) -> Webhook {
     let new = NewWebhook {
         url: WebhookUrl::new(format!("https://hooks.example/{n}")).unwrap(),
         events,
@@ -767,7 +774,9 @@ pub fn billing_statements_round_trip_with_their_line_items_and_filters(store: &d
     assert_eq!(read(store, |r| r.billing_statements().find(&scope, second.id())), None);
 }
 
-fn mail(scope: &Scope, n: u32, at_offset: i64) -> MailMessage {
+/// Mail number `n` of `scope`, due `at_offset` seconds after the contract's start time.
+#[must_use]
+pub fn mail(scope: &Scope, n: u32, at_offset: i64) -> MailMessage {
     let content = MailContent {
         from: "billing@shop.example".into(),
         to: format!("c{n}@example.com"),
