@@ -10,8 +10,9 @@
 //! statement's binds, as diesel's own multi-backend connection does: the cache then keys it by the
 //! text and bind types, so each distinct statement is prepared once per connection and the key
 //! always matches the statement it names. The pieces used for that are diesel's API for backend
-//! authors, public under its `i-implement-a-third-party-backend-and-opt-into-breaking-changes`
-//! feature, which the workspace turns on (`Cargo.lock` pins the version).
+//! authors (`to_sql` and `collect_binds`, public under its
+//! `i-implement-a-third-party-backend-and-opt-into-breaking-changes` feature, which the workspace turns
+//! on) and the `AstPassHelper` its `MultiConnection` derive uses; `Cargo.lock` pins the version.
 
 use super::AnyConnection;
 use diesel::backend::Backend;
@@ -23,18 +24,18 @@ use diesel::sqlite::Sqlite;
 use diesel::QueryResult;
 
 /// An insert or update to run through the statement cache: `insert_into(…).values(row).prepared()`.
-pub(crate) struct Unprepared<Q>(Q);
+pub(crate) struct Prepared<Q>(Q);
 
-/// Marks a statement for [`Unprepared::execute`].
+/// Marks a statement for [`Prepared::execute`].
 pub(crate) trait Prepare: Sized {
-    fn prepared(self) -> Unprepared<Self> {
-        Unprepared(self)
+    fn prepared(self) -> Prepared<Self> {
+        Prepared(self)
     }
 }
 
 impl<Q: QueryId> Prepare for Q {}
 
-impl<Q> Unprepared<Q>
+impl<Q> Prepared<Q>
 where
     Q: QueryFragment<Pg> + QueryFragment<Sqlite>,
 {
