@@ -14,7 +14,7 @@ use payments_domain::ids::AccountId;
 const FIRST_ACCOUNT_LOCK: i64 = 0x6669_7273_745f_6163;
 
 #[derive(Insertable)]
-#[diesel(table_name = accounts)]
+#[diesel(table_name = accounts, treat_none_as_default_value = false)]
 struct AccountRow<'a> {
     id: &'a str,
     name: &'a str,
@@ -22,7 +22,7 @@ struct AccountRow<'a> {
 }
 
 #[derive(Insertable)]
-#[diesel(table_name = api_keys)]
+#[diesel(table_name = api_keys, treat_none_as_default_value = false)]
 struct ApiKeyRow<'a> {
     key_digest: &'a str,
     account_id: &'a str,

@@ -26,7 +26,7 @@ use payments_domain::time::Timestamp;
 use std::collections::HashMap;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = billing_statements, treat_none_as_null = true)]
+#[diesel(table_name = billing_statements, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct StatementRow {
     id: String,
     account_id: String,
@@ -56,7 +56,7 @@ struct StatementRow {
 tenant_row!(StatementRow);
 
 #[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = billing_statement_line_items)]
+#[diesel(table_name = billing_statement_line_items, treat_none_as_default_value = false)]
 struct LineItemRow {
     id: String,
     billing_statement_id: String,

@@ -23,7 +23,7 @@ use payments_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = checkout_sessions, treat_none_as_null = true)]
+#[diesel(table_name = checkout_sessions, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct CheckoutSessionRow {
     id: String,
     account_id: String,

@@ -20,7 +20,7 @@ use payments_domain::time::Timestamp;
 
 /// A customer as stored; `seq` is left to the database.
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = customers, treat_none_as_null = true)]
+#[diesel(table_name = customers, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct CustomerRow {
     id: String,
     account_id: String,
@@ -89,7 +89,7 @@ fn in_scope(scope: &Scope) -> And<Eq<customers::account_id, String>, Eq<customer
 
 /// One metadata pair of a customer, kept beside the customer for the list's metadata filter.
 #[derive(Insertable)]
-#[diesel(table_name = customer_metadata)]
+#[diesel(table_name = customer_metadata, treat_none_as_default_value = false)]
 struct MetadataPairRow<'a> {
     customer_id: &'a str,
     account_id: &'a str,

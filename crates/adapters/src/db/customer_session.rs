@@ -13,7 +13,7 @@ use payments_domain::ids::{AccountId, ClientSecret, CustomerId, CustomerSessionI
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = customer_sessions)]
+#[diesel(table_name = customer_sessions, treat_none_as_default_value = false)]
 struct CustomerSessionRow {
     id: String,
     account_id: String,

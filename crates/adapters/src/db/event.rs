@@ -16,7 +16,7 @@ use payments_domain::ids::{AccountId, EventId};
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = events)]
+#[diesel(table_name = events, treat_none_as_default_value = false)]
 struct EventRow {
     id: String,
     account_id: String,

@@ -10,7 +10,7 @@ use payments_application::Caller;
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = keys)]
+#[diesel(table_name = keys, treat_none_as_default_value = false)]
 struct IdempotencyRow {
     fingerprint: String,
     response_status: Option<i32>,
@@ -19,7 +19,7 @@ struct IdempotencyRow {
 }
 
 #[derive(Insertable)]
-#[diesel(table_name = keys)]
+#[diesel(table_name = keys, treat_none_as_default_value = false)]
 struct NewIdempotencyRow<'a> {
     account_id: &'a str,
     livemode: bool,

@@ -13,7 +13,7 @@ use payments_domain::mail_message::{MailContent, MailMessage, MailStatus, Stored
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = mail_messages, treat_none_as_null = true)]
+#[diesel(table_name = mail_messages, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct MailMessageRow {
     id: String,
     account_id: String,

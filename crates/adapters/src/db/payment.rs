@@ -15,7 +15,7 @@ use payments_domain::payment::{Payment, PaymentStatus, StoredPayment};
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = payments, treat_none_as_null = true)]
+#[diesel(table_name = payments, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct PaymentRow {
     id: String,
     account_id: String,

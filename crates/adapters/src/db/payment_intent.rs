@@ -19,7 +19,7 @@ use payments_domain::time::Timestamp;
 const STATUSES_WITH_ACTIONS: [&str; 3] = ["awaiting_next_action", "processing", "awaiting_capture"];
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = payment_intents, treat_none_as_null = true)]
+#[diesel(table_name = payment_intents, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct PaymentIntentRow {
     id: String,
     account_id: String,

@@ -17,7 +17,7 @@ use payments_domain::payment_method::{PaymentMethod, Usage, VerifiedCard};
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = payment_methods)]
+#[diesel(table_name = payment_methods, treat_none_as_default_value = false)]
 struct PaymentMethodRow {
     id: String,
     account_id: String,

@@ -13,6 +13,10 @@
 //! authors (`to_sql` and `collect_binds`, public under its
 //! `i-implement-a-third-party-backend-and-opt-into-breaking-changes` feature, which the workspace turns
 //! on) and the `AstPassHelper` its `MultiConnection` derive uses; `Cargo.lock` pins the version.
+//!
+//! The row types bind `None` as `NULL` (`treat_none_as_default_value = false`; no nullable column has
+//! a default), so an insert has one SQL text whichever fields are empty and the cache stays one
+//! statement per table and batch size.
 
 use super::AnyConnection;
 use diesel::backend::Backend;

@@ -15,7 +15,7 @@ use payments_domain::refund::{Refund, RefundReason, RefundStatus, StoredRefund};
 use payments_domain::time::Timestamp;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = refunds, treat_none_as_null = true)]
+#[diesel(table_name = refunds, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct RefundRow {
     id: String,
     account_id: String,

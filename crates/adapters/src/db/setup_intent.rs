@@ -18,7 +18,7 @@ use payments_domain::time::Timestamp;
 const STATUSES_WITH_ACTIONS: [&str; 2] = ["awaiting_next_action", "processing"];
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = setup_intents, treat_none_as_null = true)]
+#[diesel(table_name = setup_intents, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct SetupIntentRow {
     id: String,
     account_id: String,

@@ -17,7 +17,7 @@ use payments_domain::time::Timestamp;
 use payments_domain::webhook::{StoredWebhook, Webhook, WebhookSecret, WebhookStatus, WebhookUrl};
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
-#[diesel(table_name = webhooks, treat_none_as_null = true)]
+#[diesel(table_name = webhooks, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct WebhookRow {
     id: String,
     account_id: String,

@@ -13,7 +13,7 @@ use payments_domain::time::Timestamp;
 use payments_domain::webhook::{Delivery, DeliveryMove, DeliveryStatus, StoredDelivery};
 
 #[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = deliveries)]
+#[diesel(table_name = deliveries, treat_none_as_default_value = false)]
 struct DeliveryRow {
     id: String,
     account_id: String,
@@ -59,7 +59,7 @@ impl DeliveryRow {
 }
 
 #[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = attempts)]
+#[diesel(table_name = attempts, treat_none_as_default_value = false)]
 struct AttemptRow {
     delivery_id: String,
     webhook_id: String,
