@@ -10,7 +10,7 @@ use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings
 use payments_application::pagination::PageRequest;
 use payments_application::ports::{in_transaction, reading, CustomerFilter, UnitOfWork};
 use payments_application::testing::contract::{account, customer, event, mail, webhook, ContractStore};
-use payments_application::ApplicationError;
+use payments_application::{ApplicationError, Scope};
 use payments_domain::event::EventType;
 use payments_domain::ids::DeliveryId;
 use payments_domain::time::Timestamp;
@@ -34,6 +34,16 @@ mod sqlite {
     #[test]
     fn checkpoints_copy_the_log_into_the_database_file() {
         super::checkpoints_copy_the_log_into_the_database_file();
+    }
+
+    #[test]
+    fn queued_writes_commit_together_and_each_returns_after_its_commit() {
+        super::queued_writes_commit_together_and_each_returns_after_its_commit();
+    }
+
+    #[test]
+    fn a_panicking_write_commits_nothing_of_its_batch() {
+        super::a_panicking_write_commits_nothing_of_its_batch();
     }
 }
 
@@ -141,17 +151,124 @@ fn commits_wake_the_workers_for_what_they_queued(backend: Backend) {
     assert_eq!(woken(), [Queued { deliveries: true, mail: false }, Queued { deliveries: false, mail: true }]);
 }
 
-/// SQLite with its writer connection, as the service runs it: commits leave their pages in the
-/// write-ahead log (no automatic checkpoints), and `checkpoint` copies them into the database file.
-fn checkpoints_copy_the_log_into_the_database_file() {
+/// SQLite with its writer connection, as the service runs it.
+fn connect_sqlite_writer() -> (TestDatabase, Arc<DieselUnitOfWork>) {
     let database = TestDatabase::new(Backend::Sqlite);
     let url = DatabaseUrl::parse(database.url()).expect("test database URL");
     let settings = PoolSettings { max_size: 4, connection_timeout: Duration::from_secs(5) };
     let writer = url.writer_pool(settings, Box::new(r2d2::NopEventHandler)).unwrap();
     let unit_of_work = DieselUnitOfWork::new(url.connect(settings).unwrap()).writing_through(writer);
-    let scope = account(&unit_of_work, "acme");
+    (database, Arc::new(unit_of_work))
+}
+
+/// Runs `transaction(n)` on a thread for each `n` of `1..=count` while a first transaction holds
+/// the writer connection, so that they queue for it; returns the first's outcome and each thread's.
+fn queue_behind_a_slow_write<T: Send + 'static>(
+    unit_of_work: &Arc<DieselUnitOfWork>,
+    scope: &Scope,
+    count: u32,
+    transaction: impl Fn(&DieselUnitOfWork, u32) -> T + Send + Sync + 'static,
+) -> (Result<(), ApplicationError>, Vec<std::thread::Result<T>>) {
+    let (holding, held) = std::sync::mpsc::channel();
+    let first = {
+        let (unit_of_work, scope) = (unit_of_work.clone(), scope.clone());
+        std::thread::spawn(move || {
+            in_transaction(unit_of_work.as_ref(), |r| {
+                r.customers().insert(&customer(&scope, 0))?;
+                holding.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(300));
+                Ok(())
+            })
+        })
+    };
+    held.recv().unwrap();
+    let transaction = Arc::new(transaction);
+    let queued: Vec<_> = (1..=count)
+        .map(|n| {
+            let (unit_of_work, transaction) = (unit_of_work.clone(), transaction.clone());
+            std::thread::spawn(move || transaction(&unit_of_work, n))
+        })
+        .collect();
+    let first = first.join().unwrap();
+    (first, queued.into_iter().map(std::thread::JoinHandle::join).collect())
+}
+
+/// Whether customer `n` of `scope` is visible to a read connection.
+fn customer_visible(unit_of_work: &DieselUnitOfWork, scope: &Scope, n: u32) -> bool {
+    reading(unit_of_work, |r| Ok(r.customers().find(scope, &customer(scope, n).id)?)).unwrap().is_some()
+}
+
+/// SQLite: write transactions that queue for the writer connection join one SQLite transaction
+/// (a savepoint each) and commit together; a failed one is undone alone, and each returns only
+/// once its changes are visible to every connection.
+fn queued_writes_commit_together_and_each_returns_after_its_commit() {
+    let (_database, unit_of_work) = connect_sqlite_writer();
+    let scope = account(unit_of_work.as_ref(), "acme");
+    let commits_before = unit_of_work.writer_commits().unwrap();
+    let scope_of_threads = scope.clone();
+    let (first, outcomes) = queue_behind_a_slow_write(&unit_of_work, &scope, 15, move |unit_of_work, n| {
+        let scope = &scope_of_threads;
+        let outcome = in_transaction(unit_of_work, |r| {
+            // 5 inserts customer 0's id again (a unique violation); 9 fails after its insert.
+            r.customers().insert(&customer(scope, if n == 5 { 0 } else { n }))?;
+            if n == 9 {
+                return Err(ApplicationError::Conflict);
+            }
+            Ok(())
+        });
+        // Read at once from another connection: an answered write is committed, and so is what a
+        // refused one collided with.
+        (outcome.is_ok(), customer_visible(unit_of_work, scope, n), customer_visible(unit_of_work, scope, 0))
+    });
+    for (n, outcome) in (1..=15).zip(outcomes) {
+        let (committed, visible, first_visible) = outcome.unwrap();
+        assert_eq!(committed, n != 5 && n != 9, "transaction {n}");
+        assert_eq!(visible, committed, "customer {n} is visible as soon as its transaction returned, and only then");
+        assert!(first_visible, "transaction {n} returned before the change it saw was committed");
+    }
+    first.expect("the first write commits");
+    let commits = unit_of_work.writer_commits().unwrap() - commits_before;
+    assert!(commits < 8, "16 queued transactions took {commits} commits");
+    assert!(customer_visible(&unit_of_work, &scope, 0));
+}
+
+/// SQLite: a transaction that panics in its batch takes the batch down with it (its half-done
+/// changes cannot be told from the others'): no one's changes are committed without its caller
+/// being told, and the writer goes on afterwards.
+fn a_panicking_write_commits_nothing_of_its_batch() {
+    let (_database, unit_of_work) = connect_sqlite_writer();
+    let scope = account(unit_of_work.as_ref(), "acme");
+    let scope_of_threads = scope.clone();
+    let (first, outcomes) = queue_behind_a_slow_write(&unit_of_work, &scope, 8, move |unit_of_work, n| {
+        in_transaction(unit_of_work, |r| {
+            r.customers().insert(&customer(&scope_of_threads, n))?;
+            assert_ne!(n, 4, "transaction 4 panics after its insert");
+            Ok(())
+        })
+    });
+    for (n, outcome) in (0..=8).zip(std::iter::once(Ok(first)).chain(outcomes)) {
+        match outcome {
+            Err(_) => assert_eq!(n, 4, "only transaction 4 panics"),
+            Ok(Ok(())) => assert!(customer_visible(&unit_of_work, &scope, n), "customer {n} was committed"),
+            Ok(Err(error)) => {
+                assert!(matches!(error, ApplicationError::Unavailable(_)), "transaction {n}: {error:?}");
+                assert!(!customer_visible(&unit_of_work, &scope, n), "customer {n} was rolled back");
+            }
+        }
+    }
+    assert!(!customer_visible(&unit_of_work, &scope, 4));
+    in_transaction(unit_of_work.as_ref(), |r| Ok(r.customers().insert(&customer(&scope, 20))?)).unwrap();
+    assert!(customer_visible(&unit_of_work, &scope, 20), "the writer goes on after the panic");
+}
+
+/// SQLite with its writer connection: commits leave their pages in the write-ahead log (no
+/// automatic checkpoints), and `checkpoint` copies them into the database file.
+fn checkpoints_copy_the_log_into_the_database_file() {
+    let (database, unit_of_work) = connect_sqlite_writer();
+    let unit_of_work = unit_of_work.as_ref();
+    let scope = account(unit_of_work, "acme");
     for n in 0..300 {
-        in_transaction(&unit_of_work, |r| Ok(r.customers().insert(&customer(&scope, n))?)).unwrap();
+        in_transaction(unit_of_work, |r| Ok(r.customers().insert(&customer(&scope, n))?)).unwrap();
     }
     let file = database.url().trim_start_matches("sqlite://").to_owned();
     let size = |path: &str| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -160,7 +277,7 @@ fn checkpoints_copy_the_log_into_the_database_file() {
     assert!(unit_of_work.checkpoint().unwrap(), "SQLite has a log to checkpoint");
     let after = size(&file);
     assert!(after > before, "the file grew from {before} to {after} bytes");
-    let page = reading(&unit_of_work, |r| {
+    let page = reading(unit_of_work, |r| {
         Ok(r.customers().list(&scope, &CustomerFilter::default(), &PageRequest::new(Some(100), None, None).unwrap())?)
     })
     .unwrap();

@@ -57,7 +57,7 @@ impl AccountRepository for DbSession<'_> {
         let row: Option<(String, String, bool)> = api_keys::table
             .filter(api_keys::key_digest.eq(digest))
             .select((api_keys::account_id, api_keys::kind, api_keys::livemode))
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         row.map(|(account_id, kind, livemode)| {
@@ -74,7 +74,7 @@ impl AccountRepository for DbSession<'_> {
         let row: Option<(String, String, i64)> = accounts::table
             .filter(accounts::id.eq(id.as_str()))
             .select((accounts::id, accounts::name, accounts::created_at))
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         row.map(|(account_id, name, created_at)| {

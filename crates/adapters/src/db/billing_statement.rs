@@ -218,7 +218,7 @@ impl DbSession<'_> {
         let found = billing_statements::table
             .filter(billing_statements::id.eq(id))
             .select((billing_statements::seq, billing_statements::account_id, billing_statements::livemode))
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -239,7 +239,7 @@ impl BillingStatementRepository for DbSession<'_> {
         let row = billing_statements::table
             .filter(billing_statements::id.eq(id.as_str()))
             .select(StatementRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional();
         self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
     }
@@ -248,7 +248,7 @@ impl BillingStatementRepository for DbSession<'_> {
         let row = billing_statements::table
             .filter(billing_statements::id.eq(id.as_str()))
             .select(StatementRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional();
         self.one_statement(row)
     }
@@ -261,7 +261,7 @@ impl BillingStatementRepository for DbSession<'_> {
         let row = billing_statements::table
             .filter(billing_statements::payment_intent_id.eq(payment_intent_id.as_str()))
             .select(StatementRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional();
         self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
     }
@@ -276,7 +276,7 @@ impl BillingStatementRepository for DbSession<'_> {
             .filter(billing_statement_line_items::account_id.eq(scope.account_id.as_str()))
             .filter(billing_statement_line_items::livemode.eq(scope.livemode()))
             .select(billing_statement_line_items::billing_statement_id)
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         match statement_id.as_deref().and_then(BillingStatementId::parse) {

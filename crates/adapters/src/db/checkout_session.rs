@@ -175,7 +175,7 @@ impl DbSession<'_> {
         let found = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id))
             .select((checkout_sessions::seq, checkout_sessions::account_id, checkout_sessions::livemode))
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -196,14 +196,14 @@ impl CheckoutSessionRepository for DbSession<'_> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.first(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
+        first(query.get_result(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn find_for_page(&mut self, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.first(self.connection).optional())
+        first(query.get_result(self.connection).optional())
     }
 
     fn find_by_payment_intent(
@@ -214,7 +214,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::payment_intent_id.eq(payment_intent_id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.first(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
+        first(query.get_result(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {

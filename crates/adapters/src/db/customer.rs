@@ -130,7 +130,7 @@ impl DbSession<'_> {
         let found = customers::table
             .filter(customers::id.eq(id))
             .select((customers::seq, customers::account_id, customers::livemode))
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -151,7 +151,7 @@ impl CustomerRepository for DbSession<'_> {
         customers::table
             .filter(customers::id.eq(id.as_str()))
             .select(CustomerRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

@@ -65,7 +65,7 @@ impl DbSession<'_> {
         let found = events::table
             .filter(events::id.eq(id))
             .select((events::seq, events::account_id, events::livemode))
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -85,7 +85,7 @@ impl EventRepository for DbSession<'_> {
         events::table
             .filter(events::id.eq(id.as_str()))
             .select(EventRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

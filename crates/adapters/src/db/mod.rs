@@ -17,6 +17,11 @@ macro_rules! tenant_row {
 /// statement's cached generic plan on PostgreSQL is then always the key's index. With the scope in
 /// the `WHERE` clause, a plan cached while the table was nearly empty chose the account's listing
 /// index and went on walking every row of the account as the table grew (docs/benchmarks.md).
+///
+/// Such lookups load with `get_result`, never `first`: diesel's `first` adds `LIMIT ?`, and SQLite
+/// peeks at a bound `LIMIT` when it compiles a statement, so it compiles the statement again each
+/// time the parameter is bound, and the statement cache does nothing for it (a tenth of the
+/// service's CPU under the charge benchmark, docs/benchmarks.md).
 pub(crate) trait TenantRow {
     fn belongs_to(&self, scope: &payments_application::Scope) -> bool;
 }
@@ -71,6 +76,7 @@ mod customer;
 mod customer_session;
 mod error;
 mod event;
+mod group_commit;
 mod idempotency;
 mod json;
 mod mail_message;

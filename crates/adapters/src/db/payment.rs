@@ -107,7 +107,7 @@ impl PaymentRepository for DbSession<'_> {
         payments::table
             .filter(payments::id.eq(id.as_str()))
             .select(PaymentRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

@@ -145,7 +145,7 @@ impl PaymentIntentRepository for DbSession<'_> {
         payment_intents::table
             .filter(payment_intents::id.eq(id.as_str()))
             .select(PaymentIntentRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))
@@ -170,7 +170,7 @@ impl PaymentIntentRepository for DbSession<'_> {
         payment_intents::table
             .filter(payment_intents::redirect_token.eq(token))
             .select(PaymentIntentRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .map(PaymentIntentRow::into_domain)

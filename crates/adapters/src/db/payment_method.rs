@@ -78,7 +78,7 @@ impl DbSession<'_> {
             .filter(payment_methods::id.eq(id))
             .filter(payment_methods::customer_id.eq(customer_id.as_str()))
             .select((payment_methods::seq, payment_methods::account_id, payment_methods::livemode))
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -99,7 +99,7 @@ impl PaymentMethodRepository for DbSession<'_> {
         payment_methods::table
             .filter(payment_methods::id.eq(id.as_str()))
             .select(PaymentMethodRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

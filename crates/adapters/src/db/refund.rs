@@ -89,7 +89,7 @@ impl RefundRepository for DbSession<'_> {
         refunds::table
             .filter(refunds::id.eq(id.as_str()))
             .select(RefundRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

@@ -135,7 +135,7 @@ impl SetupIntentRepository for DbSession<'_> {
         setup_intents::table
             .filter(setup_intents::id.eq(id.as_str()))
             .select(SetupIntentRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))
@@ -160,7 +160,7 @@ impl SetupIntentRepository for DbSession<'_> {
         setup_intents::table
             .filter(setup_intents::redirect_token.eq(token))
             .select(SetupIntentRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .map(SetupIntentRow::into_domain)

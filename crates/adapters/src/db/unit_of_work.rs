@@ -2,6 +2,7 @@
 
 use super::connection::{AnyConnection, Pool, PooledConnection};
 use super::error::{pool_error, store_error};
+use super::group_commit::GroupCommit;
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::sql_types::Integer;
 use diesel::{Connection, QueryableByName, RunQueryDsl};
@@ -39,8 +40,9 @@ pub type WorkQueued = Arc<dyn Fn(Queued) + Send + Sync>;
 #[derive(Clone)]
 pub struct DieselUnitOfWork {
     pool: Pool,
-    /// The one connection of every write transaction, on SQLite (see [`super::DatabaseUrl::writer_pool`]).
-    writer: Option<Pool>,
+    /// The one connection of every write transaction, on SQLite (see [`super::DatabaseUrl::writer_pool`]),
+    /// where transactions that queue for it are committed together.
+    writer: Option<Arc<GroupCommit>>,
     on_work_queued: Option<WorkQueued>,
 }
 
@@ -53,8 +55,15 @@ impl DieselUnitOfWork {
     /// Runs every transaction on `writer`'s connection, and only reads on the pool.
     #[must_use]
     pub fn writing_through(mut self, writer: Option<Pool>) -> Self {
-        self.writer = writer;
+        self.writer = writer.map(|pool| Arc::new(GroupCommit::new(pool)));
         self
+    }
+
+    /// Commits made on the writer connection so far, if there is one: fewer than the write
+    /// transactions when some were committed together.
+    #[must_use]
+    pub fn writer_commits(&self) -> Option<u64> {
+        self.writer.as_ref().map(|writer| writer.commits())
     }
 
     /// Calls `notify` after every commit that queued webhook deliveries or mail (the workers wake
@@ -68,15 +77,20 @@ impl DieselUnitOfWork {
 
 impl UnitOfWork for DieselUnitOfWork {
     fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
-        let mut pooled = self.writer.as_ref().unwrap_or(&self.pool).get().map_err(pool_error)?;
-        let outcome = run_transaction(&mut pooled.connection, work);
-        mark_if_unavailable(&mut pooled, &outcome);
-        if let (Ok(((), queued)), Some(notify)) = (&outcome, &self.on_work_queued) {
-            if queued.anything() {
-                notify(*queued);
+        let outcome = match &self.writer {
+            Some(writer) => writer.run(work),
+            None => {
+                let mut pooled = self.pool.get().map_err(pool_error)?;
+                let outcome = run_transaction(&mut pooled.connection, work);
+                mark_if_unavailable(&mut pooled, &outcome);
+                outcome
             }
+        };
+        let queued = outcome?;
+        if let Some(notify) = self.on_work_queued.as_ref().filter(|_| queued.anything()) {
+            notify(queued);
         }
-        outcome.map(|(result, _)| result)
+        Ok(())
     }
 
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
@@ -108,7 +122,7 @@ impl UnitOfWork for DieselUnitOfWork {
             log = checkpoint_log(&mut reader, "PASSIVE")?;
         }
         drop(reader);
-        checkpoint_log(&mut *writer.get().map_err(pool_error)?, "RESTART")?;
+        writer.exclusive(|connection| checkpoint_log(connection, "RESTART"))?;
         Ok(true)
     }
 
@@ -162,8 +176,8 @@ fn mark_if_store_unavailable<T>(pooled: &mut PooledConnection, outcome: &Result<
     }
 }
 
-/// Runs `work` in a transaction; also tells what it queued.
-fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<((), Queued), ApplicationError> {
+/// Runs `work` in a transaction; tells what it queued.
+fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<Queued, ApplicationError> {
     begin(connection).map_err(store_error)?;
     let mut session = DbSession { connection: &mut *connection, queued: Queued::default() };
     let outcome = work(&mut session);
@@ -171,7 +185,7 @@ fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Resul
     match outcome {
         Ok(()) => {
             <AnyConnection as Connection>::TransactionManager::commit_transaction(connection).map_err(store_error)?;
-            Ok(((), queued))
+            Ok(queued)
         }
         Err(error) => {
             if let Err(rollback) = <AnyConnection as Connection>::TransactionManager::rollback_transaction(connection) {
@@ -185,7 +199,7 @@ fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Resul
 /// Starts a transaction. On SQLite it takes the write lock at once (`BEGIN IMMEDIATE`): a deferred
 /// transaction that reads and then writes can fail with "database is locked" without waiting for
 /// the busy timeout when another writer got there first.
-fn begin(connection: &mut AnyConnection) -> diesel::QueryResult<()> {
+pub(crate) fn begin(connection: &mut AnyConnection) -> diesel::QueryResult<()> {
     match connection {
         AnyConnection::Postgresql(inner) => AnsiTransactionManager::begin_transaction(inner),
         AnyConnection::Sqlite(inner) => AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE"),

@@ -79,7 +79,7 @@ impl DbSession<'_> {
             .filter(webhooks::id.eq(id))
             .filter(in_scope(scope))
             .select(webhooks::seq)
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .ok_or(StoreError::UnknownCursor)
@@ -101,7 +101,7 @@ impl WebhookRepository for DbSession<'_> {
             .filter(webhooks::id.eq(id.as_str()))
             .filter(in_scope(scope))
             .select(WebhookRow::as_select())
-            .first(self.connection)
+            .get_result(self.connection)
             .optional()
             .map_err(store_error)?
             .map(WebhookRow::into_domain)

@@ -205,7 +205,7 @@ impl DeliveryRepository for DbSession<'_> {
         let (pending, oldest_created_at_ms): (i64, Option<i64>) = deliveries::table
             .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
             .select((diesel::dsl::count_star(), diesel::dsl::min(deliveries::created_at_ms)))
-            .first(self.connection)
+            .get_result(self.connection)
             .map_err(store_error)?;
         Ok(DeliveryBacklog { pending, oldest_created_at: oldest_created_at_ms.map(Timestamp::from_unix_millis) })
     }
