@@ -228,7 +228,8 @@ fn run_member(connection: &mut AnyConnection, work: &mut Work<'_>, joining: bool
             Err(error) => Member::Broken(store_error(error).into()),
         },
         Ok(()) => Member::Done(queued),
-        Err(error @ ApplicationError::Unavailable(_)) => Member::Broken(error),
+        // Whatever the error (a processor missing for the mode is `Unavailable` too), the batch
+        // goes on if the transaction's own changes can be undone; a dead connection cannot.
         Err(error) => match Transactions::rollback_transaction(connection) {
             Ok(()) => Member::Undone(error),
             Err(rollback) => {
