@@ -28,8 +28,11 @@ use std::collections::HashMap;
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = billing_statements, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct StatementRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     status: String,
     customer_id: String,
@@ -49,6 +52,7 @@ struct StatementRow {
     overdue_noticed: bool,
     next_notice_at: Option<i64>,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }

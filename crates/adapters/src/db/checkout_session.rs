@@ -25,8 +25,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = checkout_sessions, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct CheckoutSessionRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     status: String,
     client_secret: String,
@@ -47,6 +50,7 @@ struct CheckoutSessionRow {
     metadata: Option<String>,
     expires_at: i64,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }

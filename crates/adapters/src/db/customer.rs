@@ -22,8 +22,11 @@ use payments_domain::time::Timestamp;
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = customers, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct CustomerRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     name: String,
     email: String,
@@ -33,6 +36,7 @@ struct CustomerRow {
     billing: Option<String>,
     metadata: Option<String>,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
     deleted_at: Option<i64>,

@@ -15,8 +15,11 @@ use payments_domain::time::Timestamp;
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = mail_messages, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct MailMessageRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     billing_statement_id: Option<String>,
     sender: String,
@@ -30,6 +33,7 @@ struct MailMessageRow {
     next_attempt_at: i64,
     last_error: Option<String>,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }

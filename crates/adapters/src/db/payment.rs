@@ -17,8 +17,11 @@ use payments_domain::time::Timestamp;
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = payments, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct PaymentRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     amount: i64,
     amount_refunded: i64,
@@ -35,6 +38,7 @@ struct PaymentRow {
     payment_method: String,
     refunded: bool,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }

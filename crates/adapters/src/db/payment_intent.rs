@@ -21,8 +21,11 @@ const STATUSES_WITH_ACTIONS: [&str; 3] = ["awaiting_next_action", "processing", 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = payment_intents, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct PaymentIntentRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     amount: i64,
     amount_received: i64,
@@ -46,6 +49,7 @@ struct PaymentIntentRow {
     action_due_at: Option<i64>,
     owner: Option<String>,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }

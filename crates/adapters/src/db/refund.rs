@@ -17,8 +17,11 @@ use payments_domain::time::Timestamp;
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = refunds, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct RefundRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     amount: i64,
     currency: String,
@@ -29,6 +32,7 @@ struct RefundRow {
     metadata: Option<String>,
     payment_id: String,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }

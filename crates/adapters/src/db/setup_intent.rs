@@ -20,8 +20,11 @@ const STATUSES_WITH_ACTIONS: [&str; 2] = ["awaiting_next_action", "processing"];
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = setup_intents, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct SetupIntentRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     customer_id: String,
     payment_methods: String,
@@ -42,6 +45,7 @@ struct SetupIntentRow {
     redirect_url: Option<String>,
     action_due_at: Option<i64>,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }

@@ -19,8 +19,11 @@ use payments_domain::webhook::{StoredWebhook, Webhook, WebhookSecret, WebhookSta
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = webhooks, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct WebhookRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     url: String,
     events: String,
@@ -28,6 +31,7 @@ struct WebhookRow {
     secret_key: String,
     status: String,
     version: i64,
+    #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
 }
