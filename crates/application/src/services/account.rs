@@ -4,7 +4,7 @@ use crate::error::ApplicationError;
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, UnitOfWork};
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
-use payments_domain::ids::{AccountId, RANDOM_PART_LENGTH};
+use payments_domain::ids::AccountId;
 use payments_domain::validation::FieldError;
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
@@ -94,7 +94,7 @@ impl AccountService {
 
     fn new_account(&self, name: &str) -> (Account, AccountKeys) {
         let account = Account {
-            id: AccountId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
+            id: AccountId::from_random(&self.ids.id_part()),
             name: name.to_owned(),
             created_at: self.clock.now(),
         };

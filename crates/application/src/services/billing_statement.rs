@@ -144,7 +144,7 @@ impl BillingStatementService {
         if let Some(due_at) = new.due_at {
             check_due_at(due_at, now).map_err(|invalid| ApplicationError::invalid(invalid.at("due_at")))?;
         }
-        let id = BillingStatementId::from_random(&self.random());
+        let id = BillingStatementId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.random());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = live_customer(repositories, scope, &new.customer_id)?;
@@ -322,7 +322,7 @@ impl BillingStatementService {
     /// live mode without a mail server; `resource_not_found`; storage failures.
     pub fn send(&self, scope: &Scope, id: &str) -> Result<BillingStatementView, ApplicationError> {
         let now = self.clock.now();
-        let message_id = MailMessageId::from_random(&self.random());
+        let message_id = MailMessageId::from_random(&self.ids.id_part());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let statement = load(repositories, scope, id)?;
             statement.ensure_open("send")?;
@@ -409,7 +409,7 @@ impl BillingStatementService {
     /// `resource_invalid_state` unless a draft; `parameter_above_maximum` when the total would pass
     /// the largest amount; storage failures.
     pub fn add_line_item(&self, scope: &Scope, new: NewLineItem) -> Result<LineItemView, ApplicationError> {
-        let id = BillingStatementLineItemId::from_random(&self.random());
+        let id = BillingStatementLineItemId::from_random(&self.ids.id_part());
         retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {

@@ -70,9 +70,8 @@ impl CheckoutSessionService {
         new: NewCheckoutSession<NewLineItem>,
     ) -> Result<CheckoutSessionView, ApplicationError> {
         let now = self.clock.now();
-        let new = new
-            .with_line_item_ids(|| CheckoutSessionLineItemId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)));
-        let id = CheckoutSessionId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+        let new = new.with_line_item_ids(|| CheckoutSessionLineItemId::from_random(&self.ids.id_part()));
+        let id = CheckoutSessionId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.ids.alphanumeric(RANDOM_PART_LENGTH));
         let url = format!("{}/c/{}", self.public_base_url.trim_end_matches('/'), secret.reveal());
         let intent = self

@@ -29,7 +29,7 @@ impl CustomerService {
     /// # Errors
     /// `parameter_invalid` on `billing_statement_prefix` when another customer uses it; storage failures.
     pub fn create(&self, scope: &Scope, new: NewCustomer) -> Result<Customer, ApplicationError> {
-        let id = CustomerId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+        let id = CustomerId::from_random(&self.ids.id_part());
         let generated_prefix = BillingStatementPrefix::generate(&self.ids.alphanumeric(RANDOM_PART_LENGTH))
             .map_err(|_| ApplicationError::internal("the id generator drew too few characters for a prefix"))?;
         let customer =

@@ -53,7 +53,7 @@ impl CustomerSessionService {
         components: Vec<Component>,
     ) -> Result<CustomerSessionView, ApplicationError> {
         let now = self.clock.now();
-        let id = CustomerSessionId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+        let id = CustomerSessionId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.ids.alphanumeric(RANDOM_PART_LENGTH));
         let session = CustomerSession::create(
             id,

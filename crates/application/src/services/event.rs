@@ -6,7 +6,7 @@ use crate::ports::{reading, IdGenerator, Presenter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::account::Mode;
 use payments_domain::event::{Event, EventType};
-use payments_domain::ids::{AccountId, DeliveryId, EventId, RANDOM_PART_LENGTH};
+use payments_domain::ids::{AccountId, DeliveryId, EventId};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{Delivery, Webhook};
 use serde_json::{Map, Value};
@@ -86,7 +86,7 @@ impl EventLog<'_> {
         for &(event_type, after, before) in new {
             let receivers: Vec<&Webhook> = webhooks.iter().filter(|webhook| webhook.receives(event_type)).collect();
             let mut event = Event {
-                id: EventId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH)),
+                id: EventId::from_random(&self.ids.id_part()),
                 account_id: self.account_id.clone(),
                 livemode: self.livemode,
                 event_type,
@@ -96,7 +96,7 @@ impl EventLog<'_> {
             };
             event.body = self.presenter.event(&event, after, &previous_attributes(before, after));
             deliveries.extend(receivers.into_iter().map(|webhook| {
-                let id = DeliveryId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+                let id = DeliveryId::from_random(&self.ids.id_part());
                 Delivery::new(id, webhook, event.id.clone(), self.now)
             }));
             events.push(event);

@@ -150,7 +150,7 @@ impl PaymentIntentService {
 
     /// A new intent of the scope, not stored yet (a checkout session stores it with itself).
     pub(crate) fn build(&self, scope: &Scope, new: NewPaymentIntent, now: Timestamp) -> PaymentIntent {
-        let id = PaymentIntentId::from_random(&self.random());
+        let id = PaymentIntentId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.random());
         PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, now)
     }
@@ -233,7 +233,7 @@ impl PaymentIntentService {
                 now,
             })
             .map_err(|ProcessorError::Unavailable(reason)| ApplicationError::Unavailable(reason.into()))?;
-        let payment_method_id = saved_id.unwrap_or_else(|| PaymentMethodId::from_random(&self.random()));
+        let payment_method_id = saved_id.unwrap_or_else(|| PaymentMethodId::from_random(&self.ids.id_part()));
         let attempt = Attempt {
             payment_method_id: payment_method_id.to_string(),
             payment_method: PaymentMethodRecord { method, card: authorization.card, qrph: None },
@@ -471,7 +471,7 @@ impl PaymentIntentService {
                 (Effects { payment: None, intent_event: Some(EventType::PaymentIntentAwaitingCapture) }, None)
             }
             AttemptResult::Failed(attempt, error) => {
-                let payment = Payment::failed(PaymentId::from_random(&self.random()), &intent, attempt, now);
+                let payment = Payment::failed(PaymentId::from_random(&self.ids.id_part()), &intent, attempt, now);
                 (Effects { payment: Some((payment, EventType::PaymentFailed)), intent_event: None }, Some(error))
             }
             AttemptResult::Redirected | AttemptResult::Processing => {
@@ -527,7 +527,7 @@ impl PaymentIntentService {
 
     fn paid_payment(&self, intent: &PaymentIntent, amount: i64, attempt: Attempt, now: Timestamp) -> Payment {
         let rate = self.settings.fees.rate(attempt.payment_method.method);
-        Payment::paid(PaymentId::from_random(&self.random()), intent, amount, attempt, rate, now)
+        Payment::paid(PaymentId::from_random(&self.ids.id_part()), intent, amount, attempt, rate, now)
     }
 
     fn present(&self, view: &PaymentIntentView) -> Value {

@@ -6,7 +6,7 @@ use crate::error::ApplicationError;
 use crate::ports::{in_transaction, retry_on_conflict, Clock, IdGenerator, Presenter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::event::EventType;
-use payments_domain::ids::{RefundId, RANDOM_PART_LENGTH};
+use payments_domain::ids::RefundId;
 use payments_domain::metadata::Metadata;
 use payments_domain::refund::{NewRefund, Refund};
 use payments_domain::validation::FieldError;
@@ -54,7 +54,7 @@ impl RefundService {
                 let customer = load_customer(repositories, scope, payment.customer_id())?;
                 let before = self.presenter.payment(&payment, customer.as_ref());
                 let expected_version = payment.version();
-                let id = RefundId::from_random(&self.ids.alphanumeric(RANDOM_PART_LENGTH));
+                let id = RefundId::from_random(&self.ids.id_part());
                 let refund = payment.refund(id, new.clone(), now)?;
                 repositories.payments().update(&payment, expected_version)?;
                 repositories.refunds().insert(&refund)?;

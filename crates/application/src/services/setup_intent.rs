@@ -93,7 +93,7 @@ impl SetupIntentService {
                 format!("{} cannot be saved for later; only card can.", unsavable.as_str()),
             )));
         }
-        let id = SetupIntentId::from_random(&self.random());
+        let id = SetupIntentId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.random());
         let intent = SetupIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, self.clock.now());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
@@ -144,7 +144,7 @@ impl SetupIntentService {
             .verify(&VerificationRequest { card: &request.card, card_options: intent.card_options(), now })
             .map_err(|ProcessorError::Unavailable(reason)| ApplicationError::Unavailable(reason.into()))?;
         let pending = PendingSetup {
-            payment_method_id: PaymentMethodId::from_random(&self.random()),
+            payment_method_id: PaymentMethodId::from_random(&self.ids.id_part()),
             verified: VerifiedCard {
                 card: verification.card,
                 billing: request.billing,

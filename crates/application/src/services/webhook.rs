@@ -45,7 +45,7 @@ impl WebhookService {
     pub fn create(&self, scope: &Scope, new: NewWebhook) -> Result<Webhook, ApplicationError> {
         self.check_url(&new.url, scope.livemode())?;
         let webhook = Webhook::create(
-            WebhookId::from_random(&self.random()),
+            WebhookId::from_random(&self.ids.id_part()),
             scope.account_id.clone(),
             scope.livemode(),
             WebhookSecret::new(&self.random()),
@@ -151,7 +151,7 @@ impl WebhookService {
             };
             let event_id = EventId::parse(event_id).ok_or_else(unknown)?;
             let event = repositories.events().find(scope, &event_id)?.ok_or_else(unknown)?;
-            let delivery = Delivery::new(DeliveryId::from_random(&self.random()), &webhook, event.id.clone(), now);
+            let delivery = Delivery::new(DeliveryId::from_random(&self.ids.id_part()), &webhook, event.id.clone(), now);
             repositories.deliveries().insert(std::slice::from_ref(&delivery))?;
             repositories.events().add_pending_webhooks(std::slice::from_ref(&event.id), 1)?;
             Ok(webhook)
