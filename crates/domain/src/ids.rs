@@ -1,14 +1,15 @@
 //! Typed resource ids with the spec's prefixes, and client secrets.
 //!
-//! An id is its prefix plus 32 random alphanumerics; the random part comes from the caller (the
-//! `IdGenerator` port), so this module stays pure.
+//! An id is its prefix plus 32 alphanumerics: the creation time, then random characters. That part
+//! comes from the caller (`IdGenerator::id_part`, a port), so this module stays pure.
 
 use std::fmt;
 
-/// Length of the random part of ids and client secrets.
+/// Length of the part after the prefix of ids, and of the random part of client secrets.
 pub const RANDOM_PART_LENGTH: usize = 32;
 
-/// True when `random` is exactly a random part as this service generates them.
+/// True when `random` has the shape of the part after an id's prefix (or of a secret's random part)
+/// as this service generates them.
 #[must_use]
 pub fn is_random_part(random: &str) -> bool {
     random.len() == RANDOM_PART_LENGTH && random.bytes().all(|b| b.is_ascii_alphanumeric())
@@ -24,7 +25,7 @@ macro_rules! typed_id {
             /// The spec's prefix of this id type.
             pub const PREFIX: &'static str = $prefix;
 
-            /// A new id from a freshly drawn random part.
+            /// A new id from a freshly drawn part (`IdGenerator::id_part`).
             #[must_use]
             pub fn from_random(random: &str) -> Self {
                 Self(format!("{}{}", Self::PREFIX, random))
