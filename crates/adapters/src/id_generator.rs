@@ -37,7 +37,8 @@ impl IdGenerator for RandomIds {
     }
 }
 
-/// `millis` as [`TIME_PREFIX_LENGTH`] base-62 digits, most significant first.
+/// `millis` as [`TIME_PREFIX_LENGTH`] base-62 digits, most significant first, in a string with
+/// room for the whole id part (the random characters are appended without reallocating).
 fn time_prefix(millis: u128) -> String {
     let mut digits = [BASE62_DIGITS[0]; TIME_PREFIX_LENGTH];
     let mut rest = millis;
@@ -45,7 +46,9 @@ fn time_prefix(millis: u128) -> String {
         *digit = BASE62_DIGITS[usize::try_from(rest % 62).unwrap_or(0)];
         rest /= 62;
     }
-    digits.iter().map(|&digit| char::from(digit)).collect()
+    let mut prefix = String::with_capacity(RANDOM_PART_LENGTH);
+    prefix.extend(digits.iter().map(|&digit| char::from(digit)));
+    prefix
 }
 
 #[cfg(test)]
