@@ -8,7 +8,7 @@
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings, Queued};
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{in_transaction, reading, CustomerFilter, UnitOfWork};
+use payments_application::ports::{in_single_write, in_transaction, reading, CustomerFilter, UnitOfWork};
 use payments_application::testing::contract::{account, customer, event, mail, webhook, ContractStore};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::event::EventType;
@@ -29,6 +29,11 @@ mod sqlite {
     #[test]
     fn commits_wake_the_workers_for_what_they_queued() {
         super::commits_wake_the_workers_for_what_they_queued(payments_adapters::db::Backend::Sqlite);
+    }
+
+    #[test]
+    fn a_single_write_runs_one_write_statement() {
+        super::a_single_write_runs_one_write_statement(payments_adapters::db::Backend::Sqlite);
     }
 
     #[test]
@@ -58,6 +63,11 @@ mod postgres {
     #[test]
     fn commits_wake_the_workers_for_what_they_queued() {
         super::commits_wake_the_workers_for_what_they_queued(payments_adapters::db::Backend::Postgres);
+    }
+
+    #[test]
+    fn a_single_write_runs_one_write_statement() {
+        super::a_single_write_runs_one_write_statement(payments_adapters::db::Backend::Postgres);
     }
 
     #[test]
@@ -112,6 +122,33 @@ fn concurrent_writers_all_commit(backend: Backend) {
     })
     .unwrap();
     assert_eq!(page.data.len(), 40);
+}
+
+/// A single write stores its one row; a second write statement is refused before it runs. On
+/// PostgreSQL the first is then committed (it ran alone, without a transaction); on SQLite, where the
+/// service writes through its writer connection and a single write is a transaction there, nothing is.
+fn a_single_write_runs_one_write_statement(backend: Backend) {
+    let (_database, unit_of_work) = match backend {
+        Backend::Sqlite => connect_sqlite_writer(),
+        Backend::Postgres => connect(backend),
+    };
+    let scope = account(unit_of_work.as_ref(), "acme");
+    let stored = |hook: &payments_domain::webhook::Webhook| {
+        reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().find(&scope, hook.id())?)).unwrap().is_some()
+    };
+    let alone = webhook(&scope, 1, vec![EventType::PaymentIntentSucceeded]);
+    in_single_write(unit_of_work.as_ref(), |r| Ok(r.webhooks().insert(&alone)?)).unwrap();
+    assert!(stored(&alone));
+
+    let (first, second) =
+        (webhook(&scope, 2, vec![EventType::PaymentPaid]), webhook(&scope, 3, vec![EventType::PaymentPaid]));
+    let refused = in_single_write(unit_of_work.as_ref(), |r| {
+        r.webhooks().insert(&first)?;
+        Ok(r.webhooks().insert(&second)?)
+    });
+    assert!(matches!(refused, Err(ApplicationError::Internal(_))), "{refused:?}");
+    assert!(!stored(&second), "the second write statement never ran");
+    assert_eq!(stored(&first), backend == Backend::Postgres);
 }
 
 /// A commit wakes the delivery worker when it queued deliveries and the mail worker when it queued

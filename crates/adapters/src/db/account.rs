@@ -36,7 +36,7 @@ impl AccountRepository for DbSession<'_> {
         let created_at = account.created_at.unix_seconds();
         diesel::insert_into(accounts::table)
             .values(AccountRow { id: account.id.as_str(), name: &account.name, created_at })
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         for (digest, kind, mode) in keys {
             diesel::insert_into(api_keys::table)
@@ -47,7 +47,7 @@ impl AccountRepository for DbSession<'_> {
                     livemode: mode.is_live(),
                     created_at,
                 })
-                .execute(self.connection)
+                .execute(self.writing()?)
                 .map_err(store_error)?;
         }
         Ok(())

@@ -234,7 +234,7 @@ impl BillingStatementRepository for DbSession<'_> {
         diesel::insert_into(billing_statements::table)
             .values(StatementRow::from_domain(statement)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         self.replace_line_items(statement)
     }
@@ -297,7 +297,7 @@ impl BillingStatementRepository for DbSession<'_> {
         )
         .set(StatementRow::from_domain(statement)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }
@@ -307,14 +307,14 @@ impl BillingStatementRepository for DbSession<'_> {
             billing_statement_line_items::table
                 .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().as_str())),
         )
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         // One statement per row: multi-row inserts do not compile for the backend enum.
         for item in statement.line_items() {
             diesel::insert_into(billing_statement_line_items::table)
                 .values(LineItemRow::from_domain(statement, item))
                 .prepared()
-                .execute(self.connection)
+                .execute(self.writing()?)
                 .map_err(store_error)?;
         }
         Ok(())
@@ -325,14 +325,14 @@ impl BillingStatementRepository for DbSession<'_> {
             billing_statement_line_items::table
                 .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().as_str())),
         )
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         let deleted = diesel::delete(
             billing_statements::table
                 .filter(billing_statements::id.eq(statement.id().as_str()))
                 .filter(billing_statements::version.eq(expected_version)),
         )
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(deleted)
     }

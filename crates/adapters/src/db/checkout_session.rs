@@ -191,7 +191,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
         diesel::insert_into(checkout_sessions::table)
             .values(CheckoutSessionRow::from_domain(session)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         Ok(())
     }
@@ -229,7 +229,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
         )
         .set(CheckoutSessionRow::from_domain(session)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }

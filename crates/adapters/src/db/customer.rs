@@ -107,7 +107,7 @@ impl DbSession<'_> {
     fn write_metadata_pairs(&mut self, customer: &Customer, replace: bool) -> Result<(), StoreError> {
         if replace {
             diesel::delete(customer_metadata::table.filter(customer_metadata::customer_id.eq(customer.id.as_str())))
-                .execute(self.connection)
+                .execute(self.writing()?)
                 .map_err(store_error)?;
         }
         let Some(metadata) = &customer.metadata else { return Ok(()) };
@@ -123,7 +123,7 @@ impl DbSession<'_> {
             diesel::insert_into(customer_metadata::table)
                 .values(row)
                 .prepared()
-                .execute(self.connection)
+                .execute(self.writing()?)
                 .map_err(store_error)?;
         }
         Ok(())
@@ -146,7 +146,7 @@ impl CustomerRepository for DbSession<'_> {
         diesel::insert_into(customers::table)
             .values(CustomerRow::from_domain(customer)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         self.write_metadata_pairs(customer, false)
     }
@@ -171,7 +171,7 @@ impl CustomerRepository for DbSession<'_> {
         )
         .set(CustomerRow::from_domain(customer)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)?;
         self.write_metadata_pairs(customer, true)

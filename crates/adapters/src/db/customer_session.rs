@@ -61,7 +61,7 @@ impl CustomerSessionRepository for DbSession<'_> {
         diesel::insert_into(customer_sessions::table)
             .values(CustomerSessionRow::from_domain(session)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         Ok(())
     }

@@ -78,7 +78,7 @@ impl EventRepository for DbSession<'_> {
             return Ok(());
         }
         let rows: Vec<EventRow> = events.iter().map(EventRow::from_domain).collect();
-        insert_rows!(self.connection, events::table, &rows).map(drop).map_err(store_error)
+        insert_rows!(self.writing()?, events::table, &rows).map(drop).map_err(store_error)
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
@@ -113,7 +113,7 @@ impl EventRepository for DbSession<'_> {
         }
         diesel::update(events::table.filter(events::id.eq_any(ids.iter().map(EventId::as_str))))
             .set(events::pending_webhooks.eq(events::pending_webhooks + delta))
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }

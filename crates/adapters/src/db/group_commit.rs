@@ -9,7 +9,7 @@
 
 use super::connection::{AnyConnection, ConnectionManager, Pool};
 use super::error::{pool_error, store_error};
-use super::unit_of_work::{begin, DbSession, Queued};
+use super::unit_of_work::{begin, DbSession, Queued, Writes};
 use diesel::connection::TransactionManager;
 use diesel::Connection;
 use parking_lot::{Condvar, Mutex, MutexGuard};
@@ -74,14 +74,15 @@ impl GroupCommit {
     }
 
     /// Runs `work` as one write transaction; returns once its changes are committed.
-    pub(crate) fn run(&self, work: &mut Work<'_>) -> Result<Queued, ApplicationError> {
+    pub(crate) fn run(&self, work: &mut Work<'_>, writes: Writes) -> Result<Queued, ApplicationError> {
         let mut batch = self.lock()?;
         let joining = batch.is_some();
         let open = match batch.as_mut() {
             Some(open) => open,
             None => batch.insert(self.open()?),
         };
-        let member = catch_unwind(AssertUnwindSafe(|| run_member(&mut open.connection.connection, work, joining)));
+        let member =
+            catch_unwind(AssertUnwindSafe(|| run_member(&mut open.connection.connection, work, writes, joining)));
         match member {
             Ok(Member::Done(queued)) => {
                 open.members += 1;
@@ -213,13 +214,13 @@ impl Commit {
 
 /// Runs `work` in the batch's transaction: in a savepoint when joining a batch that holds others'
 /// changes; the first of a batch needs none (on failure the whole transaction is rolled back).
-fn run_member(connection: &mut AnyConnection, work: &mut Work<'_>, joining: bool) -> Member {
+fn run_member(connection: &mut AnyConnection, work: &mut Work<'_>, writes: Writes, joining: bool) -> Member {
     if joining {
         if let Err(error) = Transactions::begin_transaction(connection) {
             return Member::Broken(store_error(error).into());
         }
     }
-    let mut session = DbSession { connection: &mut *connection, queued: Queued::default() };
+    let mut session = DbSession::new(&mut *connection, writes);
     let outcome = work(&mut session);
     let queued = session.queued;
     match outcome {

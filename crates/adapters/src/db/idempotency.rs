@@ -72,7 +72,7 @@ impl IdempotencyRepository for DbSession<'_> {
                 created_at: record.created_at.unix_seconds(),
             })
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }
@@ -82,21 +82,21 @@ impl IdempotencyRepository for DbSession<'_> {
         diesel::update(keys::table.find(primary_key(caller, key)))
             .set((keys::response_status.eq(i32::from(status)), keys::response_body.eq(body)))
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }
 
     fn delete(&mut self, caller: &Caller, key: &str) -> Result<(), StoreError> {
         diesel::delete(keys::table.find(primary_key(caller, key)))
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }
 
     fn delete_created_before(&mut self, cutoff: Timestamp) -> Result<usize, StoreError> {
         diesel::delete(keys::table.filter(keys::created_at.lt(cutoff.unix_seconds())))
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)
     }
 }

@@ -99,7 +99,7 @@ impl MailMessageRepository for DbSession<'_> {
         diesel::insert_into(mail_messages::table)
             .values(MailMessageRow::from_domain(message))
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         self.queued.mail = true;
         Ok(())
@@ -123,7 +123,7 @@ impl MailMessageRepository for DbSession<'_> {
         )
         .set(MailMessageRow::from_domain(message))
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }

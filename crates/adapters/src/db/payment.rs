@@ -102,7 +102,7 @@ impl PaymentRepository for DbSession<'_> {
         diesel::insert_into(payments::table)
             .values(PaymentRow::from_domain(payment)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }
@@ -127,7 +127,7 @@ impl PaymentRepository for DbSession<'_> {
         )
         .set(PaymentRow::from_domain(payment)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }

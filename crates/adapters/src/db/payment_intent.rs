@@ -140,7 +140,7 @@ impl PaymentIntentRepository for DbSession<'_> {
         diesel::insert_into(payment_intents::table)
             .values(PaymentIntentRow::from_domain(intent)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }
@@ -165,7 +165,7 @@ impl PaymentIntentRepository for DbSession<'_> {
         )
         .set(PaymentIntentRow::from_domain(intent)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }

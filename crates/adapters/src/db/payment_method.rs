@@ -90,7 +90,7 @@ impl PaymentMethodRepository for DbSession<'_> {
         diesel::insert_into(payment_methods::table)
             .values(PaymentMethodRow::from_domain(method)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         Ok(())
     }
@@ -136,7 +136,7 @@ impl PaymentMethodRepository for DbSession<'_> {
     fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
         let deleted =
             diesel::delete(payment_methods::table.filter(payment_methods::id.eq(id.as_str())).filter(in_scope(scope)))
-                .execute(self.connection)
+                .execute(self.writing()?)
                 .map_err(store_error)?;
         Ok(deleted > 0)
     }
@@ -147,7 +147,7 @@ impl PaymentMethodRepository for DbSession<'_> {
                 .filter(payment_methods::customer_id.eq(customer_id.as_str()))
                 .filter(in_scope(scope)),
         )
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)
     }
 }

@@ -84,7 +84,7 @@ impl RefundRepository for DbSession<'_> {
         diesel::insert_into(refunds::table)
             .values(RefundRow::from_domain(refund)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }
@@ -107,7 +107,7 @@ impl RefundRepository for DbSession<'_> {
         )
         .set(RefundRow::from_domain(refund)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }

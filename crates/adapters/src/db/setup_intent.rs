@@ -130,7 +130,7 @@ impl SetupIntentRepository for DbSession<'_> {
         diesel::insert_into(setup_intents::table)
             .values(SetupIntentRow::from_domain(intent)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map_err(store_error)?;
         Ok(())
     }
@@ -155,7 +155,7 @@ impl SetupIntentRepository for DbSession<'_> {
         )
         .set(SetupIntentRow::from_domain(intent)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }

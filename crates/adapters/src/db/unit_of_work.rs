@@ -13,9 +13,40 @@ use std::sync::Arc;
 
 /// The repositories of one connection.
 pub(crate) struct DbSession<'a> {
+    /// The connection, for reads; write statements take it from [`DbSession::writing`].
     pub(crate) connection: &'a mut AnyConnection,
     /// What the transaction queued for the background workers, announced after commit.
     pub(crate) queued: Queued,
+    writes: Writes,
+}
+
+/// The write statements a session may still run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Writes {
+    /// Any number: the session is a transaction.
+    Any,
+    /// One: the session is a [`UnitOfWork::single_write`].
+    One,
+    /// None: its one write ran.
+    Spent,
+}
+
+impl<'a> DbSession<'a> {
+    pub(crate) fn new(connection: &'a mut AnyConnection, writes: Writes) -> Self {
+        Self { connection, queued: Queued::default(), writes }
+    }
+
+    /// The connection, for a write statement: refused for a second one in a single write.
+    pub(crate) fn writing(&mut self) -> Result<&mut AnyConnection, StoreError> {
+        match self.writes {
+            Writes::Any => {}
+            Writes::One => self.writes = Writes::Spent,
+            Writes::Spent => {
+                return Err(StoreError::Other("a single-write unit of work ran a second write statement".into()));
+            }
+        }
+        Ok(self.connection)
+    }
 }
 
 /// What a committed transaction queued for the background workers.
@@ -77,25 +108,18 @@ impl DieselUnitOfWork {
 
 impl UnitOfWork for DieselUnitOfWork {
     fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
-        let outcome = match &self.writer {
-            Some(writer) => writer.run(work),
-            None => {
-                let mut pooled = self.pool.get().map_err(pool_error)?;
-                let outcome = run_transaction(&mut pooled.connection, work);
-                mark_if_unavailable(&mut pooled, &outcome);
-                outcome
-            }
-        };
-        let queued = outcome?;
-        if let Some(notify) = self.on_work_queued.as_ref().filter(|_| queued.anything()) {
-            notify(queued);
-        }
-        Ok(())
+        self.write(work, Writes::Any)
+    }
+
+    /// Without a transaction, except on a writer connection (SQLite's), whose transactions are
+    /// committed together anyway.
+    fn single_write(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        self.write(work, Writes::One)
     }
 
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        let outcome = work(&mut DbSession { connection: &mut pooled.connection, queued: Queued::default() });
+        let outcome = work(&mut DbSession::new(&mut pooled.connection, Writes::Any));
         mark_if_unavailable(&mut pooled, &outcome);
         outcome
     }
@@ -131,6 +155,29 @@ impl UnitOfWork for DieselUnitOfWork {
         let outcome = pooled.connection.batch_execute("SELECT 1").map_err(store_error);
         mark_if_store_unavailable(&mut pooled, &outcome);
         outcome
+    }
+}
+
+impl DieselUnitOfWork {
+    /// Runs `work` allowed `writes`: in a transaction, unless it is one statement on PostgreSQL.
+    fn write(&self, work: &mut Work<'_>, writes: Writes) -> Result<(), ApplicationError> {
+        let outcome = match &self.writer {
+            Some(writer) => writer.run(work, writes),
+            None => {
+                let mut pooled = self.pool.get().map_err(pool_error)?;
+                let outcome = match writes {
+                    Writes::One => run_alone(&mut pooled.connection, work),
+                    Writes::Any | Writes::Spent => run_transaction(&mut pooled.connection, work),
+                };
+                mark_if_unavailable(&mut pooled, &outcome);
+                outcome
+            }
+        };
+        let queued = outcome?;
+        if let Some(notify) = self.on_work_queued.as_ref().filter(|_| queued.anything()) {
+            notify(queued);
+        }
+        Ok(())
     }
 }
 
@@ -176,10 +223,17 @@ fn mark_if_store_unavailable<T>(pooled: &mut PooledConnection, outcome: &Result<
     }
 }
 
+/// Runs `work`, allowed one write statement, outside a transaction; tells what it queued.
+fn run_alone(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<Queued, ApplicationError> {
+    let mut session = DbSession::new(connection, Writes::One);
+    work(&mut session)?;
+    Ok(session.queued)
+}
+
 /// Runs `work` in a transaction; tells what it queued.
 fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<Queued, ApplicationError> {
     begin(connection).map_err(store_error)?;
-    let mut session = DbSession { connection: &mut *connection, queued: Queued::default() };
+    let mut session = DbSession::new(&mut *connection, Writes::Any);
     let outcome = work(&mut session);
     let queued = session.queued;
     match outcome {

@@ -95,7 +95,7 @@ impl WebhookRepository for DbSession<'_> {
         diesel::insert_into(webhooks::table)
             .values(WebhookRow::from_domain(webhook)?)
             .prepared()
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }
@@ -120,14 +120,14 @@ impl WebhookRepository for DbSession<'_> {
         )
         .set(WebhookRow::from_domain(webhook)?)
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         versioned(updated)
     }
 
     fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
         diesel::delete(webhooks::table.filter(webhooks::id.eq(webhook.id().as_str())))
-            .execute(self.connection)
+            .execute(self.writing()?)
             .map(drop)
             .map_err(store_error)
     }

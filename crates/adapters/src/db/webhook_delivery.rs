@@ -77,7 +77,7 @@ impl DeliveryRepository for DbSession<'_> {
         }
         self.queued.deliveries = true;
         let rows: Vec<DeliveryRow> = deliveries.iter().map(DeliveryRow::from_domain).collect();
-        insert_rows!(self.connection, deliveries::table, &rows).map(drop).map_err(store_error)
+        insert_rows!(self.writing()?, deliveries::table, &rows).map(drop).map_err(store_error)
     }
 
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError> {
@@ -112,7 +112,7 @@ impl DeliveryRepository for DbSession<'_> {
         )
         .set((deliveries::lease_owner.eq(owner), deliveries::lease_until_ms.eq(lease_until_ms)))
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         Ok(claimed == 1)
     }
@@ -131,7 +131,7 @@ impl DeliveryRepository for DbSession<'_> {
             deliveries::lease_until_ms.eq(0),
         ))
         .prepared()
-        .execute(self.connection)
+        .execute(self.writing()?)
         .map_err(store_error)?;
         Ok(updated == 1)
     }
@@ -150,8 +150,8 @@ impl DeliveryRepository for DbSession<'_> {
         match change.due_at {
             Some(due) => diesel::update(selected)
                 .set((deliveries::status.eq(change.to.as_str()), deliveries::next_attempt_at_ms.eq(due.unix_millis())))
-                .execute(self.connection),
-            None => diesel::update(selected).set(deliveries::status.eq(change.to.as_str())).execute(self.connection),
+                .execute(self.writing()?),
+            None => diesel::update(selected).set(deliveries::status.eq(change.to.as_str())).execute(self.writing()?),
         }
         .map_err(store_error)?;
         moved.retain_mut(|delivery| delivery.apply(change));
@@ -175,7 +175,7 @@ impl DeliveryRepository for DbSession<'_> {
                 duration_ms: attempt.duration_ms,
             })
             .collect();
-        insert_rows!(self.connection, attempts::table, &rows).map(drop).map_err(store_error)
+        insert_rows!(self.writing()?, attempts::table, &rows).map(drop).map_err(store_error)
     }
 
     fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {

@@ -91,6 +91,10 @@ impl DeliveryWorker {
             }
         };
         let claimed = jobs.len();
+        if claimed == 0 {
+            // Nothing to record either: no empty transaction on every look.
+            return 0;
+        }
         let claimed_at = self.clock.now();
         for job in &jobs {
             self.metrics.job_started(BackgroundJob::WebhookDelivery, job.delivery.next_attempt_at(), claimed_at);

@@ -63,6 +63,17 @@ pub trait UnitOfWork: Send + Sync {
     /// What `work` returns, or the storage failure that stopped the transaction.
     fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError>;
 
+    /// Runs `work`, which reads what it needs and ends with one write of one statement (a row
+    /// inserted): one statement is atomic on its own, so a store may run it without a transaction.
+    /// On PostgreSQL that saves `BEGIN` and `COMMIT`, two of a create's three round trips. A store
+    /// refuses a second write statement in it, before running it.
+    ///
+    /// # Errors
+    /// What `work` returns, or the storage failure that stopped it.
+    fn single_write(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        self.transaction(work)
+    }
+
     /// Runs `work` on a connection for reads only.
     ///
     /// # Errors
@@ -95,6 +106,18 @@ pub fn in_transaction<T>(
     work: impl FnOnce(&mut dyn Repositories) -> Result<T, ApplicationError>,
 ) -> Result<T, ApplicationError> {
     run(work, |adapted| unit_of_work.transaction(adapted))
+}
+
+/// Runs `work`, whose last step is its one write statement, and returns its result (see
+/// [`UnitOfWork::single_write`]).
+///
+/// # Errors
+/// What `work` returns, or the storage failure that stopped it.
+pub fn in_single_write<T>(
+    unit_of_work: &dyn UnitOfWork,
+    work: impl FnOnce(&mut dyn Repositories) -> Result<T, ApplicationError>,
+) -> Result<T, ApplicationError> {
+    run(work, |adapted| unit_of_work.single_write(adapted))
 }
 
 /// Runs `work` for reads only and returns its result.

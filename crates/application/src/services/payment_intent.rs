@@ -10,8 +10,8 @@ use super::redirect::{
 };
 use crate::error::ApplicationError;
 use crate::ports::{
-    in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, IdGenerator, PaymentMethodInput,
-    PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
+    in_single_write, in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, IdGenerator,
+    PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
@@ -141,7 +141,7 @@ impl PaymentIntentService {
     /// `parameter_invalid` on `customer_id` naming no customer; storage failures.
     pub fn create(&self, scope: &Scope, new: NewPaymentIntent) -> Result<PaymentIntentView, ApplicationError> {
         let intent = self.build(scope, new, self.clock.now());
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+        in_single_write(self.unit_of_work.as_ref(), |repositories| {
             let customer = existing_customer(repositories, scope, intent.customer_id())?;
             repositories.payment_intents().insert(&intent)?;
             Ok(PaymentIntentView { intent, latest_payment: None, customer })

@@ -5,7 +5,8 @@
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork, UrlGuard, WebhookFilter,
+    in_single_write, in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork, UrlGuard,
+    WebhookFilter,
 };
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
@@ -52,7 +53,7 @@ impl WebhookService {
             new,
             self.clock.now(),
         );
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+        in_single_write(self.unit_of_work.as_ref(), |repositories| {
             repositories.webhooks().insert(&webhook)?;
             Ok(webhook)
         })
