@@ -37,6 +37,11 @@ mod sqlite {
     }
 
     #[test]
+    fn a_read_runs_no_write_statement() {
+        super::a_read_runs_no_write_statement(payments_adapters::db::Backend::Sqlite);
+    }
+
+    #[test]
     fn checkpoints_copy_the_log_into_the_database_file() {
         super::checkpoints_copy_the_log_into_the_database_file();
     }
@@ -68,6 +73,11 @@ mod postgres {
     #[test]
     fn a_single_write_runs_one_write_statement() {
         super::a_single_write_runs_one_write_statement(payments_adapters::db::Backend::Postgres);
+    }
+
+    #[test]
+    fn a_read_runs_no_write_statement() {
+        super::a_read_runs_no_write_statement(payments_adapters::db::Backend::Postgres);
     }
 
     #[test]
@@ -149,6 +159,18 @@ fn a_single_write_runs_one_write_statement(backend: Backend) {
     assert!(matches!(refused, Err(ApplicationError::Internal(_))), "{refused:?}");
     assert!(!stored(&second), "the second write statement never ran");
     assert_eq!(stored(&first), backend == Backend::Postgres);
+}
+
+/// A read refuses a write statement before it runs: it would run outside any transaction (and on
+/// SQLite beside the writer connection).
+fn a_read_runs_no_write_statement(backend: Backend) {
+    let (_database, unit_of_work) = connect(backend);
+    let scope = account(unit_of_work.as_ref(), "acme");
+    let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
+    let refused = reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().insert(&hook)?));
+    assert!(matches!(refused, Err(ApplicationError::Internal(_))), "{refused:?}");
+    let stored = reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().find(&scope, hook.id())?)).unwrap();
+    assert!(stored.is_none(), "the write statement never ran");
 }
 
 /// A commit wakes the delivery worker when it queued deliveries and the mail worker when it queued

@@ -29,6 +29,8 @@ pub(crate) enum Writes {
     One,
     /// None: its one write ran.
     Spent,
+    /// None: the session is a [`UnitOfWork::read`].
+    ReadOnly,
 }
 
 impl<'a> DbSession<'a> {
@@ -36,13 +38,17 @@ impl<'a> DbSession<'a> {
         Self { connection, queued: Queued::default(), writes }
     }
 
-    /// The connection, for a write statement: refused for a second one in a single write.
+    /// The connection, for a write statement: refused for a second one in a single write, and for
+    /// any in a read (it would run outside a transaction, and on SQLite beside the writer).
     pub(crate) fn writing(&mut self) -> Result<&mut AnyConnection, StoreError> {
         match self.writes {
             Writes::Any => {}
             Writes::One => self.writes = Writes::Spent,
             Writes::Spent => {
                 return Err(StoreError::Other("a single-write unit of work ran a second write statement".into()));
+            }
+            Writes::ReadOnly => {
+                return Err(StoreError::Other("a read-only unit of work ran a write statement".into()));
             }
         }
         Ok(self.connection)
@@ -119,7 +125,7 @@ impl UnitOfWork for DieselUnitOfWork {
 
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        let outcome = work(&mut DbSession::new(&mut pooled.connection, Writes::Any));
+        let outcome = work(&mut DbSession::new(&mut pooled.connection, Writes::ReadOnly));
         mark_if_unavailable(&mut pooled, &outcome);
         outcome
     }
@@ -167,7 +173,7 @@ impl DieselUnitOfWork {
                 let mut pooled = self.pool.get().map_err(pool_error)?;
                 let outcome = match writes {
                     Writes::One => run_alone(&mut pooled.connection, work),
-                    Writes::Any | Writes::Spent => run_transaction(&mut pooled.connection, work),
+                    Writes::Any | Writes::Spent | Writes::ReadOnly => run_transaction(&mut pooled.connection, work),
                 };
                 mark_if_unavailable(&mut pooled, &outcome);
                 outcome
