@@ -8,7 +8,9 @@
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings, Queued};
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{in_single_write, in_transaction, reading, CustomerFilter, UnitOfWork};
+use payments_application::ports::{
+    in_batched_writes, in_single_write, in_transaction, reading, CustomerFilter, UnitOfWork,
+};
 use payments_application::testing::contract::{account, customer, event, mail, webhook, ContractStore};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::event::EventType;
@@ -39,6 +41,13 @@ mod sqlite {
     #[test]
     fn a_read_runs_no_write_statement() {
         super::a_read_runs_no_write_statement(payments_adapters::db::Backend::Sqlite);
+    }
+
+    #[test]
+    fn a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait() {
+        super::a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait(
+            payments_adapters::db::Backend::Sqlite,
+        );
     }
 
     #[test]
@@ -78,6 +87,13 @@ mod postgres {
     #[test]
     fn a_read_runs_no_write_statement() {
         super::a_read_runs_no_write_statement(payments_adapters::db::Backend::Postgres);
+    }
+
+    #[test]
+    fn a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait() {
+        super::a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait(
+            payments_adapters::db::Backend::Postgres,
+        );
     }
 
     #[test]
@@ -171,6 +187,32 @@ fn a_read_runs_no_write_statement(backend: Backend) {
     assert!(matches!(refused, Err(ApplicationError::Internal(_))), "{refused:?}");
     let stored = reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().find(&scope, hook.id())?)).unwrap();
     assert!(stored.is_none(), "the write statement never ran");
+}
+
+/// A batched-writes unit of work refuses a read after its first write (on PostgreSQL the read would
+/// not see the writes held back) and a write statement that cannot be held back; either way
+/// nothing of it is written.
+fn a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait(backend: Backend) {
+    let (_database, unit_of_work) = match backend {
+        Backend::Sqlite => connect_sqlite_writer(),
+        Backend::Postgres => connect(backend),
+    };
+    let scope = account(unit_of_work.as_ref(), "acme");
+    let (first, second) = (event(&scope, 1, 0), event(&scope, 2, 0));
+    let read_late = in_batched_writes(unit_of_work.as_ref(), |r| {
+        r.events().append(std::slice::from_ref(&first))?;
+        Ok(r.webhooks().enabled(&scope)?)
+    });
+    assert!(matches!(read_late, Err(ApplicationError::Internal(_))), "{read_late:?}");
+    let cannot_wait = in_batched_writes(unit_of_work.as_ref(), |r| {
+        r.events().append(std::slice::from_ref(&second))?;
+        Ok(r.customers().insert(&customer(&scope, 1))?)
+    });
+    assert!(matches!(cannot_wait, Err(ApplicationError::Internal(_))), "{cannot_wait:?}");
+    let found = reading(unit_of_work.as_ref(), |r| Ok(r.events().find_many(&[first.id.clone(), second.id.clone()])?));
+    assert_eq!(found.unwrap(), [], "nothing of either was written");
+    let customer_found = reading(unit_of_work.as_ref(), |r| Ok(r.customers().find(&scope, &customer(&scope, 1).id)?));
+    assert_eq!(customer_found.unwrap(), None, "the write that cannot wait never ran");
 }
 
 /// A commit wakes the delivery worker when it queued deliveries and the mail worker when it queued

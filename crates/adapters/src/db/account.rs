@@ -57,7 +57,7 @@ impl AccountRepository for DbSession<'_> {
         let row: Option<(String, String, bool)> = api_keys::table
             .filter(api_keys::key_digest.eq(digest))
             .select((api_keys::account_id, api_keys::kind, api_keys::livemode))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         row.map(|(account_id, kind, livemode)| {
@@ -74,7 +74,7 @@ impl AccountRepository for DbSession<'_> {
         let row: Option<(String, String, i64)> = accounts::table
             .filter(accounts::id.eq(id.as_str()))
             .select((accounts::id, accounts::name, accounts::created_at))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         row.map(|(account_id, name, created_at)| {
@@ -88,11 +88,11 @@ impl AccountRepository for DbSession<'_> {
     }
 
     fn count(&mut self) -> Result<i64, StoreError> {
-        accounts::table.count().get_result(self.connection).map_err(store_error)
+        accounts::table.count().get_result(self.reading()?).map_err(store_error)
     }
 
     fn lock_first_account(&mut self) -> Result<(), StoreError> {
-        match self.connection {
+        match self.reading()? {
             // Held to the end of the transaction: a second instance counts after the first commits.
             AnyConnection::Postgresql(connection) => connection
                 .batch_execute(&format!("SELECT pg_advisory_xact_lock({FIRST_ACCOUNT_LOCK})"))

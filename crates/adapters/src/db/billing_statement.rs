@@ -194,7 +194,7 @@ impl DbSession<'_> {
             .filter(billing_statement_line_items::billing_statement_id.eq_any(&ids))
             .order(billing_statement_line_items::seq.asc())
             .select(LineItemRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?;
         let mut by_statement: HashMap<String, Vec<LineItem>> = HashMap::new();
         for item in items {
@@ -222,7 +222,7 @@ impl DbSession<'_> {
         let found = billing_statements::table
             .filter(billing_statements::id.eq(id))
             .select((billing_statements::seq, billing_statements::account_id, billing_statements::livemode))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -243,7 +243,7 @@ impl BillingStatementRepository for DbSession<'_> {
         let row = billing_statements::table
             .filter(billing_statements::id.eq(id.as_str()))
             .select(StatementRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional();
         self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
     }
@@ -252,7 +252,7 @@ impl BillingStatementRepository for DbSession<'_> {
         let row = billing_statements::table
             .filter(billing_statements::id.eq(id.as_str()))
             .select(StatementRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional();
         self.one_statement(row)
     }
@@ -265,7 +265,7 @@ impl BillingStatementRepository for DbSession<'_> {
         let row = billing_statements::table
             .filter(billing_statements::payment_intent_id.eq(payment_intent_id.as_str()))
             .select(StatementRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional();
         self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
     }
@@ -280,7 +280,7 @@ impl BillingStatementRepository for DbSession<'_> {
             .filter(billing_statement_line_items::account_id.eq(scope.account_id.as_str()))
             .filter(billing_statement_line_items::livemode.eq(scope.livemode()))
             .select(billing_statement_line_items::billing_statement_id)
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         match statement_id.as_deref().and_then(BillingStatementId::parse) {
@@ -363,7 +363,7 @@ impl BillingStatementRepository for DbSession<'_> {
                 .filter(billing_statements::seq.gt(self.statement_seq(scope, id)?))
                 .order(billing_statements::seq.asc()),
         };
-        let rows = query.load(self.connection).map_err(store_error)?;
+        let rows = query.load(self.reading()?).map_err(store_error)?;
         let statements = self.with_line_items(rows)?;
         Ok(Page::from_overfetched(statements, page))
     }
@@ -375,7 +375,7 @@ impl BillingStatementRepository for DbSession<'_> {
             .order(billing_statements::next_notice_at.asc())
             .limit(i64::from(limit))
             .select(StatementRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?;
         self.with_line_items(rows)
     }

@@ -179,7 +179,7 @@ impl DbSession<'_> {
         let found = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id))
             .select((checkout_sessions::seq, checkout_sessions::account_id, checkout_sessions::livemode))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -200,14 +200,14 @@ impl CheckoutSessionRepository for DbSession<'_> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
+        first(query.get_result(self.reading()?).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn find_for_page(&mut self, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.connection).optional())
+        first(query.get_result(self.reading()?).optional())
     }
 
     fn find_by_payment_intent(
@@ -218,7 +218,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::payment_intent_id.eq(payment_intent_id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.connection).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
+        first(query.get_result(self.reading()?).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
     }
 
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {
@@ -249,7 +249,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
                 .filter(checkout_sessions::seq.gt(self.checkout_session_seq(scope, id)?))
                 .order(checkout_sessions::seq.asc()),
         };
-        let rows = query.load(self.connection).map_err(store_error)?;
+        let rows = query.load(self.reading()?).map_err(store_error)?;
         let sessions = rows.into_iter().map(CheckoutSessionRow::into_domain).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::from_overfetched(sessions, page))
     }
@@ -261,7 +261,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
             .order(checkout_sessions::expires_at.asc())
             .limit(i64::from(limit))
             .select(CheckoutSessionRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(CheckoutSessionRow::into_domain)

@@ -134,7 +134,7 @@ impl DbSession<'_> {
         let found = customers::table
             .filter(customers::id.eq(id))
             .select((customers::seq, customers::account_id, customers::livemode))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -155,7 +155,7 @@ impl CustomerRepository for DbSession<'_> {
         customers::table
             .filter(customers::id.eq(id.as_str()))
             .select(CustomerRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))
@@ -217,7 +217,7 @@ impl CustomerRepository for DbSession<'_> {
                 query.filter(customers::seq.gt(self.customer_seq(scope, id)?)).order(customers::seq.asc())
             }
         };
-        let rows = query.load(self.connection).map_err(store_error)?;
+        let rows = query.load(self.reading()?).map_err(store_error)?;
         let customers = rows.into_iter().map(CustomerRow::into_domain).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::from_overfetched(customers, page))
     }
@@ -237,7 +237,7 @@ impl CustomerRepository for DbSession<'_> {
         if let Some(except) = except {
             query = query.filter(customers::id.ne(except.as_str()));
         }
-        let found: Option<String> = query.first(self.connection).optional().map_err(store_error)?;
+        let found: Option<String> = query.first(self.reading()?).optional().map_err(store_error)?;
         Ok(found.is_some())
     }
 }

@@ -72,7 +72,7 @@ impl CustomerSessionRepository for DbSession<'_> {
             .filter(customer_sessions::account_id.eq(scope.account_id.as_str()))
             .filter(customer_sessions::livemode.eq(scope.livemode()))
             .select(CustomerSessionRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .map(CustomerSessionRow::into_domain)

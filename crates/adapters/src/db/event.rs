@@ -65,7 +65,7 @@ impl DbSession<'_> {
         let found = events::table
             .filter(events::id.eq(id))
             .select((events::seq, events::account_id, events::livemode))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -78,14 +78,14 @@ impl EventRepository for DbSession<'_> {
             return Ok(());
         }
         let rows: Vec<EventRow> = events.iter().map(EventRow::from_domain).collect();
-        insert_rows!(self.writing()?, events::table, &rows).map(drop).map_err(store_error)
+        insert_rows!(self, events::table, rows).map_err(store_error)
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
         events::table
             .filter(events::id.eq(id.as_str()))
             .select(EventRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))
@@ -100,7 +100,7 @@ impl EventRepository for DbSession<'_> {
         events::table
             .filter(events::id.eq_any(ids.iter().map(EventId::as_str)))
             .select(EventRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(EventRow::into_domain)
@@ -133,7 +133,7 @@ impl EventRepository for DbSession<'_> {
                 query.filter(events::seq.gt(self.event_seq(scope, id)?)).order(events::seq.asc())
             }
         };
-        let rows = query.load(self.connection).map_err(store_error)?;
+        let rows = query.load(self.reading()?).map_err(store_error)?;
         let events = rows.into_iter().map(EventRow::into_domain).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::from_overfetched(events, page))
     }

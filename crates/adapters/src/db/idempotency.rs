@@ -39,7 +39,7 @@ impl IdempotencyRepository for DbSession<'_> {
         let row: Option<IdempotencyRow> = keys::table
             .find(primary_key(caller, key))
             .select(IdempotencyRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         row.map(|row| {

@@ -112,7 +112,7 @@ impl MailMessageRepository for DbSession<'_> {
             .order(mail_messages::next_attempt_at.asc())
             .limit(i64::from(limit))
             .select(MailMessageRow::as_select())
-            .load(self.connection))
+            .load(self.reading()?))
     }
 
     fn update(&mut self, message: &MailMessage, expected_version: i64) -> Result<(), StoreError> {
@@ -135,6 +135,6 @@ impl MailMessageRepository for DbSession<'_> {
             .order(mail_messages::seq.desc())
             .limit(i64::from(limit))
             .select(MailMessageRow::as_select())
-            .load(self.connection))
+            .load(self.reading()?))
     }
 }

@@ -47,22 +47,29 @@ pub(crate) fn seq_in_scope(
         .ok_or(payments_application::ports::StoreError::UnknownCursor)
 }
 
-/// Inserts `rows` (a slice of insertable rows) into `table`: in one statement on PostgreSQL (one
-/// cached statement per row count), and on SQLite one cached insert per row, on the writer
-/// connection inside the transaction (what diesel would do there, but prepared once). The generic
-/// multi-backend connection cannot express a batch insert, so each backend gets its own.
+/// Inserts `rows` (a `Vec` of insertable rows) into `table` through `session`: in one statement on
+/// PostgreSQL (one cached statement per row count), held back with the rest of a batched session's
+/// writes; on SQLite one cached insert per row, on the writer connection inside the transaction
+/// (what diesel would do there, but prepared once). The generic multi-backend connection cannot
+/// express a batch insert, so each backend gets its own.
 macro_rules! insert_rows {
-    ($connection:expr, $table:expr, $rows:expr) => {{
+    ($session:expr, $table:expr, $rows:expr) => {{
         use diesel::RunQueryDsl;
-        match $connection {
-            $crate::db::AnyConnection::Postgresql(connection) => {
-                $crate::db::prepared::Rendered::new(diesel::insert_into($table).values($rows), diesel::pg::Pg)
-                    .and_then(|statement| statement.execute(connection))
+        use $crate::db::unit_of_work::WriteTo;
+        match $session.batchable_writing()? {
+            WriteTo::Batch(batch) => {
+                batch.push(diesel::insert_into($table).values($rows), $crate::db::write_batch::Expect::AnyRows);
+                Ok(())
             }
-            $crate::db::AnyConnection::Sqlite(connection) => $rows.iter().try_fold(0, |inserted, row| {
+            WriteTo::Connection($crate::db::AnyConnection::Postgresql(connection)) => {
+                $crate::db::prepared::Rendered::new(diesel::insert_into($table).values(&$rows), diesel::pg::Pg)
+                    .and_then(|statement| statement.execute(connection))
+                    .map(drop)
+            }
+            WriteTo::Connection($crate::db::AnyConnection::Sqlite(connection)) => $rows.iter().try_for_each(|row| {
                 $crate::db::prepared::Rendered::new(diesel::insert_into($table).values(row), diesel::sqlite::Sqlite)?
                     .execute(connection)
-                    .map(|count| inserted + count)
+                    .map(drop)
             }),
         }
     }};
@@ -94,6 +101,7 @@ pub mod tls_cluster;
 mod unit_of_work;
 mod webhook;
 mod webhook_delivery;
+mod write_batch;
 
 pub use connection::{
     AnyConnection, Backend, ConnectError, ConnectionManager, DatabaseError, DatabaseUrl, Pool, PoolSettings,

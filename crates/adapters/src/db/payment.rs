@@ -5,6 +5,7 @@ use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::prepared::Prepare;
 use super::schema::payments;
 use super::unit_of_work::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{PaymentRepository, StoreError};
@@ -99,19 +100,14 @@ impl PaymentRow {
 
 impl PaymentRepository for DbSession<'_> {
     fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
-        diesel::insert_into(payments::table)
-            .values(PaymentRow::from_domain(payment)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        self.write(diesel::insert_into(payments::table).values(PaymentRow::from_domain(payment)?), Expect::AnyRows)
     }
 
     fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
         payments::table
             .filter(payments::id.eq(id.as_str()))
             .select(PaymentRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

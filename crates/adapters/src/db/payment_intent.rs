@@ -1,10 +1,11 @@
 //! Payment intents in the database.
 
-use super::error::{store_error, versioned};
+use super::error::store_error;
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::prepared::Prepare;
 use super::schema::payment_intents;
 use super::unit_of_work::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{PaymentIntentRepository, StoreError};
@@ -149,7 +150,7 @@ impl PaymentIntentRepository for DbSession<'_> {
         payment_intents::table
             .filter(payment_intents::id.eq(id.as_str()))
             .select(PaymentIntentRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))
@@ -158,23 +159,20 @@ impl PaymentIntentRepository for DbSession<'_> {
     }
 
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
+        let statement = diesel::update(
             payment_intents::table
-                .filter(payment_intents::id.eq(intent.id().as_str()))
+                .filter(payment_intents::id.eq(intent.id().to_string()))
                 .filter(payment_intents::version.eq(expected_version)),
         )
-        .set(PaymentIntentRow::from_domain(intent)?)
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(PaymentIntentRow::from_domain(intent)?);
+        self.write(statement, Expect::OneRow)
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {
         payment_intents::table
             .filter(payment_intents::redirect_token.eq(token))
             .select(PaymentIntentRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .map(PaymentIntentRow::into_domain)
@@ -188,7 +186,7 @@ impl PaymentIntentRepository for DbSession<'_> {
             .order(payment_intents::action_due_at.asc())
             .limit(i64::from(limit))
             .select(PaymentIntentRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(PaymentIntentRow::into_domain)

@@ -78,7 +78,7 @@ impl DbSession<'_> {
             .filter(payment_methods::id.eq(id))
             .filter(payment_methods::customer_id.eq(customer_id.as_str()))
             .select((payment_methods::seq, payment_methods::account_id, payment_methods::livemode))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
         seq_in_scope(found, scope)
@@ -99,7 +99,7 @@ impl PaymentMethodRepository for DbSession<'_> {
         payment_methods::table
             .filter(payment_methods::id.eq(id.as_str()))
             .select(PaymentMethodRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))
@@ -128,7 +128,7 @@ impl PaymentMethodRepository for DbSession<'_> {
                 .filter(payment_methods::seq.gt(self.payment_method_seq(scope, customer_id, id)?))
                 .order(payment_methods::seq.asc()),
         };
-        let rows = query.load(self.connection).map_err(store_error)?;
+        let rows = query.load(self.reading()?).map_err(store_error)?;
         let methods = rows.into_iter().map(PaymentMethodRow::into_domain).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::from_overfetched(methods, page))
     }

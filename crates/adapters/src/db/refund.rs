@@ -93,7 +93,7 @@ impl RefundRepository for DbSession<'_> {
         refunds::table
             .filter(refunds::id.eq(id.as_str()))
             .select(RefundRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))

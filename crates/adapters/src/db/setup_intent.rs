@@ -139,7 +139,7 @@ impl SetupIntentRepository for DbSession<'_> {
         setup_intents::table
             .filter(setup_intents::id.eq(id.as_str()))
             .select(SetupIntentRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .filter(|row| row.belongs_to(scope))
@@ -164,7 +164,7 @@ impl SetupIntentRepository for DbSession<'_> {
         setup_intents::table
             .filter(setup_intents::redirect_token.eq(token))
             .select(SetupIntentRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .map(SetupIntentRow::into_domain)
@@ -178,7 +178,7 @@ impl SetupIntentRepository for DbSession<'_> {
             .order(setup_intents::action_due_at.asc())
             .limit(i64::from(limit))
             .select(SetupIntentRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(SetupIntentRow::into_domain)

@@ -3,8 +3,13 @@
 use super::connection::{AnyConnection, Pool, PooledConnection};
 use super::error::{pool_error, store_error};
 use super::group_commit::GroupCommit;
+use super::prepared::Prepare;
+use super::write_batch::{Expect, WriteBatch};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::pg::Pg;
+use diesel::query_builder::{QueryFragment, QueryId};
 use diesel::sql_types::Integer;
+use diesel::sqlite::Sqlite;
 use diesel::{Connection, QueryableByName, RunQueryDsl};
 use payments_application::ports::unit_of_work::Work;
 use payments_application::ports::{StoreError, UnitOfWork};
@@ -13,11 +18,16 @@ use std::sync::Arc;
 
 /// The repositories of one connection.
 pub(crate) struct DbSession<'a> {
-    /// The connection, for reads; write statements take it from [`DbSession::writing`].
-    pub(crate) connection: &'a mut AnyConnection,
+    /// The connection: reads take it from [`DbSession::reading`], writes from [`DbSession::writing`]
+    /// or [`DbSession::batchable_writing`].
+    connection: &'a mut AnyConnection,
     /// What the transaction queued for the background workers, announced after commit.
     pub(crate) queued: Queued,
     writes: Writes,
+    /// Whether a write statement ran or was held back.
+    wrote: bool,
+    /// The writes held back, in a batched unit of work on PostgreSQL.
+    batch: Option<WriteBatch>,
 }
 
 /// The write statements a session may still run.
@@ -31,15 +41,36 @@ pub(crate) enum Writes {
     Spent,
     /// None: the session is a [`UnitOfWork::read`].
     ReadOnly,
+    /// Any number of those that can be held back, after every read: the session is a
+    /// [`UnitOfWork::batched_writes`].
+    Batched,
+}
+
+/// Where a write statement goes: to the connection now, or into the session's batch.
+pub(crate) enum WriteTo<'s> {
+    Connection(&'s mut AnyConnection),
+    Batch(&'s mut WriteBatch),
 }
 
 impl<'a> DbSession<'a> {
     pub(crate) fn new(connection: &'a mut AnyConnection, writes: Writes) -> Self {
-        Self { connection, queued: Queued::default(), writes }
+        let batch =
+            (writes == Writes::Batched && matches!(connection, AnyConnection::Postgresql(_))).then(WriteBatch::default);
+        Self { connection, queued: Queued::default(), writes, wrote: false, batch }
     }
 
-    /// The connection, for a write statement: refused for a second one in a single write, and for
-    /// any in a read (it would run outside a transaction, and on SQLite beside the writer).
+    /// The connection, for a read: refused after a write in a batched session, where the read
+    /// would not see the writes held back.
+    pub(crate) fn reading(&mut self) -> Result<&mut AnyConnection, StoreError> {
+        if self.writes == Writes::Batched && self.wrote {
+            return Err(StoreError::Other("a batched-writes unit of work read after a write".into()));
+        }
+        Ok(self.connection)
+    }
+
+    /// The connection, for a write statement that must run now: refused for a second one in a
+    /// single write, for any in a read (it would run outside a transaction, and on SQLite beside
+    /// the writer) and in a batched session.
     pub(crate) fn writing(&mut self) -> Result<&mut AnyConnection, StoreError> {
         match self.writes {
             Writes::Any => {}
@@ -50,8 +81,42 @@ impl<'a> DbSession<'a> {
             Writes::ReadOnly => {
                 return Err(StoreError::Other("a read-only unit of work ran a write statement".into()));
             }
+            Writes::Batched => {
+                return Err(StoreError::Other("a batched-writes unit of work ran a write that cannot wait".into()));
+            }
         }
+        self.wrote = true;
         Ok(self.connection)
+    }
+
+    /// Where a write statement that may be held back goes: the batch of a batched session on
+    /// PostgreSQL; otherwise the connection, as for [`DbSession::writing`] (a batched session on
+    /// SQLite is a transaction on the writer connection, whose commits are grouped anyway).
+    pub(crate) fn batchable_writing(&mut self) -> Result<WriteTo<'_>, StoreError> {
+        if self.writes != Writes::Batched {
+            return self.writing().map(WriteTo::Connection);
+        }
+        self.wrote = true;
+        Ok(match (&mut self.batch, &mut *self.connection) {
+            (Some(batch), _) => WriteTo::Batch(batch),
+            (None, connection) => WriteTo::Connection(connection),
+        })
+    }
+
+    /// Runs or holds back one write statement that must change `expect`.
+    pub(crate) fn write<Q>(&mut self, statement: Q, expect: Expect) -> Result<(), StoreError>
+    where
+        Q: QueryFragment<Pg> + QueryFragment<Sqlite> + QueryId + Send + 'static,
+    {
+        match self.batchable_writing()? {
+            WriteTo::Batch(batch) => {
+                batch.push(statement, expect);
+                Ok(())
+            }
+            WriteTo::Connection(connection) => {
+                expect.check(statement.prepared().execute(connection).map_err(store_error)?)
+            }
+        }
     }
 }
 
@@ -123,6 +188,12 @@ impl UnitOfWork for DieselUnitOfWork {
         self.write(work, Writes::One)
     }
 
+    /// On PostgreSQL the writes go out as one statement when `work` returns, without a
+    /// transaction; on SQLite it is a transaction on the writer connection.
+    fn batched_writes(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        self.write(work, Writes::Batched)
+    }
+
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
         let outcome = work(&mut DbSession::new(&mut pooled.connection, Writes::ReadOnly));
@@ -171,9 +242,10 @@ impl DieselUnitOfWork {
             Some(writer) => writer.run(work, writes),
             None => {
                 let mut pooled = self.pool.get().map_err(pool_error)?;
-                let outcome = match writes {
-                    Writes::One => run_alone(&mut pooled.connection, work),
-                    Writes::Any | Writes::Spent | Writes::ReadOnly => run_transaction(&mut pooled.connection, work),
+                let outcome = match (writes, &pooled.connection) {
+                    (Writes::One, _) => run_alone(&mut pooled.connection, work, writes),
+                    (Writes::Batched, AnyConnection::Postgresql(_)) => run_alone(&mut pooled.connection, work, writes),
+                    _ => run_transaction(&mut pooled.connection, work, writes),
                 };
                 mark_if_unavailable(&mut pooled, &outcome);
                 outcome
@@ -229,17 +301,26 @@ fn mark_if_store_unavailable<T>(pooled: &mut PooledConnection, outcome: &Result<
     }
 }
 
-/// Runs `work`, allowed one write statement, outside a transaction; tells what it queued.
-fn run_alone(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<Queued, ApplicationError> {
-    let mut session = DbSession::new(connection, Writes::One);
+/// Runs `work` outside a transaction, allowed one write statement or a batch of them sent as one
+/// statement at the end; tells what it queued.
+fn run_alone(connection: &mut AnyConnection, work: &mut Work<'_>, writes: Writes) -> Result<Queued, ApplicationError> {
+    let mut session = DbSession::new(&mut *connection, writes);
     work(&mut session)?;
-    Ok(session.queued)
+    let (queued, batch) = (session.queued, session.batch.take());
+    if let (Some(batch), AnyConnection::Postgresql(connection)) = (batch, connection) {
+        batch.send(connection)?;
+    }
+    Ok(queued)
 }
 
-/// Runs `work` in a transaction; tells what it queued.
-fn run_transaction(connection: &mut AnyConnection, work: &mut Work<'_>) -> Result<Queued, ApplicationError> {
+/// Runs `work` in a transaction, allowed `writes`; tells what it queued.
+fn run_transaction(
+    connection: &mut AnyConnection,
+    work: &mut Work<'_>,
+    writes: Writes,
+) -> Result<Queued, ApplicationError> {
     begin(connection).map_err(store_error)?;
-    let mut session = DbSession::new(&mut *connection, Writes::Any);
+    let mut session = DbSession::new(&mut *connection, writes);
     let outcome = work(&mut session);
     let queued = session.queued;
     match outcome {

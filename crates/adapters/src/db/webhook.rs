@@ -83,7 +83,7 @@ impl DbSession<'_> {
             .filter(webhooks::id.eq(id))
             .filter(in_scope(scope))
             .select(webhooks::seq)
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .ok_or(StoreError::UnknownCursor)
@@ -105,7 +105,7 @@ impl WebhookRepository for DbSession<'_> {
             .filter(webhooks::id.eq(id.as_str()))
             .filter(in_scope(scope))
             .select(WebhookRow::as_select())
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
             .map(WebhookRow::into_domain)
@@ -153,7 +153,7 @@ impl WebhookRepository for DbSession<'_> {
                 query.filter(webhooks::seq.gt(self.webhook_seq(scope, id)?)).order(webhooks::seq.asc())
             }
         };
-        let rows = query.load(self.connection).map_err(store_error)?;
+        let rows = query.load(self.reading()?).map_err(store_error)?;
         let webhooks = rows.into_iter().map(WebhookRow::into_domain).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::from_overfetched(webhooks, page))
     }
@@ -163,7 +163,7 @@ impl WebhookRepository for DbSession<'_> {
             .filter(in_scope(scope))
             .filter(webhooks::status.eq(WebhookStatus::Enabled.as_str()))
             .select(WebhookRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(WebhookRow::into_domain)

@@ -77,7 +77,7 @@ impl DeliveryRepository for DbSession<'_> {
         }
         self.queued.deliveries = true;
         let rows: Vec<DeliveryRow> = deliveries.iter().map(DeliveryRow::from_domain).collect();
-        insert_rows!(self.writing()?, deliveries::table, &rows).map(drop).map_err(store_error)
+        insert_rows!(self, deliveries::table, rows).map_err(store_error)
     }
 
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError> {
@@ -89,7 +89,7 @@ impl DeliveryRepository for DbSession<'_> {
             .order(deliveries::next_attempt_at_ms.asc())
             .limit(i64::from(limit))
             .select(DeliveryRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(DeliveryRow::into_domain)
@@ -142,7 +142,7 @@ impl DeliveryRepository for DbSession<'_> {
             .filter(deliveries::status.eq(change.from.as_str()));
         let mut moved: Vec<Delivery> = selected
             .select(DeliveryRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(DeliveryRow::into_domain)
@@ -175,7 +175,7 @@ impl DeliveryRepository for DbSession<'_> {
                 duration_ms: attempt.duration_ms,
             })
             .collect();
-        insert_rows!(self.writing()?, attempts::table, &rows).map(drop).map_err(store_error)
+        insert_rows!(self, attempts::table, rows).map_err(store_error)
     }
 
     fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
@@ -184,7 +184,7 @@ impl DeliveryRepository for DbSession<'_> {
             .order(attempts::seq.desc())
             .limit(i64::from(limit))
             .select(AttemptRow::as_select())
-            .load(self.connection)
+            .load(self.reading()?)
             .map_err(store_error)?;
         rows.into_iter()
             .map(|row| {
@@ -205,7 +205,7 @@ impl DeliveryRepository for DbSession<'_> {
         let (pending, oldest_created_at_ms): (i64, Option<i64>) = deliveries::table
             .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
             .select((diesel::dsl::count_star(), diesel::dsl::min(deliveries::created_at_ms)))
-            .get_result(self.connection)
+            .get_result(self.reading()?)
             .map_err(store_error)?;
         Ok(DeliveryBacklog { pending, oldest_created_at: oldest_created_at_ms.map(Timestamp::from_unix_millis) })
     }

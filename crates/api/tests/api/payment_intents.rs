@@ -1,5 +1,5 @@
 //! Payment intents over HTTP: creation rules, every test card, capture and cancel from every status,
-//! public-key access, background expiries with a moved clock, and concurrent captures.
+//! public-key access, background expiries with a moved clock, and concurrent captures and attaches.
 
 use crate::helpers::{error_codes, read, single_error, TestApp};
 use futures_util::future::join_all;
@@ -21,6 +21,7 @@ on_both_backends!(
     an_abandoned_redirect_expires_after_thirty_minutes,
     the_processing_card_succeeds_in_the_background,
     twenty_simultaneous_captures_take_the_money_once,
+    twenty_simultaneous_attaches_charge_once,
     live_mode_without_a_processor_is_unavailable,
     an_intent_embeds_its_customer,
 );
@@ -403,6 +404,30 @@ async fn twenty_simultaneous_captures_take_the_money_once(app: TestApp) {
     let types = app.event_types().await;
     assert_eq!(types.iter().filter(|t| *t == "payment.paid").count(), 1, "{types:?}");
     assert_eq!(types.iter().filter(|t| *t == "payment_intent.succeeded").count(), 1, "{types:?}");
+}
+
+/// Each attach asks the processor, then records its outcome only if no other attach did first: on
+/// PostgreSQL the payment, the intent's update, the events and a webhook's deliveries go out as one
+/// statement, so a loser writes none of them.
+async fn twenty_simultaneous_attaches_charge_once(app: TestApp) {
+    let hook = "url=http://127.0.0.1:1/hook&events[]=payment.paid&events[]=payment_intent.succeeded";
+    assert_eq!(app.post("/webhooks", hook).await.0, 200);
+    let intent = app.create_intent(10_000, "").await;
+    let intent_id = id(&intent);
+    let attaches = (0..20).map(|_| app.attach_card(&intent_id, "4242424242424242"));
+    let outcomes = join_all(attaches).await;
+    let winners: Vec<&Value> = outcomes.iter().filter(|(status, _)| *status == 200).map(|(_, body)| body).collect();
+    assert_eq!(winners.len(), 1, "exactly one attach wins: {outcomes:?}");
+    for (status, body) in outcomes.iter().filter(|(status, _)| *status != 200) {
+        assert!(matches!(status, 400 | 409), "{status}: {body}");
+        let codes: Vec<String> = error_codes(body).into_iter().map(|(_, code)| code).collect();
+        assert!(codes == ["resource_conflict"] || codes == ["resource_invalid_state"], "{status}: {body}");
+    }
+    let (_, stored) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
+    assert_eq!((stored["status"].as_str(), stored["amount_received"].as_i64()), (Some("succeeded"), Some(10_000)));
+    assert_eq!(stored["latest_payment"]["id"], winners[0]["latest_payment"]["id"], "the winner's payment is the one");
+    let types = app.event_types().await;
+    assert_eq!(types, ["payment_intent.succeeded", "payment.paid"], "one change's events, once");
 }
 
 async fn live_mode_without_a_processor_is_unavailable(app: TestApp) {

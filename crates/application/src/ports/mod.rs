@@ -41,7 +41,8 @@ pub use processor::{
 pub use refund::RefundRepository;
 pub use setup_intent::SetupIntentRepository;
 pub use unit_of_work::{
-    in_single_write, in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, Repositories, UnitOfWork,
+    in_batched_writes, in_single_write, in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to,
+    Repositories, UnitOfWork,
 };
 pub use webhook::{
     DeliveryAttempt, DeliveryBacklog, DeliveryRepository, OutgoingWebhook, Sending, UrlGuard, WebhookFilter,

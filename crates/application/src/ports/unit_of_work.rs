@@ -74,6 +74,19 @@ pub trait UnitOfWork: Send + Sync {
         self.transaction(work)
     }
 
+    /// Runs `work`, which reads everything it needs before its first write, as one atomic change
+    /// whose writes a store may hold back and send together when `work` returns: on PostgreSQL one
+    /// statement, where a transaction would wait for each write's answer and for `BEGIN` and
+    /// `COMMIT`. So a read after a write is refused, and a versioned update's conflict (and any
+    /// other write's failure) may show only when `work` has returned: nothing is then written. A
+    /// store refuses a write it cannot hold back, before running it.
+    ///
+    /// # Errors
+    /// What `work` returns, or the storage failure that stopped it.
+    fn batched_writes(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        self.transaction(work)
+    }
+
     /// Runs `work` on a connection for reads only.
     ///
     /// # Errors
@@ -118,6 +131,18 @@ pub fn in_single_write<T>(
     work: impl FnOnce(&mut dyn Repositories) -> Result<T, ApplicationError>,
 ) -> Result<T, ApplicationError> {
     run(work, |adapted| unit_of_work.single_write(adapted))
+}
+
+/// Runs `work`, whose reads all come before its first write, and returns its result (see
+/// [`UnitOfWork::batched_writes`]).
+///
+/// # Errors
+/// What `work` returns, or the storage failure that stopped it.
+pub fn in_batched_writes<T>(
+    unit_of_work: &dyn UnitOfWork,
+    work: impl FnOnce(&mut dyn Repositories) -> Result<T, ApplicationError>,
+) -> Result<T, ApplicationError> {
+    run(work, |adapted| unit_of_work.batched_writes(adapted))
 }
 
 /// Runs `work` for reads only and returns its result.

@@ -78,9 +78,28 @@ impl EventLog<'_> {
         if new.is_empty() {
             return Ok(());
         }
+        let webhooks = self.webhooks(repositories)?;
+        self.append_all_to(repositories, &webhooks, new)
+    }
+
+    /// The scope's enabled webhooks, for [`EventLog::append_all_to`]: read before a change's first
+    /// write when its writes are batched.
+    pub fn webhooks(&self, repositories: &mut dyn Repositories) -> Result<Vec<Webhook>, ApplicationError> {
         let scope = Scope { account_id: self.account_id.clone(), mode: Mode::from_livemode(self.livemode) };
-        // Fan-out in the same transaction: every enabled webhook listing the type gets a delivery.
-        let webhooks: Vec<Webhook> = repositories.webhooks().enabled(&scope)?;
+        Ok(repositories.webhooks().enabled(&scope)?)
+    }
+
+    /// [`EventLog::append_all`] with the scope's enabled `webhooks` already read: fan-out in the
+    /// same change, so every one listing an event's type gets a delivery.
+    pub fn append_all_to(
+        &self,
+        repositories: &mut dyn Repositories,
+        webhooks: &[Webhook],
+        new: &[NewEvent<'_>],
+    ) -> Result<(), ApplicationError> {
+        if new.is_empty() {
+            return Ok(());
+        }
         let mut events = Vec::with_capacity(new.len());
         let mut deliveries = Vec::new();
         for &(event_type, after, before) in new {

@@ -10,8 +10,8 @@ use super::redirect::{
 };
 use crate::error::ApplicationError;
 use crate::ports::{
-    in_single_write, in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, IdGenerator,
-    PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
+    in_batched_writes, in_single_write, in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock,
+    IdGenerator, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
@@ -241,8 +241,8 @@ impl PaymentIntentService {
         };
         let redirect = test_redirect(self.ids.as_ref(), &self.settings.public_base_url, scope.mode);
         // The intent is not read again: the update below applies only if its version is still the
-        // one read above, so a concurrent change makes this transaction roll back as a conflict.
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+        // one read above, so a concurrent change makes the whole change fail as a conflict.
+        let record = |repositories: &mut dyn Repositories| {
             let before = before.clone();
             if let PaymentMethodChoice::Saved(method_id) = &request.method {
                 // Deleted (with its customer, or alone) while the processor was asked: not charged.
@@ -261,7 +261,13 @@ impl PaymentIntentService {
                 Some(error) => AttachOutcome::Declined(view, error),
                 None => AttachOutcome::Attached(view),
             })
-        })
+        };
+        // Its reads all come first, so its writes can go out together; an owner (a checkout session
+        // or billing statement) is read and paid after the intent's writes, in a transaction.
+        match intent.owner() {
+            None => in_batched_writes(self.unit_of_work.as_ref(), record),
+            Some(_) => in_transaction(self.unit_of_work.as_ref(), record),
+        }
     }
 
     /// Captures `amount` of a held authorization (all of it when `None`).
@@ -493,6 +499,11 @@ impl PaymentIntentService {
         effects: Effects,
         now: Timestamp,
     ) -> Result<PaymentIntentView, ApplicationError> {
+        let log = self.event_log(scope, now);
+        let paid = became_paid(before.intent.status(), intent.status());
+        // Read before the first write, so an attach can send its writes as one batch.
+        let emits_events = paid || effects.intent_event.is_some() || effects.payment.is_some();
+        let webhooks = if emits_events { log.webhooks(repositories)? } else { Vec::new() };
         let mut latest_payment = before.latest_payment.clone();
         if let Some((payment, _)) = &effects.payment {
             intent.link_payment(payment.id().clone());
@@ -501,8 +512,6 @@ impl PaymentIntentService {
         }
         repositories.payment_intents().update(&intent, before.intent.version())?;
         let after = PaymentIntentView { intent, latest_payment, customer: before.customer.clone() };
-        let log = self.event_log(scope, now);
-        let paid = became_paid(before.intent.status(), after.intent.status());
         let presented = (effects.intent_event.is_some() || paid).then(|| (self.present(&before), self.present(&after)));
         let presented_payment =
             effects.payment.as_ref().map(|(payment, _)| self.presenter.payment(payment, after.customer.as_ref()));
@@ -521,7 +530,7 @@ impl PaymentIntentService {
         if let Some((event_type, new, old)) = &owner_event {
             events.push((*event_type, new, Some(old)));
         }
-        log.append_all(repositories, &events)?;
+        log.append_all_to(repositories, &webhooks, &events)?;
         Ok(after)
     }
 

@@ -7,8 +7,8 @@
 use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt, IdempotencyRecord,
-    IdempotencyState, UnitOfWork, WebhookFilter,
+    in_batched_writes, in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt,
+    IdempotencyRecord, IdempotencyState, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -76,6 +76,7 @@ macro_rules! repository_contract {
             idempotency_keys_record_and_replay_per_api_key,
             payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             payments_and_refunds_round_trip_with_versioned_updates,
+            batched_writes_are_all_or_nothing,
             setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             saved_payment_methods_are_listed_per_customer_and_deleted,
             customer_sessions_round_trip_in_their_scope,
@@ -378,6 +379,48 @@ fn verified_card() -> VerifiedCard {
         billing: None,
         processor_reference: "approve".into(),
     }
+}
+
+/// A batch of writes (a payment, its intent's versioned update, two events, a delivery) is stored
+/// whole; with a stale version, the conflict undoes the writes before it and after it. (The stale
+/// batch's payment is a failed one: a second paid payment of the intent would be refused by its own
+/// unique index, which would hide a missing version check.)
+pub fn batched_writes_are_all_or_nothing(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
+    write(store, |r| r.webhooks().insert(&hook));
+    let mut intent = new_intent(&scope, 1);
+    write(store, |r| r.payment_intents().insert(&intent));
+    let batch = |n: u32, payment: &Payment, intent: &PaymentIntent, version: i64| {
+        let events = [event(&scope, 2 * n, 1), event(&scope, 2 * n + 1, 0)];
+        let delivery = Delivery::new(DeliveryId::from_random(&format!("d{n}")), &hook, events[0].id.clone(), at(5));
+        let outcome = in_batched_writes(store, |r| {
+            r.webhooks().enabled(&scope)?;
+            r.payments().insert(payment)?;
+            r.payment_intents().update(intent, version)?;
+            r.events().append(&events)?;
+            Ok(r.deliveries().insert(std::slice::from_ref(&delivery))?)
+        });
+        (outcome, events)
+    };
+
+    let version = intent.version();
+    intent.record_attempt(gcash_attempt(1), AuthorizationOutcome::Approved, None, None, at(5)).unwrap();
+    let rate = FeeRate { basis_points: 230, fixed: 0 };
+    let paid = Payment::paid(PaymentId::from_random("pay1"), &intent, 10_000, gcash_attempt(1), rate, at(5));
+    let (stored, events) = batch(1, &paid, &intent, version);
+    stored.unwrap();
+    assert_eq!(read(store, |r| r.payment_intents().find(&scope, intent.id())), Some(intent.clone()));
+    assert_eq!(read(store, |r| r.payments().find(&scope, paid.id())), Some(paid));
+    assert_eq!(read(store, |r| r.events().find_many(&[events[0].id.clone(), events[1].id.clone()])).len(), 2);
+    assert_eq!(read(store, |r| r.deliveries().backlog()).pending, 1);
+
+    let failed = Payment::failed(PaymentId::from_random("pay2"), &intent, gcash_attempt(2), at(6));
+    let (stale, events) = batch(2, &failed, &intent, version);
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+    assert_eq!(read(store, |r| r.payments().find(&scope, failed.id())), None, "the write before it is undone");
+    assert!(read(store, |r| r.events().find_many(&[events[0].id.clone(), events[1].id.clone()])).is_empty());
+    assert_eq!(read(store, |r| r.deliveries().backlog()).pending, 1, "no delivery was added");
 }
 
 pub fn setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time(store: &dyn UnitOfWork) {

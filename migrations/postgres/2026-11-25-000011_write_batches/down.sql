@@ -1,0 +1,1 @@
+DROP FUNCTION expect_one_row(bigint);
