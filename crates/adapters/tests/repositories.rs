@@ -20,35 +20,32 @@ use payments_domain::webhook::Delivery;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// One `#[test]` per named check of this file, each calling the check with `$backend`.
+macro_rules! checks_on {
+    ($backend:ident: $($check:ident),* $(,)?) => {$(
+        #[test]
+        fn $check() {
+            super::$check(payments_adapters::db::Backend::$backend);
+        }
+    )*};
+}
+
+/// The checks that run on both backends.
+macro_rules! checks_on_both_backends {
+    ($backend:ident) => {
+        checks_on!($backend:
+            concurrent_writers_all_commit,
+            commits_wake_the_workers_for_what_they_queued,
+            a_single_write_runs_one_write_statement,
+            a_read_runs_no_write_statement,
+            a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait,
+        );
+    };
+}
+
 mod sqlite {
     payments_application::repository_contract!(super::contract_store(payments_adapters::db::Backend::Sqlite));
-
-    #[test]
-    fn concurrent_writers_all_commit() {
-        super::concurrent_writers_all_commit(payments_adapters::db::Backend::Sqlite);
-    }
-
-    #[test]
-    fn commits_wake_the_workers_for_what_they_queued() {
-        super::commits_wake_the_workers_for_what_they_queued(payments_adapters::db::Backend::Sqlite);
-    }
-
-    #[test]
-    fn a_single_write_runs_one_write_statement() {
-        super::a_single_write_runs_one_write_statement(payments_adapters::db::Backend::Sqlite);
-    }
-
-    #[test]
-    fn a_read_runs_no_write_statement() {
-        super::a_read_runs_no_write_statement(payments_adapters::db::Backend::Sqlite);
-    }
-
-    #[test]
-    fn a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait() {
-        super::a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait(
-            payments_adapters::db::Backend::Sqlite,
-        );
-    }
+    checks_on_both_backends!(Sqlite);
 
     #[test]
     fn checkpoints_copy_the_log_into_the_database_file() {
@@ -68,33 +65,7 @@ mod sqlite {
 
 mod postgres {
     payments_application::repository_contract!(super::contract_store(payments_adapters::db::Backend::Postgres));
-
-    #[test]
-    fn concurrent_writers_all_commit() {
-        super::concurrent_writers_all_commit(payments_adapters::db::Backend::Postgres);
-    }
-
-    #[test]
-    fn commits_wake_the_workers_for_what_they_queued() {
-        super::commits_wake_the_workers_for_what_they_queued(payments_adapters::db::Backend::Postgres);
-    }
-
-    #[test]
-    fn a_single_write_runs_one_write_statement() {
-        super::a_single_write_runs_one_write_statement(payments_adapters::db::Backend::Postgres);
-    }
-
-    #[test]
-    fn a_read_runs_no_write_statement() {
-        super::a_read_runs_no_write_statement(payments_adapters::db::Backend::Postgres);
-    }
-
-    #[test]
-    fn a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait() {
-        super::a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait(
-            payments_adapters::db::Backend::Postgres,
-        );
-    }
+    checks_on_both_backends!(Postgres);
 
     #[test]
     fn there_is_no_log_to_checkpoint() {

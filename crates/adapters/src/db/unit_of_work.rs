@@ -243,8 +243,9 @@ impl DieselUnitOfWork {
             None => {
                 let mut pooled = self.pool.get().map_err(pool_error)?;
                 let outcome = match (writes, &pooled.connection) {
-                    (Writes::One, _) => run_alone(&mut pooled.connection, work, writes),
-                    (Writes::Batched, AnyConnection::Postgresql(_)) => run_alone(&mut pooled.connection, work, writes),
+                    (Writes::One, _) | (Writes::Batched, AnyConnection::Postgresql(_)) => {
+                        run_alone(&mut pooled.connection, work, writes)
+                    }
                     _ => run_transaction(&mut pooled.connection, work, writes),
                 };
                 mark_if_unavailable(&mut pooled, &outcome);
