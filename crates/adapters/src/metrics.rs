@@ -9,7 +9,7 @@
 use crate::db::Pool;
 use payments_application::ports::DeliveryBacklog;
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::AttemptOutcome;
+use payments_domain::webhook_delivery::AttemptOutcome;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -74,6 +74,15 @@ struct JobLabels {
 
 type RequestFamily = Family<RequestLabels, Histogram, fn() -> Histogram>;
 type JobFamily = Family<JobLabels, Histogram, fn() -> Histogram>;
+
+/// Connections the HTTP server closed on a protocol error (malformed HTTP, a request cut short).
+/// Counted for the whole process, whose log subscriber sees them, and shown by every instance's
+/// metrics.
+#[must_use]
+pub fn connection_errors() -> &'static Counter {
+    static CONNECTION_ERRORS: std::sync::LazyLock<Counter> = std::sync::LazyLock::new(Counter::default);
+    &CONNECTION_ERRORS
+}
 
 /// Every metric of one instance, and the registry that renders them.
 pub struct Metrics {
@@ -167,6 +176,11 @@ impl Metrics {
             "idempotent_replays",
             "Requests answered with the stored response of an earlier request with the same Idempotency-Key",
             idempotent_replays.clone(),
+        );
+        registry.register(
+            "http_connection_errors",
+            "Connections closed on a protocol error, such as malformed HTTP or a request cut short (logged at debug)",
+            connection_errors().clone(),
         );
         Self {
             registry,

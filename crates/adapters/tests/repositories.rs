@@ -16,7 +16,7 @@ use payments_application::{ApplicationError, Scope};
 use payments_domain::event::EventType;
 use payments_domain::ids::DeliveryId;
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::Delivery;
+use payments_domain::webhook_delivery::Delivery;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

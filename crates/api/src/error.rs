@@ -107,6 +107,17 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, "parameter_invalid", detail)
     }
 
+    /// 400 for a cross-origin request the CORS rules refuse (a preflight for a method a public key
+    /// may not use on that path).
+    #[must_use]
+    pub fn cross_origin_refused(reason: &str) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "parameter_invalid",
+            format!("This cross-origin request is refused: {reason}."),
+        )
+    }
+
     /// 400 when the body stream breaks off.
     #[must_use]
     pub fn unreadable_body() -> Self {

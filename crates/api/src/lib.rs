@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod cli;
+mod cors;
 pub mod decode;
 pub mod error;
 pub mod idempotency;

@@ -1,7 +1,10 @@
-//! Rate limits: a GCRA token bucket (governor) per API key, and per client address for the hosted
-//! pages and requests without a key. A key gets its own bucket once it has been accepted; until
-//! then its requests count against their address, so a flood of made-up keys is limited like any
-//! other request from that address. Over the limit a request is answered `429 rate_limit_exceeded`
+//! Rate limits: a GCRA token bucket (governor) per secret API key, and per client address for
+//! everything else: the hosted pages, requests without a key, and requests with a public key. A
+//! secret key gets its own bucket once the service has authenticated it; until then its requests
+//! count against their address, so a flood of made-up keys is limited like any other request from
+//! that address. A public key never gets a bucket of its own: it is printed in every checkout page,
+//! so a bucket per public key would let any visitor use up the limit of the merchant's other
+//! customers; each visitor's address has its own bucket instead. Over the limit a request is answered `429 rate_limit_exceeded`
 //! with `Retry-After`; every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and
 //! `RateLimit-Reset` (seconds until the bucket is full again). The buckets live in the instance:
 //! with several instances behind a load balancer, each enforces its own.
@@ -11,12 +14,13 @@ use crate::settings::RateLimitSettings;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderName, HeaderValue};
-use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
-use actix_web::web;
+use actix_web::{web, HttpMessage};
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::{Quota, RateLimiter};
+use payments_application::Caller;
+use payments_domain::account::KeyKind;
 use std::collections::HashSet;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -60,7 +64,7 @@ pub struct RateLimits {
     per_key: Limit,
     per_address: Limit,
     checks: AtomicU64,
-    /// Keys the service has accepted (an answer other than 401), which get buckets of their own.
+    /// Secret keys the service has authenticated, which get buckets of their own.
     accepted_keys: RwLock<HashSet<String>>,
 }
 
@@ -137,6 +141,12 @@ fn presented_key(request: &ServiceRequest) -> Option<String> {
     crate::auth::presented_key(request.request()).ok().filter(|key| key.len() <= LONGEST_KEY)
 }
 
+/// Whether the request of `response` was authenticated with a secret key (an answer other than 401
+/// is not enough: a made-up key gets one from a path that never authenticates, such as `/docs`).
+fn authenticated_secret_key(response: &ServiceResponse<BoxBody>) -> bool {
+    response.request().extensions().get::<Caller>().is_some_and(|caller| caller.key_kind == KeyKind::Secret)
+}
+
 /// A wait in whole seconds, rounded up.
 fn whole_seconds(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
@@ -161,7 +171,7 @@ pub async fn rate_limit(
     let decision = limits.check(&request, key.as_ref());
     let mut response = if decision.allowed {
         let response = next.call(request).await?.map_into_boxed_body();
-        if let Some(key) = key.filter(|_| !decision.key_accepted && response.status() != StatusCode::UNAUTHORIZED) {
+        if let Some(key) = key.filter(|_| !decision.key_accepted && authenticated_secret_key(&response)) {
             limits.accept(key);
         }
         response

@@ -44,8 +44,9 @@ pub fn without_secret_keys(text: &str) -> String {
     cleaned
 }
 
-/// `text` with every run of 12 or more digits (spaces, dashes or `%20` between them allowed)
-/// replaced, so a card number sent in the wrong place is not echoed in an error or a log line.
+/// `text` with every run of digits that may be a card number (spaces, dashes or `%20` between them
+/// allowed) replaced, so a card number sent in the wrong place is not echoed in an error or a log
+/// line, while the service's own limits in its messages stay readable.
 #[must_use]
 pub fn without_card_numbers(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
@@ -80,7 +81,8 @@ pub fn without_card_numbers(text: &str) -> String {
             }
             end += separator;
         }
-        if digits >= CARD_NUMBER_DIGITS {
+        let run: Vec<u32> = chars[start..=last_digit].iter().filter_map(|c| c.to_digit(10)).collect();
+        if digits >= CARD_NUMBER_DIGITS && looks_like_a_card_number(&run) {
             cleaned.push_str("[card number removed]");
         } else {
             cleaned.extend(&chars[start..=last_digit]);
@@ -88,6 +90,29 @@ pub fn without_card_numbers(text: &str) -> String {
         start = last_digit + 1;
     }
     cleaned
+}
+
+/// Card numbers have 12 to 19 digits and pass the Luhn check; the service's own limits that show in
+/// its messages (amounts, sequence numbers, times) are at most 19 digits and fail it. A longer run
+/// may hold several numbers written together, so it is taken for card numbers whatever it is.
+fn looks_like_a_card_number(digits: &[u32]) -> bool {
+    digits.len() > 19 || (CARD_NUMBER_DIGITS..=19).contains(&digits.len()) && passes_luhn(digits)
+}
+
+/// The Luhn check of card numbers: every second digit from the right doubled (less 9 above 9), the
+/// sum a multiple of ten.
+fn passes_luhn(digits: &[u32]) -> bool {
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(position, &digit)| match (position % 2, digit * 2) {
+            (0, _) => digit,
+            (_, doubled) if doubled > 9 => doubled - 9,
+            (_, doubled) => doubled,
+        })
+        .sum();
+    sum.is_multiple_of(10)
 }
 
 #[cfg(test)]
@@ -125,8 +150,23 @@ mod tests {
             ("amount 12345678901 and 2026", "amount 12345678901 and 2026"),
             ("a 1 2 3 b", "a 1 2 3 b"),
             ("trailing 12 ", "trailing 12 "),
+            ("5425233430109903 and 4000000000003220", "[card number removed] and [card number removed]"),
+            ("4242424242424242 4242424242424242", "[card number removed]"),
+            ("4242424242424242424242424242", "[card number removed]"),
         ] {
             assert_eq!(without_card_numbers(text), expected);
         }
+    }
+
+    #[test]
+    fn the_services_own_limits_are_never_taken_for_card_numbers() {
+        for limit in
+            [999_999_999_999_i64, 5_999_999_999, 253_402_300_799, i64::MAX, i64::from(i32::MAX), i64::from(u32::MAX)]
+        {
+            let message = format!("The parameter must be at most {limit}.");
+            assert_eq!(without_card_numbers(&message), message);
+        }
+        assert!(!passes_luhn(&[4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 3]));
+        assert!(passes_luhn(&[4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2]));
     }
 }

@@ -66,7 +66,12 @@ pub struct WebhookSettings {
     pub retry_cap_ms: i64,
     pub jitter: f64,
     pub give_up_after_seconds: i64,
+    /// Deliveries in flight at once, in all.
     pub concurrency: usize,
+    /// Deliveries in flight at once to one webhook's endpoint.
+    pub per_endpoint_concurrency: usize,
+    /// Deliveries in flight at once for one account.
+    pub per_account_concurrency: usize,
     pub lease_seconds: u64,
     pub poll_interval_ms: u64,
     /// Whether test-mode webhooks may target loopback and private addresses.
@@ -256,8 +261,18 @@ impl Settings {
         if !(0.0..=1.0).contains(&hooks.jitter) {
             problems.push("webhooks.jitter: must be from 0 to 1".to_owned());
         }
-        if !(1..=1_000).contains(&hooks.concurrency) || hooks.lease_seconds < 1 || hooks.poll_interval_ms < 1 {
-            problems.push("webhooks: concurrency 1 to 1000, lease_seconds and poll_interval_ms positive".to_owned());
+        if !(1..=1_000).contains(&hooks.concurrency) || hooks.poll_interval_ms < 1 {
+            problems.push("webhooks: concurrency 1 to 1000, poll_interval_ms positive".to_owned());
+        }
+        if !(1..=hooks.concurrency).contains(&hooks.per_endpoint_concurrency)
+            || !(1..=hooks.concurrency).contains(&hooks.per_account_concurrency)
+        {
+            problems.push(
+                "webhooks: per_endpoint_concurrency and per_account_concurrency from 1 to concurrency".to_owned(),
+            );
+        }
+        if hooks.lease_seconds <= hooks.timeout_seconds {
+            problems.push("webhooks.lease_seconds: must be longer than timeout_seconds".to_owned());
         }
         let limits = &self.rate_limit;
         if [limits.per_key_per_second, limits.per_key_burst, limits.per_address_per_second, limits.per_address_burst]

@@ -30,7 +30,8 @@ use payments_application::services::{
     WebhookService,
 };
 use payments_application::ApplicationError;
-use payments_domain::webhook::RetrySchedule;
+use payments_domain::retry::RetrySchedule;
+use payments_domain::webhook_delivery::DeliveryLimits;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
@@ -217,10 +218,13 @@ impl Services {
         let sender =
             HttpWebhookSender::new(Duration::from_secs(hooks.timeout_seconds), hooks.allow_private_targets_in_test)?;
         let settings = WorkerSettings {
-            concurrency: hooks.concurrency,
+            limits: DeliveryLimits {
+                total: hooks.concurrency,
+                per_endpoint: hooks.per_endpoint_concurrency,
+                per_account: hooks.per_account_concurrency,
+            },
             lease: Duration::from_secs(hooks.lease_seconds),
             poll_interval: Duration::from_millis(hooks.poll_interval_ms),
-            batch: u32::try_from(hooks.concurrency * 4).unwrap_or(128),
         };
         let owner = format!("{}-{}", std::process::id(), RandomIds.alphanumeric(8));
         Ok(DeliveryWorker::new(

@@ -12,8 +12,12 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::HttpMessage;
 use tracing::Span;
+use tracing::{Level, Subscriber};
 use tracing_actix_web::{RequestId, RootSpanBuilder};
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
 /// The response header that carries the request id of the log lines.
@@ -25,19 +29,46 @@ pub fn init(settings: &LogSettings) {
     init_with_writer(settings, std::io::stderr);
 }
 
+/// Where actix-web's HTTP/1 connection handling logs a connection it closed on an error: at
+/// `ERROR`, for anything from malformed HTTP sent by anyone to a client that went away.
+const CONNECTION_ERRORS_TARGET: &str = "actix_http::h1::dispatcher";
+
 /// Installs the global subscriber writing to `writer` (tests capture logs this way).
 pub fn init_with_writer<W>(settings: &LogSettings, writer: W)
 where
     W: for<'writer> MakeWriter<'writer> + Send + Sync + 'static,
 {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&settings.level));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
-    let installed = match settings.format {
-        LogFormat::Json => builder.json().try_init(),
-        LogFormat::Pretty => builder.try_init(),
+    // The connection errors are counted (`payments_http_connection_errors_total`) and logged at
+    // debug instead: unauthenticated and unlimited, they would let anyone fill the log with ERROR.
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new(&settings.level))
+        .add_directive(format!("{CONNECTION_ERRORS_TARGET}=off").parse().expect("a valid directive"));
+    let fmt = tracing_subscriber::fmt::layer().with_writer(writer);
+    let output = match settings.format {
+        LogFormat::Json => fmt.json().with_filter(filter).boxed(),
+        LogFormat::Pretty => fmt.with_filter(filter).boxed(),
     };
+    let connection_errors =
+        ConnectionErrors.with_filter(Targets::new().with_target(CONNECTION_ERRORS_TARGET, Level::ERROR));
+    let installed = tracing_subscriber::registry().with(output).with(connection_errors).try_init();
     // A second init (tests start several applications in one process) keeps the first subscriber.
     drop(installed);
+}
+
+/// Counts the connections actix-web closed on an error, and logs each at debug.
+struct ConnectionErrors;
+
+impl<S: Subscriber> Layer<S> for ConnectionErrors {
+    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+        payments_adapters::metrics::connection_errors().inc();
+        let mut message = String::new();
+        event.record(&mut |field: &tracing::field::Field, value: &dyn std::fmt::Debug| {
+            if field.name() == "message" {
+                message = format!("{value:?}");
+            }
+        });
+        tracing::debug!(error = %message, "a connection was closed on a protocol error");
+    }
 }
 
 /// The root span of a request.

@@ -120,8 +120,26 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
     }
     assert!(!contains_number(&stored, cvc), "the CVC is stored in the database");
 
+    // Malformed HTTP from anyone: counted, logged at debug, never an ERROR line per request.
+    let port = app.address.rsplit(':').next().unwrap().to_owned();
+    for _ in 0..20 {
+        let mut stream = tokio::net::TcpStream::connect(format!("127.0.0.1:{port}")).await.unwrap();
+        tokio::io::AsyncWriteExt::write_all(&mut stream, b"GARBAGE\r\n\r\n").await.unwrap();
+        let mut answer = Vec::new();
+        let _ = tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut answer).await;
+    }
+    let metrics = reqwest::get(format!("{}/metrics", app.address)).await.unwrap().text().await.unwrap();
+    let counted: u64 = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("payments_http_connection_errors_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no connection error counter in {metrics}"));
+    assert!(counted >= 20, "{counted} connection errors counted");
+
     let logs = String::from_utf8(captured.0.lock().unwrap_or_else(PoisonError::into_inner).clone()).unwrap();
     assert!(logs.contains("request completed") && logs.contains("request_id"), "requests are logged: {logs}");
+    assert!(!logs.contains(r#""level":"ERROR""#), "nothing here is an error of the service:\n{logs}");
+    assert!(logs.contains("a connection was closed on a protocol error"), "logged at debug");
     for secret in [
         app.keys.secret_test.as_str(),
         app.keys.public_test.as_str(),

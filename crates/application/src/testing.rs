@@ -23,7 +23,9 @@ use crate::ports::{
     CheckoutSessionRepository, CustomerSessionRepository, PaymentMethodRepository, SetupIntentRepository, Verification,
     VerificationRequest,
 };
-use crate::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, UrlGuard, WebhookFilter, WebhookRepository};
+use crate::ports::{
+    DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, UrlGuard, WebhookFilter, WebhookRepository,
+};
 use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, CustomerService, EventService, IdempotencyService, PaymentIntentService, PaymentIntentSettings,
@@ -49,10 +51,11 @@ use payments_domain::payment_intent::{AuthorizationOutcome, PaymentIntent, Payme
 use payments_domain::payment_method::PaymentMethod;
 use payments_domain::payment_method::{Funding, QrphSummary};
 use payments_domain::refund::Refund;
+use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::{SetupIntent, SetupIntentStatus};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::RetrySchedule;
-use payments_domain::webhook::{Delivery, DeliveryMove, DeliveryStatus, Webhook, WebhookStatus};
+use payments_domain::webhook::{DeliveryMove, DeliveryStatus, Webhook, WebhookStatus};
+use payments_domain::webhook_delivery::{Delivery, EndpointHealth};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -77,6 +80,8 @@ struct State {
     customer_sessions: Vec<CustomerSession>,
     events: Vec<Event>,
     webhooks: Vec<Webhook>,
+    /// How each webhook's endpoint has been answering, when it was ever recorded.
+    endpoint_health: HashMap<WebhookId, EndpointHealth>,
     /// Deliveries with their lease holder.
     deliveries: Vec<LeasedDelivery>,
     attempts: Vec<DeliveryAttempt>,
@@ -428,18 +433,12 @@ impl EventRepository for State {
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
-        Ok(self.events.iter().find(|e| &e.id == id && in_scope_of(&e.account_id, e.livemode, scope)).cloned())
+        let found = self.events.iter().find(|e| &e.id == id && in_scope_of(&e.account_id, e.livemode, scope));
+        Ok(found.map(|event| self.with_pending_webhooks(event)))
     }
 
     fn find_many(&mut self, ids: &[EventId]) -> Result<Vec<Event>, StoreError> {
-        Ok(self.events.iter().filter(|e| ids.contains(&e.id)).cloned().collect())
-    }
-
-    fn add_pending_webhooks(&mut self, ids: &[EventId], delta: i64) -> Result<(), StoreError> {
-        for event in self.events.iter_mut().filter(|e| ids.contains(&e.id)) {
-            event.pending_webhooks += delta;
-        }
-        Ok(())
+        Ok(self.events.iter().filter(|e| ids.contains(&e.id)).map(|event| self.with_pending_webhooks(event)).collect())
     }
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
@@ -447,16 +446,25 @@ impl EventRepository for State {
             self.events.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope)).collect();
         let position = |id: &str| visible.iter().position(|e| e.id.as_str() == id).ok_or(StoreError::UnknownCursor);
         let overfetch = page.limit() as usize + 1;
+        let live = |e: &&Event| self.with_pending_webhooks(e);
         let rows: Vec<Event> = match page.cursor() {
-            None => visible.iter().rev().take(overfetch).map(|e| (*e).clone()).collect(),
-            Some(Cursor::After(id)) => {
-                visible[..position(id)?].iter().rev().take(overfetch).map(|e| (*e).clone()).collect()
-            }
-            Some(Cursor::Before(id)) => {
-                visible[position(id)? + 1..].iter().take(overfetch).map(|e| (*e).clone()).collect()
-            }
+            None => visible.iter().rev().take(overfetch).map(live).collect(),
+            Some(Cursor::After(id)) => visible[..position(id)?].iter().rev().take(overfetch).map(live).collect(),
+            Some(Cursor::Before(id)) => visible[position(id)? + 1..].iter().take(overfetch).map(live).collect(),
         };
         Ok(Page::from_overfetched(rows, page))
+    }
+}
+
+impl State {
+    /// `event` with the number of its deliveries outstanding now.
+    fn with_pending_webhooks(&self, event: &Event) -> Event {
+        let outstanding = self
+            .deliveries
+            .iter()
+            .filter(|d| d.delivery.event_id() == &event.id && d.delivery.status().is_outstanding())
+            .count();
+        Event { pending_webhooks: i64::try_from(outstanding).unwrap_or(i64::MAX), ..event.clone() }
     }
 }
 
@@ -476,6 +484,7 @@ impl WebhookRepository for State {
 
     fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
         self.webhooks.retain(|w| w.id() != webhook.id());
+        self.endpoint_health.remove(webhook.id());
         Ok(())
     }
 
@@ -503,6 +512,22 @@ impl WebhookRepository for State {
             .cloned()
             .collect())
     }
+
+    fn endpoints(&mut self, ids: &[WebhookId]) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
+        Ok(self
+            .webhooks
+            .iter()
+            .filter(|w| ids.contains(w.id()))
+            .map(|w| (w.clone(), self.endpoint_health.get(w.id()).copied().unwrap_or(EndpointHealth::ANSWERING)))
+            .collect())
+    }
+
+    fn set_health(&mut self, id: &WebhookId, health: &EndpointHealth) -> Result<(), StoreError> {
+        if self.webhooks.iter().any(|w| w.id() == id) {
+            self.endpoint_health.insert(id.clone(), *health);
+        }
+        Ok(())
+    }
 }
 
 /// A delivery in the fake store, with the lease a worker holds on it.
@@ -524,7 +549,7 @@ impl DeliveryRepository for State {
         Ok(())
     }
 
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError> {
+    fn due(&mut self, now: Timestamp, limit: u32, pass_over: &PassOver) -> Result<Vec<Delivery>, StoreError> {
         let mut due: Vec<&LeasedDelivery> = self
             .deliveries
             .iter()
@@ -532,6 +557,8 @@ impl DeliveryRepository for State {
                 d.delivery.status() == DeliveryStatus::Pending
                     && d.delivery.next_attempt_at() <= now
                     && d.lease_until <= now
+                    && !pass_over.webhooks.contains(d.delivery.webhook_id())
+                    && !pass_over.accounts.contains(d.delivery.account_id())
             })
             .collect();
         due.sort_by_key(|d| d.delivery.next_attempt_at());
@@ -559,7 +586,11 @@ impl DeliveryRepository for State {
     }
 
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
-        let held = |d: &&mut LeasedDelivery| d.delivery.id() == delivery.id() && d.owner.as_deref() == Some(owner);
+        let held = |d: &&mut LeasedDelivery| {
+            d.delivery.id() == delivery.id()
+                && d.owner.as_deref() == Some(owner)
+                && d.delivery.status() == DeliveryStatus::Pending
+        };
         match self.deliveries.iter_mut().find(held) {
             Some(leased) => {
                 *leased = LeasedDelivery {
@@ -573,13 +604,22 @@ impl DeliveryRepository for State {
         }
     }
 
-    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<Vec<Delivery>, StoreError> {
-        Ok(self
-            .deliveries
-            .iter_mut()
-            .filter(|d| d.delivery.webhook_id() == webhook_id)
-            .filter_map(|d| d.delivery.apply(change).then(|| d.delivery.clone()))
-            .collect())
+    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<u64, StoreError> {
+        let mut moved = 0;
+        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
+            moved += u64::from(leased.delivery.apply(change));
+        }
+        Ok(moved)
+    }
+
+    fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        let mut moved = 0;
+        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
+            if leased.lease_until <= now {
+                moved += u64::from(leased.delivery.postpone(until));
+            }
+        }
+        Ok(moved)
     }
 
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {

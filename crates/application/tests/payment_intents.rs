@@ -29,7 +29,9 @@ fn new_intent(capture_type: CaptureType) -> NewPaymentIntent {
         description: Some(Description::new("Order 1".into()).unwrap()),
         metadata: None,
         customer_id: None,
-        return_url: Some("https://shop.example/return".into()),
+        return_url: Some(
+            payments_domain::redirect_url::RedirectUrl::new("https://shop.example/return".into()).unwrap(),
+        ),
         card_options: CardOptions { capture_type, ..CardOptions::default() },
     }
 }

@@ -14,6 +14,7 @@ use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_intent::CardOptions;
 use crate::payment_method::PaymentMethodType;
+use crate::redirect_url::RedirectUrl;
 use crate::statement_descriptor::StatementDescriptor;
 use crate::time::Timestamp;
 use crate::validation::{ErrorCode, Invalid};
@@ -262,8 +263,8 @@ pub struct NewCheckoutSession<Item = LineItem> {
     pub line_items: Vec<Item>,
     pub amount: Amount,
     pub currency: Currency,
-    pub success_url: String,
-    pub cancel_url: String,
+    pub success_url: RedirectUrl,
+    pub cancel_url: RedirectUrl,
     pub payment_methods: Vec<PaymentMethodType>,
     pub card_options: CardOptions,
     pub customer_reference_id: Option<String>,
@@ -502,7 +503,7 @@ impl CheckoutSession {
     /// `success_url` with Stripe's `{CHECKOUT_SESSION_ID}` placeholder replaced by this session's id.
     #[must_use]
     pub fn success_url(&self) -> String {
-        self.details.success_url.replace("{CHECKOUT_SESSION_ID}", self.id.as_str())
+        self.details.success_url.as_str().replace("{CHECKOUT_SESSION_ID}", self.id.as_str())
     }
 
     #[must_use]
@@ -556,8 +557,8 @@ mod tests {
             line_items: vec![item(5_000, 1)],
             amount: Amount::new(5_000).unwrap(),
             currency: Currency::Php,
-            success_url: "https://s.example/ok?cs={CHECKOUT_SESSION_ID}".into(),
-            cancel_url: "https://s.example/no".into(),
+            success_url: RedirectUrl::new("https://s.example/ok?cs={CHECKOUT_SESSION_ID}".into()).unwrap(),
+            cancel_url: RedirectUrl::new("https://s.example/no".into()).unwrap(),
             payment_methods: vec![PaymentMethodType::Card],
             card_options: CardOptions::default(),
             customer_reference_id: None,

@@ -180,7 +180,9 @@ impl CustomerName {
     }
 }
 
-/// An e-mail address in the syntax of RFC 5322, at most 254 characters.
+/// A bare e-mail address (an RFC 5322 `addr-spec`, `juan@example.com`), at most 254 characters.
+/// Display names (`Juan <juan@example.com>`), lists, domain literals, spaces and control
+/// characters are refused: the address goes into a message's `To` header as given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Email(String);
 
@@ -188,13 +190,17 @@ impl Email {
     pub const MAX_LENGTH: usize = 254;
 
     /// # Errors
-    /// `parameter_invalid` for anything that is not an e-mail address.
+    /// `parameter_invalid` for anything that is not a bare e-mail address.
     pub fn new(address: String) -> Result<Self, Invalid> {
+        let bare = email_address::Options::default().without_display_text().without_domain_literal();
         let valid = address.len() <= Self::MAX_LENGTH
             && address.contains('@')
-            && email_address::EmailAddress::is_valid(&address);
+            && !address.chars().any(|c| c.is_control() || c.is_whitespace() || matches!(c, '<' | '>' | ',' | ';'))
+            && email_address::EmailAddress::parse_with_options(&address, bare).is_ok();
         if !valid {
-            return Err(Invalid::value(format!("{address} is not a valid e-mail address.")));
+            return Err(Invalid::value(format!(
+                "{address} is not a valid e-mail address: give the address alone, such as juan@example.com."
+            )));
         }
         Ok(Self(address))
     }
@@ -442,9 +448,22 @@ mod tests {
         assert!(Email::new("a@b.co".into()).is_ok());
         assert_eq!(
             Email::new("not-an-email".into()).unwrap_err().detail,
-            "not-an-email is not a valid e-mail address."
+            "not-an-email is not a valid e-mail address: give the address alone, such as juan@example.com."
         );
-        assert_eq!(Email::new("a@".into()).unwrap_err().detail, "a@ is not a valid e-mail address.");
+        assert!(Email::new("a@".into()).unwrap_err().detail.starts_with("a@ is not a valid e-mail address"));
+        for not_bare in [
+            "Victim\r\nBcc: x@evil.example <juan@example.com>",
+            "Juan <juan@example.com>",
+            "juan@example.com, x@evil.example",
+            "juan@example.com;x@evil.example",
+            "juan@example.com\r\nBcc: x@evil.example",
+            "\"juan x\"@example.com",
+            "juan@[127.0.0.1]",
+            "juan @example.com",
+        ] {
+            assert!(Email::new(not_bare.into()).is_err(), "{not_bare:?}");
+        }
+        assert!(Email::new("juan.dela-cruz+shop@mail.example.ph".into()).is_ok());
         assert_eq!(CustomerName::new("   ".into()).unwrap_err().detail, "The name must be 1 to 255 characters long.");
         assert_eq!(
             CustomerName::new("x".repeat(256)).unwrap_err().detail,

@@ -10,8 +10,8 @@
 //! ```
 
 use crate::ids::{AccountId, BillingStatementId, MailMessageId};
+use crate::retry::RetrySchedule;
 use crate::time::Timestamp;
-use crate::webhook::RetrySchedule;
 
 /// Where an e-mail stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,8 +60,12 @@ pub enum MailOutcome {
     Sent,
     /// No mail server: the message stays in the outbox.
     Kept,
-    /// The server refused it or could not be reached; the reason is recorded.
+    /// The server could not be reached, or refused it for now; tried again later. The reason is
+    /// recorded.
     Failed(String),
+    /// The server refused it for good (a permanent SMTP reply, such as no such mailbox), or it
+    /// cannot be made into a message: never tried again. The reason is recorded.
+    Refused(String),
 }
 
 /// An e-mail in the outbox.
@@ -189,6 +193,10 @@ impl MailMessage {
                     self.next_attempt_at = now.plus_millis(schedule.delay_ms(self.attempts, random));
                 }
             }
+            MailOutcome::Refused(reason) => {
+                self.last_error = Some(reason.clone());
+                self.status = MailStatus::Failed;
+            }
         }
     }
 
@@ -293,6 +301,16 @@ mod tests {
         mail.record(&MailOutcome::Failed("refused".into()), &SCHEDULE, start.plus_seconds(60), 0.0);
         assert_eq!(mail.status(), MailStatus::Failed);
         assert!(!mail.claim(start, start), "a failed message is not sent again");
+    }
+
+    #[test]
+    fn a_permanent_refusal_fails_the_message_at_once() {
+        let start = Timestamp::from_unix_seconds(1_800_000_000);
+        let mut mail = message(start);
+        mail.record(&MailOutcome::Refused("550 Mailbox unavailable".into()), &SCHEDULE, start, 0.0);
+        assert_eq!((mail.status(), mail.attempts()), (MailStatus::Failed, 1));
+        assert_eq!(mail.last_error(), Some("550 Mailbox unavailable"));
+        assert!(!mail.claim(start.plus_seconds(3_600), start.plus_seconds(3_660)), "never tried again");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
+use crate::redirect_url::RedirectUrl;
 use crate::statement_descriptor::StatementDescriptor;
 use crate::time::Timestamp;
 use crate::validation::{ErrorCode, FieldError};
@@ -199,7 +200,7 @@ pub struct PaymentIntent {
     last_payment_error: Option<PaymentError>,
     latest_payment_id: Option<PaymentId>,
     metadata: Option<Metadata>,
-    return_url: Option<String>,
+    return_url: Option<RedirectUrl>,
     payment_method_id: Option<String>,
     card_options: CardOptions,
     capture_before_at: Option<Timestamp>,
@@ -236,7 +237,7 @@ pub struct StoredPaymentIntent {
     pub last_payment_error: Option<PaymentError>,
     pub latest_payment_id: Option<PaymentId>,
     pub metadata: Option<Metadata>,
-    pub return_url: Option<String>,
+    pub return_url: Option<RedirectUrl>,
     pub payment_method_id: Option<String>,
     pub card_options: CardOptions,
     pub capture_before_at: Option<Timestamp>,
@@ -391,7 +392,7 @@ impl PaymentIntent {
 
     #[must_use]
     pub fn return_url(&self) -> Option<&str> {
-        self.return_url.as_deref()
+        self.return_url.as_ref().map(RedirectUrl::as_str)
     }
 
     #[must_use]
@@ -491,7 +492,7 @@ pub struct NewPaymentIntent {
     pub description: Option<Description>,
     pub metadata: Option<Metadata>,
     pub customer_id: Option<CustomerId>,
-    pub return_url: Option<String>,
+    pub return_url: Option<RedirectUrl>,
     pub card_options: CardOptions,
 }
 
@@ -503,7 +504,7 @@ pub struct PaymentIntentChanges {
     pub statement_descriptor: Option<StatementDescriptor>,
     pub metadata: Option<Metadata>,
     pub customer_id: Option<CustomerId>,
-    pub return_url: Option<String>,
+    pub return_url: Option<RedirectUrl>,
 }
 
 impl PaymentIntent {
@@ -640,7 +641,7 @@ impl PaymentIntent {
         attempt: Attempt,
         outcome: AuthorizationOutcome,
         redirect: Option<(String, String)>,
-        return_url: Option<String>,
+        return_url: Option<RedirectUrl>,
         now: Timestamp,
     ) -> Result<AttemptResult, DomainError> {
         self.ensure_attachable(attempt.payment_method.method)?;

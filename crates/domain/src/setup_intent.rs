@@ -16,6 +16,7 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupInte
 use crate::metadata::Metadata;
 use crate::payment_intent::{AuthorizationOutcome, CardOptions, PaymentError, REDIRECT_SECONDS};
 use crate::payment_method::{PaymentMethod, PaymentMethodType, Usage, VerifiedCard};
+use crate::redirect_url::RedirectUrl;
 use crate::time::Timestamp;
 use crate::validation::FieldError;
 
@@ -60,7 +61,7 @@ pub struct NewSetupIntent {
     pub usage: Usage,
     pub description: Option<Description>,
     pub metadata: Option<Metadata>,
-    pub return_url: Option<String>,
+    pub return_url: Option<RedirectUrl>,
     pub card_options: CardOptions,
 }
 
@@ -98,7 +99,7 @@ pub struct SetupIntent {
     client_secret: ClientSecret,
     description: Option<Description>,
     metadata: Option<Metadata>,
-    return_url: Option<String>,
+    return_url: Option<RedirectUrl>,
     card_options: CardOptions,
     last_setup_error: Option<PaymentError>,
     /// The saved payment method, once the setup succeeded.
@@ -126,7 +127,7 @@ pub struct StoredSetupIntent {
     pub client_secret: ClientSecret,
     pub description: Option<Description>,
     pub metadata: Option<Metadata>,
-    pub return_url: Option<String>,
+    pub return_url: Option<RedirectUrl>,
     pub card_options: CardOptions,
     pub last_setup_error: Option<PaymentError>,
     pub payment_method_id: Option<PaymentMethodId>,
@@ -256,7 +257,7 @@ impl SetupIntent {
         pending: PendingSetup,
         outcome: AuthorizationOutcome,
         redirect: Option<(String, String)>,
-        return_url: Option<String>,
+        return_url: Option<RedirectUrl>,
         now: Timestamp,
     ) -> Result<SetupResult, DomainError> {
         self.ensure_attachable(PaymentMethodType::Card)?;
@@ -469,7 +470,7 @@ impl SetupIntent {
 
     #[must_use]
     pub fn return_url(&self) -> Option<&str> {
-        self.return_url.as_deref()
+        self.return_url.as_ref().map(RedirectUrl::as_str)
     }
 
     #[must_use]

@@ -1,19 +1,17 @@
-//! Webhooks: endpoints that receive signed events, and the deliveries that carry them there with
-//! retries.
+//! Webhooks: endpoints that receive signed events, and how a webhook's changes move its outstanding
+//! deliveries (the deliveries themselves are [`crate::webhook_delivery`]'s).
 //!
 //! ```text
 //! webhook:   enabled ──disable──► disabled ──enable──► enabled          (deleted: gone)
-//! delivery:  pending ──2xx──► delivered
-//!               │  └──failure──► pending (retry at a later time) ──…──► failed (retry window closed)
-//!               ├──webhook disabled──► paused ──webhook enabled──► pending (due at once)
-//!               └──webhook deleted──► canceled   (paused too)
+//! its deliveries: pending ──disabled──► paused ──enabled──► pending (due at once)
+//!                 pending, paused ──deleted──► canceled
 //! ```
 //!
-//! Fields are private: a webhook or a delivery changes only through these transitions.
+//! Fields are private: a webhook changes only through these transitions.
 
 use crate::description::Description;
 use crate::event::EventType;
-use crate::ids::{AccountId, DeliveryId, EventId, WebhookId};
+use crate::ids::{AccountId, WebhookId};
 use crate::limits::URL_LENGTH;
 use crate::time::Timestamp;
 use crate::validation::Invalid;
@@ -156,14 +154,6 @@ pub struct DeliveryMove {
     pub to: DeliveryStatus,
     /// When the moved deliveries are next due, if that changes.
     pub due_at: Option<Timestamp>,
-}
-
-impl DeliveryMove {
-    /// Whether the moved deliveries leave their events' count of pending webhooks.
-    #[must_use]
-    pub fn settles(self) -> bool {
-        self.from.is_outstanding() && !self.to.is_outstanding()
-    }
 }
 
 impl Webhook {
@@ -347,10 +337,11 @@ impl DeliveryStatus {
 
     #[must_use]
     pub fn parse(value: &str) -> Option<Self> {
-        [Self::Pending, Self::Paused, Self::Delivered, Self::Failed, Self::Canceled]
-            .into_iter()
-            .find(|status| status.as_str() == value)
+        Self::ALL.into_iter().find(|status| status.as_str() == value)
     }
+
+    /// Every status.
+    pub const ALL: [Self; 5] = [Self::Pending, Self::Paused, Self::Delivered, Self::Failed, Self::Canceled];
 
     /// Whether a delivery in this status still counts in its event's `pending_webhooks`.
     #[must_use]
@@ -362,234 +353,12 @@ impl DeliveryStatus {
     }
 }
 
-/// What one attempt to send a delivery came to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AttemptOutcome {
-    /// The receiver's HTTP status, if it answered.
-    pub status_code: Option<u16>,
-    /// Why there was no answer, or why the attempt was not made.
-    pub error: Option<String>,
-    pub duration_ms: i64,
-}
-
-impl AttemptOutcome {
-    /// A 2xx answer within the timeout.
-    #[must_use]
-    pub fn delivered(&self) -> bool {
-        self.error.is_none() && self.status_code.is_some_and(|code| (200..300).contains(&code))
-    }
-}
-
-/// What recording an attempt did to a delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeliveryStep {
-    Delivered,
-    /// Failed this time; tried again at this time.
-    RetryAt(Timestamp),
-    /// Failed, and the retry window is closed.
-    Failed,
-}
-
-impl DeliveryStep {
-    /// Whether the delivery left its event's count of pending webhooks.
-    #[must_use]
-    pub fn settles(self) -> bool {
-        match self {
-            Self::Delivered | Self::Failed => true,
-            Self::RetryAt(_) => false,
-        }
-    }
-}
-
-/// One event on its way to one webhook.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Delivery {
-    id: DeliveryId,
-    account_id: AccountId,
-    livemode: bool,
-    webhook_id: WebhookId,
-    event_id: EventId,
-    status: DeliveryStatus,
-    attempts: i64,
-    next_attempt_at: Timestamp,
-    created_at: Timestamp,
-}
-
-/// A delivery as a repository stores it, to restore it with [`Delivery::restore`].
-#[derive(Debug, Clone)]
-pub struct StoredDelivery {
-    pub id: DeliveryId,
-    pub account_id: AccountId,
-    pub livemode: bool,
-    pub webhook_id: WebhookId,
-    pub event_id: EventId,
-    pub status: DeliveryStatus,
-    pub attempts: i64,
-    pub next_attempt_at: Timestamp,
-    pub created_at: Timestamp,
-}
-
-impl Delivery {
-    /// A delivery of `event_id` to `webhook`: due at once, or paused while the webhook is disabled.
-    #[must_use]
-    pub fn new(id: DeliveryId, webhook: &Webhook, event_id: EventId, now: Timestamp) -> Self {
-        let status = match webhook.status {
-            WebhookStatus::Enabled => DeliveryStatus::Pending,
-            WebhookStatus::Disabled => DeliveryStatus::Paused,
-        };
-        Self {
-            id,
-            account_id: webhook.account_id.clone(),
-            livemode: webhook.livemode,
-            webhook_id: webhook.id.clone(),
-            event_id,
-            status,
-            attempts: 0,
-            next_attempt_at: now,
-            created_at: now,
-        }
-    }
-
-    /// A delivery read back from storage.
-    #[must_use]
-    pub fn restore(stored: StoredDelivery) -> Self {
-        let StoredDelivery {
-            id,
-            account_id,
-            livemode,
-            webhook_id,
-            event_id,
-            status,
-            attempts,
-            next_attempt_at,
-            created_at,
-        } = stored;
-        Self { id, account_id, livemode, webhook_id, event_id, status, attempts, next_attempt_at, created_at }
-    }
-
-    /// Records an attempt made at `now`: delivered on a 2xx, else retried after the schedule's delay
-    /// (`random` in `[0, 1)` draws the jitter) until the retry window closes, then failed.
-    pub fn record(
-        &mut self,
-        outcome: &AttemptOutcome,
-        schedule: &RetrySchedule,
-        now: Timestamp,
-        random: f64,
-    ) -> DeliveryStep {
-        self.attempts += 1;
-        let step = if outcome.delivered() {
-            DeliveryStep::Delivered
-        } else if schedule.gives_up(self.created_at, now) {
-            DeliveryStep::Failed
-        } else {
-            DeliveryStep::RetryAt(now.plus_millis(schedule.delay_ms(self.attempts, random)))
-        };
-        match step {
-            DeliveryStep::Delivered => self.status = DeliveryStatus::Delivered,
-            DeliveryStep::Failed => self.status = DeliveryStatus::Failed,
-            DeliveryStep::RetryAt(at) => self.next_attempt_at = at,
-        }
-        step
-    }
-
-    /// Moves this delivery as its webhook's change says, if it is in the status moved from; tells
-    /// whether it moved.
-    pub fn apply(&mut self, change: &DeliveryMove) -> bool {
-        if self.status != change.from {
-            return false;
-        }
-        self.status = change.to;
-        if let Some(due_at) = change.due_at {
-            self.next_attempt_at = due_at;
-        }
-        true
-    }
-
-    #[must_use]
-    pub fn id(&self) -> &DeliveryId {
-        &self.id
-    }
-
-    #[must_use]
-    pub fn account_id(&self) -> &AccountId {
-        &self.account_id
-    }
-
-    #[must_use]
-    pub fn livemode(&self) -> bool {
-        self.livemode
-    }
-
-    #[must_use]
-    pub fn webhook_id(&self) -> &WebhookId {
-        &self.webhook_id
-    }
-
-    #[must_use]
-    pub fn event_id(&self) -> &EventId {
-        &self.event_id
-    }
-
-    #[must_use]
-    pub fn status(&self) -> DeliveryStatus {
-        self.status
-    }
-
-    #[must_use]
-    pub fn attempts(&self) -> i64 {
-        self.attempts
-    }
-
-    #[must_use]
-    pub fn next_attempt_at(&self) -> Timestamp {
-        self.next_attempt_at
-    }
-
-    #[must_use]
-    pub fn created_at(&self) -> Timestamp {
-        self.created_at
-    }
-}
-
-/// The retry schedule: exponential backoff from `base_ms`, capped at `cap_ms`, with a share
-/// `jitter` (0 to 1) of each delay drawn at random ("full jitter" at 1), given up after
-/// `give_up_after_ms` from the delivery's creation.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RetrySchedule {
-    pub base_ms: i64,
-    pub cap_ms: i64,
-    pub jitter: f64,
-    pub give_up_after_ms: i64,
-}
-
-impl RetrySchedule {
-    /// The delay before attempt `attempts + 1`, after `attempts` failed ones; `random` is uniform in
-    /// `[0, 1)`.
-    #[must_use]
-    pub fn delay_ms(&self, attempts: i64, random: f64) -> i64 {
-        let exponent = u32::try_from(attempts.saturating_sub(1).clamp(0, 40)).unwrap_or(40);
-        let ceiling = self.base_ms.saturating_mul(1_i64 << exponent.min(40)).min(self.cap_ms);
-        #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-        let jittered = (ceiling as f64 * (1.0 - self.jitter * random.clamp(0.0, 1.0))) as i64;
-        jittered.max(1)
-    }
-
-    /// Whether a delivery created at `created_at` is past its retry window at `now`.
-    #[must_use]
-    pub fn gives_up(&self, created_at: Timestamp, now: Timestamp) -> bool {
-        now.millis_since(created_at) >= self.give_up_after_ms
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::validation::ErrorCode;
 
-    const SCHEDULE: RetrySchedule =
-        RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
-
-    fn webhook() -> Webhook {
+    pub(crate) fn webhook() -> Webhook {
         let new = NewWebhook {
             url: WebhookUrl::new("https://shop.example/hooks".into()).expect("a URL"),
             events: vec![EventType::PaymentPaid],
@@ -605,44 +374,6 @@ mod tests {
         )
     }
 
-    fn failure() -> AttemptOutcome {
-        AttemptOutcome { status_code: Some(503), error: None, duration_ms: 3 }
-    }
-
-    #[test]
-    fn retries_back_off_exponentially_up_to_the_cap() {
-        let delays: Vec<i64> = (1..=6).map(|attempts| SCHEDULE.delay_ms(attempts, 0.5)).collect();
-        assert_eq!(delays, vec![1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
-        let full_jitter = RetrySchedule { jitter: 1.0, ..SCHEDULE };
-        assert_eq!(full_jitter.delay_ms(3, 0.5), 2_000);
-        assert!(full_jitter.delay_ms(3, 0.99) >= 1);
-        let start = Timestamp::from_unix_seconds(0);
-        assert!(SCHEDULE.gives_up(start, start.plus_millis(60_000)));
-        assert!(!SCHEDULE.gives_up(start, start.plus_millis(59_999)));
-    }
-
-    #[test]
-    fn a_delivery_is_delivered_retried_or_failed_by_its_attempts() {
-        let webhook = webhook();
-        let start = Timestamp::from_unix_seconds(100);
-        let mut delivery = Delivery::new(DeliveryId::from_random("d"), &webhook, EventId::from_random("e"), start);
-        assert_eq!((delivery.status(), delivery.next_attempt_at()), (DeliveryStatus::Pending, start));
-        let step = delivery.record(&failure(), &SCHEDULE, start, 0.5);
-        assert_eq!(step, DeliveryStep::RetryAt(start.plus_millis(1_000)));
-        assert!(!step.settles());
-        assert_eq!((delivery.status(), delivery.attempts()), (DeliveryStatus::Pending, 1));
-        let late = start.plus_millis(60_000);
-        assert_eq!(delivery.record(&failure(), &SCHEDULE, late, 0.5), DeliveryStep::Failed);
-        assert_eq!(delivery.status(), DeliveryStatus::Failed);
-
-        let mut next = Delivery::new(DeliveryId::from_random("f"), &webhook, EventId::from_random("e"), start);
-        let ok = AttemptOutcome { status_code: Some(204), error: None, duration_ms: 1 };
-        assert!(next.record(&ok, &SCHEDULE, start, 0.5).settles());
-        assert_eq!(next.status(), DeliveryStatus::Delivered);
-        let timed_out = AttemptOutcome { status_code: Some(200), error: Some("timed out".into()), duration_ms: 1 };
-        assert!(!timed_out.delivered());
-    }
-
     #[test]
     fn enabling_disabling_and_deleting_move_outstanding_deliveries() {
         let mut webhook = webhook();
@@ -650,16 +381,14 @@ mod tests {
         let paused = webhook.disable(later);
         assert_eq!((webhook.status(), webhook.version()), (WebhookStatus::Disabled, 2));
         assert!(!webhook.receives(EventType::PaymentPaid));
-        assert_eq!(
-            (paused.from, paused.to, paused.settles()),
-            (DeliveryStatus::Pending, DeliveryStatus::Paused, false)
-        );
-        let delivery = Delivery::new(DeliveryId::from_random("d"), &webhook, EventId::from_random("e"), later);
-        assert_eq!(delivery.status(), DeliveryStatus::Paused, "a disabled webhook's delivery waits");
+        assert_eq!((paused.from, paused.to), (DeliveryStatus::Pending, DeliveryStatus::Paused));
         let resumed = webhook.enable(later);
         assert_eq!((resumed.to, resumed.due_at), (DeliveryStatus::Pending, Some(later)));
         assert!(webhook.receives(EventType::PaymentPaid) && !webhook.receives(EventType::RefundCreated));
-        assert!(webhook.deletion().iter().all(|change| change.to == DeliveryStatus::Canceled && change.settles()));
+        assert!(webhook
+            .deletion()
+            .iter()
+            .all(|change| change.to == DeliveryStatus::Canceled && change.from.is_outstanding()));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use payments_domain::checkout_session::{
 };
 use payments_domain::ids::{AccountId, CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, PaymentIntentId};
 use payments_domain::money::{Amount, Currency};
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -94,8 +95,8 @@ impl CheckoutSessionRow {
             line_items: to_json(&line_items)?,
             amount: details.amount.centavos(),
             currency: details.currency.code().to_owned(),
-            success_url: details.success_url.clone(),
-            cancel_url: details.cancel_url.clone(),
+            success_url: details.success_url.as_str().to_owned(),
+            cancel_url: details.cancel_url.as_str().to_owned(),
             payment_methods: to_json(&details.payment_methods)?,
             card_options: to_json(&details.card_options)?,
             customer_reference_id: details.customer_reference_id.clone(),
@@ -130,8 +131,8 @@ impl CheckoutSessionRow {
             line_items,
             amount: Amount::new(self.amount).map_err(invalid("checkout session amount"))?,
             currency: Currency::parse(&self.currency).map_err(invalid("currency"))?,
-            success_url: self.success_url,
-            cancel_url: self.cancel_url,
+            success_url: RedirectUrl::trusted(self.success_url),
+            cancel_url: RedirectUrl::trusted(self.cancel_url),
             payment_methods: from_json(&self.payment_methods)?,
             card_options: from_json(&self.card_options)?,
             customer_reference_id: self.customer_reference_id,

@@ -2,12 +2,14 @@
 
 use super::error::store_error;
 use super::json::{invalid, parse_id};
-use super::schema::events;
+use super::schema::{events, webhook_deliveries};
 use super::seq_in_scope;
 use super::unit_of_work::DbSession;
+use super::webhook_delivery::OUTSTANDING;
 use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
+use diesel::sql_types::Bool;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{EventRepository, StoreError};
 use payments_application::Scope;
@@ -22,10 +24,12 @@ struct EventRow {
     account_id: String,
     livemode: bool,
     event_type: String,
-    pending_webhooks: i64,
     created_at: i64,
     body: String,
 }
+
+/// An event row read with the number of its deliveries outstanding now.
+type CountedRow = (EventRow, Option<i64>);
 
 tenant_row!(EventRow);
 
@@ -36,23 +40,39 @@ impl EventRow {
             account_id: event.account_id.to_string(),
             livemode: event.livemode,
             event_type: event.event_type.as_str().to_owned(),
-            pending_webhooks: event.pending_webhooks,
             created_at: event.created_at.unix_seconds(),
             body: event.body.clone(),
         }
     }
 
-    fn into_domain(self) -> Result<Event, StoreError> {
+    fn into_domain((row, pending_webhooks): CountedRow) -> Result<Event, StoreError> {
         Ok(Event {
-            id: parse_id("event id", &self.id, EventId::parse)?,
-            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
-            livemode: self.livemode,
-            event_type: EventType::parse(&self.event_type).map_err(invalid("event type"))?,
-            pending_webhooks: self.pending_webhooks,
-            created_at: Timestamp::from_unix_seconds(self.created_at),
-            body: self.body,
+            id: parse_id("event id", &row.id, EventId::parse)?,
+            account_id: parse_id("account id", &row.account_id, AccountId::parse)?,
+            livemode: row.livemode,
+            event_type: EventType::parse(&row.event_type).map_err(invalid("event type"))?,
+            pending_webhooks: pending_webhooks.unwrap_or(0),
+            created_at: Timestamp::from_unix_seconds(row.created_at),
+            body: row.body,
         })
     }
+}
+
+/// The number of the event's deliveries outstanding now, as a column of an event query.
+type PendingWebhooks = diesel::dsl::Select<
+    diesel::dsl::Filter<
+        diesel::dsl::Filter<webhook_deliveries::table, Eq<webhook_deliveries::event_id, events::id>>,
+        diesel::expression::SqlLiteral<Bool>,
+    >,
+    diesel::dsl::CountStar,
+>;
+
+fn pending_webhooks() -> diesel::dsl::SingleValue<PendingWebhooks> {
+    webhook_deliveries::table
+        .filter(webhook_deliveries::event_id.eq(events::id))
+        .filter(diesel::dsl::sql::<Bool>(OUTSTANDING))
+        .count()
+        .single_value()
 }
 
 /// The tenant boundary: rows of the scope's account and mode only.
@@ -84,11 +104,11 @@ impl EventRepository for DbSession<'_> {
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
         events::table
             .filter(events::id.eq(id.as_str()))
-            .select(EventRow::as_select())
-            .get_result(self.reading()?)
+            .select((EventRow::as_select(), pending_webhooks()))
+            .get_result::<CountedRow>(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|row| row.belongs_to(scope))
+            .filter(|(row, _)| row.belongs_to(scope))
             .map(EventRow::into_domain)
             .transpose()
     }
@@ -99,29 +119,18 @@ impl EventRepository for DbSession<'_> {
         }
         events::table
             .filter(events::id.eq_any(ids.iter().map(EventId::as_str)))
-            .select(EventRow::as_select())
-            .load(self.reading()?)
+            .select((EventRow::as_select(), pending_webhooks()))
+            .load::<CountedRow>(self.reading()?)
             .map_err(store_error)?
             .into_iter()
             .map(EventRow::into_domain)
             .collect()
     }
 
-    fn add_pending_webhooks(&mut self, ids: &[EventId], delta: i64) -> Result<(), StoreError> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        diesel::update(events::table.filter(events::id.eq_any(ids.iter().map(EventId::as_str))))
-            .set(events::pending_webhooks.eq(events::pending_webhooks + delta))
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
-    }
-
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
         let query = events::table
             .filter(in_scope(scope))
-            .select(EventRow::as_select())
+            .select((EventRow::as_select(), pending_webhooks()))
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();
         let query = match page.cursor() {
@@ -133,7 +142,7 @@ impl EventRepository for DbSession<'_> {
                 query.filter(events::seq.gt(self.event_seq(scope, id)?)).order(events::seq.asc())
             }
         };
-        let rows = query.load(self.reading()?).map_err(store_error)?;
+        let rows = query.load::<CountedRow>(self.reading()?).map_err(store_error)?;
         let events = rows.into_iter().map(EventRow::into_domain).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::from_overfetched(events, page))
     }

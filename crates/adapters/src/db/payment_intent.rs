@@ -13,6 +13,7 @@ use payments_application::Scope;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment_intent::{IntentOwner, PaymentIntent, PaymentIntentStatus, StoredPaymentIntent};
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 
@@ -115,7 +116,7 @@ impl PaymentIntentRow {
                 .map(|id| parse_id("payment id", &id, PaymentId::parse))
                 .transpose()?,
             metadata: self.metadata.as_deref().map(from_json).transpose()?,
-            return_url: self.return_url,
+            return_url: self.return_url.map(RedirectUrl::trusted),
             payment_method_id: self.payment_method_id,
             card_options: from_json(&self.card_options)?,
             capture_before_at: self.capture_before_at.map(Timestamp::from_unix_seconds),

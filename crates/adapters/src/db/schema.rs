@@ -241,7 +241,6 @@ diesel::table! {
         account_id -> Text,
         livemode -> Bool,
         event_type -> Text,
-        pending_webhooks -> BigInt,
         created_at -> BigInt,
         body -> Text,
     }
@@ -261,6 +260,8 @@ diesel::table! {
         version -> BigInt,
         created_at -> BigInt,
         updated_at -> BigInt,
+        unanswered_attempts -> BigInt,
+        retry_at_ms -> BigInt,
     }
 }
 

@@ -11,6 +11,7 @@ use payments_application::ports::{SetupIntentRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupIntentId};
 use payments_domain::payment_method::{Usage, VerifiedCard};
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::setup_intent::{PendingSetup, SetupIntent, SetupIntentStatus, StoredSetupIntent};
 use payments_domain::time::Timestamp;
 
@@ -107,7 +108,7 @@ impl SetupIntentRow {
             client_secret: ClientSecret::from_stored(self.client_secret),
             description: description(self.description)?,
             metadata: self.metadata.as_deref().map(from_json).transpose()?,
-            return_url: self.return_url,
+            return_url: self.return_url.map(RedirectUrl::trusted),
             card_options: from_json(&self.card_options)?,
             last_setup_error: self.last_setup_error.as_deref().map(from_json).transpose()?,
             payment_method_id: self

@@ -93,6 +93,26 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// Runs `sql` (statements that both backends accept) on a connection of its own, for tests that
+    /// seed more rows than requests could make in a test's time.
+    ///
+    /// # Panics
+    /// When the database cannot be reached or refuses a statement.
+    pub fn execute(&self, sql: &str) {
+        match self.backend {
+            Backend::Postgres => PgConnection::establish(&self.url)
+                .expect("connect to the test database")
+                .batch_execute(sql)
+                .expect("run the statements"),
+            Backend::Sqlite => SqliteConnection::establish(self.url.trim_start_matches("sqlite://"))
+                .expect("open the test database")
+                .batch_execute(sql)
+                .expect("run the statements"),
+        }
+    }
+}
+
 /// A transaction that keeps writers waiting until it is dropped: on PostgreSQL the writers of one
 /// table, on SQLite every writer of the database.
 pub struct WriteHold {

@@ -15,6 +15,7 @@ use payments_domain::event::EventType;
 use payments_domain::ids::{AccountId, WebhookId};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{StoredWebhook, Webhook, WebhookSecret, WebhookStatus, WebhookUrl};
+use payments_domain::webhook_delivery::EndpointHealth;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = webhooks, treat_none_as_null = true, treat_none_as_default_value = false)]
@@ -168,5 +169,34 @@ impl WebhookRepository for DbSession<'_> {
             .into_iter()
             .map(WebhookRow::into_domain)
             .collect()
+    }
+
+    fn endpoints(&mut self, ids: &[WebhookId]) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(WebhookRow, i64, i64)> = webhooks::table
+            .filter(webhooks::id.eq_any(ids.iter().map(WebhookId::as_str)))
+            .select((WebhookRow::as_select(), webhooks::unanswered_attempts, webhooks::retry_at_ms))
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        rows.into_iter()
+            .map(|(row, unanswered, retry_at_ms)| {
+                let health = EndpointHealth { unanswered, retry_at: Timestamp::from_unix_millis(retry_at_ms) };
+                Ok((row.into_domain()?, health))
+            })
+            .collect()
+    }
+
+    fn set_health(&mut self, id: &WebhookId, health: &EndpointHealth) -> Result<(), StoreError> {
+        diesel::update(webhooks::table.filter(webhooks::id.eq(id.as_str())))
+            .set((
+                webhooks::unanswered_attempts.eq(health.unanswered),
+                webhooks::retry_at_ms.eq(health.retry_at.unix_millis()),
+            ))
+            .prepared()
+            .execute(self.writing()?)
+            .map(drop)
+            .map_err(store_error)
     }
 }

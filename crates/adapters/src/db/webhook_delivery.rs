@@ -1,5 +1,7 @@
 //! Webhook deliveries and their attempts in the database. Claims are conditional updates, portable
 //! to both backends: a delivery is taken only if it is still pending and its lease has run out.
+//! Moving a webhook's deliveries (pausing, resuming, canceling, postponing) is one statement
+//! whatever their number: nothing is read into memory for it.
 
 use super::error::{corrupt, store_error};
 use super::json::parse_id;
@@ -7,10 +9,16 @@ use super::prepared::Prepare;
 use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
 use super::unit_of_work::DbSession;
 use diesel::prelude::*;
-use payments_application::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, StoreError};
+use payments_application::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, StoreError};
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::{Delivery, DeliveryMove, DeliveryStatus, StoredDelivery};
+use payments_domain::webhook::{DeliveryMove, DeliveryStatus};
+use payments_domain::webhook_delivery::{Delivery, StoredDelivery};
+
+/// The condition "the delivery is outstanding" (it counts in its event's `pending_webhooks`), with
+/// literal values: the same terms as the partial index `webhook_deliveries_outstanding`, so both
+/// backends can use that index whatever plan they cache.
+pub(super) const OUTSTANDING: &str = "webhook_deliveries.status IN ('pending', 'paused')";
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = deliveries, treat_none_as_default_value = false)]
@@ -80,20 +88,25 @@ impl DeliveryRepository for DbSession<'_> {
         insert_rows!(self, deliveries::table, rows).map_err(store_error)
     }
 
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<Delivery>, StoreError> {
+    fn due(&mut self, now: Timestamp, limit: u32, pass_over: &PassOver) -> Result<Vec<Delivery>, StoreError> {
         let now_ms = now.unix_millis();
-        deliveries::table
+        let mut query = deliveries::table
             .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
             .filter(deliveries::next_attempt_at_ms.le(now_ms))
             .filter(deliveries::lease_until_ms.le(now_ms))
             .order(deliveries::next_attempt_at_ms.asc())
             .limit(i64::from(limit))
             .select(DeliveryRow::as_select())
-            .load(self.reading()?)
-            .map_err(store_error)?
-            .into_iter()
-            .map(DeliveryRow::into_domain)
-            .collect()
+            .into_boxed();
+        if !pass_over.webhooks.is_empty() {
+            let webhooks: Vec<&str> = pass_over.webhooks.iter().map(WebhookId::as_str).collect();
+            query = query.filter(diesel::dsl::not(deliveries::webhook_id.eq_any(webhooks)));
+        }
+        if !pass_over.accounts.is_empty() {
+            let accounts: Vec<&str> = pass_over.accounts.iter().map(AccountId::as_str).collect();
+            query = query.filter(diesel::dsl::not(deliveries::account_id.eq_any(accounts)));
+        }
+        query.load(self.reading()?).map_err(store_error)?.into_iter().map(DeliveryRow::into_domain).collect()
     }
 
     fn claim(
@@ -121,7 +134,8 @@ impl DeliveryRepository for DbSession<'_> {
         let updated = diesel::update(
             deliveries::table
                 .filter(deliveries::id.eq(delivery.id().as_str()))
-                .filter(deliveries::lease_owner.eq(owner)),
+                .filter(deliveries::lease_owner.eq(owner))
+                .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str())),
         )
         .set((
             deliveries::status.eq(delivery.status().as_str()),
@@ -136,27 +150,34 @@ impl DeliveryRepository for DbSession<'_> {
         Ok(updated == 1)
     }
 
-    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<Vec<Delivery>, StoreError> {
+    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<u64, StoreError> {
         let selected = deliveries::table
             .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
             .filter(deliveries::status.eq(change.from.as_str()));
-        let mut moved: Vec<Delivery> = selected
-            .select(DeliveryRow::as_select())
-            .load(self.reading()?)
-            .map_err(store_error)?
-            .into_iter()
-            .map(DeliveryRow::into_domain)
-            .collect::<Result<_, _>>()?;
-        match change.due_at {
+        let moved = match change.due_at {
             Some(due) => diesel::update(selected)
                 .set((deliveries::status.eq(change.to.as_str()), deliveries::next_attempt_at_ms.eq(due.unix_millis())))
                 .execute(self.writing()?),
             None => diesel::update(selected).set(deliveries::status.eq(change.to.as_str())).execute(self.writing()?),
         }
         .map_err(store_error)?;
-        moved.retain_mut(|delivery| delivery.apply(change));
-        self.queued.deliveries |= change.to == DeliveryStatus::Pending && !moved.is_empty();
-        Ok(moved)
+        self.queued.deliveries |= change.to == DeliveryStatus::Pending && moved > 0;
+        Ok(u64::try_from(moved).unwrap_or(u64::MAX))
+    }
+
+    fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        let until_ms = until.unix_millis();
+        diesel::update(
+            deliveries::table
+                .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
+                .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+                .filter(deliveries::next_attempt_at_ms.lt(until_ms))
+                .filter(deliveries::lease_until_ms.le(now.unix_millis())),
+        )
+        .set(deliveries::next_attempt_at_ms.eq(until_ms))
+        .execute(self.writing()?)
+        .map(|moved| u64::try_from(moved).unwrap_or(u64::MAX))
+        .map_err(store_error)
     }
 
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
@@ -208,5 +229,21 @@ impl DeliveryRepository for DbSession<'_> {
             .get_result(self.reading()?)
             .map_err(store_error)?;
         Ok(DeliveryBacklog { pending, oldest_created_at: oldest_created_at_ms.map(Timestamp::from_unix_millis) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OUTSTANDING;
+    use payments_domain::webhook::DeliveryStatus;
+
+    #[test]
+    fn the_outstanding_condition_names_exactly_the_outstanding_statuses() {
+        let named: Vec<DeliveryStatus> = DeliveryStatus::ALL
+            .into_iter()
+            .filter(|status| OUTSTANDING.contains(&format!("'{}'", status.as_str())))
+            .collect();
+        let outstanding: Vec<DeliveryStatus> = DeliveryStatus::ALL.into_iter().filter(|s| s.is_outstanding()).collect();
+        assert_eq!(named, outstanding);
     }
 }

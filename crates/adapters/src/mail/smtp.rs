@@ -61,10 +61,12 @@ impl Mailer for SmtpMailer {
         Box::pin(async move {
             let message = match Self::message(content) {
                 Ok(message) => message,
-                Err(reason) => return MailOutcome::Failed(reason),
+                // The same content would fail the same way next time.
+                Err(reason) => return MailOutcome::Refused(reason),
             };
             match self.transport.send(message).await {
                 Ok(_) => MailOutcome::Sent,
+                Err(error) if error.is_permanent() => MailOutcome::Refused(smtp_reason(&error)),
                 Err(error) => MailOutcome::Failed(smtp_reason(&error)),
             }
         })

@@ -5,6 +5,7 @@
 use futures_util::stream::{self, StreamExt};
 use payments_application::ports::Mailer;
 use payments_application::services::MailMessageService;
+use payments_domain::mail_message::MailOutcome;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -70,8 +71,14 @@ impl MailWorker {
         stream::iter(claimed)
             .for_each_concurrent(self.settings.concurrency, |message| async move {
                 let outcome = self.mailer.send(message.content()).await;
-                if let payments_domain::mail_message::MailOutcome::Failed(reason) = &outcome {
-                    tracing::warn!(mail = %message.id(), %reason, "an e-mail could not be sent; it is retried");
+                match &outcome {
+                    MailOutcome::Failed(reason) => {
+                        tracing::warn!(mail = %message.id(), %reason, "an e-mail could not be sent; it is retried");
+                    }
+                    MailOutcome::Refused(reason) => {
+                        tracing::warn!(mail = %message.id(), %reason, "the mail server refused an e-mail for good");
+                    }
+                    MailOutcome::Sent | MailOutcome::Kept => {}
                 }
                 let service = self.service.clone();
                 let recorded = tokio::task::spawn_blocking(move || service.record(&message, &outcome)).await;

@@ -5,7 +5,7 @@
 use super::signer::signature_header;
 use payments_application::ports::{OutgoingWebhook, Sending, WebhookSender};
 use payments_domain::public_address::is_public_address;
-use payments_domain::webhook::AttemptOutcome;
+use payments_domain::webhook_delivery::AttemptOutcome;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;

@@ -1,32 +1,44 @@
 //! The delivery worker: claims due deliveries under a lease, sends them through the
-//! [`WebhookSender`] port with bounded concurrency, signed at the [`Clock`]'s time, and records each
-//! attempt. It wakes when events are committed and polls as a fallback, and never runs on a
-//! request's path. [`DeliveryWorker::tick`] runs one batch to its end, so tests can drive it step by
+//! [`WebhookSender`] port, signed at the [`Clock`]'s time, and records each attempt.
+//!
+//! Sending has no batch barrier. The worker keeps deliveries in flight up to its [`DeliveryLimits`]
+//! (in all, per endpoint, per account) and looks for more as soon as an event commits, a slot frees
+//! while more were due, or the poll interval passes; so a receiver that hangs holds only its own
+//! endpoint's slots while every other receiver's deliveries go on, and an endpoint that stops
+//! answering is backed off as a whole (the application's rules). Finished attempts are recorded in
+//! batches beside the sending. It never runs on a request's path.
+//!
+//! [`DeliveryWorker::tick`] claims, sends and records once, to its end, so tests can drive it step by
 //! step with a fake clock.
 
 use crate::metrics::{BackgroundJob, Metrics};
-use futures_util::stream::{self, StreamExt};
 use payments_application::ports::{Clock, OutgoingWebhook, WebhookSender};
-use payments_application::services::{DeliveryJob, WebhookDeliveryService};
-use payments_domain::webhook::AttemptOutcome;
+use payments_application::services::{Claimed, DeliveryJob, WebhookDeliveryService};
+use payments_domain::webhook_delivery::{AttemptOutcome, DeliveryLimits, DeliveryLoad};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{mpsc, Notify, Semaphore};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
 
-/// Batches whose attempts may be waiting to be recorded while the next one is sent.
+/// Batches of attempts that may be recorded at once.
 const RECORDING_BATCHES: usize = 2;
+/// The most attempts recorded in one transaction.
+const RECORDED_AT_ONCE: usize = 256;
+/// How long freed slots are gathered before the next look, when more deliveries were due than the
+/// limits let go: one look for a handful of freed slots rather than one look each.
+const GATHER_FREED_SLOTS: Duration = Duration::from_millis(2);
 
 /// How the worker runs.
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
-    /// Deliveries sent at once.
-    pub concurrency: usize,
+    /// Deliveries in flight at once: in all, to one endpoint, for one account.
+    pub limits: DeliveryLimits,
     /// How long a claim holds before another instance may take the delivery over.
     pub lease: Duration,
     /// The longest wait between two looks for due deliveries.
     pub poll_interval: Duration,
-    /// Deliveries claimed per look.
-    pub batch: u32,
 }
 
 /// A running worker's parts.
@@ -38,10 +50,11 @@ pub struct DeliveryWorker {
     settings: WorkerSettings,
     /// This instance's name on its leases.
     owner: String,
-    /// Batches being recorded at once.
-    recording: Arc<Semaphore>,
     metrics: Arc<Metrics>,
 }
+
+/// An attempt made, on its way to be recorded.
+type Attempt = (DeliveryJob, AttemptOutcome);
 
 impl DeliveryWorker {
     #[must_use]
@@ -54,94 +67,157 @@ impl DeliveryWorker {
         owner: String,
         metrics: Arc<Metrics>,
     ) -> Self {
-        let recording = Arc::new(Semaphore::new(RECORDING_BATCHES));
-        Self { service, sender, clock, wake, settings, owner, recording, metrics }
+        Self { service, sender, clock, wake, settings, owner, metrics }
     }
 
-    /// Delivers until the task is dropped. Each batch is recorded beside the sending of the next.
+    /// Delivers until the task is dropped.
     pub async fn run(self) {
         let this = Arc::new(self);
+        let (attempts, to_record) = mpsc::unbounded_channel();
+        let unrecorded = Arc::new(AtomicUsize::new(0));
+        let recorder = tokio::spawn(this.clone().record_beside(to_record, unrecorded.clone()));
+        let mut sending: JoinSet<Attempt> = JoinSet::new();
+        let mut load = DeliveryLoad::new(this.settings.limits);
+        let mut look_at = Some(Instant::now());
+        let mut more_due = false;
         loop {
-            let claimed = this.deliver_due(Recording::Beside).await;
-            if claimed < this.settings.batch as usize {
-                // Nothing more is due now: sleep until an event commits or the poll interval passes.
-                let _ = tokio::time::timeout(this.settings.poll_interval, this.wake.notified()).await;
+            let now = Instant::now();
+            // Attempts waiting to be recorded keep their leases; past a full load of them the worker
+            // waits for the recorder (which wakes it) rather than claim more.
+            let recorder_keeps_up = unrecorded.load(Ordering::Relaxed) <= this.settings.limits.total;
+            if look_at.is_some_and(|at| at <= now) && load.free() > 0 && recorder_keeps_up {
+                let claimed = this.claim(&load).await;
+                more_due = claimed.more_due;
+                for job in claimed.jobs {
+                    load.start(&job.delivery, job.health);
+                    sending.spawn(this.clone().send(job));
+                }
+                look_at = None;
+            }
+            let next_look = look_at.unwrap_or(now + this.settings.poll_interval);
+            tokio::select! {
+                Some(finished) = sending.join_next(), if !sending.is_empty() => {
+                    let mut finished = vec![finished];
+                    while let Some(more) = sending.try_join_next() {
+                        finished.push(more);
+                    }
+                    for attempt in finished.into_iter().filter_map(Result::ok) {
+                        load.finish(&attempt.0.delivery);
+                        unrecorded.fetch_add(1, Ordering::Relaxed);
+                        if attempts.send(attempt).is_err() {
+                            tracing::warn!("the webhook recorder stopped; attempts are retried after their lease");
+                        }
+                    }
+                    if more_due && look_at.is_none() {
+                        look_at = Some(Instant::now() + GATHER_FREED_SLOTS);
+                    }
+                }
+                () = this.wake.notified() => look_at = Some(Instant::now()),
+                () = tokio::time::sleep_until(next_look) => look_at = Some(Instant::now()),
+            }
+            if recorder.is_finished() {
+                tracing::error!("the webhook recorder ended; the delivery worker stops");
+                return;
             }
         }
     }
 
-    /// Claims, sends and records one batch of due deliveries, and returns how many it claimed.
+    /// Claims, sends and records once, and returns how many deliveries it claimed.
     pub async fn tick(self: &Arc<Self>) -> usize {
-        self.deliver_due(Recording::Awaited).await
-    }
-
-    async fn deliver_due(self: &Arc<Self>, recording: Recording) -> usize {
-        let (service, owner) = (self.service.clone(), self.owner.clone());
-        let (batch, lease_ms) =
-            (self.settings.batch, i64::try_from(self.settings.lease.as_millis()).unwrap_or(i64::MAX));
-        let jobs = match tokio::task::spawn_blocking(move || service.claim_due(&owner, batch, lease_ms)).await {
-            Ok(Ok(jobs)) => jobs,
-            Ok(Err(error)) => {
-                tracing::warn!(%error, "could not claim webhook deliveries");
-                return 0;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "the claim task failed");
-                return 0;
-            }
-        };
-        let claimed = jobs.len();
-        if claimed == 0 {
+        let claimed = self.claim(&DeliveryLoad::new(self.settings.limits)).await;
+        let count = claimed.jobs.len();
+        if count == 0 {
             // Nothing to record either: no empty transaction on every look.
             return 0;
         }
-        let claimed_at = self.clock.now();
-        for job in &jobs {
-            self.metrics.job_started(BackgroundJob::WebhookDelivery, job.delivery.next_attempt_at(), claimed_at);
+        let mut sending: JoinSet<Attempt> = JoinSet::new();
+        for job in claimed.jobs {
+            sending.spawn(self.clone().send(job));
         }
-        let attempts: Vec<(DeliveryJob, AttemptOutcome)> = stream::iter(jobs)
-            .map(|job| {
-                let this = self.clone();
-                async move {
-                    let outgoing = OutgoingWebhook {
-                        url: &job.url,
-                        body: &job.body,
-                        secret_key: &job.secret_key,
-                        livemode: job.delivery.livemode(),
-                        signed_at: this.clock.now(),
-                    };
-                    let outcome = this.sender.send(outgoing).await;
-                    this.metrics.webhook_attempt(&outcome);
-                    (job, outcome)
-                }
-            })
-            .buffer_unordered(self.settings.concurrency)
-            .collect()
-            .await;
-        // Recording beside the next batch is safe: the deliveries keep their leases until settled,
-        // so no look claims them again meanwhile. At most two batches wait to be recorded.
-        let Ok(permit) = self.recording.clone().acquire_owned().await else {
-            return claimed;
-        };
-        let (service, owner) = (self.service.clone(), self.owner.clone());
-        let record = async move {
-            let recorded = tokio::task::spawn_blocking(move || service.record(&owner, &attempts)).await;
-            if !matches!(recorded, Ok(Ok(()))) {
-                tracing::warn!("could not record webhook delivery attempts; they are retried after their lease");
+        let attempts: Vec<Attempt> = sending.join_all().await;
+        self.record(attempts).await;
+        count
+    }
+
+    /// Claims what `load` admits, in a blocking task.
+    async fn claim(self: &Arc<Self>, load: &DeliveryLoad) -> Claimed {
+        let (service, owner, load) = (self.service.clone(), self.owner.clone(), load.clone());
+        let lease_ms = i64::try_from(self.settings.lease.as_millis()).unwrap_or(i64::MAX);
+        let claimed = match tokio::task::spawn_blocking(move || service.claim_due(&owner, lease_ms, &load)).await {
+            Ok(Ok(claimed)) => claimed,
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "could not claim webhook deliveries");
+                return Claimed::default();
             }
-            drop(permit);
+            Err(error) => {
+                tracing::warn!(%error, "the claim task failed");
+                return Claimed::default();
+            }
         };
-        match recording {
-            Recording::Beside => drop(tokio::spawn(record)),
-            Recording::Awaited => record.await,
+        let claimed_at = self.clock.now();
+        for job in &claimed.jobs {
+            self.metrics.job_started(BackgroundJob::WebhookDelivery, job.delivery.next_attempt_at(), claimed_at);
         }
         claimed
     }
-}
 
-/// Whether a batch's attempts are recorded before the next batch starts.
-#[derive(Debug, Clone, Copy)]
-enum Recording {
-    Beside,
-    Awaited,
+    /// Sends one claimed delivery, signed now.
+    async fn send(self: Arc<Self>, job: DeliveryJob) -> Attempt {
+        let outgoing = OutgoingWebhook {
+            url: &job.url,
+            body: &job.body,
+            secret_key: &job.secret_key,
+            livemode: job.delivery.livemode(),
+            signed_at: self.clock.now(),
+        };
+        let outcome = self.sender.send(outgoing).await;
+        self.metrics.webhook_attempt(&outcome);
+        (job, outcome)
+    }
+
+    /// Records finished attempts as they come, in batches of whatever arrived while the previous
+    /// batch was being recorded, at most [`RECORDING_BATCHES`] at once. The deliveries keep their
+    /// leases until settled, so no look claims them again meanwhile.
+    async fn record_beside(
+        self: Arc<Self>,
+        mut attempts: mpsc::UnboundedReceiver<Attempt>,
+        unrecorded: Arc<AtomicUsize>,
+    ) {
+        let recording = Arc::new(Semaphore::new(RECORDING_BATCHES));
+        loop {
+            let Ok(permit) = recording.clone().acquire_owned().await else {
+                return;
+            };
+            let Some(first) = attempts.recv().await else {
+                return;
+            };
+            let mut batch = vec![first];
+            while batch.len() < RECORDED_AT_ONCE {
+                match attempts.try_recv() {
+                    Ok(attempt) => batch.push(attempt),
+                    Err(_) => break,
+                }
+            }
+            let (this, unrecorded) = (self.clone(), unrecorded.clone());
+            tokio::spawn(async move {
+                let count = batch.len();
+                this.record(batch).await;
+                let before = unrecorded.fetch_sub(count, Ordering::Relaxed);
+                if before > this.settings.limits.total {
+                    // The worker may have waited for the recorder: it looks again.
+                    this.wake.notify_one();
+                }
+                drop(permit);
+            });
+        }
+    }
+
+    /// Records a batch of attempts in a blocking task.
+    async fn record(&self, attempts: Vec<Attempt>) {
+        let (service, owner) = (self.service.clone(), self.owner.clone());
+        let recorded = tokio::task::spawn_blocking(move || service.record(&owner, &attempts)).await;
+        if !matches!(recorded, Ok(Ok(()))) {
+            tracing::warn!("could not record webhook delivery attempts; they are retried after their lease");
+        }
+    }
 }

@@ -8,6 +8,7 @@ use payments_domain::description::Description;
 use payments_domain::limits::{CHOICE_LENGTH, URL_LENGTH};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Amount;
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{ErrorCode, FieldError, Invalid};
 use serde_json::{Map, Value};
@@ -317,15 +318,14 @@ impl Params {
         self.check(key, StatementDescriptor::new(text))
     }
 
-    /// An absolute `http` or `https` URL of at most [`URL_LENGTH`] characters.
-    pub fn url(&mut self, key: &str) -> Option<String> {
+    /// A URL a customer may be redirected to (see [`RedirectUrl`]), of at most [`URL_LENGTH`]
+    /// characters; whether the mode allows it is the use case's to say.
+    pub fn redirect_url(&mut self, key: &str) -> Option<RedirectUrl> {
         if self.describe(key, || shape::formatted_string(URL_LENGTH, "uri")) {
             return None;
         }
         let text = self.string(key, URL_LENGTH)?;
-        let valid =
-            url::Url::parse(&text).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some());
-        self.check(key, if valid { Ok(text) } else { Err(Invalid::value("Must be an absolute http or https URL.")) })
+        self.check(key, RedirectUrl::new(text))
     }
 
     /// A boolean parameter: `true`/`True`/`1` or `false`/`False`/`0` in forms.
@@ -631,8 +631,8 @@ mod tests {
         assert_eq!(p.string_list("a", 5, 5), Some(vec!["x".into(), "y".into()]));
         assert_eq!(p.string_list("b", 5, 5), Some(vec!["z".into()]));
         assert_eq!(p.string_list("c", 5, 5), None);
-        assert_eq!(p.url("u"), None);
-        assert_eq!(p.url("v").as_deref(), Some("https://shop.example/r?x=1"));
+        assert_eq!(p.redirect_url("u"), None);
+        assert_eq!(p.redirect_url("v").as_ref().map(RedirectUrl::as_str), Some("https://shop.example/r?x=1"));
     }
 
     #[test]

@@ -113,7 +113,7 @@ impl PaymentPage for CheckoutPage {
                 description: details.description.as_ref().map(Description::as_str),
                 items,
                 total: total.clone(),
-                cancel_url: &details.cancel_url,
+                cancel_url: details.cancel_url.as_str(),
                 form,
             }
             .render()

@@ -62,9 +62,18 @@ pub(super) fn html(status: StatusCode, rendered: Result<String, askama::Error>) 
     }
 }
 
-/// 303 to `location`.
+/// 303 to `location`. Redirect URLs are checked when they are stored, so every one makes a valid
+/// header; one that does not (stored before the check) gets a page saying so rather than a 500.
 pub(super) fn see_other(location: &str) -> HttpResponse {
-    secured(HttpResponse::SeeOther()).insert_header((header::LOCATION, location)).finish()
+    match header::HeaderValue::from_str(location) {
+        Ok(location) => secured(HttpResponse::SeeOther()).insert_header((header::LOCATION, location)).finish(),
+        Err(_) => {
+            tracing::warn!("a stored redirect URL is not a valid Location header");
+            let detail = "Your browser could not be sent on: the address to go to next is not valid. \
+                          Go back to the shop yourself; nothing else is needed here.";
+            message(StatusCode::OK, "Done here", detail, None, false)
+        }
+    }
 }
 
 #[derive(Template)]
@@ -171,7 +180,7 @@ pub(crate) fn pesos(centavos: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{pesos, with_query_pair};
+    use super::{header, pesos, see_other, with_query_pair, StatusCode};
     use payments_domain::time::Timestamp;
 
     #[test]
@@ -193,5 +202,16 @@ mod tests {
         assert_eq!(pesos(2_000), "₱20.00");
         assert_eq!(pesos(123_450), "₱1,234.50");
         assert_eq!(pesos(5_999_999_999), "₱59,999,999.99");
+    }
+
+    #[test]
+    fn a_redirect_that_is_no_valid_header_is_a_page_not_a_500() {
+        let response = see_other("https://shop.example/done\n");
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(response.headers().get(header::LOCATION).is_none());
+        assert!(response.headers().get(header::CONTENT_SECURITY_POLICY).is_some(), "with the pages' headers");
+        let fine = see_other("https://shop.example/done?x=1");
+        assert_eq!(fine.status(), StatusCode::SEE_OTHER);
+        assert_eq!(fine.headers().get(header::LOCATION).unwrap(), "https://shop.example/done?x=1");
     }
 }

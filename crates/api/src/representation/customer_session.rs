@@ -1,6 +1,7 @@
 //! A customer session as the API shows it: the seed's table with the customer embedded and also
-//! named by `customer_id` (API.md); to a browser holding the client secret, the saved methods it may
-//! show again.
+//! named by `customer_id` (API.md). A browser holding the client secret (a public key) gets what the
+//! payment element needs, the saved methods it may show again, and not the customer: the merchant's
+//! metadata, phone and address are not the browser's to read.
 
 use super::customer::CustomerResource;
 use super::payment_method::PaymentMethodResource;
@@ -48,6 +49,56 @@ impl<'a> CustomerSessionResource<'a> {
                 .map(|methods| methods.iter().map(PaymentMethodResource::new).collect()),
             created_at: session.created_at.unix_seconds(),
             updated_at: session.updated_at.unix_seconds(),
+        }
+    }
+}
+
+/// What a public key sees of a customer session: no embedded customer.
+#[derive(Serialize, ToSchema)]
+#[schema(as = PublicCustomerSession)]
+pub(crate) struct PublicCustomerSessionResource<'a> {
+    id: &'a str,
+    resource: &'static str,
+    customer_id: &'a str,
+    client_secret: &'a str,
+    livemode: bool,
+    components: &'a [Component],
+    expired: bool,
+    expired_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payment_methods: Option<Vec<PaymentMethodResource<'a>>>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> PublicCustomerSessionResource<'a> {
+    pub(crate) fn new(view: &'a CustomerSessionView) -> Self {
+        let CustomerSessionResource {
+            id,
+            resource,
+            customer: _,
+            customer_id,
+            client_secret,
+            livemode,
+            components,
+            expired,
+            expired_at,
+            payment_methods,
+            created_at,
+            updated_at,
+        } = CustomerSessionResource::new(view);
+        Self {
+            id,
+            resource,
+            customer_id,
+            client_secret,
+            livemode,
+            components,
+            expired,
+            expired_at,
+            payment_methods,
+            created_at,
+            updated_at,
         }
     }
 }

@@ -98,8 +98,8 @@ fn new_checkout_session(params: &mut Params, now: Timestamp) -> Option<NewChecko
         let amount = params.check("line_items", total(&items))?;
         Some((items, amount))
     });
-    let success_url = params.url("success_url");
-    let cancel_url = params.url("cancel_url");
+    let success_url = params.redirect_url("success_url");
+    let cancel_url = params.redirect_url("cancel_url");
     let payment_methods = payment_methods(params);
     let card_options = params.object("payment_method_options", |options| options.object("card", card_options));
     let currency = params

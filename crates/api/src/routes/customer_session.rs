@@ -6,9 +6,10 @@ use super::support::{access, client_secret, ok};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
-use crate::representation::customer_session::CustomerSessionResource;
+use crate::representation::customer_session::{CustomerSessionResource, PublicCustomerSessionResource};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
+use payments_domain::account::KeyKind;
 use payments_domain::customer_session::{Component, ComponentName, Feature, Toggle};
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::{CHOICES, IDENTIFIER_LENGTH};
@@ -24,7 +25,8 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .named("retrieve_customer_session", "Retrieve a customer session")
             .auth(Auth::AnyKey)
             .query(client_secret)
-            .answers::<CustomerSessionResource>(),
+            .answers::<CustomerSessionResource>()
+            .answers::<PublicCustomerSessionResource>(),
         // The seed's spelling.
         Endpoint::post("/customer_sesions", create).alias_of("/customer_sessions"),
         Endpoint::get("/customer_sesions/{id}", retrieve).alias_of("/customer_sessions/{id}"),
@@ -50,12 +52,16 @@ async fn retrieve(
 ) -> Result<HttpResponse, ApiError> {
     let client_secret = client_secret(&mut params);
     params.finish(Some(()))?;
+    let kind = caller.key_kind;
     let view = blocking(move || {
-        let access = access(caller.key_kind, client_secret.as_deref());
+        let access = access(kind, client_secret.as_deref());
         services.customer_sessions.retrieve(&caller.scope, &id, access)
     })
     .await?;
-    Ok(ok(&CustomerSessionResource::new(&view)))
+    match kind {
+        KeyKind::Secret => Ok(ok(&CustomerSessionResource::new(&view))),
+        KeyKind::Public => Ok(ok(&PublicCustomerSessionResource::new(&view))),
+    }
 }
 
 /// The customer and the payment element's settings.

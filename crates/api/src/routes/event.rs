@@ -6,7 +6,7 @@ use crate::auth::SecretKey;
 use crate::decode::QueryParams;
 use crate::error::ApiError;
 use crate::representation::envelope::List;
-use crate::representation::event::{stored_envelope, EventResource};
+use crate::representation::event::{live_envelope, EventResource};
 use crate::state::{blocking, Services};
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpResponse};
@@ -30,7 +30,7 @@ async fn list(
     let page = page_request(&mut params);
     let page = params.finish(page)?;
     let events = blocking(move || services.events.list(&scope, &page)).await?;
-    let envelopes = events.data.iter().map(stored_envelope).collect::<Result<Vec<_>, _>>();
+    let envelopes = events.data.iter().map(live_envelope).collect::<Result<Vec<_>, _>>();
     let envelopes = envelopes.map_err(|error| ApiError::internal(error.into()))?;
     Ok(ok(&List::from_items(envelopes, events.has_more)))
 }
@@ -43,6 +43,6 @@ async fn retrieve(
 ) -> Result<HttpResponse, ApiError> {
     params.finish(Some(()))?;
     let event = blocking(move || services.events.retrieve(&scope, &id)).await?;
-    // The envelope as stored when the event happened: the same bytes every webhook received.
-    Ok(HttpResponse::Ok().content_type(ContentType::json()).body(event.body))
+    let envelope = live_envelope(&event).map_err(|error| ApiError::internal(error.into()))?;
+    Ok(HttpResponse::Ok().content_type(ContentType::json()).body(envelope.get().to_owned()))
 }

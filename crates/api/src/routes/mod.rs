@@ -20,8 +20,10 @@ mod webhook;
 
 pub use support::route_not_found;
 
+use actix_web::http::Method;
+use actix_web::middleware::from_fn;
 use actix_web::web;
-use endpoint::Endpoint;
+use endpoint::{Auth, Endpoint};
 use support::resource;
 
 /// A resource's endpoints.
@@ -47,16 +49,40 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
     resources.into_iter().flat_map(|(tag, endpoints)| endpoints().into_iter().map(move |e| e.tagged(tag))).collect()
 }
 
-/// Registers every endpoint: one resource per path, whose other methods answer `route_not_found`.
+/// The routes of one path, and the methods a public key may use there.
+struct PathRoutes {
+    path: &'static str,
+    routes: Vec<actix_web::Route>,
+    public_key_methods: Vec<Method>,
+}
+
+/// Registers every endpoint: one resource per path, whose other methods answer `route_not_found`;
+/// a path with operations a public key may call answers CORS requests for them ([`crate::cors`]).
 pub fn configure(config: &mut web::ServiceConfig) {
-    let mut paths: Vec<(&'static str, Vec<actix_web::Route>)> = Vec::new();
+    let mut paths: Vec<PathRoutes> = Vec::new();
     for endpoint in endpoints() {
-        match paths.iter_mut().find(|(path, _)| *path == endpoint.path) {
-            Some((_, routes)) => routes.push(endpoint.route),
-            None => paths.push((endpoint.path, vec![endpoint.route])),
+        let index = match paths.iter().position(|known| known.path == endpoint.path) {
+            Some(index) => index,
+            None => {
+                paths.push(PathRoutes { path: endpoint.path, routes: Vec::new(), public_key_methods: Vec::new() });
+                paths.len() - 1
+            }
+        };
+        if endpoint.auth == Auth::AnyKey {
+            paths[index].public_key_methods.push(endpoint.method.clone());
         }
+        paths[index].routes.push(endpoint.route);
     }
-    for (path, routes) in paths {
-        config.service(routes.into_iter().fold(resource(path), actix_web::Resource::route));
+    for PathRoutes { path, routes, public_key_methods } in paths {
+        let resource = routes.into_iter().fold(resource(path), actix_web::Resource::route);
+        if public_key_methods.is_empty() {
+            config.service(resource);
+        } else {
+            config.service(
+                resource
+                    .wrap(crate::cors::for_public_key_methods(&public_key_methods))
+                    .wrap(from_fn(crate::cors::public_keys_only)),
+            );
+        }
     }
 }

@@ -18,6 +18,7 @@ use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment_intent::{NewPaymentIntent, PaymentError, PaymentIntentChanges};
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{FieldError, Invalid};
 
@@ -188,7 +189,7 @@ struct SharedFields {
     statement_descriptor: Option<StatementDescriptor>,
     metadata: Option<Metadata>,
     customer_id: Option<CustomerId>,
-    return_url: Option<String>,
+    return_url: Option<RedirectUrl>,
 }
 
 fn shared_fields(params: &mut Params) -> SharedFields {
@@ -199,7 +200,7 @@ fn shared_fields(params: &mut Params) -> SharedFields {
         let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)
     });
-    let return_url = params.url("return_url");
+    let return_url = params.redirect_url("return_url");
     SharedFields { description, statement_descriptor, metadata, customer_id, return_url }
 }
 
@@ -215,7 +216,7 @@ fn attach_params(params: &mut Params) -> Option<(Option<String>, AttachRequest)>
 }
 
 fn attach_request(params: &mut Params) -> Option<AttachRequest> {
-    let return_url = params.url("return_url");
+    let return_url = params.redirect_url("return_url");
     let saved = params.string("payment_method_id", IDENTIFIER_LENGTH);
     let inline = params.object("payment_method", payment_method);
     match (saved, inline) {

@@ -122,7 +122,7 @@ fn new_setup_intent(params: &mut Params) -> Option<NewSetupIntent> {
         .and_then(|u| params.check("usage", Usage::parse(&u)));
     let description = params.description("description");
     let metadata = params.metadata("metadata");
-    let return_url = params.url("return_url");
+    let return_url = params.redirect_url("return_url");
     let card_options = params.object("payment_method_options", |options| {
         options.object("card", |card| {
             if card.values().contains_key("capture_type") {
@@ -153,7 +153,7 @@ fn attach_params(params: &mut Params) -> Option<(Option<String>, SetupAttachRequ
 }
 
 fn attach_request(params: &mut Params) -> Option<SetupAttachRequest> {
-    let return_url = params.url("return_url");
+    let return_url = params.redirect_url("return_url");
     let inline = params.object("payment_method", payment_method);
     let (method, billing) = params.require("payment_method", inline)?;
     match method {

@@ -17,9 +17,21 @@ use std::time::Duration;
 struct Inbox {
     received: Arc<Mutex<Vec<Vec<u8>>>>,
     current: Vec<u8>,
+    /// Whether every recipient is refused for good (550), and how many were asked for.
+    refuse_recipients: bool,
+    recipients_asked: Arc<Mutex<usize>>,
 }
 
 impl Handler for Inbox {
+    fn rcpt(&mut self, _to: &str) -> Response {
+        *self.recipients_asked.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        if self.refuse_recipients {
+            response::NO_MAILBOX
+        } else {
+            response::OK
+        }
+    }
+
     fn data_start(&mut self, _domain: &str, _from: &str, _is8bit: bool, _to: &[String]) -> Response {
         self.current.clear();
         response::OK
@@ -39,7 +51,16 @@ impl Handler for Inbox {
 impl Inbox {
     /// Starts a server on `listener` that collects into a new inbox; it runs until the tests end.
     fn serve(listener: TcpListener) -> Self {
-        let inbox = Self::default();
+        Self::default().start(listener)
+    }
+
+    /// Starts a server on `listener` that refuses every recipient for good.
+    fn refusing(listener: TcpListener) -> Self {
+        Self { refuse_recipients: true, ..Self::default() }.start(listener)
+    }
+
+    fn start(self, listener: TcpListener) -> Self {
+        let inbox = self;
         let mut server = Server::new(inbox.clone());
         server.with_name("smtp.test").with_tcp_listener(listener);
         std::thread::spawn(move || {
@@ -143,4 +164,19 @@ async fn a_message_for_a_server_that_is_down_is_retried_until_it_arrives() {
     assert!(message.subject().unwrap_or_default().contains("MSA-0001"));
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(inbox.wait_for(1).await.len(), 1, "sent once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permanent_refusal_is_recorded_and_not_retried() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let inbox = Inbox::refusing(listener);
+    let app = app_mailing_to(port).await;
+    send_statement(&app).await;
+    let mailbox = app.mailbox_showing("failed (").await;
+    assert!(mailbox.contains("550"), "the server's reply is recorded: {mailbox}");
+    // Retries would come after 300 ms, 600 ms, … in the tests' schedule.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(*inbox.recipients_asked.lock().unwrap_or_else(PoisonError::into_inner), 1, "asked once, never again");
+    assert!(inbox.received.lock().unwrap_or_else(PoisonError::into_inner).is_empty());
 }

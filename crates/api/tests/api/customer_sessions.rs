@@ -107,6 +107,11 @@ async fn the_client_secret_lists_and_removes_saved_methods_only_as_enabled(app: 
     let (status, seen) = public(Method::GET, format!("/customer_sessions/{id}?client_secret={secret}")).await;
     assert_eq!(status, 200, "{seen}");
     assert_eq!(ids(&json!({"data": seen["payment_methods"]})), vec![second.clone(), first.clone()], "redisplayed");
+    assert_eq!(seen["customer_id"], customer_id);
+    assert!(seen.get("customer").is_none(), "the browser does not get the merchant's customer record: {seen}");
+    assert!(!seen.to_string().contains("ana@example.com"), "{seen}");
+    let (_, full) = read(app.get(&format!("/customer_sessions/{id}")).await).await;
+    assert_eq!(full["customer"]["id"], customer_id, "a secret key still gets the customer");
     let path = format!("/customers/{customer_id}/payment_methods");
     let (status, listed) = public(Method::GET, format!("{path}?client_secret={secret}")).await;
     assert_eq!((status, ids(&listed)), (200, vec![second.clone(), first.clone()]), "{listed}");

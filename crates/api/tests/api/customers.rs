@@ -142,6 +142,17 @@ async fn each_validation_error_is_reported_and_nothing_is_created(app: TestApp) 
         (json!({"name": "A", "currency": "PHP"}), "email", "parameter_required"),
         (json!({"name": "A", "email": "a@example.com"}), "currency", "parameter_required"),
         (json!({"name": "A", "email": "not-an-email", "currency": "PHP"}), "email", "parameter_invalid"),
+        (
+            json!({"name": "A", "email": "Victim\r\nBcc: x@evil.example <juan@example.com>", "currency": "PHP"}),
+            "email",
+            "parameter_invalid",
+        ),
+        (json!({"name": "A", "email": "Juan <juan@example.com>", "currency": "PHP"}), "email", "parameter_invalid"),
+        (
+            json!({"name": "A", "email": "a@example.com, b@example.com", "currency": "PHP"}),
+            "email",
+            "parameter_invalid",
+        ),
         (json!({"name": "A", "email": "a@example.com", "currency": "USD"}), "currency", "parameter_invalid"),
         (json!({"name": "   ", "email": "a@example.com", "currency": "PHP"}), "name", "parameter_invalid"),
         (json!({"name": 12, "email": "a@example.com", "currency": "PHP"}), "name", "parameter_type_invalid"),

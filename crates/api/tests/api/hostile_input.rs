@@ -191,6 +191,13 @@ async fn card_numbers_are_never_echoed_in_errors(app: TestApp) {
     }
     let text = app.get("/customers/4242424242424242").await.text().await.unwrap();
     assert!(!text.contains("4242424242424242"), "{text}");
+
+    // The service's own limits read as they are.
+    let body = "name=A&email=a%40example.com&currency=PHP&next_billing_statement_sequence_number=1000000000000";
+    let (status, refused) = app.post("/customers", body).await;
+    assert_eq!(status, 400, "{refused}");
+    let detail = refused["errors"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains("999999999999") && !detail.contains("removed"), "{detail}");
 }
 
 async fn lists_longer_than_ten_decode_as_payrex_python_sends_them(app: TestApp) {

@@ -68,6 +68,7 @@ mod billing_statements;
 mod browser;
 mod checkout_browser;
 mod checkout_sessions;
+mod cors;
 mod customer_sessions;
 mod customers;
 mod database_tls;

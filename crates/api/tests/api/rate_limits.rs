@@ -100,3 +100,52 @@ async fn switched_off_there_is_no_limit() {
         assert!(response.headers().get("ratelimit-limit").is_none());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_made_up_key_gets_no_bucket_of_its_own_from_a_path_that_never_checks_it() {
+    let app = tightly_limited_app().await;
+    let minted = "sk_test_MintedOnTheSpot0000000000000000";
+    let with_minted_key = |path: &str| app.request(Method::GET, path, minted).send();
+    // Answered without authentication (a document, an unknown route): no sign the key is real.
+    assert_eq!(with_minted_key("/openapi.json").await.unwrap().status(), 200);
+    assert_eq!(with_minted_key("/no/such/route").await.unwrap().status(), 404);
+    for path in ["/openapi.json", "/docs", "/no/such/route"] {
+        let refused = with_minted_key(path).await.unwrap();
+        assert_eq!(refused.status(), 429, "{path}: the made-up key still counts against its address");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_public_key_counts_against_each_visitors_address_so_one_cannot_lock_out_the_others() {
+    let app = tightly_limited_app().await;
+    let (_, intent) = read(
+        app.form(
+            Method::POST,
+            "/payment_intents",
+            &app.keys.secret_test,
+            "amount=10000&currency=PHP&payment_methods[]=card",
+        )
+        .await,
+    )
+    .await;
+    let path = format!(
+        "/payment_intents/{}?client_secret={}",
+        intent["id"].as_str().unwrap(),
+        intent["client_secret"].as_str().unwrap()
+    );
+    let from =
+        |address: [u8; 4]| reqwest::Client::builder().local_address(std::net::IpAddr::from(address)).build().unwrap();
+    let (visitor, other_visitor) = (from([127, 0, 0, 2]), from([127, 0, 0, 3]));
+    let retrieve = |client: &reqwest::Client| {
+        client.get(format!("{}{path}", app.address)).basic_auth(&app.keys.public_test, Some("")).send()
+    };
+    for _ in 0..2 {
+        assert_eq!(retrieve(&visitor).await.unwrap().status(), 200);
+    }
+    for _ in 0..5 {
+        assert_eq!(retrieve(&visitor).await.unwrap().status(), 429, "one visitor used up its address's bucket");
+    }
+    let other = retrieve(&other_visitor).await.unwrap();
+    assert_eq!(other.status(), 200, "another visitor of the same merchant is not locked out");
+    assert_eq!(header(&other, "ratelimit-limit"), Some(2), "counted against its own address");
+}

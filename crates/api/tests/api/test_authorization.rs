@@ -13,6 +13,7 @@ on_both_backends!(
     a_used_or_unknown_link_shows_a_clear_page,
     without_a_return_url_the_page_tells_the_outcome,
     concurrent_submissions_all_show_the_outcome_of_the_one_that_won,
+    redirect_urls_that_readers_could_take_differently_are_refused_everywhere,
 );
 
 fn id(value: &Value) -> String {
@@ -128,4 +129,88 @@ async fn concurrent_submissions_all_show_the_outcome_of_the_one_that_won(app: Te
     let again = decide(&url, "fail").await;
     assert_eq!(again.status(), 200);
     assert!(again.text().await.unwrap().contains("Payment already authorized"));
+}
+
+/// Percent-encoded for a form body.
+fn encoded(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+async fn redirect_urls_that_readers_could_take_differently_are_refused_everywhere(app: TestApp) {
+    let hostile = [
+        "https://shop.example/done\n",
+        "https://shop.example/done\r\nSet-Cookie: a=b",
+        "https://shop.example/\u{7f}",
+        "https://shop.example/\u{1}",
+        "https://shop.example/a b",
+        "http:evil.example",
+        "https:/evil.example",
+        "https:///evil.example",
+        "https:\\\\evil.example",
+        "https://shop.example\\@evil.example/",
+        "https://user:pass@evil.example/",
+        "javascript:alert(1)",
+        "//evil.example",
+    ];
+    let line_item = "line_items[0][name]=A&line_items[0][amount]=5000&line_items[0][quantity]=1&payment_methods[]=card";
+    for url in hostile {
+        let url = encoded(url);
+        for (path, body, parameter) in [
+            (
+                "/payment_intents",
+                format!("amount=5000&currency=PHP&payment_methods[]=card&return_url={url}"),
+                "return_url",
+            ),
+            (
+                "/checkout_sessions",
+                format!("{line_item}&success_url={url}&cancel_url=https://s.example/no"),
+                "success_url",
+            ),
+            (
+                "/checkout_sessions",
+                format!("{line_item}&success_url=https://s.example/ok&cancel_url={url}"),
+                "cancel_url",
+            ),
+        ] {
+            let (status, refused) = app.post(path, &body).await;
+            assert_eq!(status, 400, "{path} {url}: {refused}");
+            assert_eq!(refused["errors"][0]["parameter"], parameter, "{refused}");
+        }
+        let intent = app.create_intent(10_000, "").await;
+        let attach = format!("{CHALLENGE_CARD}&return_url={url}");
+        let (status, refused) = app.post(&format!("/payment_intents/{}/attach", id(&intent)), &attach).await;
+        assert_eq!((status, refused["errors"][0]["parameter"].as_str()), (400, Some("return_url")), "{refused}");
+        let (_, unchanged) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
+        assert_eq!(unchanged["status"], "awaiting_payment_method", "a refused attach changed nothing");
+    }
+    let (_, sessions) = read(app.get("/checkout_sessions").await).await;
+    assert!(sessions["data"].as_array().is_none_or(Vec::is_empty), "nothing was created: {sessions}");
+
+    // Plain http is for test mode only.
+    let live = app
+        .form(
+            reqwest::Method::POST,
+            "/payment_intents",
+            &app.keys.secret_live,
+            "amount=5000&currency=PHP&payment_methods[]=card&return_url=http://shop.example/done",
+        )
+        .await;
+    let (status, refused) = read(live).await;
+    assert_eq!((status, refused["errors"][0]["parameter"].as_str()), (400, Some("return_url")), "{refused}");
+    assert!(refused["errors"][0]["detail"].as_str().unwrap().contains("https://"), "{refused}");
+
+    // What is accepted is stored and redirected to exactly as given.
+    let given = "http://127.0.0.1:3000/Back?to=a%20b&x={y}#top";
+    let body = format!("amount=10000&currency=PHP&payment_methods[]=card&return_url={}", encoded(given));
+    let (status, intent) = app.post("/payment_intents", &body).await;
+    assert_eq!((status, intent["return_url"].as_str()), (200, Some(given)), "{intent}");
+    let url = redirect_url(&app, &intent, CHALLENGE_CARD).await;
+    let response = decide(&url, "authorize").await;
+    assert_eq!(response.status(), 303);
+    let secret = intent["client_secret"].as_str().unwrap();
+    let location = response.headers().get(LOCATION).unwrap().to_str().unwrap().to_owned();
+    assert_eq!(
+        location,
+        format!("http://127.0.0.1:3000/Back?to=a%20b&x={{y}}&payment_intent_client_secret={secret}#top")
+    );
 }

@@ -21,6 +21,9 @@ on_both_backends!(
     a_failing_receiver_is_retried_in_the_background_until_it_answers,
     a_timeout_counts_as_a_failed_attempt,
     webhook_endpoints_follow_their_rules,
+    an_event_reaches_every_webhook_that_wants_it_at_once,
+    a_hanging_receiver_does_not_hold_up_another_accounts_webhooks,
+    a_webhook_with_a_backlog_of_any_size_is_deleted,
 );
 
 on_both_backends_stepping_deliveries!(
@@ -80,8 +83,6 @@ async fn a_paid_intent_reaches_the_receiver_signed_and_verifiable(app: TestApp) 
         let event: Value = serde_json::from_str(&delivery.body).unwrap();
         assert_eq!((event["resource"].as_str(), event["livemode"].as_bool()), (Some("event"), Some(false)));
         types.push(event["type"].as_str().unwrap().to_owned());
-        let stored = app.get(&format!("/events/{}", event["id"].as_str().unwrap())).await.text().await.unwrap();
-        assert_eq!(stored, delivery.body, "the receiver gets exactly the bytes of GET /events/:id");
         assert_eq!(event["pending_webhooks"], 1, "sent to one webhook");
         if event["type"] == "payment_intent.succeeded" {
             assert_eq!(event["data"]["id"], intent_id.as_str());
@@ -93,6 +94,12 @@ async fn a_paid_intent_reaches_the_receiver_signed_and_verifiable(app: TestApp) 
     let attempts = wait_for_attempts(&app, &format!("/webhooks/{}/attempts", webhook["id"].as_str().unwrap()), 2).await;
     assert!(attempts.iter().all(|a| a["status_code"] == 200), "{attempts:?}");
     assert_eq!(live_pending_webhooks(&app).await, 0, "delivered events are no longer pending");
+    for delivery in &received {
+        let id = serde_json::from_str::<Value>(&delivery.body).unwrap()["id"].as_str().unwrap().to_owned();
+        let served = app.get(&format!("/events/{id}")).await.text().await.unwrap();
+        let delivered = delivery.body.replace(r#""pending_webhooks":1"#, r#""pending_webhooks":0"#);
+        assert_eq!(served, delivered, "GET /events/:id is the bytes the receiver got, with the live count");
+    }
     assert_eq!(receiver.received().len(), 2, "each event once");
 }
 
@@ -274,21 +281,16 @@ async fn a_deleted_webhook_is_gone_and_its_retries_with_it(app: TestApp) {
     assert_eq!(live_pending_webhooks(&app).await, 0, "canceled deliveries are no longer pending");
 }
 
-/// The sum of the test account's events' live counts of pending deliveries (the API shows each
-/// event's count as it was when the event happened).
+/// The sum of the test account's events' `pending_webhooks`, as the API shows them, each event
+/// once by id and once in the list.
 async fn live_pending_webhooks(app: &TestApp) -> i64 {
     let (_, events) = read(app.get("/events?limit=100").await).await;
     let mut total = 0;
     for event in events["data"].as_array().unwrap() {
-        let (services, id) = (app.services.clone(), event["id"].as_str().unwrap().to_owned());
-        let account = app.services.accounts.clone();
-        let key = app.keys.secret_test.clone();
-        total += tokio::task::spawn_blocking(move || {
-            let caller = account.authenticate(&key).unwrap();
-            services.events.retrieve(&caller.scope, &id).unwrap().pending_webhooks
-        })
-        .await
-        .unwrap();
+        let (status, retrieved) = read(app.get(&format!("/events/{}", event["id"].as_str().unwrap())).await).await;
+        assert_eq!(status, 200);
+        assert_eq!(retrieved["pending_webhooks"], event["pending_webhooks"], "the list and the object agree");
+        total += retrieved["pending_webhooks"].as_i64().unwrap();
     }
     total
 }
@@ -385,4 +387,114 @@ async fn a_shared_deployment_refuses_private_targets_in_test_mode(app: TestApp) 
     }
     let (_, list) = read(app.get("/webhooks").await).await;
     assert!(list["data"].as_array().unwrap().is_empty());
+}
+
+async fn an_event_reaches_every_webhook_that_wants_it_at_once(app: TestApp) {
+    let receivers: Vec<Receiver> = (0..3).map(|_| Receiver::start(Vec::new())).collect();
+    for receiver in &receivers {
+        register(&app, &receiver.url, &["payment.paid"]).await;
+    }
+    pay(&app).await;
+    let paid_at = std::time::Instant::now();
+    for receiver in &receivers {
+        // The retries would come after 300 ms at the earliest; the first attempts come at once.
+        let received = receiver.wait_for(1, Duration::from_secs(5)).await;
+        let waited = received[0].at.saturating_duration_since(paid_at);
+        assert!(waited < Duration::from_millis(1_500), "a receiver waited {waited:?}");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(receivers.iter().all(|receiver| receiver.received().len() == 1), "each once");
+    let attempts = wait_for_all_attempts(&app, 3).await;
+    assert_eq!(attempts, 3);
+    assert_eq!(live_pending_webhooks(&app).await, 0);
+}
+
+/// The attempts recorded for every webhook of the test account, once there are `count`.
+async fn wait_for_all_attempts(app: &TestApp, count: usize) -> usize {
+    let (_, webhooks) = read(app.get("/webhooks").await).await;
+    let paths: Vec<String> = webhooks["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|webhook| format!("/webhooks/{}/attempts", webhook["id"].as_str().unwrap()))
+        .collect();
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let mut recorded = 0;
+        for path in &paths {
+            recorded += read(app.get(path).await).await.1["data"].as_array().unwrap().len();
+        }
+        if recorded >= count || std::time::Instant::now() > deadline {
+            return recorded;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn a_hanging_receiver_does_not_hold_up_another_accounts_webhooks(app: TestApp) {
+    // One account's receiver never answers in time (the test timeout is 1 s) and has a deep backlog.
+    let hanging = Receiver::start(vec![Reply::Slow(Duration::from_secs(30)); 400]);
+    let webhook = register(&app, &hanging.url, &["payment.paid"]).await;
+    pay(&app).await;
+    let (_, events) = read(app.get("/events?limit=1").await).await;
+    let event_id = events["data"][0]["id"].as_str().unwrap().to_owned();
+    let resend = format!("/webhooks/{}/resend", webhook["id"].as_str().unwrap());
+    for _ in 0..199 {
+        let (status, body) = app.post(&resend, &format!("event_id={event_id}")).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    hanging.wait_for(4, WAIT).await;
+    // Another account's event, while the hanging receiver holds its deliveries.
+    let other = Receiver::start(Vec::new());
+    let register_other = format!("url={}&events[]=payment.paid", other.url);
+    let (status, _) = read(app.form(Method::POST, "/webhooks", &app.other_account_key, &register_other).await).await;
+    assert_eq!(status, 200);
+    for n in 0..5 {
+        let intent = format!("amount={}&currency=PHP&payment_methods[]=card", 10_000 + n);
+        let (_, intent) = read(app.form(Method::POST, "/payment_intents", &app.other_account_key, &intent).await).await;
+        let attach = "payment_method[type]=card&payment_method[card][number]=4242424242424242\
+                      &payment_method[card][exp_month]=12&payment_method[card][exp_year]=2035&payment_method[card][cvc]=123";
+        let path = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+        let (status, _) = read(app.form(Method::POST, &path, &app.other_account_key, attach).await).await;
+        assert_eq!(status, 200);
+        let paid_at = std::time::Instant::now();
+        let received = other.wait_for(n + 1, WAIT).await;
+        let waited = received[n].at.saturating_duration_since(paid_at);
+        assert!(waited < Duration::from_secs(1), "the other account's event {n} waited {waited:?}");
+    }
+    // The hanging endpoint held at most its own limit at once, then was backed off as a whole.
+    assert!(hanging.received().len() < 100, "{} attempts reached the hanging receiver", hanging.received().len());
+}
+
+async fn a_webhook_with_a_backlog_of_any_size_is_deleted(app: TestApp) {
+    let webhook = register(&app, "http://127.0.0.1:9/hooks", &["payment.paid"]).await;
+    let webhook_id = webhook["id"].as_str().unwrap().to_owned();
+    pay(&app).await;
+    let (_, events) = read(app.get("/events?limit=1").await).await;
+    let event_id = events["data"][0]["id"].as_str().unwrap().to_owned();
+    let account = {
+        let (accounts, key) = (app.services.accounts.clone(), app.keys.secret_test.clone());
+        tokio::task::spawn_blocking(move || accounts.authenticate(&key).unwrap().scope.account_id.to_string())
+            .await
+            .unwrap()
+    };
+    // More pending deliveries than SQLite allows variables in one statement (32,766), due far ahead.
+    app.database.execute(&format!(
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 40000) \
+         INSERT INTO webhook_deliveries (id, account_id, livemode, webhook_id, event_id, status, attempts, \
+         next_attempt_at_ms, lease_owner, lease_until_ms, created_at_ms) \
+         SELECT 'whd_seed' || x, '{account}', false, '{webhook_id}', '{event_id}', 'pending', 0, \
+         4000000000000, NULL, 0, 0 FROM n"
+    ));
+    let (_, event) = read(app.get(&format!("/events/{event_id}")).await).await;
+    assert_eq!(event["pending_webhooks"].as_i64().unwrap(), 40_001, "{event}");
+    let (status, body) = read(
+        app.request(Method::DELETE, &format!("/webhooks/{webhook_id}"), &app.keys.secret_test).send().await.unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, event) = read(app.get(&format!("/events/{event_id}")).await).await;
+    assert_eq!(event["pending_webhooks"], 0, "every delivery was canceled");
+    let (status, _) = read(app.get(&format!("/webhooks/{webhook_id}")).await).await;
+    assert_eq!(status, 404);
 }

@@ -6,7 +6,8 @@ use crate::scope::Scope;
 use payments_domain::event::Event;
 use payments_domain::ids::EventId;
 
-/// Events, appended in the transaction of the change they describe.
+/// Events, appended in the transaction of the change they describe. An event read back has as
+/// `pending_webhooks` the number of its deliveries still outstanding (pending or paused) now.
 pub trait EventRepository {
     /// Appends `events` in their order, in one statement.
     ///
@@ -24,12 +25,6 @@ pub trait EventRepository {
     /// # Errors
     /// Storage failures.
     fn find_many(&mut self, ids: &[EventId]) -> Result<Vec<Event>, StoreError>;
-
-    /// Changes each event's count of undelivered deliveries by `delta`, in one statement.
-    ///
-    /// # Errors
-    /// Storage failures.
-    fn add_pending_webhooks(&mut self, ids: &[EventId], delta: i64) -> Result<(), StoreError>;
 
     /// A page of the scope's events, newest first.
     ///

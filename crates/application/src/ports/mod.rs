@@ -19,6 +19,7 @@ pub mod refund;
 pub mod setup_intent;
 pub mod unit_of_work;
 pub mod webhook;
+pub mod webhook_delivery;
 
 pub use account::{AccountRepository, KeyRecord};
 pub use billing_statement::{BillingStatementFilter, BillingStatementRepository};
@@ -44,9 +45,9 @@ pub use unit_of_work::{
     in_batched_writes, in_single_write, in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to,
     Repositories, UnitOfWork,
 };
-pub use webhook::{
-    DeliveryAttempt, DeliveryBacklog, DeliveryRepository, OutgoingWebhook, Sending, UrlGuard, WebhookFilter,
-    WebhookRepository, WebhookSender,
+pub use webhook::{UrlGuard, WebhookFilter, WebhookRepository};
+pub use webhook_delivery::{
+    DeliveryAttempt, DeliveryBacklog, DeliveryRepository, OutgoingWebhook, PassOver, Sending, WebhookSender,
 };
 
 pub use crate::error::StoreError;

@@ -13,7 +13,8 @@ use super::payment_intent::PaymentIntentRepository;
 use super::payment_method::PaymentMethodRepository;
 use super::refund::RefundRepository;
 use super::setup_intent::SetupIntentRepository;
-use super::webhook::{DeliveryRepository, WebhookRepository};
+use super::webhook::WebhookRepository;
+use super::webhook_delivery::DeliveryRepository;
 use crate::error::{ApplicationError, StoreError};
 
 /// Declares [`Repositories`] from one list of accessors and the port each hands out, with an

@@ -30,6 +30,7 @@ use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 use payments_domain::payment_intent::{CardOptions, IntentOwner, NewPaymentIntent, PaymentIntentStatus};
 use payments_domain::payment_method::PaymentMethodType;
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
@@ -296,7 +297,7 @@ impl BillingStatementService {
                             description: before.payment_description(&number),
                             metadata: details.metadata.clone(),
                             customer_id: Some(customer.id.clone()),
-                            return_url: Some(url.clone()),
+                            return_url: Some(RedirectUrl::trusted(url.clone())),
                             card_options: CardOptions::default(),
                         },
                         now,

@@ -3,7 +3,7 @@
 
 use super::event::EventLog;
 use super::payment_intent::{view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
-use super::redirect::Access;
+use super::redirect::{check_redirect_url, Access};
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
@@ -15,6 +15,7 @@ use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus, 
 use payments_domain::event::EventType;
 use payments_domain::ids::{CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, RANDOM_PART_LENGTH};
 use payments_domain::payment_intent::{IntentOwner, NewPaymentIntent, PaymentIntent, PaymentIntentStatus};
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
 
@@ -63,12 +64,15 @@ impl CheckoutSessionService {
     /// a redirect.
     ///
     /// # Errors
-    /// Storage failures.
+    /// `parameter_invalid` on a plain-`http` `success_url` or `cancel_url` in live mode; storage
+    /// failures.
     pub fn create(
         &self,
         scope: &Scope,
         new: NewCheckoutSession<NewLineItem>,
     ) -> Result<CheckoutSessionView, ApplicationError> {
+        check_redirect_url(scope, "success_url", Some(&new.success_url))?;
+        check_redirect_url(scope, "cancel_url", Some(&new.cancel_url))?;
         let now = self.clock.now();
         let new = new.with_line_item_ids(|| CheckoutSessionLineItemId::from_random(&self.ids.id_part()));
         let id = CheckoutSessionId::from_random(&self.ids.id_part());
@@ -86,7 +90,7 @@ impl CheckoutSessionService {
                     description: new.description.clone(),
                     metadata: new.metadata.clone(),
                     customer_id: None,
-                    return_url: Some(url.clone()),
+                    return_url: Some(RedirectUrl::trusted(url.clone())),
                     card_options: new.card_options.clone(),
                 },
                 now,

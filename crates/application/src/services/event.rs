@@ -8,7 +8,8 @@ use payments_domain::account::Mode;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, DeliveryId, EventId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::{Delivery, Webhook};
+use payments_domain::webhook::Webhook;
+use payments_domain::webhook_delivery::Delivery;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 

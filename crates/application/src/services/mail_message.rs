@@ -6,7 +6,7 @@ use crate::error::ApplicationError;
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::mail_message::{MailMessage, MailOutcome};
-use payments_domain::webhook::RetrySchedule;
+use payments_domain::retry::RetrySchedule;
 use std::sync::Arc;
 
 /// Outbox use cases.

@@ -38,4 +38,4 @@ pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
 pub use setup_intent::{SetupAttachOutcome, SetupAttachRequest, SetupIntentService, SetupIntentView};
 pub use webhook::WebhookService;
-pub use webhook_delivery::{DeliveryJob, WebhookDeliveryService};
+pub use webhook_delivery::{Claimed, DeliveryJob, WebhookDeliveryService};

@@ -6,7 +6,8 @@ use super::event::EventLog;
 use super::intent_owner::{became_paid, ensure_not_owned, intent_paid};
 use super::payment_method::saved_method;
 use super::redirect::{
-    check_client_secret, test_redirect, unknown_token, well_formed_token, Access, RedirectCompletion, RedirectPage,
+    check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access,
+    RedirectCompletion, RedirectPage,
 };
 use crate::error::ApplicationError;
 use crate::ports::{
@@ -26,6 +27,7 @@ use payments_domain::payment_intent::{
     Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges, PaymentIntentStatus,
 };
 use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use serde_json::Value;
@@ -89,7 +91,7 @@ impl From<PaymentMethodInput> for PaymentMethodChoice {
 pub struct AttachRequest {
     pub method: PaymentMethodChoice,
     pub billing: Option<PaymentBilling>,
-    pub return_url: Option<String>,
+    pub return_url: Option<RedirectUrl>,
 }
 
 /// How an attach ended.
@@ -138,8 +140,10 @@ impl PaymentIntentService {
     /// Creates an intent awaiting a payment method.
     ///
     /// # Errors
-    /// `parameter_invalid` on `customer_id` naming no customer; storage failures.
+    /// `parameter_invalid` on `customer_id` naming no customer, or on a plain-`http` `return_url` in
+    /// live mode; storage failures.
     pub fn create(&self, scope: &Scope, new: NewPaymentIntent) -> Result<PaymentIntentView, ApplicationError> {
+        check_redirect_url(scope, "return_url", new.return_url.as_ref())?;
         let intent = self.build(scope, new, self.clock.now());
         in_single_write(self.unit_of_work.as_ref(), |repositories| {
             let customer = existing_customer(repositories, scope, intent.customer_id())?;
@@ -171,13 +175,14 @@ impl PaymentIntentService {
     ///
     /// # Errors
     /// `resource_invalid_state` after a payment method was attached; `parameter_invalid` on
-    /// `customer_id`; `resource_conflict`; storage failures.
+    /// `customer_id` or `return_url`; `resource_conflict`; storage failures.
     pub fn update(
         &self,
         scope: &Scope,
         id: &str,
         changes: PaymentIntentChanges,
     ) -> Result<PaymentIntentView, ApplicationError> {
+        check_redirect_url(scope, "return_url", changes.return_url.as_ref())?;
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut intent = load(repositories, scope, id)?;
@@ -206,6 +211,7 @@ impl PaymentIntentService {
         access: Access<'_>,
         request: AttachRequest,
     ) -> Result<AttachOutcome, ApplicationError> {
+        check_redirect_url(scope, "return_url", request.return_url.as_ref())?;
         let (before, input, saved_id, billing) = reading(self.unit_of_work.as_ref(), |repositories| {
             let before = load_view(repositories, scope, id)?;
             let intent = &before.intent;

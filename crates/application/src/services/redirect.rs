@@ -7,6 +7,7 @@ use payments_domain::account::Mode;
 use payments_domain::ids::ClientSecret;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::PaymentMethodType;
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::validation::FieldError;
 
 /// Length of the secret token of a redirect page.
@@ -27,6 +28,21 @@ impl Access<'_> {
     #[must_use]
     pub fn customer_present(&self) -> bool {
         matches!(self, Self::ClientSecret(_))
+    }
+}
+
+/// Refuses `url`, given as `parameter`, where the scope's mode may not send a customer (a plain
+/// `http` URL in live mode).
+pub(crate) fn check_redirect_url(
+    scope: &crate::scope::Scope,
+    parameter: &str,
+    url: Option<&RedirectUrl>,
+) -> Result<(), ApplicationError> {
+    match url {
+        Some(url) => {
+            url.allowed_in(scope.livemode()).map_err(|invalid| ApplicationError::invalid(invalid.at(parameter)))
+        }
+        None => Ok(()),
     }
 }
 

@@ -6,7 +6,8 @@ use super::customer::live_customer;
 use super::event::EventLog;
 use super::payment_intent::Processors;
 use super::redirect::{
-    check_client_secret, test_redirect, unknown_token, well_formed_token, Access, RedirectCompletion, RedirectPage,
+    check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access,
+    RedirectCompletion, RedirectPage,
 };
 use crate::error::ApplicationError;
 use crate::ports::{
@@ -20,6 +21,7 @@ use payments_domain::event::EventType;
 use payments_domain::ids::{ClientSecret, PaymentMethodId, SetupIntentId, RANDOM_PART_LENGTH};
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::{CardInput, PaymentBilling, PaymentMethodType, VerifiedCard};
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus, SetupResult};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
@@ -41,7 +43,7 @@ pub struct SetupIntentView {
 pub struct SetupAttachRequest {
     pub card: CardInput,
     pub billing: Option<PaymentBilling>,
-    pub return_url: Option<String>,
+    pub return_url: Option<RedirectUrl>,
 }
 
 /// How an attach ended.
@@ -84,9 +86,11 @@ impl SetupIntentService {
     /// Creates a setup intent awaiting a payment method.
     ///
     /// # Errors
-    /// `parameter_invalid` on `customer_id` naming no live customer of the scope, or on
-    /// `payment_methods` naming a method that cannot be saved; storage failures.
+    /// `parameter_invalid` on `customer_id` naming no live customer of the scope, on
+    /// `payment_methods` naming a method that cannot be saved, or on a plain-`http` `return_url` in
+    /// live mode; storage failures.
     pub fn create(&self, scope: &Scope, new: NewSetupIntent) -> Result<SetupIntentView, ApplicationError> {
+        check_redirect_url(scope, "return_url", new.return_url.as_ref())?;
         if let Some(unsavable) = new.payment_methods.iter().find(|method| **method != PaymentMethodType::Card) {
             return Err(ApplicationError::invalid(FieldError::invalid(
                 "payment_methods",
@@ -130,6 +134,7 @@ impl SetupIntentService {
         access: Access<'_>,
         request: SetupAttachRequest,
     ) -> Result<SetupAttachOutcome, ApplicationError> {
+        check_redirect_url(scope, "return_url", request.return_url.as_ref())?;
         let intent = reading(self.unit_of_work.as_ref(), |repositories| {
             let intent = load(repositories, scope, id)?;
             check_client_secret(intent.client_secret(), access, "setup intent")?;

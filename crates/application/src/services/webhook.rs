@@ -11,9 +11,8 @@ use crate::ports::{
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
 use payments_domain::validation::FieldError;
-use payments_domain::webhook::{
-    Delivery, DeliveryMove, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookUrl,
-};
+use payments_domain::webhook::{DeliveryMove, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookUrl};
+use payments_domain::webhook_delivery::Delivery;
 use std::sync::Arc;
 
 const RESOURCE: &str = "webhook";
@@ -81,7 +80,7 @@ impl WebhookService {
         })
     }
 
-    /// Deletes a webhook and cancels its pending deliveries.
+    /// Deletes a webhook and cancels its outstanding deliveries, however many there are.
     ///
     /// # Errors
     /// `resource_not_found`; storage failures.
@@ -89,7 +88,7 @@ impl WebhookService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
             for change in webhook.deletion() {
-                move_deliveries(repositories, &webhook, &change)?;
+                repositories.deliveries().move_all(webhook.id(), &change)?;
             }
             repositories.webhooks().delete(&webhook)?;
             Ok(webhook)
@@ -154,7 +153,6 @@ impl WebhookService {
             let event = repositories.events().find(scope, &event_id)?.ok_or_else(unknown)?;
             let delivery = Delivery::new(DeliveryId::from_random(&self.ids.id_part()), &webhook, event.id.clone(), now);
             repositories.deliveries().insert(std::slice::from_ref(&delivery))?;
-            repositories.events().add_pending_webhooks(std::slice::from_ref(&event.id), 1)?;
             Ok(webhook)
         })
     }
@@ -172,7 +170,7 @@ impl WebhookService {
             let expected_version = webhook.version();
             let moves = change(&mut webhook, now);
             repositories.webhooks().update(&webhook, expected_version)?;
-            move_deliveries(repositories, &webhook, &moves)?;
+            repositories.deliveries().move_all(webhook.id(), &moves)?;
             Ok(webhook)
         })
     }
@@ -186,21 +184,6 @@ impl WebhookService {
             .check(url.as_str(), livemode)
             .map_err(|reason| ApplicationError::invalid(FieldError::invalid("url", reason)))
     }
-}
-
-/// Moves the webhook's outstanding deliveries; those that settle leave their events' pending counts.
-fn move_deliveries(
-    repositories: &mut dyn Repositories,
-    webhook: &Webhook,
-    change: &DeliveryMove,
-) -> Result<(), ApplicationError> {
-    let moved = repositories.deliveries().move_all(webhook.id(), change)?;
-    if change.settles() {
-        // A webhook has one delivery per event, so each event leaves one pending delivery.
-        let events: Vec<EventId> = moved.iter().map(|delivery| delivery.event_id().clone()).collect();
-        repositories.events().add_pending_webhooks(&events, -1)?;
-    }
-    Ok(())
 }
 
 fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<Webhook, ApplicationError> {

@@ -1,16 +1,26 @@
-//! Delivering events to webhooks: claim due deliveries under a lease, and record each attempt's
-//! outcome (the domain decides delivered, retry or failed). Sending itself is the caller's async
-//! work through the [`crate::ports::WebhookSender`] port, outside any transaction.
+//! Delivering events to webhooks: claim due deliveries under a lease, within what the sender has in
+//! flight ([`DeliveryLoad`]), and record each attempt's outcome (the domain decides delivered, retry
+//! or failed, and how the endpoint's health moves). Sending itself is the caller's async work through
+//! the [`crate::ports::WebhookSender`] port, outside any transaction.
 
 use crate::error::ApplicationError;
-use crate::ports::{in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, UnitOfWork};
-use crate::scope::Scope;
-use payments_domain::account::Mode;
+use crate::ports::{
+    in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, PassOver, Repositories, UnitOfWork,
+};
 use payments_domain::event::Event;
 use payments_domain::ids::{EventId, WebhookId};
-use payments_domain::webhook::{AttemptOutcome, Delivery, RetrySchedule, Webhook};
-use std::collections::{BTreeMap, HashMap};
+use payments_domain::retry::RetrySchedule;
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::Webhook;
+use payments_domain::webhook_delivery::{AttemptOutcome, Delivery, DeliveryLoad, EndpointHealth};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+
+/// Due deliveries looked at per free slot: some may be passed over for their endpoint's or
+/// account's limit, or taken meanwhile by another instance.
+const LOOKED_AT_PER_FREE_SLOT: usize = 2;
+/// Due deliveries looked at besides those, for the same reasons.
+const LOOKED_AT_BESIDES: usize = 16;
 
 /// A claimed delivery, with everything needed to send it and to record the attempt.
 #[derive(Debug, Clone)]
@@ -20,6 +30,17 @@ pub struct DeliveryJob {
     pub secret_key: String,
     /// The event envelope as stored when the event was appended, sent byte for byte and signed.
     pub body: String,
+    /// How the endpoint was answering when the delivery was claimed.
+    pub health: EndpointHealth,
+}
+
+/// What a look for due deliveries found.
+#[derive(Debug, Default)]
+pub struct Claimed {
+    pub jobs: Vec<DeliveryJob>,
+    /// Whether due deliveries were left for later: the sender had no slot left, or their
+    /// endpoint's or account's limit was reached. The sender looks again when a slot frees.
+    pub more_due: bool,
 }
 
 /// Delivery use cases.
@@ -49,51 +70,77 @@ impl WebhookDeliveryService {
         reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.deliveries().backlog()?))
     }
 
-    /// Claims up to `limit` due deliveries for `owner` for `lease_ms`. A delivery claimed here is
+    /// Claims due deliveries for `owner` for `lease_ms`, as many as `load` (what the sender has in
+    /// flight) admits: none to an endpoint or of an account at its limit, and none to an endpoint
+    /// that is backed off (its due deliveries are made to wait with it). A delivery claimed here is
     /// sent by no other instance until the lease runs out (a crashed owner's work is picked up then).
     ///
     /// # Errors
     /// Storage failures.
-    pub fn claim_due(&self, owner: &str, limit: u32, lease_ms: i64) -> Result<Vec<DeliveryJob>, ApplicationError> {
-        let now = self.clock.now();
-        let due = reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.deliveries().due(now, limit)?))?;
-        if due.is_empty() {
-            return Ok(Vec::new());
+    pub fn claim_due(&self, owner: &str, lease_ms: i64, load: &DeliveryLoad) -> Result<Claimed, ApplicationError> {
+        let free = load.free();
+        if free == 0 {
+            return Ok(Claimed { jobs: Vec::new(), more_due: true });
         }
-        // One transaction for the batch; each claim is still a conditional update of its own row.
-        // Webhooks are read once each, and the claimed deliveries' events in one query.
+        let now = self.clock.now();
+        let pass_over = PassOver { webhooks: load.full_endpoints(), accounts: load.full_accounts() };
+        let looked_at = u32::try_from(free * LOOKED_AT_PER_FREE_SLOT + LOOKED_AT_BESIDES).unwrap_or(u32::MAX);
+        let due = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.deliveries().due(now, looked_at, &pass_over)?)
+        })?;
+        if due.is_empty() {
+            return Ok(Claimed::default());
+        }
+        let mut more_due = due.len() >= looked_at as usize;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let mut webhooks: HashMap<WebhookId, Option<Webhook>> = HashMap::new();
-            let mut claimed = Vec::with_capacity(due.len());
+            let webhook_ids: Vec<WebhookId> = distinct(due.iter().map(Delivery::webhook_id));
+            let endpoints: HashMap<WebhookId, (Webhook, EndpointHealth)> = repositories
+                .webhooks()
+                .endpoints(&webhook_ids)?
+                .into_iter()
+                .map(|(webhook, health)| (webhook.id().clone(), (webhook, health)))
+                .collect();
+            let mut load = load.clone();
+            let mut claimed = Vec::new();
+            let mut backed_off: HashMap<&WebhookId, EndpointHealth> = HashMap::new();
             for delivery in &due {
+                // A delivery goes only to a webhook of its own account and mode.
+                let Some((webhook, health)) = endpoints.get(delivery.webhook_id()).filter(|(webhook, _)| {
+                    webhook.account_id() == delivery.account_id() && webhook.livemode() == delivery.livemode()
+                }) else {
+                    continue;
+                };
+                if health.is_backed_off(now) {
+                    backed_off.insert(delivery.webhook_id(), *health);
+                    continue;
+                }
+                if !load.admits(delivery, *health) {
+                    more_due = true;
+                    continue;
+                }
                 if !repositories.deliveries().claim(delivery.id(), owner, now, now.plus_millis(lease_ms))? {
                     continue;
                 }
-                let scope =
-                    Scope { account_id: delivery.account_id().clone(), mode: Mode::from_livemode(delivery.livemode()) };
-                let webhook = match webhooks.get(delivery.webhook_id()) {
-                    Some(known) => known.clone(),
-                    None => {
-                        let found = repositories.webhooks().find(&scope, delivery.webhook_id())?;
-                        webhooks.insert(delivery.webhook_id().clone(), found.clone());
-                        found
-                    }
-                };
-                if let Some(webhook) = webhook {
-                    claimed.push((delivery, webhook));
-                }
+                load.start(delivery, *health);
+                claimed.push((delivery, webhook, *health));
             }
-            let event_ids: Vec<EventId> = claimed.iter().map(|(delivery, _)| delivery.event_id().clone()).collect();
-            let mut events: HashMap<EventId, Event> = repositories
+            // Deliveries that fell due while their endpoint is backed off wait with it, so later
+            // looks do not find them again.
+            for (webhook_id, health) in backed_off {
+                repositories.deliveries().postpone(webhook_id, health.retry_at, now)?;
+            }
+            let event_ids: Vec<EventId> = distinct(claimed.iter().map(|(delivery, _, _)| delivery.event_id()));
+            let events: HashMap<EventId, Event> = repositories
                 .events()
                 .find_many(&event_ids)?
                 .into_iter()
                 .map(|event| (event.id.clone(), event))
                 .collect();
             let mut jobs = Vec::with_capacity(claimed.len());
-            for (delivery, webhook) in claimed {
-                // An event belongs to the account and mode of its deliveries; anything else is not sent.
-                let event = events.remove(delivery.event_id()).filter(|event| {
+            for (delivery, webhook, health) in claimed {
+                // An event goes to each of its webhooks; it belongs to the account and mode of its
+                // deliveries, and anything else is not sent.
+                let event = events.get(delivery.event_id()).filter(|event| {
                     &event.account_id == delivery.account_id() && event.livemode == delivery.livemode()
                 });
                 if let Some(event) = event {
@@ -101,16 +148,18 @@ impl WebhookDeliveryService {
                         delivery: delivery.clone(),
                         url: webhook.url().as_str().to_owned(),
                         secret_key: webhook.secret_key().reveal().to_owned(),
-                        body: event.body,
+                        body: event.body.clone(),
+                        health,
                     });
                 }
             }
-            Ok(jobs)
+            Ok(Claimed { jobs, more_due })
         })
     }
 
-    /// Records the attempts of a batch in one transaction. An attempt whose lease `owner` lost
-    /// meanwhile is ignored.
+    /// Records the attempts of a batch in one transaction, and what they tell of their endpoints'
+    /// health: an endpoint that stops answering is backed off with all its pending deliveries. An
+    /// attempt whose lease `owner` lost meanwhile is ignored.
     ///
     /// # Errors
     /// Storage failures.
@@ -118,10 +167,10 @@ impl WebhookDeliveryService {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut recorded = Vec::with_capacity(attempts.len());
-            let mut settled_events = Vec::new();
+            let mut outcomes: Vec<(&WebhookId, &AttemptOutcome)> = Vec::with_capacity(attempts.len());
             for (job, outcome) in attempts {
                 let mut delivery = job.delivery.clone();
-                let step = delivery.record(outcome, &self.schedule, now, self.ids.fraction());
+                delivery.record(outcome, &self.schedule, now, self.ids.fraction());
                 // Settling checks that `owner` still holds the lease; an attempt of a lost lease is
                 // not recorded.
                 if !repositories.deliveries().settle(&delivery, owner)? {
@@ -136,44 +185,41 @@ impl WebhookDeliveryService {
                     error: outcome.error.clone(),
                     duration_ms: outcome.duration_ms,
                 });
-                if step.settles() {
-                    settled_events.push(delivery.event_id().clone());
-                }
+                outcomes.push((job.delivery.webhook_id(), outcome));
             }
-            // One insert for the batch's attempts, and one update of the events' pending counts per
-            // number of their deliveries that settled (one, unless an event went to several webhooks).
             repositories.deliveries().record_attempts(&recorded)?;
-            for (delta, events) in settled_counts(settled_events) {
-                repositories.events().add_pending_webhooks(&events, -delta)?;
-            }
-            Ok(())
+            self.update_health(repositories, &outcomes, now)
         })
     }
+
+    /// Moves the health of the endpoints of `outcomes` (in the order they ended) and makes a newly
+    /// backed-off endpoint's pending deliveries wait with it.
+    fn update_health(
+        &self,
+        repositories: &mut dyn Repositories,
+        outcomes: &[(&WebhookId, &AttemptOutcome)],
+        now: Timestamp,
+    ) -> Result<(), ApplicationError> {
+        let webhook_ids: Vec<WebhookId> = distinct(outcomes.iter().map(|(webhook_id, _)| *webhook_id));
+        for (webhook, before) in repositories.webhooks().endpoints(&webhook_ids)? {
+            let after = outcomes
+                .iter()
+                .filter(|(webhook_id, _)| *webhook_id == webhook.id())
+                .fold(before, |health, (_, outcome)| health.after(outcome, &self.schedule, now));
+            if after == before {
+                continue;
+            }
+            repositories.webhooks().set_health(webhook.id(), &after)?;
+            if after.is_backed_off(now) && after.retry_at != before.retry_at {
+                repositories.deliveries().postpone(webhook.id(), after.retry_at, now)?;
+            }
+        }
+        Ok(())
+    }
 }
 
-/// The settled events grouped by how many of their deliveries settled.
-fn settled_counts(events: Vec<EventId>) -> BTreeMap<i64, Vec<EventId>> {
-    let mut counts: HashMap<EventId, i64> = HashMap::new();
-    for event in events {
-        *counts.entry(event).or_default() += 1;
-    }
-    let mut by_count: BTreeMap<i64, Vec<EventId>> = BTreeMap::new();
-    for (event, count) in counts {
-        by_count.entry(count).or_default().push(event);
-    }
-    by_count
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn settled_events_are_grouped_by_their_number_of_settled_deliveries() {
-        let [a, b, c] = ["evt_a", "evt_b", "evt_c"].map(|id| EventId::parse(id).expect("an event id"));
-        let grouped = settled_counts(vec![a.clone(), b.clone(), a.clone(), c.clone()]);
-        let mut once = grouped[&1].clone();
-        once.sort_by(|x, y| x.as_str().cmp(y.as_str()));
-        assert_eq!((once, grouped[&2].clone(), grouped.len()), (vec![b, c], vec![a], 2));
-    }
+/// The distinct values of `items`, in their first order.
+fn distinct<'a, T: Clone + Eq + std::hash::Hash + 'a>(items: impl Iterator<Item = &'a T>) -> Vec<T> {
+    let mut seen = HashSet::new();
+    items.filter(|item| seen.insert(*item)).cloned().collect()
 }

@@ -8,7 +8,7 @@ use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
     in_batched_writes, in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt,
-    IdempotencyRecord, IdempotencyState, UnitOfWork, WebhookFilter,
+    IdempotencyRecord, IdempotencyState, PassOver, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -34,13 +34,15 @@ use payments_domain::payment_intent::{
 use payments_domain::payment_method::{
     CardSummary, Funding, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
 };
+use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::refund::{NewRefund, RefundReason};
+use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{
-    AttemptOutcome, Delivery, DeliveryStatus, NewWebhook, RetrySchedule, Webhook, WebhookChanges, WebhookSecret,
-    WebhookStatus, WebhookUrl,
+    DeliveryStatus, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookStatus, WebhookUrl,
 };
+use payments_domain::webhook_delivery::{AttemptOutcome, Delivery, EndpointHealth};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -280,7 +282,7 @@ fn new_intent(scope: &Scope, n: u32) -> PaymentIntent {
         description: Some(Description::new("Order 1".into()).unwrap()),
         metadata: Some(metadata(&[("order", "1")])),
         customer_id: None,
-        return_url: Some("https://shop.example/done".into()),
+        return_url: Some(RedirectUrl::new("https://shop.example/done".into()).unwrap()),
         card_options: CardOptions::default(),
     };
     let secret = ClientSecret::new(id.as_str(), "secret");
@@ -433,7 +435,7 @@ pub fn setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time(sto
         usage: Usage::OffSession,
         description: Some(Description::new("Card on file".into()).unwrap()),
         metadata: Some(metadata(&[("plan", "gold")])),
-        return_url: Some("https://shop.example/saved".into()),
+        return_url: Some(RedirectUrl::new("https://shop.example/saved".into()).unwrap()),
         card_options: CardOptions::default(),
     };
     let secret = ClientSecret::new(id.as_str(), "secret");
@@ -570,12 +572,41 @@ pub fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
 pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     let scope = account(store, "acme");
     let events: Vec<Event> = (1..=3).map(|n| event(&scope, n, 2)).collect();
-    write(store, |r| r.events().append(&events[..1]));
+    let hooks = [webhook(&scope, 1, vec![EventType::PaymentPaid]), webhook(&scope, 2, vec![EventType::PaymentPaid])];
+    let deliveries: Vec<Delivery> = hooks
+        .iter()
+        .enumerate()
+        .map(|(n, hook)| Delivery::new(DeliveryId::from_random(&format!("d{n}")), hook, events[0].id.clone(), at(1)))
+        .collect();
+    write(store, |r| {
+        r.webhooks().insert(&hooks[0])?;
+        r.webhooks().insert(&hooks[1])?;
+        r.events().append(&events[..1])?;
+        r.deliveries().insert(&deliveries)
+    });
     // Several appended in one statement keep their order.
     write(store, |r| r.events().append(&events[1..]));
     assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)), Some(events[0].clone()));
-    write(store, |r| r.events().add_pending_webhooks(std::slice::from_ref(&events[0].id), -1));
-    assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)).unwrap().pending_webhooks, 1);
+    // The count read back is that of the deliveries outstanding now, not the one appended.
+    let pending =
+        |store: &dyn UnitOfWork| read(store, |r| r.events().find(&scope, &events[0].id)).unwrap().pending_webhooks;
+    let mut delivered = deliveries[0].clone();
+    let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1 };
+    let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
+    delivered.record(&ok, &schedule, at(2), 0.0);
+    assert!(write(store, |r| r.deliveries().claim(delivered.id(), "a", at(2), at(30))));
+    assert!(write(store, |r| r.deliveries().settle(&delivered, "a")));
+    assert_eq!(pending(store), 1, "one of two delivered");
+    let paused = hooks[1].clone().disable(at(3));
+    write(store, |r| r.deliveries().move_all(hooks[1].id(), &paused));
+    assert_eq!(pending(store), 1, "a paused delivery is still outstanding");
+    for change in hooks[1].deletion() {
+        write(store, |r| r.deliveries().move_all(hooks[1].id(), &change));
+    }
+    assert_eq!(pending(store), 0, "a canceled one is not");
+    let listed = read(store, |r| r.events().list(&scope, &PageRequest::default()));
+    assert_eq!(listed.data.iter().map(|e| e.pending_webhooks).collect::<Vec<_>>(), vec![0, 0, 0]);
+    assert_eq!(read(store, |r| r.events().find_many(std::slice::from_ref(&events[1].id)))[0].pending_webhooks, 0);
     let id = |e: &Event| e.id.to_string();
     let page = PageRequest::new(Some(2), None, None).unwrap();
     let newest = read(store, |r| r.events().list(&scope, &page));
@@ -643,8 +674,16 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
     let by_description = WebhookFilter { url: None, description: Some("renamed".into()) };
     let found = read(store, |r| r.webhooks().list(&scope, &by_description, &PageRequest::default()));
     assert_eq!(ids(&found, id), vec![id(&first)]);
+    let endpoints = read(store, |r| r.webhooks().endpoints(&[first.id().clone(), second.id().clone()]));
+    assert_eq!(endpoints.len(), 2);
+    assert!(endpoints.iter().all(|(_, health)| *health == EndpointHealth::ANSWERING), "never tried: answering");
+    let backed_off = EndpointHealth { unanswered: 3, retry_at: at(100) };
+    write(store, |r| r.webhooks().set_health(first.id(), &backed_off));
+    let endpoints = read(store, |r| r.webhooks().endpoints(std::slice::from_ref(first.id())));
+    assert_eq!(endpoints, vec![(first.clone(), backed_off)], "the webhook's version stays");
     write(store, |r| r.webhooks().delete(&first));
     assert_eq!(read(store, |r| r.webhooks().find(&scope, first.id())), None);
+    assert!(read(store, |r| r.webhooks().endpoints(std::slice::from_ref(first.id()))).is_empty());
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.webhooks().find(&elsewhere, second.id())), None);
     assert!(read(store, |r| r.webhooks().enabled(&elsewhere)).is_empty());
@@ -661,14 +700,23 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
         r.events().append(&[first_event.clone(), second_event.clone()])?;
         r.deliveries().insert(&[first.clone(), second.clone()])
     });
-    let due = read(store, |r| r.deliveries().due(at(10), 10));
+    let everything = PassOver::default();
+    let due = read(store, |r| r.deliveries().due(at(10), 10, &everything));
     assert_eq!(due, vec![first.clone(), second.clone()], "due ones, the longest waiting first");
-    assert_eq!(read(store, |r| r.deliveries().due(at(1), 10)), vec![first.clone()]);
+    assert_eq!(read(store, |r| r.deliveries().due(at(1), 10, &everything)), vec![first.clone()]);
+    let full_webhook = PassOver { webhooks: vec![hook.id().clone()], accounts: Vec::new() };
+    assert!(read(store, |r| r.deliveries().due(at(10), 10, &full_webhook)).is_empty(), "its endpoint takes no more");
+    let full_account = PassOver { webhooks: Vec::new(), accounts: vec![scope.account_id.clone()] };
+    assert!(read(store, |r| r.deliveries().due(at(10), 10, &full_account)).is_empty(), "its account takes no more");
 
     let lease = at(40);
     assert!(write(store, |r| r.deliveries().claim(first.id(), "a", at(10), lease)));
     assert!(!write(store, |r| r.deliveries().claim(first.id(), "b", at(11), at(41))), "leased to a");
-    assert_eq!(read(store, |r| r.deliveries().due(at(12), 10)), vec![second.clone()], "a leased one is not due");
+    assert_eq!(
+        read(store, |r| r.deliveries().due(at(12), 10, &everything)),
+        vec![second.clone()],
+        "a leased one is not due"
+    );
     assert!(write(store, |r| r.deliveries().claim(first.id(), "b", lease, at(70))), "taken over when the lease ends");
 
     let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
@@ -687,22 +735,34 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     };
     write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
     assert_eq!(read(store, |r| r.deliveries().attempts(hook.id(), 10)), vec![attempt]);
-    let retried = read(store, |r| r.deliveries().due(at(43), 10));
+    let retried = read(store, |r| r.deliveries().due(at(43), 10, &everything));
     assert_eq!(retried.iter().find(|d| d.id() == first.id()), Some(&first), "due again after its backoff");
 
+    // Backed off: due ones wait until then, a leased one is left to its sender, later ones stay.
+    assert!(write(store, |r| r.deliveries().claim(second.id(), "a", at(43), at(90))));
+    assert_eq!(write(store, |r| r.deliveries().postpone(hook.id(), at(45), at(43))), 1);
+    assert!(read(store, |r| r.deliveries().due(at(44), 10, &everything)).is_empty());
+    let waited = read(store, |r| r.deliveries().due(at(45), 10, &everything));
+    assert_eq!(waited.iter().map(|d| (d.id(), d.next_attempt_at())).collect::<Vec<_>>(), vec![(first.id(), at(45))]);
+    assert_eq!(write(store, |r| r.deliveries().postpone(hook.id(), at(44), at(43))), 0, "never earlier");
+    first.postpone(at(45));
+    assert!(write(store, |r| r.deliveries().settle(&second, "a")));
+
     let paused = hook.disable(at(50));
-    let moved = write(store, |r| r.deliveries().move_all(hook.id(), &paused));
-    assert_eq!(moved.len(), 2);
-    assert!(moved.iter().all(|d| d.status() == DeliveryStatus::Paused));
-    assert!(read(store, |r| r.deliveries().due(at(100), 10)).is_empty(), "paused ones wait");
+    assert_eq!(write(store, |r| r.deliveries().move_all(hook.id(), &paused)), 2);
+    assert!(read(store, |r| r.deliveries().due(at(100), 10, &everything)).is_empty(), "paused ones wait");
     let resumed = hook.enable(at(60));
-    let moved = write(store, |r| r.deliveries().move_all(hook.id(), &resumed));
-    assert!(moved.iter().all(|d| d.status() == DeliveryStatus::Pending && d.next_attempt_at() == at(60)));
-    assert_eq!(read(store, |r| r.deliveries().due(at(60), 10)).len(), 2, "due at once when resumed");
+    assert_eq!(write(store, |r| r.deliveries().move_all(hook.id(), &resumed)), 2);
+    let due = read(store, |r| r.deliveries().due(at(60), 10, &everything));
+    assert!(due.iter().all(|d| d.status() == DeliveryStatus::Pending && d.next_attempt_at() == at(60)), "{due:?}");
+    assert_eq!(due.len(), 2, "due at once when resumed");
+    // Deleted while one is being sent: the sender's late outcome does not bring it back.
+    assert!(write(store, |r| r.deliveries().claim(first.id(), "a", at(60), at(90))));
     for change in hook.deletion() {
         write(store, |r| r.deliveries().move_all(hook.id(), &change));
     }
-    assert!(read(store, |r| r.deliveries().due(at(100), 10)).is_empty(), "canceled ones are never due");
+    assert!(!write(store, |r| r.deliveries().settle(&first, "a")), "a canceled delivery stays canceled");
+    assert!(read(store, |r| r.deliveries().due(at(100), 10, &everything)).is_empty(), "canceled ones are never due");
 }
 
 fn statement(scope: &Scope, customer: &Customer, n: u32) -> BillingStatement {

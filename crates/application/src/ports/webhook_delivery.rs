@@ -1,0 +1,129 @@
+//! Storage of webhook deliveries and their attempts, and the sending of a signed delivery.
+
+use crate::error::StoreError;
+use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::DeliveryMove;
+use payments_domain::webhook_delivery::{AttemptOutcome, Delivery};
+use std::future::Future;
+use std::pin::Pin;
+
+/// Deliveries a look for due ones passes over: those to endpoints, and of accounts, that take no
+/// more now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PassOver {
+    pub webhooks: Vec<WebhookId>,
+    pub accounts: Vec<AccountId>,
+}
+
+/// One attempt to deliver, as recorded for the merchant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryAttempt {
+    pub delivery_id: DeliveryId,
+    pub webhook_id: WebhookId,
+    pub event_id: EventId,
+    pub attempted_at: Timestamp,
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: i64,
+}
+
+/// Deliveries and their attempts. Deliveries are found across scopes by the delivery worker.
+pub trait DeliveryRepository {
+    /// Stores `deliveries`, in one statement.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn insert(&mut self, deliveries: &[Delivery]) -> Result<(), StoreError>;
+
+    /// Pending deliveries due at `now` whose lease, if any, has run out, the longest waiting first,
+    /// but those `pass_over` names.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn due(&mut self, now: Timestamp, limit: u32, pass_over: &PassOver) -> Result<Vec<Delivery>, StoreError>;
+
+    /// Takes the lease of a due delivery for `owner` until `lease_until`; false when another owner
+    /// holds it or it is no longer pending.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn claim(
+        &mut self,
+        id: &DeliveryId,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<bool, StoreError>;
+
+    /// Writes the outcome of an attempt and releases the lease, if `owner` still holds it and the
+    /// delivery is still pending (one paused or canceled meanwhile stays so).
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError>;
+
+    /// Applies `change` (see [`Delivery::apply`]) to every delivery of the webhook, however many
+    /// there are; returns how many moved.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<u64, StoreError>;
+
+    /// Makes the webhook's pending deliveries that would fall due before `until` wait until then,
+    /// but those leased at `now` (their sender records them); returns how many moved.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
+
+    /// Stores the attempts, in one statement.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError>;
+
+    /// The webhook's latest attempts, newest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError>;
+
+    /// How many deliveries of every account are pending, and since when the oldest is.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError>;
+}
+
+/// The deliveries not yet delivered or given up, across accounts (for operators' metrics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeliveryBacklog {
+    pub pending: i64,
+    /// When the oldest pending delivery was created.
+    pub oldest_created_at: Option<Timestamp>,
+}
+
+/// One signed delivery to send.
+#[derive(Debug, Clone, Copy)]
+pub struct OutgoingWebhook<'a> {
+    pub url: &'a str,
+    /// The event envelope, sent byte for byte.
+    pub body: &'a str,
+    pub secret_key: &'a str,
+    /// Which field of the signature header carries the signature (`li` live, `te` test).
+    pub livemode: bool,
+    /// The time the signature states; it comes from the `Clock`.
+    pub signed_at: Timestamp,
+}
+
+/// What sending returns: a future that reports the attempt's outcome.
+pub type Sending<'a> = Pin<Box<dyn Future<Output = AttemptOutcome> + Send + 'a>>;
+
+/// Sends a signed body to a webhook's URL. The only asynchronous port: delivery runs in a background
+/// worker, never inside a request.
+pub trait WebhookSender: Send + Sync {
+    /// Sends `webhook` once and reports how it went; a refused connection, a timeout or an address
+    /// the mode may not reach is an outcome with an `error`, not a failure of this call.
+    fn send<'a>(&'a self, webhook: OutgoingWebhook<'a>) -> Sending<'a>;
+}
