@@ -6,6 +6,10 @@
 //!    (which makes the backlog due at once), and the time until the receiver has it all is measured.
 //! 2. Latency: charges at a fixed rate (each makes two events); for each event, the time from the
 //!    API's answer to the charge (which follows the commit) to the receiver's arrival.
+//! 3. Fairness (with `PAYMENTS_OTHER_KEY`, a second account's key): the first account's webhook
+//!    points at a receiver that accepts connections and never answers, with a deep backlog of
+//!    deliveries to it; meanwhile the second account charges at a fixed rate, and its events'
+//!    commit-to-arrival latency is measured as in 2.
 
 // A benchmark tool: a panic is its failure report.
 #![allow(clippy::unwrap_used)]
@@ -23,6 +27,10 @@ type Arrivals = Arc<Mutex<Vec<(String, Instant)>>>;
 const BACKLOG_CHARGES: usize = 2_000;
 const PACED_CHARGES_PER_SECOND: u64 = 100;
 const PACED_SECONDS: u64 = 15;
+/// Deliveries queued to the receiver that never answers.
+const HANGING_BACKLOG: usize = 2_000;
+const FAIR_CHARGES_PER_SECOND: u64 = 20;
+const FAIR_SECONDS: u64 = 15;
 
 #[tokio::main]
 async fn main() {
@@ -67,13 +75,80 @@ async fn main() {
     println!("throughput: {backlog} events delivered in {seconds:.2} s = {:.0} events/s", backlog as f64 / seconds);
 
     // 2. Latency at a fixed rate.
+    let latencies = paced_latencies(&client, &base, &key, &arrivals, PACED_CHARGES_PER_SECOND, PACED_SECONDS).await;
+    report(&format!("latency at {} events/s over {PACED_SECONDS} s", PACED_CHARGES_PER_SECOND * 2), &latencies);
+
+    // 3. Fairness: another account's events while this one's receiver hangs with a deep backlog.
+    let Ok(other_key) = std::env::var("PAYMENTS_OTHER_KEY") else {
+        return;
+    };
+    let hanging = TcpListener::bind("127.0.0.1:0").unwrap();
+    let hanging_url = format!("http://{}/hooks", hanging.local_addr().unwrap());
+    std::thread::spawn(move || {
+        // Accepts every connection and never answers; the connections stay open.
+        let mut held = Vec::new();
+        for stream in hanging.incoming().map_while(Result::ok) {
+            held.push(stream);
+        }
+    });
+    post(format!("/webhooks/{webhook_id}/disable"), Vec::new()).await.unwrap();
+    let hanging_webhook: Value =
+        post("/webhooks".into(), vec![("url", hanging_url), ("events[]", "payment.paid".into())])
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    let resend = format!("{base}/webhooks/{}/resend", hanging_webhook["id"].as_str().expect("a webhook"));
+    let events: Value =
+        client.get(format!("{base}/events?limit=1")).bearer_auth(&key).send().await.unwrap().json().await.unwrap();
+    let event_id = events["data"][0]["id"].as_str().expect("an event").to_owned();
+    stream::iter(0..HANGING_BACKLOG)
+        .for_each_concurrent(32, |_| {
+            let request = client.post(&resend).bearer_auth(&key).form(&[("event_id", event_id.as_str())]).send();
+            async move { assert_eq!(request.await.unwrap().status(), 200) }
+        })
+        .await;
+    let fast = TcpListener::bind("127.0.0.1:0").unwrap();
+    let fast_url = format!("http://{}/hooks", fast.local_addr().unwrap());
+    let fair_arrivals: Arrivals = Arc::default();
+    start_receiver(fast, fair_arrivals.clone());
+    let registered = client
+        .post(format!("{base}/webhooks"))
+        .bearer_auth(&other_key)
+        .form(&[("url", fast_url.as_str()), ("events[]", "payment_intent.succeeded"), ("events[]", "payment.paid")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status(), 200);
+    let latencies =
+        paced_latencies(&client, &base, &other_key, &fair_arrivals, FAIR_CHARGES_PER_SECOND, FAIR_SECONDS).await;
+    report(
+        &format!(
+            "another account at {} events/s over {FAIR_SECONDS} s, beside {HANGING_BACKLOG} deliveries to a receiver that never answers",
+            FAIR_CHARGES_PER_SECOND * 2
+        ),
+        &latencies,
+    );
+}
+
+/// Charges with `key` at `per_second` for `seconds`; each event's time from the charge's answer to
+/// its arrival, in milliseconds, sorted.
+async fn paced_latencies(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    arrivals: &Arrivals,
+    per_second: u64,
+    seconds: u64,
+) -> Vec<f64> {
     arrivals.lock().unwrap_or_else(PoisonError::into_inner).clear();
     let answered: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
-    let mut ticker = tokio::time::interval(Duration::from_micros(1_000_000 / PACED_CHARGES_PER_SECOND));
+    let mut ticker = tokio::time::interval(Duration::from_micros(1_000_000 / per_second));
     let mut charges = Vec::new();
-    for _ in 0..PACED_CHARGES_PER_SECOND * PACED_SECONDS {
+    for _ in 0..per_second * seconds {
         ticker.tick().await;
-        let (client, base, key, answered) = (client.clone(), base.clone(), key.clone(), answered.clone());
+        let (client, base, key, answered) = (client.clone(), base.to_owned(), key.to_owned(), answered.clone());
         charges.push(tokio::spawn(async move {
             let (intent, at) = charge(&client, &base, &key).await;
             answered.lock().unwrap_or_else(PoisonError::into_inner).insert(intent, at);
@@ -82,8 +157,11 @@ async fn main() {
     for charge in charges {
         charge.await.unwrap();
     }
-    let expected = usize::try_from(PACED_CHARGES_PER_SECOND * PACED_SECONDS * 2).unwrap();
-    wait_for(&arrivals, expected).await;
+    let expected = usize::try_from(per_second * seconds * 2).unwrap();
+    if !arrived(arrivals, expected, Duration::from_secs(120)).await {
+        let count = arrivals.lock().unwrap_or_else(PoisonError::into_inner).len();
+        println!("only {count} of {expected} events arrived within 120 s of the last charge");
+    }
     let answered = answered.lock().unwrap_or_else(PoisonError::into_inner).clone();
     let mut latencies: Vec<f64> = arrivals
         .lock()
@@ -94,10 +172,17 @@ async fn main() {
         })
         .collect();
     latencies.sort_by(f64::total_cmp);
+    latencies
+}
+
+fn report(what: &str, latencies: &[f64]) {
+    if latencies.is_empty() {
+        println!("{what}: no event arrived");
+        return;
+    }
     let percentile = |p: f64| latencies[((latencies.len() as f64 - 1.0) * p).round() as usize];
     println!(
-        "latency at {} events/s over {PACED_SECONDS} s ({} events): p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        PACED_CHARGES_PER_SECOND * 2,
+        "{what} ({} events): p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         latencies.len(),
         percentile(0.5),
         percentile(0.9),
@@ -167,9 +252,17 @@ fn start_receiver(listener: TcpListener, arrivals: Arrivals) {
 }
 
 async fn wait_for(arrivals: &Arrivals, count: usize) {
-    let deadline = Instant::now() + Duration::from_secs(120);
+    assert!(arrived(arrivals, count, Duration::from_secs(120)).await, "not every event arrived");
+}
+
+/// Whether `count` events arrived within `within`.
+async fn arrived(arrivals: &Arrivals, count: usize, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
     while arrivals.lock().unwrap_or_else(PoisonError::into_inner).len() < count {
-        assert!(Instant::now() < deadline, "not every event arrived");
+        if Instant::now() > deadline {
+            return false;
+        }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    true
 }

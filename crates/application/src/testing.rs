@@ -567,22 +567,33 @@ impl DeliveryRepository for State {
 
     fn claim(
         &mut self,
-        id: &DeliveryId,
+        ids: &[DeliveryId],
         owner: &str,
         now: Timestamp,
         lease_until: Timestamp,
-    ) -> Result<bool, StoreError> {
-        let claimable = |d: &&mut LeasedDelivery| {
-            d.delivery.id() == id && d.delivery.status() == DeliveryStatus::Pending && d.lease_until <= now
-        };
-        match self.deliveries.iter_mut().find(claimable) {
-            Some(leased) => {
+    ) -> Result<Vec<DeliveryId>, StoreError> {
+        let mut claimed = Vec::new();
+        for leased in self.deliveries.iter_mut() {
+            let claimable = leased.delivery.status() == DeliveryStatus::Pending && leased.lease_until <= now;
+            if claimable && ids.contains(leased.delivery.id()) {
                 leased.owner = Some(owner.to_owned());
                 leased.lease_until = lease_until;
-                Ok(true)
+                claimed.push(leased.delivery.id().clone());
             }
-            None => Ok(false),
         }
+        Ok(claimed)
+    }
+
+    fn release(&mut self, ids: &[DeliveryId], owner: &str) -> Result<u64, StoreError> {
+        let mut released = 0;
+        for leased in self.deliveries.iter_mut() {
+            if ids.contains(leased.delivery.id()) && leased.owner.as_deref() == Some(owner) {
+                leased.owner = None;
+                leased.lease_until = Timestamp::from_unix_millis(0);
+                released += 1;
+            }
+        }
+        Ok(released)
     }
 
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {

@@ -199,9 +199,11 @@ fn a_full_endpoint_or_account_is_passed_over_so_another_accounts_delivery_goes()
     for job in &first.jobs {
         load.start(&job.delivery, job.health);
     }
-    // The busy endpoint is full: a look passes over its deliveries, older than any other's.
+    // The busy endpoint is full: a look passes over its deliveries, older than any other's, and
+    // says more may be due (the sender looks again when a slot frees).
     let second = deliveries.claim_due("a", 30_000, &load).unwrap();
     assert!(second.jobs.is_empty(), "{:?}", webhook_ids(&second.jobs));
+    assert!(second.more_due, "the passed-over endpoint has more due");
     emit(&ports, &other);
     let third = deliveries.claim_due("a", 30_000, &load).unwrap();
     assert_eq!(webhook_ids(&third.jobs), vec![other_webhook], "the other account's new event goes at once");
@@ -240,6 +242,36 @@ fn an_endpoint_that_stops_answering_is_backed_off_with_all_its_deliveries() {
     assert_eq!(probe.len(), 1);
     deliveries.record("a", &[(probe[0].clone(), outcome(503))]).unwrap();
     assert_eq!(claim(&ports, "a").len(), 9, "any answer ends the back-off: every other delivery goes at once");
+}
+
+#[test]
+fn enabling_a_webhook_or_giving_it_another_url_tries_its_endpoint_afresh() {
+    let ports = TestPorts::new();
+    let scope = ports.scope(Mode::Test);
+    let id = webhook(&ports, &scope, &["payment_intent.canceled"]);
+    for _ in 0..6 {
+        emit(&ports, &scope);
+    }
+    let back_off = |ports: &TestPorts| {
+        let silent: Vec<_> = claim(ports, "a").into_iter().map(|job| (job, no_answer())).collect();
+        assert_eq!(silent.len(), 6);
+        ports.delivery_service().record("a", &silent).unwrap();
+    };
+    back_off(&ports);
+    assert!(claim(&ports, "b").is_empty(), "backed off");
+    let service = ports.webhook_service();
+    service.disable(&scope, &id).unwrap();
+    service.enable(&scope, &id).unwrap();
+    assert_eq!(claim(&ports, "b").len(), 6, "enabled: everything due at once");
+    ports.clock.advance(31);
+    back_off(&ports);
+    assert!(claim(&ports, "c").is_empty(), "backed off again");
+    let changes = payments_domain::webhook::WebhookChanges {
+        url: Some(WebhookUrl::new("http://127.0.0.1:10/other".into()).unwrap()),
+        ..Default::default()
+    };
+    service.update(&scope, &id, changes).unwrap();
+    assert_eq!(claim(&ports, "c").len(), 6, "another receiver is tried at once");
 }
 
 #[test]

@@ -201,11 +201,15 @@ impl Webhook {
         Self { id, account_id, livemode, url, events, description, secret_key, status, created_at, updated_at, version }
     }
 
-    /// Applies a merchant's changes.
-    pub fn update(&mut self, changes: WebhookChanges, now: Timestamp) {
+    /// Applies a merchant's changes. A new URL is another receiver: its pending deliveries become
+    /// due at once (the move returned), whatever the old one's failures had delayed them to.
+    pub fn update(&mut self, changes: WebhookChanges, now: Timestamp) -> Option<DeliveryMove> {
         let WebhookChanges { url, events, description } = changes;
-        if let Some(url) = url {
+        let mut moved = None;
+        if let Some(url) = url.filter(|url| *url != self.url) {
             self.url = url;
+            moved =
+                Some(DeliveryMove { from: DeliveryStatus::Pending, to: DeliveryStatus::Pending, due_at: Some(now) });
         }
         if let Some(events) = events {
             self.events = events;
@@ -214,6 +218,7 @@ impl Webhook {
             self.description = description;
         }
         self.touch(now);
+        moved
     }
 
     /// Enables the webhook: its paused deliveries become due at once.

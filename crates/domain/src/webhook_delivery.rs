@@ -274,6 +274,18 @@ pub struct DeliveryLimits {
     pub per_account: usize,
 }
 
+impl DeliveryLimits {
+    /// Each limit `factor` times over (what a sender may hold claimed ahead of sending).
+    #[must_use]
+    pub fn times(self, factor: usize) -> Self {
+        Self {
+            total: self.total.saturating_mul(factor),
+            per_endpoint: self.per_endpoint.saturating_mul(factor),
+            per_account: self.per_account.saturating_mul(factor),
+        }
+    }
+}
+
 /// The deliveries a sender has in flight, held to its [`DeliveryLimits`]: an endpoint takes at most
 /// `per_endpoint` of them (one while it is not answering), and an account at most `per_account`, so
 /// a slow or silent receiver never takes the slots every other account's deliveries need.

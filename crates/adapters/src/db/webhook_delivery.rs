@@ -111,23 +111,41 @@ impl DeliveryRepository for DbSession<'_> {
 
     fn claim(
         &mut self,
-        id: &DeliveryId,
+        ids: &[DeliveryId],
         owner: &str,
         now: Timestamp,
         lease_until: Timestamp,
-    ) -> Result<bool, StoreError> {
-        let (now_ms, lease_until_ms) = (now.unix_millis(), lease_until.unix_millis());
-        let claimed = diesel::update(
+    ) -> Result<Vec<DeliveryId>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let now_ms = now.unix_millis();
+        let claimed: Vec<String> = diesel::update(
             deliveries::table
-                .filter(deliveries::id.eq(id.as_str()))
+                .filter(deliveries::id.eq_any(ids.iter().map(DeliveryId::as_str)))
                 .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
                 .filter(deliveries::lease_until_ms.le(now_ms)),
         )
-        .set((deliveries::lease_owner.eq(owner), deliveries::lease_until_ms.eq(lease_until_ms)))
-        .prepared()
-        .execute(self.writing()?)
+        .set((deliveries::lease_owner.eq(owner), deliveries::lease_until_ms.eq(lease_until.unix_millis())))
+        .returning(deliveries::id)
+        .get_results(self.writing()?)
         .map_err(store_error)?;
-        Ok(claimed == 1)
+        claimed.iter().map(|id| parse_id("delivery id", id, DeliveryId::parse)).collect()
+    }
+
+    fn release(&mut self, ids: &[DeliveryId], owner: &str) -> Result<u64, StoreError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        diesel::update(
+            deliveries::table
+                .filter(deliveries::id.eq_any(ids.iter().map(DeliveryId::as_str)))
+                .filter(deliveries::lease_owner.eq(owner)),
+        )
+        .set((deliveries::lease_owner.eq(None::<String>), deliveries::lease_until_ms.eq(0)))
+        .execute(self.writing()?)
+        .map(|released| u64::try_from(released).unwrap_or(u64::MAX))
+        .map_err(store_error)
     }
 
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {

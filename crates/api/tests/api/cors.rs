@@ -8,6 +8,11 @@ use reqwest::{Method, Response};
 
 const ORIGIN: &str = "https://shop.example";
 
+/// A request from the merchant's page with `key`.
+async fn from_page(app: &TestApp, method: Method, path: &str, key: &str) -> Response {
+    app.request(method, path, key).header("Origin", ORIGIN).send().await.unwrap()
+}
+
 fn header<'a>(response: &'a Response, name: &str) -> Option<&'a str> {
     response.headers().get(name).and_then(|value| value.to_str().ok())
 }
@@ -40,23 +45,15 @@ async fn a_merchants_page_may_call_what_a_public_key_may_call_and_read_the_answe
         assert!(headers.contains("authorization") && headers.contains("content-type"), "{headers}");
     }
 
-    let retrieved = app
-        .request(Method::GET, &format!("{intent_path}?client_secret={secret}"), &app.keys.public_test)
-        .header("Origin", ORIGIN)
-        .send()
-        .await
-        .unwrap();
+    let retrieved =
+        from_page(&app, Method::GET, &format!("{intent_path}?client_secret={secret}"), &app.keys.public_test).await;
     assert_eq!(retrieved.status(), 200);
     assert_eq!(header(&retrieved, "access-control-allow-origin"), Some("*"), "the page may read it");
     assert!(header(&retrieved, "access-control-expose-headers").unwrap_or_default().contains("ratelimit-remaining"));
 
     // An error for a public key is readable too, so the page can show it.
-    let refused = app
-        .request(Method::GET, &format!("{intent_path}?client_secret=wrong"), &app.keys.public_test)
-        .header("Origin", ORIGIN)
-        .send()
-        .await
-        .unwrap();
+    let refused =
+        from_page(&app, Method::GET, &format!("{intent_path}?client_secret=wrong"), &app.keys.public_test).await;
     assert_eq!(refused.status(), 400);
     assert_eq!(header(&refused, "access-control-allow-origin"), Some("*"));
 }
@@ -67,8 +64,7 @@ async fn a_secret_key_or_another_operation_is_never_readable_from_a_page() {
     let intent = app.create_intent(10_000, "").await;
     let intent_path = format!("/payment_intents/{}", intent["id"].as_str().unwrap());
 
-    let with_secret_key =
-        app.request(Method::GET, &intent_path, &app.keys.secret_test).header("Origin", ORIGIN).send().await.unwrap();
+    let with_secret_key = from_page(&app, Method::GET, &intent_path, &app.keys.secret_test).await;
     assert_eq!(with_secret_key.status(), 200);
     assert_eq!(header(&with_secret_key, "access-control-allow-origin"), None, "a secret key's answer stays unreadable");
 

@@ -43,18 +43,26 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn due(&mut self, now: Timestamp, limit: u32, pass_over: &PassOver) -> Result<Vec<Delivery>, StoreError>;
 
-    /// Takes the lease of a due delivery for `owner` until `lease_until`; false when another owner
-    /// holds it or it is no longer pending.
+    /// Takes the leases of the deliveries of `ids` that are still due (pending, their lease run out)
+    /// for `owner` until `lease_until`, in one statement; returns the ids it took. Another owner's
+    /// lease and a delivery no longer pending are left alone.
     ///
     /// # Errors
     /// Storage failures.
     fn claim(
         &mut self,
-        id: &DeliveryId,
+        ids: &[DeliveryId],
         owner: &str,
         now: Timestamp,
         lease_until: Timestamp,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<Vec<DeliveryId>, StoreError>;
+
+    /// Gives back `owner`'s leases on the deliveries of `ids`, which were not attempted: they are
+    /// due again at once, for any instance. Returns how many were given back.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn release(&mut self, ids: &[DeliveryId], owner: &str) -> Result<u64, StoreError>;
 
     /// Writes the outcome of an attempt and releases the lease, if `owner` still holds it and the
     /// delivery is still pending (one paused or canceled meanwhile stays so).

@@ -12,7 +12,7 @@ use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
 use payments_domain::validation::FieldError;
 use payments_domain::webhook::{DeliveryMove, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookUrl};
-use payments_domain::webhook_delivery::Delivery;
+use payments_domain::webhook_delivery::{Delivery, EndpointHealth};
 use std::sync::Arc;
 
 const RESOURCE: &str = "webhook";
@@ -64,6 +64,8 @@ impl WebhookService {
         reading(self.unit_of_work.as_ref(), |repositories| load(repositories, scope, id))
     }
 
+    /// Changes a webhook; a new URL is tried at once with the pending deliveries.
+    ///
     /// # Errors
     /// `parameter_invalid` on `url`; `resource_not_found`; `resource_conflict`; storage failures.
     pub fn update(&self, scope: &Scope, id: &str, changes: WebhookChanges) -> Result<Webhook, ApplicationError> {
@@ -74,8 +76,13 @@ impl WebhookService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhook = load(repositories, scope, id)?;
             let expected_version = webhook.version();
-            webhook.update(changes.clone(), now);
+            let new_receiver = webhook.update(changes.clone(), now);
             repositories.webhooks().update(&webhook, expected_version)?;
+            if let Some(moves) = new_receiver {
+                // Another receiver: what the old one did says nothing of it.
+                repositories.deliveries().move_all(webhook.id(), &moves)?;
+                repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
+            }
             Ok(webhook)
         })
     }
@@ -108,7 +115,8 @@ impl WebhookService {
         })
     }
 
-    /// Enables a webhook and resumes its paused deliveries at once.
+    /// Enables a webhook and resumes its paused deliveries at once; its endpoint is tried afresh,
+    /// whatever back-off it was in.
     ///
     /// # Errors
     /// `resource_not_found`; `resource_conflict`; storage failures.
@@ -171,6 +179,11 @@ impl WebhookService {
             let moves = change(&mut webhook, now);
             repositories.webhooks().update(&webhook, expected_version)?;
             repositories.deliveries().move_all(webhook.id(), &moves)?;
+            if moves.due_at.is_some() {
+                // Enabled: its deliveries are due at once, and the endpoint is tried afresh (a
+                // back-off from before would keep them waiting).
+                repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
+            }
             Ok(webhook)
         })
     }

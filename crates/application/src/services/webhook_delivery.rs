@@ -8,7 +8,7 @@ use crate::ports::{
     in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, PassOver, Repositories, UnitOfWork,
 };
 use payments_domain::event::Event;
-use payments_domain::ids::{EventId, WebhookId};
+use payments_domain::ids::{DeliveryId, EventId, WebhookId};
 use payments_domain::retry::RetrySchedule;
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::Webhook;
@@ -21,6 +21,9 @@ use std::sync::Arc;
 const LOOKED_AT_PER_FREE_SLOT: usize = 2;
 /// Due deliveries looked at besides those, for the same reasons.
 const LOOKED_AT_BESIDES: usize = 16;
+/// The most due deliveries one look reads: a look that leaves some due says so (`more_due`), and
+/// the sender looks again as slots free.
+const LOOKED_AT_MOST: usize = 128;
 
 /// A claimed delivery, with everything needed to send it and to record the attempt.
 #[derive(Debug, Clone)]
@@ -84,14 +87,18 @@ impl WebhookDeliveryService {
         }
         let now = self.clock.now();
         let pass_over = PassOver { webhooks: load.full_endpoints(), accounts: load.full_accounts() };
-        let looked_at = u32::try_from(free * LOOKED_AT_PER_FREE_SLOT + LOOKED_AT_BESIDES).unwrap_or(u32::MAX);
+        let looked_at = (free * LOOKED_AT_PER_FREE_SLOT + LOOKED_AT_BESIDES).min(LOOKED_AT_MOST);
+        let looked_at = u32::try_from(looked_at).unwrap_or(u32::MAX);
         let due = reading(self.unit_of_work.as_ref(), |repositories| {
             Ok(repositories.deliveries().due(now, looked_at, &pass_over)?)
         })?;
+        // Deliveries of the endpoints and accounts passed over may be due too: the sender looks
+        // again when their slots free.
+        let passed_over = !pass_over.webhooks.is_empty() || !pass_over.accounts.is_empty();
         if due.is_empty() {
-            return Ok(Claimed::default());
+            return Ok(Claimed { jobs: Vec::new(), more_due: passed_over });
         }
-        let mut more_due = due.len() >= looked_at as usize;
+        let mut more_due = passed_over || due.len() >= looked_at as usize;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook_ids: Vec<WebhookId> = distinct(due.iter().map(Delivery::webhook_id));
             let endpoints: HashMap<WebhookId, (Webhook, EndpointHealth)> = repositories
@@ -101,7 +108,7 @@ impl WebhookDeliveryService {
                 .map(|(webhook, health)| (webhook.id().clone(), (webhook, health)))
                 .collect();
             let mut load = load.clone();
-            let mut claimed = Vec::new();
+            let mut chosen = Vec::new();
             let mut backed_off: HashMap<&WebhookId, EndpointHealth> = HashMap::new();
             for delivery in &due {
                 // A delivery goes only to a webhook of its own account and mode.
@@ -118,12 +125,14 @@ impl WebhookDeliveryService {
                     more_due = true;
                     continue;
                 }
-                if !repositories.deliveries().claim(delivery.id(), owner, now, now.plus_millis(lease_ms))? {
-                    continue;
-                }
                 load.start(delivery, *health);
-                claimed.push((delivery, webhook, *health));
+                chosen.push((delivery, webhook, *health));
             }
+            // Those another instance took meanwhile are left out.
+            let ids: Vec<_> = chosen.iter().map(|(delivery, _, _)| delivery.id().clone()).collect();
+            let taken: HashSet<_> =
+                repositories.deliveries().claim(&ids, owner, now, now.plus_millis(lease_ms))?.into_iter().collect();
+            let claimed: Vec<_> = chosen.into_iter().filter(|(delivery, _, _)| taken.contains(delivery.id())).collect();
             // Deliveries that fell due while their endpoint is backed off wait with it, so later
             // looks do not find them again.
             for (webhook_id, health) in backed_off {
@@ -157,6 +166,19 @@ impl WebhookDeliveryService {
         })
     }
 
+    /// Gives back the leases of claimed deliveries that `owner` will not send (it is stopping, or
+    /// their endpoint stopped answering): any instance may claim them again at once.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn release(&self, owner: &str, jobs: &[DeliveryJob]) -> Result<(), ApplicationError> {
+        let ids: Vec<DeliveryId> = jobs.iter().map(|job| job.delivery.id().clone()).collect();
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            repositories.deliveries().release(&ids, owner)?;
+            Ok(())
+        })
+    }
+
     /// Records the attempts of a batch in one transaction, and what they tell of their endpoints'
     /// health: an endpoint that stops answering is backed off with all its pending deliveries. An
     /// attempt whose lease `owner` lost meanwhile is ignored.
@@ -168,6 +190,9 @@ impl WebhookDeliveryService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut recorded = Vec::with_capacity(attempts.len());
             let mut outcomes: Vec<(&WebhookId, &AttemptOutcome)> = Vec::with_capacity(attempts.len());
+            // Endpoints answering when claimed that answered again are unchanged: no need to read
+            // their health (the common case).
+            let health_moves = attempts.iter().any(|(job, outcome)| !job.health.is_answering() || !outcome.answered());
             for (job, outcome) in attempts {
                 let mut delivery = job.delivery.clone();
                 delivery.record(outcome, &self.schedule, now, self.ids.fraction());
@@ -188,7 +213,10 @@ impl WebhookDeliveryService {
                 outcomes.push((job.delivery.webhook_id(), outcome));
             }
             repositories.deliveries().record_attempts(&recorded)?;
-            self.update_health(repositories, &outcomes, now)
+            if health_moves {
+                self.update_health(repositories, &outcomes, now)?;
+            }
+            Ok(())
         })
     }
 

@@ -594,7 +594,10 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1 };
     let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
     delivered.record(&ok, &schedule, at(2), 0.0);
-    assert!(write(store, |r| r.deliveries().claim(delivered.id(), "a", at(2), at(30))));
+    assert_eq!(
+        write(store, |r| r.deliveries().claim(std::slice::from_ref(delivered.id()), "a", at(2), at(30))).len(),
+        1
+    );
     assert!(write(store, |r| r.deliveries().settle(&delivered, "a")));
     assert_eq!(pending(store), 1, "one of two delivered");
     let paused = hooks[1].clone().disable(at(3));
@@ -710,14 +713,28 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     assert!(read(store, |r| r.deliveries().due(at(10), 10, &full_account)).is_empty(), "its account takes no more");
 
     let lease = at(40);
-    assert!(write(store, |r| r.deliveries().claim(first.id(), "a", at(10), lease)));
-    assert!(!write(store, |r| r.deliveries().claim(first.id(), "b", at(11), at(41))), "leased to a");
+    let both = [first.id().clone(), second.id().clone()];
+    assert_eq!(
+        write(store, |r| r.deliveries().claim(std::slice::from_ref(first.id()), "a", at(10), lease)),
+        vec![first.id().clone()]
+    );
+    assert_eq!(
+        write(store, |r| r.deliveries().claim(&both, "b", at(11), at(41))),
+        vec![second.id().clone()],
+        "first is leased to a"
+    );
+    assert_eq!(write(store, |r| r.deliveries().release(&both, "b")), 1, "only b's own lease is given back");
+    assert_eq!(read(store, |r| r.deliveries().due(at(11), 10, &everything)), vec![second.clone()], "due again");
     assert_eq!(
         read(store, |r| r.deliveries().due(at(12), 10, &everything)),
         vec![second.clone()],
         "a leased one is not due"
     );
-    assert!(write(store, |r| r.deliveries().claim(first.id(), "b", lease, at(70))), "taken over when the lease ends");
+    assert_eq!(
+        write(store, |r| r.deliveries().claim(std::slice::from_ref(first.id()), "b", lease, at(70))),
+        vec![first.id().clone()],
+        "taken over when the lease ends"
+    );
 
     let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
     let failure = AttemptOutcome { status_code: Some(503), error: None, duration_ms: 4 };
@@ -739,7 +756,7 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     assert_eq!(retried.iter().find(|d| d.id() == first.id()), Some(&first), "due again after its backoff");
 
     // Backed off: due ones wait until then, a leased one is left to its sender, later ones stay.
-    assert!(write(store, |r| r.deliveries().claim(second.id(), "a", at(43), at(90))));
+    assert_eq!(write(store, |r| r.deliveries().claim(std::slice::from_ref(second.id()), "a", at(43), at(90))).len(), 1);
     assert_eq!(write(store, |r| r.deliveries().postpone(hook.id(), at(45), at(43))), 1);
     assert!(read(store, |r| r.deliveries().due(at(44), 10, &everything)).is_empty());
     let waited = read(store, |r| r.deliveries().due(at(45), 10, &everything));
@@ -757,7 +774,7 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     assert!(due.iter().all(|d| d.status() == DeliveryStatus::Pending && d.next_attempt_at() == at(60)), "{due:?}");
     assert_eq!(due.len(), 2, "due at once when resumed");
     // Deleted while one is being sent: the sender's late outcome does not bring it back.
-    assert!(write(store, |r| r.deliveries().claim(first.id(), "a", at(60), at(90))));
+    assert_eq!(write(store, |r| r.deliveries().claim(std::slice::from_ref(first.id()), "a", at(60), at(90))).len(), 1);
     for change in hook.deletion() {
         write(store, |r| r.deliveries().move_all(hook.id(), &change));
     }
