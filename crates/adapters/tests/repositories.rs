@@ -8,15 +8,10 @@
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings, Queued};
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{
-    in_batched_writes, in_single_write, in_transaction, reading, CustomerFilter, UnitOfWork,
-};
+use payments_application::ports::{in_transaction, reading, CustomerFilter, IdGenerator};
 use payments_application::testing::contract::{account, customer, event, mail, webhook, ContractStore};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::event::EventType;
-use payments_domain::ids::DeliveryId;
-use payments_domain::time::Timestamp;
-use payments_domain::webhook_delivery::Delivery;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,9 +31,8 @@ macro_rules! checks_on_both_backends {
         checks_on!($backend:
             concurrent_writers_all_commit,
             commits_wake_the_workers_for_what_they_queued,
-            a_single_write_runs_one_write_statement,
             a_read_runs_no_write_statement,
-            a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait,
+            a_change_reads_its_own_writes_and_keeps_all_or_nothing_of_them,
         );
     };
 }
@@ -70,7 +64,7 @@ mod postgres {
     #[test]
     fn there_is_no_log_to_checkpoint() {
         let (_database, unit_of_work) = super::connect(payments_adapters::db::Backend::Postgres);
-        let checkpointed = payments_application::ports::UnitOfWork::checkpoint(unit_of_work.as_ref()).unwrap();
+        let checkpointed = unit_of_work.checkpoint().unwrap();
         assert!(!checkpointed, "PostgreSQL checkpoints itself: the job stops");
     }
 }
@@ -87,7 +81,12 @@ fn connect(backend: Backend) -> (TestDatabase, Arc<DieselUnitOfWork>) {
     let pool = url
         .connect(PoolSettings { max_size: 4, connection_timeout: Duration::from_secs(5) })
         .expect("connect to the test database");
-    (database, Arc::new(DieselUnitOfWork::new(pool)))
+    (database, Arc::new(DieselUnitOfWork::new(pool, ids())))
+}
+
+/// Random ids, as the service draws them.
+fn ids() -> Arc<dyn IdGenerator> {
+    Arc::new(payments_adapters::id_generator::RandomIds)
 }
 
 fn concurrent_writers_all_commit(backend: Backend) {
@@ -121,33 +120,6 @@ fn concurrent_writers_all_commit(backend: Backend) {
     assert_eq!(page.data.len(), 40);
 }
 
-/// A single write stores its one row; a second write statement is refused before it runs. On
-/// PostgreSQL the first is then committed (it ran alone, without a transaction); on SQLite, where the
-/// service writes through its writer connection and a single write is a transaction there, nothing is.
-fn a_single_write_runs_one_write_statement(backend: Backend) {
-    let (_database, unit_of_work) = match backend {
-        Backend::Sqlite => connect_sqlite_writer(),
-        Backend::Postgres => connect(backend),
-    };
-    let scope = account(unit_of_work.as_ref(), "acme");
-    let stored = |hook: &payments_domain::webhook::Webhook| {
-        reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().find(&scope, hook.id())?)).unwrap().is_some()
-    };
-    let alone = webhook(&scope, 1, vec![EventType::PaymentIntentSucceeded]);
-    in_single_write(unit_of_work.as_ref(), |r| Ok(r.webhooks().insert(&alone)?)).unwrap();
-    assert!(stored(&alone));
-
-    let (first, second) =
-        (webhook(&scope, 2, vec![EventType::PaymentPaid]), webhook(&scope, 3, vec![EventType::PaymentPaid]));
-    let refused = in_single_write(unit_of_work.as_ref(), |r| {
-        r.webhooks().insert(&first)?;
-        Ok(r.webhooks().insert(&second)?)
-    });
-    assert!(matches!(refused, Err(ApplicationError::Internal(_))), "{refused:?}");
-    assert!(!stored(&second), "the second write statement never ran");
-    assert_eq!(stored(&first), backend == Backend::Postgres);
-}
-
 /// A read refuses a write statement before it runs: it would run outside any transaction (and on
 /// SQLite beside the writer connection).
 fn a_read_runs_no_write_statement(backend: Backend) {
@@ -160,30 +132,35 @@ fn a_read_runs_no_write_statement(backend: Backend) {
     assert!(stored.is_none(), "the write statement never ran");
 }
 
-/// A batched-writes unit of work refuses a read after its first write (on PostgreSQL the read would
-/// not see the writes held back) and a write statement that cannot be held back; either way
-/// nothing of it is written.
-fn a_batch_reads_before_its_writes_and_holds_back_only_writes_that_can_wait(backend: Backend) {
+/// A change reads what it wrote (on PostgreSQL its writes held back go out first, in a
+/// transaction), and keeps all of its writes or none: the writes made before a read and after it
+/// alike.
+fn a_change_reads_its_own_writes_and_keeps_all_or_nothing_of_them(backend: Backend) {
     let (_database, unit_of_work) = match backend {
         Backend::Sqlite => connect_sqlite_writer(),
         Backend::Postgres => connect(backend),
     };
     let scope = account(unit_of_work.as_ref(), "acme");
-    let (first, second) = (event(&scope, 1, 0), event(&scope, 2, 0));
-    let read_late = in_batched_writes(unit_of_work.as_ref(), |r| {
-        r.events().append(std::slice::from_ref(&first))?;
-        Ok(r.webhooks().enabled(&scope)?)
+    let (first, second) =
+        (webhook(&scope, 1, vec![EventType::PaymentPaid]), webhook(&scope, 2, vec![EventType::RefundCreated]));
+    let stored = |hook: &payments_domain::webhook::Webhook| {
+        reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().find(&scope, hook.id())?)).unwrap().is_some()
+    };
+    let failed = in_transaction(unit_of_work.as_ref(), |r| {
+        r.webhooks().insert(&first)?;
+        assert!(r.webhooks().find(&scope, first.id())?.is_some(), "a change reads its own write");
+        r.webhooks().insert(&second)?;
+        Err::<(), _>(ApplicationError::Conflict)
     });
-    assert!(matches!(read_late, Err(ApplicationError::Internal(_))), "{read_late:?}");
-    let cannot_wait = in_batched_writes(unit_of_work.as_ref(), |r| {
-        r.events().append(std::slice::from_ref(&second))?;
-        Ok(r.customers().insert(&customer(&scope, 1))?)
-    });
-    assert!(matches!(cannot_wait, Err(ApplicationError::Internal(_))), "{cannot_wait:?}");
-    let found = reading(unit_of_work.as_ref(), |r| Ok(r.events().find_many(&[first.id.clone(), second.id.clone()])?));
-    assert_eq!(found.unwrap(), [], "nothing of either was written");
-    let customer_found = reading(unit_of_work.as_ref(), |r| Ok(r.customers().find(&scope, &customer(&scope, 1).id)?));
-    assert_eq!(customer_found.unwrap(), None, "the write that cannot wait never ran");
+    assert!(matches!(failed, Err(ApplicationError::Conflict)), "{failed:?}");
+    assert!(!stored(&first) && !stored(&second), "nothing of a failed change is kept");
+    in_transaction(unit_of_work.as_ref(), |r| {
+        r.webhooks().insert(&first)?;
+        assert_eq!(r.webhooks().enabled(&scope)?.len(), 1);
+        Ok(r.webhooks().insert(&second)?)
+    })
+    .unwrap();
+    assert!(stored(&first) && stored(&second));
 }
 
 /// A commit wakes the delivery worker when it queued deliveries and the mail worker when it queued
@@ -195,7 +172,7 @@ fn commits_wake_the_workers_for_what_they_queued(backend: Backend) {
     let woken: Arc<Mutex<Vec<Queued>>> = Arc::default();
     let record = woken.clone();
     let unit_of_work =
-        DieselUnitOfWork::new(pool).notifying(Arc::new(move |queued| record.lock().unwrap().push(queued)));
+        DieselUnitOfWork::new(pool, ids()).notifying(Arc::new(move |queued| record.lock().unwrap().push(queued)));
     let woken = || woken.lock().unwrap().clone();
     let scope = account(&unit_of_work, "acme");
     in_transaction(&unit_of_work, |r| Ok(r.customers().insert(&customer(&scope, 1))?)).unwrap();
@@ -203,15 +180,9 @@ fn commits_wake_the_workers_for_what_they_queued(backend: Backend) {
     assert_eq!(woken(), [], "nothing queued");
 
     let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
+    in_transaction(&unit_of_work, |r| Ok(r.webhooks().insert(&hook)?)).unwrap();
     let listened = event(&scope, 2, 1);
-    let delivery =
-        Delivery::new(DeliveryId::from_random("d1"), &hook, listened.id.clone(), Timestamp::from_unix_seconds(1));
-    in_transaction(&unit_of_work, |r| {
-        r.webhooks().insert(&hook)?;
-        r.events().append(std::slice::from_ref(&listened))?;
-        Ok(r.deliveries().insert(std::slice::from_ref(&delivery))?)
-    })
-    .unwrap();
+    in_transaction(&unit_of_work, |r| Ok(r.events().append(std::slice::from_ref(&listened))?)).unwrap();
     assert_eq!(woken(), [Queued { deliveries: true, mail: false }]);
 
     in_transaction(&unit_of_work, |r| Ok(r.mail_messages().insert(&mail(&scope, 1, 0))?)).unwrap();
@@ -229,7 +200,7 @@ fn connect_sqlite_writer() -> (TestDatabase, Arc<DieselUnitOfWork>) {
     let url = DatabaseUrl::parse(database.url()).expect("test database URL");
     let settings = PoolSettings { max_size: 4, connection_timeout: Duration::from_secs(5) };
     let writer = url.writer_pool(settings, Box::new(r2d2::NopEventHandler)).unwrap();
-    let unit_of_work = DieselUnitOfWork::new(url.connect(settings).unwrap()).writing_through(writer);
+    let unit_of_work = DieselUnitOfWork::new(url.connect(settings).unwrap(), ids()).writing_through(writer);
     (database, Arc::new(unit_of_work))
 }
 

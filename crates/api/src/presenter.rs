@@ -4,7 +4,7 @@
 use crate::representation::billing_statement::BillingStatementResource;
 use crate::representation::billing_statement_line_item::BillingStatementLineItemResource;
 use crate::representation::checkout_session::CheckoutSessionResource;
-use crate::representation::event::EventResource;
+use crate::representation::event::{live_envelope, EventResource};
 use crate::representation::payment::PaymentResource;
 use crate::representation::payment_intent::PaymentIntentResource;
 use crate::representation::refund::RefundResource;
@@ -79,6 +79,13 @@ impl Presenter for ApiPresenter {
         serde_json::to_string(&EventResource::new(event, data, previous_attributes)).unwrap_or_else(|error| {
             tracing::error!(%error, event = %event.id, "an event envelope could not be rendered");
             String::new()
+        })
+    }
+
+    fn stored_event(&self, event: &Event) -> String {
+        live_envelope(event).map(|envelope| envelope.get().to_owned()).unwrap_or_else(|error| {
+            tracing::error!(%error, event = %event.id, "a stored event envelope could not be read");
+            event.body.clone()
         })
     }
 }

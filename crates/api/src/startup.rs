@@ -65,7 +65,7 @@ impl Services {
     /// # Errors
     /// When `mail.smtp_url` is not a usable SMTP URL.
     pub fn new(
-        storage: Arc<dyn UnitOfWork>,
+        database: DieselUnitOfWork,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
         settings: &ValidSettings,
@@ -73,6 +73,7 @@ impl Services {
         mail_due: Arc<Notify>,
         metrics: Arc<Metrics>,
     ) -> Result<Self, SmtpSettingsError> {
+        let storage: Arc<dyn UnitOfWork> = Arc::new(database.clone());
         let presenter = Arc::new(ApiPresenter);
         let mailer: Arc<dyn Mailer> = match settings.mail.smtp_url() {
             Some(url) => Arc::new(SmtpMailer::new(url, Duration::from_secs(settings.mail.timeout_seconds))?),
@@ -149,9 +150,10 @@ impl Services {
                 storage.clone(),
                 clock.clone(),
                 ids,
+                presenter.clone(),
                 retry_schedule(&settings.webhooks),
             )),
-            storage,
+            storage: database,
             metrics,
             deliveries_due,
             mail_due,
@@ -173,16 +175,17 @@ impl Services {
         metrics.watch_pool(pool.clone());
         let (deliveries_due, mail_due) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
         let (deliveries, mail) = (deliveries_due.clone(), mail_due.clone());
-        let storage: Arc<dyn UnitOfWork> =
-            Arc::new(DieselUnitOfWork::new(pool).writing_through(writer).notifying(Arc::new(move |queued| {
+        let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
+        let database =
+            DieselUnitOfWork::new(pool, ids.clone()).writing_through(writer).notifying(Arc::new(move |queued| {
                 if queued.deliveries {
                     deliveries.notify_one();
                 }
                 if queued.mail {
                     mail.notify_one();
                 }
-            })));
-        Ok(Self::new(storage, clock, Arc::new(RandomIds), settings, deliveries_due, mail_due, metrics)?)
+            }));
+        Ok(Self::new(database, clock, ids, settings, deliveries_due, mail_due, metrics)?)
     }
 
     /// The mail worker of this instance.
@@ -398,8 +401,8 @@ async fn run_due_actions(services: Services) {
     }
 }
 
-/// Background job: checkpoints the storage's write-ahead log (SQLite), so that commits never do it.
-async fn checkpoint_storage(storage: Arc<dyn UnitOfWork>) {
+/// Background job: checkpoints the database's write-ahead log (SQLite), so that commits never do it.
+async fn checkpoint_storage(storage: DieselUnitOfWork) {
     let mut interval = tokio::time::interval(CHECKPOINT_INTERVAL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

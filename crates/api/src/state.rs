@@ -4,8 +4,9 @@
 use crate::error::ApiError;
 use crate::settings::WebhookSettings;
 use actix_web::web;
+use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::metrics::Metrics;
-use payments_application::ports::{Clock, Mailer, UnitOfWork};
+use payments_application::ports::{Clock, Mailer};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
     EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentMethodService, PaymentService,
@@ -33,7 +34,9 @@ pub struct Services {
     pub events: Arc<EventService>,
     pub webhooks: Arc<WebhookService>,
     pub deliveries: Arc<WebhookDeliveryService>,
-    pub storage: Arc<dyn UnitOfWork>,
+    /// The database every service works on (the composition root's own handle: readiness, and
+    /// SQLite's checkpoints).
+    pub storage: DieselUnitOfWork,
     /// This instance's operational metrics, rendered at `GET /metrics`.
     pub metrics: Arc<Metrics>,
     /// Woken after every commit that appended events, so deliveries start at once.

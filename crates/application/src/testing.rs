@@ -55,7 +55,7 @@ use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::{SetupIntent, SetupIntentStatus};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{DeliveryMove, DeliveryStatus, Webhook, WebhookStatus};
-use payments_domain::webhook_delivery::{Delivery, EndpointHealth};
+use payments_domain::webhook_delivery::{fan_out, Delivery, EndpointHealth};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -82,6 +82,8 @@ struct State {
     webhooks: Vec<Webhook>,
     /// How each webhook's endpoint has been answering, when it was ever recorded.
     endpoint_health: HashMap<WebhookId, EndpointHealth>,
+    /// Deliveries made so far by appended events (their ids count up).
+    fanned_out: u64,
     /// Deliveries with their lease holder.
     deliveries: Vec<LeasedDelivery>,
     attempts: Vec<DeliveryAttempt>,
@@ -429,7 +431,13 @@ impl RefundRepository for State {
 impl EventRepository for State {
     fn append(&mut self, events: &[Event]) -> Result<(), StoreError> {
         self.events.extend_from_slice(events);
-        Ok(())
+        let mut fanned_out = self.fanned_out;
+        let deliveries = fan_out(events, &self.webhooks, || {
+            fanned_out += 1;
+            DeliveryId::from_random(&format!("fanout{fanned_out}"))
+        });
+        self.fanned_out = fanned_out;
+        DeliveryRepository::insert(self, &deliveries)
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
@@ -752,6 +760,12 @@ impl Presenter for MinimalPresenter {
 
     fn event(&self, event: &Event, data: &Value, _: &Value) -> String {
         json!({"id": event.id.as_str(), "type": event.event_type.as_str(), "data": data}).to_string()
+    }
+
+    fn stored_event(&self, event: &Event) -> String {
+        let mut envelope: Value = serde_json::from_str(&event.body).unwrap_or(Value::Null);
+        envelope["pending_webhooks"] = json!(event.pending_webhooks);
+        envelope.to_string()
     }
 }
 
@@ -1190,7 +1204,13 @@ impl TestPorts {
     #[must_use]
     pub fn delivery_service(&self) -> WebhookDeliveryService {
         let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 60_000, jitter: 0.0, give_up_after_ms: 3_600_000 };
-        WebhookDeliveryService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), schedule)
+        WebhookDeliveryService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            schedule,
+        )
     }
 }
 

@@ -3,6 +3,7 @@
 //! Nothing here does I/O, reads a clock or draws randomness: time, ids and random parts come in as
 //! arguments, so every rule is a pure function that can be tested on its own.
 
+pub mod absolute_url;
 pub mod account;
 pub mod billing_statement;
 pub mod checkout_session;

@@ -2,14 +2,10 @@
 //! `return_url`, a checkout session's `success_url` and `cancel_url`.
 //!
 //! The service puts the URL in a `Location` header and a page's link as it was given, so it accepts
-//! only text that every reader takes the same way: printable ASCII (no spaces, control characters or
-//! backslashes, which parsers drop or read as slashes differently), an `https://` or `http://`
-//! scheme spelled out with its two slashes, a host right after them, and no user name or password.
-//! `http:evil.example`, `https:/evil.example` and `https:///evil.example` all resolve to a host in
-//! a browser, but not the one a reader of the text expects; they are refused. Live mode needs
-//! `https`.
+//! only text that every reader takes the same way ([`crate::absolute_url`]), with no user name or
+//! password (a link that shows one host and opens another). Live mode needs `https`.
 
-use crate::limits::URL_LENGTH;
+use crate::absolute_url;
 use crate::validation::Invalid;
 
 /// A URL a customer may be redirected to, exactly as the merchant gave it and as it was checked.
@@ -20,33 +16,9 @@ impl RedirectUrl {
     /// # Errors
     /// `parameter_invalid` saying what is wrong with the text.
     pub fn new(text: String) -> Result<Self, Invalid> {
-        if text.chars().count() > URL_LENGTH {
-            return Err(Invalid::value(format!("The URL must be at most {URL_LENGTH} characters long.")));
-        }
-        if let Some(refused) = text.chars().find(|c| !c.is_ascii_graphic() || *c == '\\') {
-            let what = match refused {
-                ' ' => "a space".to_owned(),
-                '\\' => "a backslash".to_owned(),
-                c if c.is_ascii_control() => format!("a control character (U+{:04X})", u32::from(c)),
-                _ => "a character outside printable ASCII (percent-encode it)".to_owned(),
-            };
-            return Err(Invalid::value(format!("The URL must not contain {what}.")));
-        }
-        let lowercase = text.to_ascii_lowercase();
-        let Some(authority) = ["https://", "http://"].iter().find_map(|scheme| lowercase.strip_prefix(scheme)) else {
-            return Err(Invalid::value(
-                "The URL must be an absolute URL starting with https:// (or http:// in test mode).",
-            ));
-        };
-        if authority.is_empty() || authority.starts_with(['/', '?', '#']) {
-            return Err(Invalid::value("The URL must name a host right after its scheme's two slashes."));
-        }
-        let end = authority.find(['/', '?', '#']).unwrap_or(authority.len());
-        if authority[..end].contains('@') {
+        let url = absolute_url::parse(&text, "https:// (or http:// in test mode)")?;
+        if !url.username().is_empty() || url.password().is_some() || authority_has_at(&text) {
             return Err(Invalid::value("The URL must not contain a user name or password."));
-        }
-        if !url::Url::parse(&text).is_ok_and(|url| url.host().is_some()) {
-            return Err(Invalid::value("The URL is not a valid absolute URL."));
         }
         Ok(Self(text))
     }
@@ -73,6 +45,12 @@ impl RedirectUrl {
         }
         Ok(())
     }
+}
+
+/// Whether the part of `text` between the scheme and the path names a user (an `@` there).
+fn authority_has_at(text: &str) -> bool {
+    let authority = text.split_once("://").map_or("", |(_, rest)| rest);
+    authority[..authority.find(['/', '?', '#']).unwrap_or(authority.len())].contains('@')
 }
 
 #[cfg(test)]
@@ -119,7 +97,7 @@ mod tests {
             let refused = RedirectUrl::new(given.to_owned()).expect_err(given);
             assert!(refused.detail.contains(reason), "{given:?}: {}", refused.detail);
         }
-        let long = format!("https://shop.example/{}", "a".repeat(URL_LENGTH));
+        let long = format!("https://shop.example/{}", "a".repeat(crate::limits::URL_LENGTH));
         assert!(RedirectUrl::new(long).is_err());
     }
 

@@ -11,6 +11,7 @@
 //!
 //! Fields are private: a delivery changes only through these transitions.
 
+use crate::event::Event;
 use crate::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use crate::retry::RetrySchedule;
 use crate::time::Timestamp;
@@ -209,6 +210,24 @@ impl Delivery {
     pub fn created_at(&self) -> Timestamp {
         self.created_at
     }
+}
+
+/// The deliveries of newly appended `events`: one to each webhook of `webhooks` of the event's
+/// account and mode that receives its type ([`Webhook::receives`]), due at once. `next_id` draws
+/// each delivery's id.
+pub fn fan_out(events: &[Event], webhooks: &[Webhook], mut next_id: impl FnMut() -> DeliveryId) -> Vec<Delivery> {
+    let mut deliveries = Vec::new();
+    for event in events {
+        let receivers = webhooks.iter().filter(|webhook| {
+            webhook.account_id() == &event.account_id
+                && webhook.livemode() == event.livemode
+                && webhook.receives(event.event_type)
+        });
+        for webhook in receivers {
+            deliveries.push(Delivery::new(next_id(), webhook, event.id.clone(), event.created_at));
+        }
+    }
+    deliveries
 }
 
 /// Unanswered attempts in a row after which an endpoint is backed off as a whole.

@@ -3,7 +3,8 @@
 use super::connection::AnyConnection;
 use super::error::{corrupt, store_error};
 use super::schema::{accounts, api_keys};
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use payments_application::ports::{AccountRepository, KeyRecord, StoreError};
@@ -15,18 +16,18 @@ const FIRST_ACCOUNT_LOCK: i64 = 0x6669_7273_745f_6163;
 
 #[derive(Insertable)]
 #[diesel(table_name = accounts, treat_none_as_default_value = false)]
-struct AccountRow<'a> {
-    id: &'a str,
-    name: &'a str,
+struct AccountRow {
+    id: String,
+    name: String,
     created_at: i64,
 }
 
 #[derive(Insertable)]
 #[diesel(table_name = api_keys, treat_none_as_default_value = false)]
-struct ApiKeyRow<'a> {
-    key_digest: &'a str,
-    account_id: &'a str,
-    kind: &'a str,
+struct ApiKeyRow {
+    key_digest: String,
+    account_id: String,
+    kind: &'static str,
     livemode: bool,
     created_at: i64,
 }
@@ -34,23 +35,19 @@ struct ApiKeyRow<'a> {
 impl AccountRepository for DbSession<'_> {
     fn insert(&mut self, account: &Account, keys: &[(String, KeyKind, Mode)]) -> Result<(), StoreError> {
         let created_at = account.created_at.unix_seconds();
-        diesel::insert_into(accounts::table)
-            .values(AccountRow { id: account.id.as_str(), name: &account.name, created_at })
-            .execute(self.writing()?)
-            .map_err(store_error)?;
-        for (digest, kind, mode) in keys {
-            diesel::insert_into(api_keys::table)
-                .values(ApiKeyRow {
-                    key_digest: digest,
-                    account_id: account.id.as_str(),
-                    kind: kind.as_str(),
-                    livemode: mode.is_live(),
-                    created_at,
-                })
-                .execute(self.writing()?)
-                .map_err(store_error)?;
-        }
-        Ok(())
+        let row = AccountRow { id: account.id.to_string(), name: account.name.clone(), created_at };
+        self.write(diesel::insert_into(accounts::table).values(row), Expect::AnyRows)?;
+        let keys: Vec<ApiKeyRow> = keys
+            .iter()
+            .map(|(digest, kind, mode)| ApiKeyRow {
+                key_digest: digest.clone(),
+                account_id: account.id.to_string(),
+                kind: kind.as_str(),
+                livemode: mode.is_live(),
+                created_at,
+            })
+            .collect();
+        self.insert(api_keys::table, keys)
     }
 
     fn find_key(&mut self, digest: &str) -> Result<Option<KeyRecord>, StoreError> {
@@ -92,7 +89,8 @@ impl AccountRepository for DbSession<'_> {
     }
 
     fn lock_first_account(&mut self) -> Result<(), StoreError> {
-        match self.reading()? {
+        // A lock held to the end of the transaction: the unit of work needs one now.
+        match self.write_now()? {
             // Held to the end of the transaction: a second instance counts after the first commits.
             AnyConnection::Postgresql(connection) => connection
                 .batch_execute(&format!("SELECT pg_advisory_xact_lock({FIRST_ACCOUNT_LOCK})"))

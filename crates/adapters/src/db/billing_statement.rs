@@ -1,12 +1,12 @@
 //! Billing statements and their line items in the database. A statement is read whole; its line
 //! items are rewritten only after the versioned update of its row, in the same transaction.
 
-use super::error::{corrupt, store_error, versioned};
+use super::error::{corrupt, store_error};
 use super::json::{description, from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::{billing_statement_line_items, billing_statements};
 use super::seq_in_scope;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
@@ -231,11 +231,10 @@ impl DbSession<'_> {
 
 impl BillingStatementRepository for DbSession<'_> {
     fn insert(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
-        diesel::insert_into(billing_statements::table)
-            .values(StatementRow::from_domain(statement)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map_err(store_error)?;
+        self.write(
+            diesel::insert_into(billing_statements::table).values(StatementRow::from_domain(statement)?),
+            Expect::AnyRows,
+        )?;
         self.replace_line_items(statement)
     }
 
@@ -290,51 +289,38 @@ impl BillingStatementRepository for DbSession<'_> {
     }
 
     fn update(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
+        let update = diesel::update(
             billing_statements::table
-                .filter(billing_statements::id.eq(statement.id().as_str()))
+                .filter(billing_statements::id.eq(statement.id().to_string()))
                 .filter(billing_statements::version.eq(expected_version)),
         )
-        .set(StatementRow::from_domain(statement)?)
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(StatementRow::from_domain(statement)?);
+        self.write(update, Expect::OneRow)
     }
 
     fn replace_line_items(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
-        diesel::delete(
+        let delete = diesel::delete(
             billing_statement_line_items::table
-                .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().as_str())),
-        )
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        // One statement per row: multi-row inserts do not compile for the backend enum.
-        for item in statement.line_items() {
-            diesel::insert_into(billing_statement_line_items::table)
-                .values(LineItemRow::from_domain(statement, item))
-                .prepared()
-                .execute(self.writing()?)
-                .map_err(store_error)?;
-        }
-        Ok(())
+                .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().to_string())),
+        );
+        self.write(delete, Expect::AnyRows)?;
+        let rows: Vec<LineItemRow> =
+            statement.line_items().iter().map(|item| LineItemRow::from_domain(statement, item)).collect();
+        self.insert(billing_statement_line_items::table, rows)
     }
 
     fn delete(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
-        diesel::delete(
+        let line_items = diesel::delete(
             billing_statement_line_items::table
-                .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().as_str())),
-        )
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        let deleted = diesel::delete(
+                .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().to_string())),
+        );
+        self.write(line_items, Expect::AnyRows)?;
+        let statement = diesel::delete(
             billing_statements::table
-                .filter(billing_statements::id.eq(statement.id().as_str()))
+                .filter(billing_statements::id.eq(statement.id().to_string()))
                 .filter(billing_statements::version.eq(expected_version)),
-        )
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(deleted)
+        );
+        self.write(statement, Expect::OneRow)
     }
 
     fn list(

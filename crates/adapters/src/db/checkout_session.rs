@@ -1,11 +1,11 @@
 //! Checkout sessions in the database; their line items are kept with them as JSON.
 
-use super::error::{corrupt, store_error, versioned};
+use super::error::{corrupt, store_error};
 use super::json::{description, from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::checkout_sessions;
 use super::seq_in_scope;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
@@ -189,12 +189,10 @@ impl DbSession<'_> {
 
 impl CheckoutSessionRepository for DbSession<'_> {
     fn insert(&mut self, session: &CheckoutSession) -> Result<(), StoreError> {
-        diesel::insert_into(checkout_sessions::table)
-            .values(CheckoutSessionRow::from_domain(session)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map_err(store_error)?;
-        Ok(())
+        self.write(
+            diesel::insert_into(checkout_sessions::table).values(CheckoutSessionRow::from_domain(session)?),
+            Expect::AnyRows,
+        )
     }
 
     fn find(&mut self, scope: &Scope, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
@@ -223,16 +221,13 @@ impl CheckoutSessionRepository for DbSession<'_> {
     }
 
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
+        let update = diesel::update(
             checkout_sessions::table
-                .filter(checkout_sessions::id.eq(session.id().as_str()))
+                .filter(checkout_sessions::id.eq(session.id().to_string()))
                 .filter(checkout_sessions::version.eq(expected_version)),
         )
-        .set(CheckoutSessionRow::from_domain(session)?)
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(CheckoutSessionRow::from_domain(session)?);
+        self.write(update, Expect::OneRow)
     }
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {

@@ -5,7 +5,8 @@ use super::json::{from_json, invalid, to_json};
 use super::prepared::Prepare;
 use super::schema::{customer_metadata, customers};
 use super::seq_in_scope;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
@@ -94,39 +95,36 @@ fn in_scope(scope: &Scope) -> And<Eq<customers::account_id, String>, Eq<customer
 /// One metadata pair of a customer, kept beside the customer for the list's metadata filter.
 #[derive(Insertable)]
 #[diesel(table_name = customer_metadata, treat_none_as_default_value = false)]
-struct MetadataPairRow<'a> {
-    customer_id: &'a str,
-    account_id: &'a str,
+struct MetadataPairRow {
+    customer_id: String,
+    account_id: String,
     livemode: bool,
-    key: &'a str,
-    value: &'a str,
+    key: String,
+    value: String,
 }
 
 impl DbSession<'_> {
     /// Replaces the stored metadata pairs of `customer` with its current ones.
     fn write_metadata_pairs(&mut self, customer: &Customer, replace: bool) -> Result<(), StoreError> {
         if replace {
-            diesel::delete(customer_metadata::table.filter(customer_metadata::customer_id.eq(customer.id.as_str())))
-                .execute(self.writing()?)
-                .map_err(store_error)?;
+            let delete = diesel::delete(
+                customer_metadata::table.filter(customer_metadata::customer_id.eq(customer.id.to_string())),
+            );
+            self.write(delete, Expect::AnyRows)?;
         }
         let Some(metadata) = &customer.metadata else { return Ok(()) };
-        // One statement per pair: a multi-row insert does not compile for both backends at once.
-        for (key, value) in metadata.pairs() {
-            let row = MetadataPairRow {
-                customer_id: customer.id.as_str(),
-                account_id: customer.account_id.as_str(),
+        let rows: Vec<MetadataPairRow> = metadata
+            .pairs()
+            .iter()
+            .map(|(key, value)| MetadataPairRow {
+                customer_id: customer.id.to_string(),
+                account_id: customer.account_id.to_string(),
                 livemode: customer.livemode,
-                key,
-                value,
-            };
-            diesel::insert_into(customer_metadata::table)
-                .values(row)
-                .prepared()
-                .execute(self.writing()?)
-                .map_err(store_error)?;
-        }
-        Ok(())
+                key: key.to_owned(),
+                value: value.to_owned(),
+            })
+            .collect();
+        self.insert(customer_metadata::table, rows)
     }
 
     /// The list position of the customer `id` in `scope`.
@@ -143,10 +141,11 @@ impl DbSession<'_> {
 
 impl CustomerRepository for DbSession<'_> {
     fn insert(&mut self, customer: &Customer) -> Result<(), StoreError> {
+        // A statement prefix taken meanwhile (a unique violation) is the use case's to report.
         diesel::insert_into(customers::table)
             .values(CustomerRow::from_domain(customer)?)
             .prepared()
-            .execute(self.writing()?)
+            .execute(self.write_now()?)
             .map_err(store_error)?;
         self.write_metadata_pairs(customer, false)
     }
@@ -171,7 +170,7 @@ impl CustomerRepository for DbSession<'_> {
         )
         .set(CustomerRow::from_domain(customer)?)
         .prepared()
-        .execute(self.writing()?)
+        .execute(self.write_now()?)
         .map_err(store_error)?;
         versioned(updated)?;
         self.write_metadata_pairs(customer, true)
@@ -232,12 +231,13 @@ impl CustomerRepository for DbSession<'_> {
             .filter(in_scope(scope))
             .filter(customers::deleted_at.is_null())
             .filter(customers::billing_statement_prefix.eq(prefix.as_str()))
-            .select(customers::id)
             .into_boxed();
         if let Some(except) = except {
             query = query.filter(customers::id.ne(except.as_str()));
         }
-        let found: Option<String> = query.first(self.reading()?).optional().map_err(store_error)?;
-        Ok(found.is_some())
+        // Counted rather than fetched with `first` (whose bound `LIMIT` SQLite compiles anew each time):
+        // the unique prefix leaves at most one row to count.
+        let count: i64 = query.count().get_result(self.reading()?).map_err(store_error)?;
+        Ok(count > 0)
     }
 }

@@ -2,9 +2,9 @@
 
 use super::error::store_error;
 use super::json::{from_json, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::customer_sessions;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use diesel::prelude::*;
 use payments_application::ports::{CustomerSessionRepository, StoreError};
 use payments_application::Scope;
@@ -58,12 +58,10 @@ impl CustomerSessionRow {
 
 impl CustomerSessionRepository for DbSession<'_> {
     fn insert(&mut self, session: &CustomerSession) -> Result<(), StoreError> {
-        diesel::insert_into(customer_sessions::table)
-            .values(CustomerSessionRow::from_domain(session)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map_err(store_error)?;
-        Ok(())
+        self.write(
+            diesel::insert_into(customer_sessions::table).values(CustomerSessionRow::from_domain(session)?),
+            Expect::AnyRows,
+        )
     }
 
     fn find(&mut self, scope: &Scope, id: &CustomerSessionId) -> Result<Option<CustomerSession>, StoreError> {

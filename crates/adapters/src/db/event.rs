@@ -4,7 +4,7 @@ use super::error::store_error;
 use super::json::{invalid, parse_id};
 use super::schema::{events, webhook_deliveries};
 use super::seq_in_scope;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
 use super::webhook_delivery::OUTSTANDING;
 use super::TenantRow;
 use diesel::dsl::{And, Eq};
@@ -98,7 +98,8 @@ impl EventRepository for DbSession<'_> {
             return Ok(());
         }
         let rows: Vec<EventRow> = events.iter().map(EventRow::from_domain).collect();
-        insert_rows!(self, events::table, rows).map_err(store_error)
+        self.insert(events::table, rows)?;
+        self.deliver(events)
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {

@@ -9,12 +9,12 @@
 
 use super::connection::{AnyConnection, ConnectionManager, Pool};
 use super::error::{pool_error, store_error};
-use super::unit_of_work::{begin, DbSession, Queued, Writes};
+use super::session::{begin, Access, DbSession, Queued};
 use diesel::connection::TransactionManager;
 use diesel::Connection;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use payments_application::ports::unit_of_work::Work;
-use payments_application::ports::StoreError;
+use payments_application::ports::{IdGenerator, StoreError};
 use payments_application::ApplicationError;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -74,15 +74,14 @@ impl GroupCommit {
     }
 
     /// Runs `work` as one write transaction; returns once its changes are committed.
-    pub(crate) fn run(&self, work: &mut Work<'_>, writes: Writes) -> Result<Queued, ApplicationError> {
+    pub(crate) fn run(&self, work: &mut Work<'_>, ids: &dyn IdGenerator) -> Result<Queued, ApplicationError> {
         let mut batch = self.lock()?;
         let joining = batch.is_some();
         let open = match batch.as_mut() {
             Some(open) => open,
             None => batch.insert(self.open()?),
         };
-        let member =
-            catch_unwind(AssertUnwindSafe(|| run_member(&mut open.connection.connection, work, writes, joining)));
+        let member = catch_unwind(AssertUnwindSafe(|| run_member(&mut open.connection.connection, work, ids, joining)));
         match member {
             Ok(Member::Done(queued)) => {
                 open.members += 1;
@@ -214,21 +213,26 @@ impl Commit {
 
 /// Runs `work` in the batch's transaction: in a savepoint when joining a batch that holds others'
 /// changes; the first of a batch needs none (on failure the whole transaction is rolled back).
-fn run_member(connection: &mut AnyConnection, work: &mut Work<'_>, writes: Writes, joining: bool) -> Member {
+fn run_member(connection: &mut AnyConnection, work: &mut Work<'_>, ids: &dyn IdGenerator, joining: bool) -> Member {
     if joining {
         if let Err(error) = Transactions::begin_transaction(connection) {
             return Member::Broken(store_error(error).into());
         }
     }
-    let mut session = DbSession::new(&mut *connection, writes);
-    let outcome = work(&mut session);
-    let queued = session.queued;
+    let mut session = DbSession::new(&mut *connection, Access::WriteInTransaction, ids);
+    let outcome = match work(&mut session) {
+        Ok(()) => session.finish().map_err(ApplicationError::from),
+        Err(error) => {
+            session.abandon();
+            Err(error)
+        }
+    };
     match outcome {
-        Ok(()) if joining => match Transactions::commit_transaction(connection) {
+        Ok(queued) if joining => match Transactions::commit_transaction(connection) {
             Ok(()) => Member::Done(queued),
             Err(error) => Member::Broken(store_error(error).into()),
         },
-        Ok(()) => Member::Done(queued),
+        Ok(queued) => Member::Done(queued),
         // Whatever the error (a processor missing for the mode is `Unavailable` too), the batch
         // goes on if the transaction's own changes can be undone; a dead connection cannot.
         Err(error) => match Transactions::rollback_transaction(connection) {

@@ -3,7 +3,8 @@
 use super::error::{corrupt, store_error};
 use super::prepared::Prepare;
 use super::schema::idempotency_keys as keys;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use diesel::prelude::*;
 use payments_application::ports::{IdempotencyRecord, IdempotencyRepository, IdempotencyState, StoreError};
 use payments_application::Caller;
@@ -32,6 +33,11 @@ struct NewIdempotencyRow<'a> {
 /// The row of `key` for the API key of `caller`.
 fn primary_key<'a>(caller: &'a Caller, key: &'a str) -> (&'a str, bool, &'static str, &'a str) {
     (caller.scope.account_id.as_str(), caller.scope.livemode(), caller.key_kind.as_str(), key)
+}
+
+/// [`primary_key`], owned: for a statement held back.
+fn owned_primary_key(caller: &Caller, key: &str) -> (String, bool, &'static str, String) {
+    (caller.scope.account_id.to_string(), caller.scope.livemode(), caller.key_kind.as_str(), key.to_owned())
 }
 
 impl IdempotencyRepository for DbSession<'_> {
@@ -72,31 +78,26 @@ impl IdempotencyRepository for DbSession<'_> {
                 created_at: record.created_at.unix_seconds(),
             })
             .prepared()
-            .execute(self.writing()?)
+            // A concurrent first use's unique violation is the use case's to report.
+            .execute(self.write_now()?)
             .map(drop)
             .map_err(store_error)
     }
 
     fn complete(&mut self, caller: &Caller, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError> {
-        let body = std::str::from_utf8(body).map_err(|e| StoreError::Other(e.into()))?;
-        diesel::update(keys::table.find(primary_key(caller, key)))
-            .set((keys::response_status.eq(i32::from(status)), keys::response_body.eq(body)))
-            .prepared()
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        let body = std::str::from_utf8(body).map_err(|e| StoreError::Other(e.into()))?.to_owned();
+        let update = diesel::update(keys::table.find(owned_primary_key(caller, key)))
+            .set((keys::response_status.eq(i32::from(status)), keys::response_body.eq(body)));
+        self.write(update, Expect::AnyRows)
     }
 
     fn delete(&mut self, caller: &Caller, key: &str) -> Result<(), StoreError> {
-        diesel::delete(keys::table.find(primary_key(caller, key)))
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        self.write(diesel::delete(keys::table.find(owned_primary_key(caller, key))), Expect::AnyRows)
     }
 
     fn delete_created_before(&mut self, cutoff: Timestamp) -> Result<usize, StoreError> {
         diesel::delete(keys::table.filter(keys::created_at.lt(cutoff.unix_seconds())))
-            .execute(self.writing()?)
+            .execute(self.write_now()?)
             .map_err(store_error)
     }
 }

@@ -1,10 +1,10 @@
 //! The e-mail outbox in the database; times in milliseconds.
 
-use super::error::{corrupt, store_error, versioned};
+use super::error::{corrupt, store_error};
 use super::json::parse_id;
-use super::prepared::Prepare;
 use super::schema::mail_messages;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use diesel::prelude::*;
 use payments_application::ports::{MailMessageRepository, StoreError};
 use payments_application::Scope;
@@ -96,11 +96,10 @@ fn all(rows: QueryResult<Vec<MailMessageRow>>) -> Result<Vec<MailMessage>, Store
 
 impl MailMessageRepository for DbSession<'_> {
     fn insert(&mut self, message: &MailMessage) -> Result<(), StoreError> {
-        diesel::insert_into(mail_messages::table)
-            .values(MailMessageRow::from_domain(message))
-            .prepared()
-            .execute(self.writing()?)
-            .map_err(store_error)?;
+        self.write(
+            diesel::insert_into(mail_messages::table).values(MailMessageRow::from_domain(message)),
+            Expect::AnyRows,
+        )?;
         self.queued.mail = true;
         Ok(())
     }
@@ -116,16 +115,13 @@ impl MailMessageRepository for DbSession<'_> {
     }
 
     fn update(&mut self, message: &MailMessage, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
+        let update = diesel::update(
             mail_messages::table
-                .filter(mail_messages::id.eq(message.id().as_str()))
+                .filter(mail_messages::id.eq(message.id().to_string()))
                 .filter(mail_messages::version.eq(expected_version)),
         )
-        .set(MailMessageRow::from_domain(message))
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(MailMessageRow::from_domain(message));
+        self.write(update, Expect::OneRow)
     }
 
     fn latest(&mut self, scope: &Scope, limit: u32) -> Result<Vec<MailMessage>, StoreError> {

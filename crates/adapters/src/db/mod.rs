@@ -47,34 +47,6 @@ pub(crate) fn seq_in_scope(
         .ok_or(payments_application::ports::StoreError::UnknownCursor)
 }
 
-/// Inserts `rows` (a `Vec` of insertable rows) into `table` through `session`: in one statement on
-/// PostgreSQL (one cached statement per row count), held back with the rest of a batched session's
-/// writes; on SQLite one cached insert per row, on the writer connection inside the transaction
-/// (what diesel would do there, but prepared once). The generic multi-backend connection cannot
-/// express a batch insert, so each backend gets its own.
-macro_rules! insert_rows {
-    ($session:expr, $table:expr, $rows:expr) => {{
-        use diesel::RunQueryDsl;
-        use $crate::db::unit_of_work::WriteTo;
-        match $session.batchable_writing()? {
-            WriteTo::Batch(batch) => {
-                batch.push(diesel::insert_into($table).values($rows), $crate::db::write_batch::Expect::AnyRows);
-                Ok(())
-            }
-            WriteTo::Connection($crate::db::AnyConnection::Postgresql(connection)) => {
-                $crate::db::prepared::Rendered::new(diesel::insert_into($table).values(&$rows), diesel::pg::Pg)
-                    .and_then(|statement| statement.execute(connection))
-                    .map(drop)
-            }
-            WriteTo::Connection($crate::db::AnyConnection::Sqlite(connection)) => $rows.iter().try_for_each(|row| {
-                $crate::db::prepared::Rendered::new(diesel::insert_into($table).values(row), diesel::sqlite::Sqlite)?
-                    .execute(connection)
-                    .map(drop)
-            }),
-        }
-    }};
-}
-
 mod account;
 mod billing_statement;
 mod checkout_session;
@@ -93,6 +65,7 @@ mod payment_method;
 mod prepared;
 mod refund;
 mod schema;
+mod session;
 mod setup_intent;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -107,4 +80,5 @@ pub use connection::{
     AnyConnection, Backend, ConnectError, ConnectionManager, DatabaseError, DatabaseUrl, Pool, PoolSettings,
     PooledConnection, PostgresTls, TlsMode,
 };
-pub use unit_of_work::{DieselUnitOfWork, Queued};
+pub use session::Queued;
+pub use unit_of_work::{DieselUnitOfWork, WorkQueued};

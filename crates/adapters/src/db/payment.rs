@@ -1,10 +1,9 @@
 //! Payments in the database.
 
-use super::error::{corrupt, store_error, versioned};
+use super::error::{corrupt, store_error};
 use super::json::{description, from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::payments;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
 use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::prelude::*;
@@ -116,15 +115,12 @@ impl PaymentRepository for DbSession<'_> {
     }
 
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
+        let update = diesel::update(
             payments::table
-                .filter(payments::id.eq(payment.id().as_str()))
+                .filter(payments::id.eq(payment.id().to_string()))
                 .filter(payments::version.eq(expected_version)),
         )
-        .set(PaymentRow::from_domain(payment)?)
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(PaymentRow::from_domain(payment)?);
+        self.write(update, Expect::OneRow)
     }
 }

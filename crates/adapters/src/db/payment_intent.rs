@@ -2,9 +2,8 @@
 
 use super::error::store_error;
 use super::json::{description, from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::payment_intents;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
 use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::prelude::*;
@@ -139,12 +138,10 @@ impl PaymentIntentRow {
 
 impl PaymentIntentRepository for DbSession<'_> {
     fn insert(&mut self, intent: &PaymentIntent) -> Result<(), StoreError> {
-        diesel::insert_into(payment_intents::table)
-            .values(PaymentIntentRow::from_domain(intent)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        self.write(
+            diesel::insert_into(payment_intents::table).values(PaymentIntentRow::from_domain(intent)?),
+            Expect::AnyRows,
+        )
     }
 
     fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {

@@ -2,10 +2,10 @@
 
 use super::error::store_error;
 use super::json::{from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::payment_methods;
 use super::seq_in_scope;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
@@ -87,12 +87,10 @@ impl DbSession<'_> {
 
 impl PaymentMethodRepository for DbSession<'_> {
     fn insert(&mut self, method: &PaymentMethod) -> Result<(), StoreError> {
-        diesel::insert_into(payment_methods::table)
-            .values(PaymentMethodRow::from_domain(method)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map_err(store_error)?;
-        Ok(())
+        self.write(
+            diesel::insert_into(payment_methods::table).values(PaymentMethodRow::from_domain(method)?),
+            Expect::AnyRows,
+        )
     }
 
     fn find(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<Option<PaymentMethod>, StoreError> {
@@ -136,7 +134,7 @@ impl PaymentMethodRepository for DbSession<'_> {
     fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
         let deleted =
             diesel::delete(payment_methods::table.filter(payment_methods::id.eq(id.as_str())).filter(in_scope(scope)))
-                .execute(self.writing()?)
+                .execute(self.write_now()?)
                 .map_err(store_error)?;
         Ok(deleted > 0)
     }
@@ -147,7 +145,7 @@ impl PaymentMethodRepository for DbSession<'_> {
                 .filter(payment_methods::customer_id.eq(customer_id.as_str()))
                 .filter(in_scope(scope)),
         )
-        .execute(self.writing()?)
+        .execute(self.write_now()?)
         .map_err(store_error)
     }
 }

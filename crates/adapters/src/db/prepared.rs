@@ -52,6 +52,18 @@ where
     }
 }
 
+/// The SQL text of `statement` for `backend`.
+pub(crate) fn sql_of<Q, DB>(statement: &Q, backend: &DB) -> QueryResult<String>
+where
+    DB: Backend,
+    DB::QueryBuilder: Default,
+    Q: QueryFragment<DB> + ?Sized,
+{
+    let mut builder = DB::QueryBuilder::default();
+    statement.to_sql(&mut builder, backend)?;
+    Ok(builder.finish())
+}
+
 /// A statement with its SQL rendered for `DB`.
 pub(crate) struct Rendered<Q, DB> {
     statement: Q,
@@ -66,9 +78,8 @@ where
     Q: QueryFragment<DB>,
 {
     pub(crate) fn new(statement: Q, backend: DB) -> QueryResult<Self> {
-        let mut builder = DB::QueryBuilder::default();
-        statement.to_sql(&mut builder, &backend)?;
-        Ok(Self { statement, sql: builder.finish(), backend })
+        let sql = sql_of(&statement, &backend)?;
+        Ok(Self { statement, sql, backend })
     }
 }
 

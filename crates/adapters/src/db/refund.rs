@@ -1,10 +1,10 @@
 //! Refunds in the database.
 
-use super::error::{corrupt, store_error, versioned};
+use super::error::{corrupt, store_error};
 use super::json::{description, from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::refunds;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{RefundRepository, StoreError};
@@ -81,12 +81,7 @@ impl RefundRow {
 
 impl RefundRepository for DbSession<'_> {
     fn insert(&mut self, refund: &Refund) -> Result<(), StoreError> {
-        diesel::insert_into(refunds::table)
-            .values(RefundRow::from_domain(refund)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        self.write(diesel::insert_into(refunds::table).values(RefundRow::from_domain(refund)?), Expect::AnyRows)
     }
 
     fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError> {
@@ -102,13 +97,12 @@ impl RefundRepository for DbSession<'_> {
     }
 
     fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
-            refunds::table.filter(refunds::id.eq(refund.id().as_str())).filter(refunds::version.eq(expected_version)),
+        let update = diesel::update(
+            refunds::table
+                .filter(refunds::id.eq(refund.id().to_string()))
+                .filter(refunds::version.eq(expected_version)),
         )
-        .set(RefundRow::from_domain(refund)?)
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(RefundRow::from_domain(refund)?);
+        self.write(update, Expect::OneRow)
     }
 }

@@ -1,10 +1,10 @@
 //! Setup intents in the database.
 
-use super::error::{corrupt, store_error, versioned};
+use super::error::{corrupt, store_error};
 use super::json::{description, from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::setup_intents;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{SetupIntentRepository, StoreError};
@@ -128,12 +128,10 @@ impl SetupIntentRow {
 
 impl SetupIntentRepository for DbSession<'_> {
     fn insert(&mut self, intent: &SetupIntent) -> Result<(), StoreError> {
-        diesel::insert_into(setup_intents::table)
-            .values(SetupIntentRow::from_domain(intent)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map_err(store_error)?;
-        Ok(())
+        self.write(
+            diesel::insert_into(setup_intents::table).values(SetupIntentRow::from_domain(intent)?),
+            Expect::AnyRows,
+        )
     }
 
     fn find(&mut self, scope: &Scope, id: &SetupIntentId) -> Result<Option<SetupIntent>, StoreError> {
@@ -149,16 +147,13 @@ impl SetupIntentRepository for DbSession<'_> {
     }
 
     fn update(&mut self, intent: &SetupIntent, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
+        let update = diesel::update(
             setup_intents::table
-                .filter(setup_intents::id.eq(intent.id().as_str()))
+                .filter(setup_intents::id.eq(intent.id().to_string()))
                 .filter(setup_intents::version.eq(expected_version)),
         )
-        .set(SetupIntentRow::from_domain(intent)?)
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(SetupIntentRow::from_domain(intent)?);
+        self.write(update, Expect::OneRow)
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<SetupIntent>, StoreError> {

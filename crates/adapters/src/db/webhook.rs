@@ -1,10 +1,11 @@
 //! Webhooks in the database.
 
-use super::error::{corrupt, store_error, versioned};
+use super::connection::AnyConnection;
+use super::error::{corrupt, store_error};
 use super::json::{from_json, invalid, parse_id, to_json};
-use super::prepared::Prepare;
 use super::schema::webhooks;
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
+use super::write_batch::Expect;
 use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
@@ -78,6 +79,20 @@ fn in_scope(scope: &Scope) -> And<Eq<webhooks::account_id, String>, Eq<webhooks:
     webhooks::account_id.eq(scope.account_id.to_string()).and(webhooks::livemode.eq(scope.livemode()))
 }
 
+/// The enabled webhooks of `scope`, read on `connection` (the session reads them this way when it
+/// makes the deliveries of appended events).
+pub(super) fn enabled_in(connection: &mut AnyConnection, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
+    webhooks::table
+        .filter(in_scope(scope))
+        .filter(webhooks::status.eq(WebhookStatus::Enabled.as_str()))
+        .select(WebhookRow::as_select())
+        .load(connection)
+        .map_err(store_error)?
+        .into_iter()
+        .map(WebhookRow::into_domain)
+        .collect()
+}
+
 impl DbSession<'_> {
     fn webhook_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         webhooks::table
@@ -93,12 +108,8 @@ impl DbSession<'_> {
 
 impl WebhookRepository for DbSession<'_> {
     fn insert(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
-        diesel::insert_into(webhooks::table)
-            .values(WebhookRow::from_domain(webhook)?)
-            .prepared()
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        self.wrote_webhooks();
+        self.write(diesel::insert_into(webhooks::table).values(WebhookRow::from_domain(webhook)?), Expect::AnyRows)
     }
 
     fn find(&mut self, scope: &Scope, id: &WebhookId) -> Result<Option<Webhook>, StoreError> {
@@ -114,23 +125,19 @@ impl WebhookRepository for DbSession<'_> {
     }
 
     fn update(&mut self, webhook: &Webhook, expected_version: i64) -> Result<(), StoreError> {
-        let updated = diesel::update(
+        self.wrote_webhooks();
+        let update = diesel::update(
             webhooks::table
-                .filter(webhooks::id.eq(webhook.id().as_str()))
+                .filter(webhooks::id.eq(webhook.id().to_string()))
                 .filter(webhooks::version.eq(expected_version)),
         )
-        .set(WebhookRow::from_domain(webhook)?)
-        .prepared()
-        .execute(self.writing()?)
-        .map_err(store_error)?;
-        versioned(updated)
+        .set(WebhookRow::from_domain(webhook)?);
+        self.write(update, Expect::OneRow)
     }
 
     fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
-        diesel::delete(webhooks::table.filter(webhooks::id.eq(webhook.id().as_str())))
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        self.wrote_webhooks();
+        self.write(diesel::delete(webhooks::table.filter(webhooks::id.eq(webhook.id().to_string()))), Expect::AnyRows)
     }
 
     fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError> {
@@ -160,15 +167,7 @@ impl WebhookRepository for DbSession<'_> {
     }
 
     fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
-        webhooks::table
-            .filter(in_scope(scope))
-            .filter(webhooks::status.eq(WebhookStatus::Enabled.as_str()))
-            .select(WebhookRow::as_select())
-            .load(self.reading()?)
-            .map_err(store_error)?
-            .into_iter()
-            .map(WebhookRow::into_domain)
-            .collect()
+        enabled_in(self.reading()?, scope)
     }
 
     fn endpoints(&mut self, ids: &[WebhookId]) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
@@ -189,14 +188,10 @@ impl WebhookRepository for DbSession<'_> {
     }
 
     fn set_health(&mut self, id: &WebhookId, health: &EndpointHealth) -> Result<(), StoreError> {
-        diesel::update(webhooks::table.filter(webhooks::id.eq(id.as_str())))
-            .set((
-                webhooks::unanswered_attempts.eq(health.unanswered),
-                webhooks::retry_at_ms.eq(health.retry_at.unix_millis()),
-            ))
-            .prepared()
-            .execute(self.writing()?)
-            .map(drop)
-            .map_err(store_error)
+        let update = diesel::update(webhooks::table.filter(webhooks::id.eq(id.to_string()))).set((
+            webhooks::unanswered_attempts.eq(health.unanswered),
+            webhooks::retry_at_ms.eq(health.retry_at.unix_millis()),
+        ));
+        self.write(update, Expect::AnyRows)
     }
 }

@@ -7,7 +7,7 @@ use super::error::{corrupt, store_error};
 use super::json::parse_id;
 use super::prepared::Prepare;
 use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
-use super::unit_of_work::DbSession;
+use super::session::DbSession;
 use diesel::prelude::*;
 use payments_application::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, StoreError};
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
@@ -22,7 +22,7 @@ pub(super) const OUTSTANDING: &str = "webhook_deliveries.status IN ('pending', '
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = deliveries, treat_none_as_default_value = false)]
-struct DeliveryRow {
+pub(super) struct DeliveryRow {
     id: String,
     account_id: String,
     livemode: bool,
@@ -36,7 +36,7 @@ struct DeliveryRow {
 }
 
 impl DeliveryRow {
-    fn from_domain(delivery: &Delivery) -> Self {
+    pub(super) fn from_domain(delivery: &Delivery) -> Self {
         Self {
             id: delivery.id().to_string(),
             account_id: delivery.account_id().to_string(),
@@ -85,7 +85,7 @@ impl DeliveryRepository for DbSession<'_> {
         }
         self.queued.deliveries = true;
         let rows: Vec<DeliveryRow> = deliveries.iter().map(DeliveryRow::from_domain).collect();
-        insert_rows!(self, deliveries::table, rows).map_err(store_error)
+        self.insert(deliveries::table, rows)
     }
 
     fn due(&mut self, now: Timestamp, limit: u32, pass_over: &PassOver) -> Result<Vec<Delivery>, StoreError> {
@@ -128,7 +128,7 @@ impl DeliveryRepository for DbSession<'_> {
         )
         .set((deliveries::lease_owner.eq(owner), deliveries::lease_until_ms.eq(lease_until.unix_millis())))
         .returning(deliveries::id)
-        .get_results(self.writing()?)
+        .get_results(self.write_now()?)
         .map_err(store_error)?;
         claimed.iter().map(|id| parse_id("delivery id", id, DeliveryId::parse)).collect()
     }
@@ -143,7 +143,7 @@ impl DeliveryRepository for DbSession<'_> {
                 .filter(deliveries::lease_owner.eq(owner)),
         )
         .set((deliveries::lease_owner.eq(None::<String>), deliveries::lease_until_ms.eq(0)))
-        .execute(self.writing()?)
+        .execute(self.write_now()?)
         .map(|released| u64::try_from(released).unwrap_or(u64::MAX))
         .map_err(store_error)
     }
@@ -163,7 +163,7 @@ impl DeliveryRepository for DbSession<'_> {
             deliveries::lease_until_ms.eq(0),
         ))
         .prepared()
-        .execute(self.writing()?)
+        .execute(self.write_now()?)
         .map_err(store_error)?;
         Ok(updated == 1)
     }
@@ -175,8 +175,8 @@ impl DeliveryRepository for DbSession<'_> {
         let moved = match change.due_at {
             Some(due) => diesel::update(selected)
                 .set((deliveries::status.eq(change.to.as_str()), deliveries::next_attempt_at_ms.eq(due.unix_millis())))
-                .execute(self.writing()?),
-            None => diesel::update(selected).set(deliveries::status.eq(change.to.as_str())).execute(self.writing()?),
+                .execute(self.write_now()?),
+            None => diesel::update(selected).set(deliveries::status.eq(change.to.as_str())).execute(self.write_now()?),
         }
         .map_err(store_error)?;
         self.queued.deliveries |= change.to == DeliveryStatus::Pending && moved > 0;
@@ -193,7 +193,7 @@ impl DeliveryRepository for DbSession<'_> {
                 .filter(deliveries::lease_until_ms.le(now.unix_millis())),
         )
         .set(deliveries::next_attempt_at_ms.eq(until_ms))
-        .execute(self.writing()?)
+        .execute(self.write_now()?)
         .map(|moved| u64::try_from(moved).unwrap_or(u64::MAX))
         .map_err(store_error)
     }
@@ -214,7 +214,7 @@ impl DeliveryRepository for DbSession<'_> {
                 duration_ms: attempt.duration_ms,
             })
             .collect();
-        insert_rows!(self, attempts::table, rows).map_err(store_error)
+        self.insert(attempts::table, rows)
     }
 
     fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {

@@ -41,10 +41,7 @@ pub use processor::{
 };
 pub use refund::RefundRepository;
 pub use setup_intent::SetupIntentRepository;
-pub use unit_of_work::{
-    in_batched_writes, in_single_write, in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to,
-    Repositories, UnitOfWork,
-};
+pub use unit_of_work::{in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, Repositories, UnitOfWork};
 pub use webhook::{UrlGuard, WebhookFilter, WebhookRepository};
 pub use webhook_delivery::{
     DeliveryAttempt, DeliveryBacklog, DeliveryRepository, OutgoingWebhook, PassOver, Sending, WebhookSender,

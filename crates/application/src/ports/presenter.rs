@@ -36,6 +36,9 @@ pub trait Presenter: Send + Sync {
     /// A line item of the statement `statement_id`.
     fn billing_statement_line_item(&self, item: &LineItem, statement_id: &BillingStatementId, livemode: bool) -> Value;
     /// The envelope of `event` (whose `body` is not set yet) with its `data` and
-    /// `previous_attributes`, as JSON text: what `GET /events/:id` returns and webhooks receive.
+    /// `previous_attributes`, as JSON text: stored as the event's `body`.
     fn event(&self, event: &Event, data: &Value, previous_attributes: &Value) -> String;
+    /// The stored envelope of `event` with `pending_webhooks` as the event was read (how many
+    /// webhooks still wait for it now): what `GET /events/:id` returns and a webhook is sent.
+    fn stored_event(&self, event: &Event) -> String;
 }

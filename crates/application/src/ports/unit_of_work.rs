@@ -1,4 +1,6 @@
-//! The unit of work: one transaction that hands out the repositories.
+//! The unit of work: one atomic change (or a set of reads) that hands out the repositories. How a
+//! store makes a change atomic (a transaction, statements sent as one, grouped commits) is the
+//! store's business.
 
 use super::account::AccountRepository;
 use super::billing_statement::BillingStatementRepository;
@@ -56,37 +58,15 @@ repositories! {
 /// A callback run against the repositories of one transaction.
 pub type Work<'a> = dyn FnMut(&mut dyn Repositories) -> Result<(), ApplicationError> + 'a;
 
-/// Opens transactions. Object-safe; use [`in_transaction`] and [`reading`] for typed results.
+/// Runs units of work. Object-safe; use [`in_transaction`] and [`reading`] for typed results.
 pub trait UnitOfWork: Send + Sync {
-    /// Runs `work` in one write transaction: committed when it returns `Ok`, rolled back otherwise.
+    /// Runs `work` as one atomic change: all of its writes are kept when it returns `Ok`, none of
+    /// them otherwise. Its reads see its own writes. A versioned update that lost its race may be
+    /// reported as [`StoreError::Conflict`] when `work` returns rather than where it was made.
     ///
     /// # Errors
     /// What `work` returns, or the storage failure that stopped the transaction.
     fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError>;
-
-    /// Runs `work`, which reads what it needs and ends with one write of one statement (a row
-    /// inserted): one statement is atomic on its own, so a store may run it without a transaction.
-    /// On PostgreSQL that saves `BEGIN` and `COMMIT`, two of a create's three round trips. A store
-    /// refuses a second write statement in it, before running it.
-    ///
-    /// # Errors
-    /// What `work` returns, or the storage failure that stopped it.
-    fn single_write(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
-        self.transaction(work)
-    }
-
-    /// Runs `work`, which reads everything it needs before its first write, as one atomic change
-    /// whose writes a store may hold back and send together when `work` returns: on PostgreSQL one
-    /// statement, where a transaction would wait for each write's answer and for `BEGIN` and
-    /// `COMMIT`. So a read after a write is refused, and a versioned update's conflict (and any
-    /// other write's failure) may show only when `work` has returned: nothing is then written. A
-    /// store refuses a write it cannot hold back, before running it.
-    ///
-    /// # Errors
-    /// What `work` returns, or the storage failure that stopped it.
-    fn batched_writes(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
-        self.transaction(work)
-    }
 
     /// Runs `work` on a connection for reads only.
     ///
@@ -99,16 +79,6 @@ pub trait UnitOfWork: Send + Sync {
     /// # Errors
     /// [`StoreError::Unavailable`] when it does not.
     fn ping(&self) -> Result<(), StoreError>;
-
-    /// Copies committed writes from the store's write-ahead log into its main file, without making
-    /// writers wait; called every few milliseconds by a background job. Returns `false` when the
-    /// store keeps no such log (PostgreSQL checkpoints itself), and the job then stops.
-    ///
-    /// # Errors
-    /// Storage failures.
-    fn checkpoint(&self) -> Result<bool, StoreError> {
-        Ok(false)
-    }
 }
 
 /// Runs `work` in a write transaction and returns its result.
@@ -120,30 +90,6 @@ pub fn in_transaction<T>(
     work: impl FnOnce(&mut dyn Repositories) -> Result<T, ApplicationError>,
 ) -> Result<T, ApplicationError> {
     run(work, |adapted| unit_of_work.transaction(adapted))
-}
-
-/// Runs `work`, whose last step is its one write statement, and returns its result (see
-/// [`UnitOfWork::single_write`]).
-///
-/// # Errors
-/// What `work` returns, or the storage failure that stopped it.
-pub fn in_single_write<T>(
-    unit_of_work: &dyn UnitOfWork,
-    work: impl FnOnce(&mut dyn Repositories) -> Result<T, ApplicationError>,
-) -> Result<T, ApplicationError> {
-    run(work, |adapted| unit_of_work.single_write(adapted))
-}
-
-/// Runs `work`, whose reads all come before its first write, and returns its result (see
-/// [`UnitOfWork::batched_writes`]).
-///
-/// # Errors
-/// What `work` returns, or the storage failure that stopped it.
-pub fn in_batched_writes<T>(
-    unit_of_work: &dyn UnitOfWork,
-    work: impl FnOnce(&mut dyn Repositories) -> Result<T, ApplicationError>,
-) -> Result<T, ApplicationError> {
-    run(work, |adapted| unit_of_work.batched_writes(adapted))
 }
 
 /// Runs `work` for reads only and returns its result.

@@ -4,7 +4,7 @@
 use super::customer::live_customer;
 use super::redirect::Access;
 use crate::error::ApplicationError;
-use crate::ports::{in_single_write, reading, Clock, IdGenerator, Repositories, UnitOfWork};
+use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
 use payments_domain::customer_session::{Component, CustomerSession, Feature};
@@ -64,7 +64,7 @@ impl CustomerSessionService {
             components,
             now,
         );
-        in_single_write(self.unit_of_work.as_ref(), |repositories| {
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = live_customer(repositories, scope, customer_id)?;
             repositories.customer_sessions().insert(&session)?;
             Ok(CustomerSessionView { session, customer, expired: false, payment_methods: None })

@@ -4,12 +4,9 @@ use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{reading, IdGenerator, Presenter, Repositories, UnitOfWork};
 use crate::scope::Scope;
-use payments_domain::account::Mode;
 use payments_domain::event::{Event, EventType};
-use payments_domain::ids::{AccountId, DeliveryId, EventId};
+use payments_domain::ids::{AccountId, EventId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::Webhook;
-use payments_domain::webhook_delivery::Delivery;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -68,9 +65,9 @@ impl EventLog<'_> {
         self.append_all(repositories, &[(event_type, after, before)])
     }
 
-    /// Appends the events of one change in their order, with the scope's webhooks read once, the
-    /// events written in one statement and their deliveries in another. Each envelope is rendered
-    /// here, once: the API and every webhook get these bytes.
+    /// Appends the events of one change in their order, in one statement. Each envelope is
+    /// rendered here, once; the store delivers each event to the webhooks that listen to it, and
+    /// the envelope's `pending_webhooks` is filled in whenever it is read or sent.
     pub fn append_all(
         &self,
         repositories: &mut dyn Repositories,
@@ -79,51 +76,23 @@ impl EventLog<'_> {
         if new.is_empty() {
             return Ok(());
         }
-        let webhooks = self.webhooks(repositories)?;
-        self.append_all_to(repositories, &webhooks, new)
-    }
-
-    /// The scope's enabled webhooks, for [`EventLog::append_all_to`]: read before a change's first
-    /// write when its writes are batched.
-    pub fn webhooks(&self, repositories: &mut dyn Repositories) -> Result<Vec<Webhook>, ApplicationError> {
-        let scope = Scope { account_id: self.account_id.clone(), mode: Mode::from_livemode(self.livemode) };
-        Ok(repositories.webhooks().enabled(&scope)?)
-    }
-
-    /// [`EventLog::append_all`] with the scope's enabled `webhooks` already read: fan-out in the
-    /// same change, so every one listing an event's type gets a delivery.
-    pub fn append_all_to(
-        &self,
-        repositories: &mut dyn Repositories,
-        webhooks: &[Webhook],
-        new: &[NewEvent<'_>],
-    ) -> Result<(), ApplicationError> {
-        if new.is_empty() {
-            return Ok(());
-        }
-        let mut events = Vec::with_capacity(new.len());
-        let mut deliveries = Vec::new();
-        for &(event_type, after, before) in new {
-            let receivers: Vec<&Webhook> = webhooks.iter().filter(|webhook| webhook.receives(event_type)).collect();
-            let mut event = Event {
-                id: EventId::from_random(&self.ids.id_part()),
-                account_id: self.account_id.clone(),
-                livemode: self.livemode,
-                event_type,
-                pending_webhooks: i64::try_from(receivers.len()).unwrap_or(i64::MAX),
-                created_at: self.now,
-                body: String::new(),
-            };
-            event.body = self.presenter.event(&event, after, &previous_attributes(before, after));
-            deliveries.extend(receivers.into_iter().map(|webhook| {
-                let id = DeliveryId::from_random(&self.ids.id_part());
-                Delivery::new(id, webhook, event.id.clone(), self.now)
-            }));
-            events.push(event);
-        }
-        repositories.events().append(&events)?;
-        repositories.deliveries().insert(&deliveries)?;
-        Ok(())
+        let events: Vec<Event> = new
+            .iter()
+            .map(|&(event_type, after, before)| {
+                let mut event = Event {
+                    id: EventId::from_random(&self.ids.id_part()),
+                    account_id: self.account_id.clone(),
+                    livemode: self.livemode,
+                    event_type,
+                    pending_webhooks: 0,
+                    created_at: self.now,
+                    body: String::new(),
+                };
+                event.body = self.presenter.event(&event, after, &previous_attributes(before, after));
+                event
+            })
+            .collect();
+        Ok(repositories.events().append(&events)?)
     }
 }
 

@@ -11,8 +11,8 @@ use super::redirect::{
 };
 use crate::error::ApplicationError;
 use crate::ports::{
-    in_batched_writes, in_single_write, in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock,
-    IdGenerator, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
+    in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, IdGenerator, PaymentMethodInput,
+    PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
@@ -145,7 +145,7 @@ impl PaymentIntentService {
     pub fn create(&self, scope: &Scope, new: NewPaymentIntent) -> Result<PaymentIntentView, ApplicationError> {
         check_redirect_url(scope, "return_url", new.return_url.as_ref())?;
         let intent = self.build(scope, new, self.clock.now());
-        in_single_write(self.unit_of_work.as_ref(), |repositories| {
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = existing_customer(repositories, scope, intent.customer_id())?;
             repositories.payment_intents().insert(&intent)?;
             Ok(PaymentIntentView { intent, latest_payment: None, customer })
@@ -268,12 +268,7 @@ impl PaymentIntentService {
                 None => AttachOutcome::Attached(view),
             })
         };
-        // Its reads all come first, so its writes can go out together; an owner (a checkout session
-        // or billing statement) is read and paid after the intent's writes, in a transaction.
-        match intent.owner() {
-            None => in_batched_writes(self.unit_of_work.as_ref(), record),
-            Some(_) => in_transaction(self.unit_of_work.as_ref(), record),
-        }
+        in_transaction(self.unit_of_work.as_ref(), record)
     }
 
     /// Captures `amount` of a held authorization (all of it when `None`).
@@ -507,9 +502,6 @@ impl PaymentIntentService {
     ) -> Result<PaymentIntentView, ApplicationError> {
         let log = self.event_log(scope, now);
         let paid = became_paid(before.intent.status(), intent.status());
-        // Read before the first write, so an attach can send its writes as one batch.
-        let emits_events = paid || effects.intent_event.is_some() || effects.payment.is_some();
-        let webhooks = if emits_events { log.webhooks(repositories)? } else { Vec::new() };
         let mut latest_payment = before.latest_payment.clone();
         if let Some((payment, _)) = &effects.payment {
             intent.link_payment(payment.id().clone());
@@ -536,7 +528,7 @@ impl PaymentIntentService {
         if let Some((event_type, new, old)) = &owner_event {
             events.push((*event_type, new, Some(old)));
         }
-        log.append_all_to(repositories, &webhooks, &events)?;
+        log.append_all(repositories, &events)?;
         Ok(after)
     }
 

@@ -11,8 +11,8 @@ use super::redirect::{
 };
 use crate::error::ApplicationError;
 use crate::ports::{
-    in_single_write, in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, ProcessorError,
-    Repositories, UnitOfWork, VerificationRequest,
+    in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, ProcessorError, Repositories,
+    UnitOfWork, VerificationRequest,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
@@ -100,7 +100,7 @@ impl SetupIntentService {
         let id = SetupIntentId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.random());
         let intent = SetupIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, self.clock.now());
-        in_single_write(self.unit_of_work.as_ref(), |repositories| {
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = live_customer(repositories, scope, intent.customer_id())?;
             repositories.setup_intents().insert(&intent)?;
             Ok(SetupIntentView { intent, customer })

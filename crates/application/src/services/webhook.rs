@@ -5,8 +5,7 @@
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_single_write, in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork, UrlGuard,
-    WebhookFilter,
+    in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork, UrlGuard, WebhookFilter,
 };
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
@@ -52,7 +51,7 @@ impl WebhookService {
             new,
             self.clock.now(),
         );
-        in_single_write(self.unit_of_work.as_ref(), |repositories| {
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
             repositories.webhooks().insert(&webhook)?;
             Ok(webhook)
         })

@@ -5,7 +5,8 @@
 
 use crate::error::ApplicationError;
 use crate::ports::{
-    in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, PassOver, Repositories, UnitOfWork,
+    in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, PassOver, Presenter, Repositories,
+    UnitOfWork,
 };
 use payments_domain::event::Event;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId};
@@ -31,7 +32,8 @@ pub struct DeliveryJob {
     pub delivery: Delivery,
     pub url: String,
     pub secret_key: String,
-    /// The event envelope as stored when the event was appended, sent byte for byte and signed.
+    /// The event's envelope as stored when it was appended, with `pending_webhooks` as claimed;
+    /// sent byte for byte and signed.
     pub body: String,
     /// How the endpoint was answering when the delivery was claimed.
     pub health: EndpointHealth,
@@ -51,6 +53,7 @@ pub struct WebhookDeliveryService {
     unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    presenter: Arc<dyn Presenter>,
     schedule: RetrySchedule,
 }
 
@@ -60,9 +63,10 @@ impl WebhookDeliveryService {
         unit_of_work: Arc<dyn UnitOfWork>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
+        presenter: Arc<dyn Presenter>,
         schedule: RetrySchedule,
     ) -> Self {
-        Self { unit_of_work, clock, ids, schedule }
+        Self { unit_of_work, clock, ids, presenter, schedule }
     }
 
     /// The pending deliveries of every account, for operators' metrics.
@@ -157,7 +161,7 @@ impl WebhookDeliveryService {
                         delivery: delivery.clone(),
                         url: webhook.url().as_str().to_owned(),
                         secret_key: webhook.secret_key().reveal().to_owned(),
-                        body: event.body.clone(),
+                        body: self.presenter.stored_event(event),
                         health,
                     });
                 }

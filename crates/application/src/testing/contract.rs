@@ -7,8 +7,8 @@
 use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
-    in_batched_writes, in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt,
-    IdempotencyRecord, IdempotencyState, PassOver, UnitOfWork, WebhookFilter,
+    in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt, IdempotencyRecord,
+    IdempotencyState, PassOver, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -78,7 +78,8 @@ macro_rules! repository_contract {
             idempotency_keys_record_and_replay_per_api_key,
             payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             payments_and_refunds_round_trip_with_versioned_updates,
-            batched_writes_are_all_or_nothing,
+            a_change_is_all_or_nothing,
+            appended_events_reach_the_webhooks_that_listen_to_them,
             setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             saved_payment_methods_are_listed_per_customer_and_deleted,
             customer_sessions_round_trip_in_their_scope,
@@ -272,7 +273,9 @@ pub fn idempotency_keys_record_and_replay_per_api_key(store: &dyn UnitOfWork) {
     assert!(read(store, |r| r.idempotency_keys().find(&secret, "key-1")).is_none());
 }
 
-fn new_intent(scope: &Scope, n: u32) -> PaymentIntent {
+/// Payment intent number `n` of `scope`, awaiting a payment method.
+#[must_use]
+pub fn new_intent(scope: &Scope, n: u32) -> PaymentIntent {
     let id = PaymentIntentId::from_random(&format!("intent{n}"));
     let new = NewPaymentIntent {
         amount: Amount::new(10_000).unwrap(),
@@ -383,25 +386,22 @@ fn verified_card() -> VerifiedCard {
     }
 }
 
-/// A batch of writes (a payment, its intent's versioned update, two events, a delivery) is stored
-/// whole; with a stale version, the conflict undoes the writes before it and after it. (The stale
-/// batch's payment is a failed one: a second paid payment of the intent would be refused by its own
-/// unique index, which would hide a missing version check.)
-pub fn batched_writes_are_all_or_nothing(store: &dyn UnitOfWork) {
+/// A change's writes (a payment, its intent's versioned update, two events and their deliveries)
+/// are stored whole; with a stale version, the conflict undoes the writes before it and after it,
+/// wherever the store reports it. (The stale change's payment is a failed one: a second paid payment
+/// of the intent would be refused by its own unique index, which would hide a missing version check.)
+pub fn a_change_is_all_or_nothing(store: &dyn UnitOfWork) {
     let scope = account(store, "acme");
     let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
     write(store, |r| r.webhooks().insert(&hook));
     let mut intent = new_intent(&scope, 1);
     write(store, |r| r.payment_intents().insert(&intent));
-    let batch = |n: u32, payment: &Payment, intent: &PaymentIntent, version: i64| {
-        let events = [event(&scope, 2 * n, 1), event(&scope, 2 * n + 1, 0)];
-        let delivery = Delivery::new(DeliveryId::from_random(&format!("d{n}")), &hook, events[0].id.clone(), at(5));
-        let outcome = in_batched_writes(store, |r| {
-            r.webhooks().enabled(&scope)?;
+    let change = |n: u32, payment: &Payment, intent: &PaymentIntent, version: i64| {
+        let events = [event(&scope, 2 * n, 1), event(&scope, 2 * n + 1, 1)];
+        let outcome = in_transaction(store, |r| {
             r.payments().insert(payment)?;
             r.payment_intents().update(intent, version)?;
-            r.events().append(&events)?;
-            Ok(r.deliveries().insert(std::slice::from_ref(&delivery))?)
+            Ok(r.events().append(&events)?)
         });
         (outcome, events)
     };
@@ -410,19 +410,51 @@ pub fn batched_writes_are_all_or_nothing(store: &dyn UnitOfWork) {
     intent.record_attempt(gcash_attempt(1), AuthorizationOutcome::Approved, None, None, at(5)).unwrap();
     let rate = FeeRate { basis_points: 230, fixed: 0 };
     let paid = Payment::paid(PaymentId::from_random("pay1"), &intent, 10_000, gcash_attempt(1), rate, at(5));
-    let (stored, events) = batch(1, &paid, &intent, version);
+    let (stored, events) = change(1, &paid, &intent, version);
     stored.unwrap();
     assert_eq!(read(store, |r| r.payment_intents().find(&scope, intent.id())), Some(intent.clone()));
     assert_eq!(read(store, |r| r.payments().find(&scope, paid.id())), Some(paid));
     assert_eq!(read(store, |r| r.events().find_many(&[events[0].id.clone(), events[1].id.clone()])).len(), 2);
-    assert_eq!(read(store, |r| r.deliveries().backlog()).pending, 1);
+    assert_eq!(read(store, |r| r.deliveries().backlog()).pending, 2, "each event to the one webhook");
 
     let failed = Payment::failed(PaymentId::from_random("pay2"), &intent, gcash_attempt(2), at(6));
-    let (stale, events) = batch(2, &failed, &intent, version);
+    let (stale, events) = change(2, &failed, &intent, version);
     assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
     assert_eq!(read(store, |r| r.payments().find(&scope, failed.id())), None, "the write before it is undone");
     assert!(read(store, |r| r.events().find_many(&[events[0].id.clone(), events[1].id.clone()])).is_empty());
-    assert_eq!(read(store, |r| r.deliveries().backlog()).pending, 1, "no delivery was added");
+    assert_eq!(read(store, |r| r.deliveries().backlog()).pending, 2, "no delivery was added");
+}
+
+/// An event appended reaches every enabled webhook of its account and mode that lists its type, and
+/// no other; webhooks written in the same change count.
+pub fn appended_events_reach_the_webhooks_that_listen_to_them(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let listening = webhook(&scope, 1, vec![EventType::RefundCreated, EventType::PaymentPaid]);
+    let other_type = webhook(&scope, 2, vec![EventType::RefundCreated]);
+    let mut disabled = webhook(&scope, 3, vec![EventType::PaymentPaid]);
+    let _paused = disabled.disable(at(1));
+    let live = webhook(&Scope { mode: Mode::Live, ..scope.clone() }, 4, vec![EventType::PaymentPaid]);
+    let other_account = webhook(&account(store, "other"), 5, vec![EventType::PaymentPaid]);
+    write(store, |r| {
+        for hook in [&other_type, &disabled, &live, &other_account] {
+            r.webhooks().insert(hook)?;
+        }
+        Ok(())
+    });
+    let events = [event(&scope, 1, 1), event(&scope, 2, 1)];
+    write(store, |r| {
+        r.webhooks().insert(&listening)?;
+        r.events().append(&events)
+    });
+    let due = read(store, |r| r.deliveries().due(at(10), 10, &PassOver::default()));
+    let mut reached: Vec<(&str, &str)> = due.iter().map(|d| (d.webhook_id().as_str(), d.event_id().as_str())).collect();
+    reached.sort_unstable();
+    let mut expected: Vec<(&str, &str)> = events.iter().map(|e| (listening.id().as_str(), e.id.as_str())).collect();
+    expected.sort_unstable();
+    assert_eq!(reached, expected, "only the enabled webhook of the scope that lists the type");
+    assert!(due
+        .iter()
+        .all(|d| d.next_attempt_at() == events[0].created_at || d.next_attempt_at() == events[1].created_at));
 }
 
 pub fn setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time(store: &dyn UnitOfWork) {
@@ -573,24 +605,20 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     let scope = account(store, "acme");
     let events: Vec<Event> = (1..=3).map(|n| event(&scope, n, 2)).collect();
     let hooks = [webhook(&scope, 1, vec![EventType::PaymentPaid]), webhook(&scope, 2, vec![EventType::PaymentPaid])];
-    let deliveries: Vec<Delivery> = hooks
-        .iter()
-        .enumerate()
-        .map(|(n, hook)| Delivery::new(DeliveryId::from_random(&format!("d{n}")), hook, events[0].id.clone(), at(1)))
-        .collect();
     write(store, |r| {
         r.webhooks().insert(&hooks[0])?;
         r.webhooks().insert(&hooks[1])?;
-        r.events().append(&events[..1])?;
-        r.deliveries().insert(&deliveries)
+        r.events().append(&events[..1])
     });
     // Several appended in one statement keep their order.
     write(store, |r| r.events().append(&events[1..]));
-    assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)), Some(events[0].clone()));
-    // The count read back is that of the deliveries outstanding now, not the one appended.
+    assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)), Some(events[0].clone()), "to both webhooks");
+    // The count read back is that of the deliveries outstanding now.
     let pending =
         |store: &dyn UnitOfWork| read(store, |r| r.events().find(&scope, &events[0].id)).unwrap().pending_webhooks;
-    let mut delivered = deliveries[0].clone();
+    let due = read(store, |r| r.deliveries().due(at(10), 10, &PassOver::default()));
+    let mut delivered =
+        due.into_iter().find(|d| d.event_id() == &events[0].id && d.webhook_id() == hooks[0].id()).unwrap();
     let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1 };
     let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
     delivered.record(&ok, &schedule, at(2), 0.0);
@@ -608,8 +636,8 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     }
     assert_eq!(pending(store), 0, "a canceled one is not");
     let listed = read(store, |r| r.events().list(&scope, &PageRequest::default()));
-    assert_eq!(listed.data.iter().map(|e| e.pending_webhooks).collect::<Vec<_>>(), vec![0, 0, 0]);
-    assert_eq!(read(store, |r| r.events().find_many(std::slice::from_ref(&events[1].id)))[0].pending_webhooks, 0);
+    assert_eq!(listed.data.iter().map(|e| e.pending_webhooks).collect::<Vec<_>>(), vec![1, 1, 0], "newest first");
+    assert_eq!(read(store, |r| r.events().find_many(std::slice::from_ref(&events[1].id)))[0].pending_webhooks, 1);
     let id = |e: &Event| e.id.to_string();
     let page = PageRequest::new(Some(2), None, None).unwrap();
     let newest = read(store, |r| r.events().list(&scope, &page));
@@ -694,7 +722,8 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
 
 pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     let scope = account(store, "acme");
-    let mut hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
+    // Listening to another type than the events': their deliveries are the ones made here.
+    let mut hook = webhook(&scope, 1, vec![EventType::RefundCreated]);
     let (first_event, second_event) = (event(&scope, 1, 1), event(&scope, 2, 1));
     let mut first = Delivery::new(DeliveryId::from_random("d1"), &hook, first_event.id.clone(), at(0));
     let second = Delivery::new(DeliveryId::from_random("d2"), &hook, second_event.id.clone(), at(5));
