@@ -351,7 +351,7 @@ impl DatabaseUrl {
     }
 }
 
-fn migrate(connection: &mut AnyConnection) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+pub(crate) fn migrate(connection: &mut AnyConnection) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     match connection {
         AnyConnection::Postgresql(inner) => {
             inner.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;

@@ -7,7 +7,6 @@ use crate::instance::{form_pairs, Instance};
 use crate::receiver::Receiver;
 use futures_util::stream::{self, StreamExt};
 use payments_adapters::db::testing::TestDatabase;
-use payments_adapters::db::Backend;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -105,7 +104,7 @@ impl Cluster {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_share_the_load_and_the_survivor_carries_on() {
-    let database = tokio::task::spawn_blocking(|| TestDatabase::new(Backend::Postgres)).await.unwrap();
+    let database = tokio::task::spawn_blocking(TestDatabase::unmigrated_postgres).await.unwrap();
     let (mut doomed, survivor) = tokio::join!(Instance::start(database.url()), Instance::start(database.url()));
 
     // One first account between the two, printed by whichever created it.
