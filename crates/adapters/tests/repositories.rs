@@ -31,7 +31,6 @@ macro_rules! checks_on_both_backends {
         checks_on!($backend:
             concurrent_writers_all_commit,
             commits_wake_the_workers_for_what_they_queued,
-            a_read_runs_no_write_statement,
             a_change_reads_its_own_writes_and_keeps_all_or_nothing_of_them,
         );
     };
@@ -118,18 +117,6 @@ fn concurrent_writers_all_commit(backend: Backend) {
     })
     .unwrap();
     assert_eq!(page.data.len(), 40);
-}
-
-/// A read refuses a write statement before it runs: it would run outside any transaction (and on
-/// SQLite beside the writer connection).
-fn a_read_runs_no_write_statement(backend: Backend) {
-    let (_database, unit_of_work) = connect(backend);
-    let scope = account(unit_of_work.as_ref(), "acme");
-    let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
-    let refused = reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().insert(&hook)?));
-    assert!(matches!(refused, Err(ApplicationError::Internal(_))), "{refused:?}");
-    let stored = reading(unit_of_work.as_ref(), |r| Ok(r.webhooks().find(&scope, hook.id())?)).unwrap();
-    assert!(stored.is_none(), "the write statement never ran");
 }
 
 /// A change reads what it wrote (on PostgreSQL its writes held back go out first, in a

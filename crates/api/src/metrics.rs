@@ -3,6 +3,7 @@
 
 use crate::auth::presented_key;
 use crate::error::ApiError;
+use crate::settings::MetricsSettings;
 use crate::state::{blocking, Services};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -10,23 +11,8 @@ use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpRequest, HttpResponse};
 use payments_adapters::metrics::CONTENT_TYPE;
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::time::Instant;
-
-/// Whether `/metrics` answers, and the bearer token it then asks for (empty: none).
-#[derive(Clone, Deserialize)]
-pub struct MetricsSettings {
-    pub enabled: bool,
-    pub bearer_token: String,
-}
-
-impl std::fmt::Debug for MetricsSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let token = if self.bearer_token.is_empty() { "none" } else { "[set]" };
-        f.debug_struct("MetricsSettings").field("enabled", &self.enabled).field("bearer_token", &token).finish()
-    }
-}
 
 /// Registers `/metrics` when enabled; other methods answer like an unknown route.
 pub fn configure(config: &mut web::ServiceConfig, settings: &MetricsSettings) {

@@ -1,7 +1,6 @@
 //! Configuration: `config/default.toml` (built in), then `config/{environment}.toml`, then
 //! `PAYMENTS__SECTION__KEY` environment variables; validated once at startup.
 
-pub use crate::metrics::MetricsSettings;
 use config::{Config, Environment, File, FileFormat};
 use payments_adapters::db::{DatabaseUrl, PoolSettings, PostgresTls, TlsMode};
 use payments_domain::payment::{FeeRate, FeeSchedule};
@@ -22,6 +21,20 @@ pub struct Settings {
     pub mail: MailSettings,
     pub rate_limit: RateLimitSettings,
     pub metrics: MetricsSettings,
+}
+
+/// Whether `/metrics` answers, and the bearer token it then asks for (empty: none).
+#[derive(Clone, Deserialize)]
+pub struct MetricsSettings {
+    pub enabled: bool,
+    pub bearer_token: String,
+}
+
+impl std::fmt::Debug for MetricsSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = if self.bearer_token.is_empty() { "none" } else { "[set]" };
+        f.debug_struct("MetricsSettings").field("enabled", &self.enabled).field("bearer_token", &token).finish()
+    }
 }
 
 /// Token buckets per instance: per API key, and per client address for requests without a key.

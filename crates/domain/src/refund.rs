@@ -238,7 +238,7 @@ impl Refund {
 }
 
 impl Refund {
-    /// The refund a payment made of itself ([`crate::payment::Payment::refund`]).
+    /// The refund a payment made of itself (a payment is the only maker of refunds).
     pub(crate) fn create(
         id: RefundId,
         account_id: AccountId,

@@ -431,13 +431,17 @@ mod tests {
     #[test]
     fn sqlite_connections_journal_savepoints_in_memory() {
         use diesel::RunQueryDsl;
-        let database = crate::db::testing::TestDatabase::sqlite();
-        let manager = ConnectionManager::new(DatabaseUrl::parse(database.url()).unwrap());
+        let path = std::env::temp_dir().join(format!("payments-journal-{}.db", std::process::id()));
+        let manager = ConnectionManager::new(DatabaseUrl::parse(&format!("sqlite://{}", path.display())).unwrap());
         let mut pooled = r2d2::ManageConnection::connect(&manager).expect("connect");
         let temp_store = diesel::sql_query("SELECT temp_store AS value FROM pragma_temp_store()")
             .get_result::<Setting>(&mut pooled.connection)
             .expect("read temp_store")
             .value;
+        drop(pooled);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
         assert_eq!(temp_store, 2, "2 is MEMORY");
     }
 

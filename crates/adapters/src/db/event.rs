@@ -99,7 +99,7 @@ impl EventRepository for DbSession<'_> {
         }
         let rows: Vec<EventRow> = events.iter().map(EventRow::from_domain).collect();
         self.insert(events::table, rows)?;
-        self.deliver(events)
+        self.deliver(events, super::webhook_delivery::make_deliveries)
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {

@@ -17,15 +17,13 @@
 //!   held back go first, so the read sees them); the rest of the unit of work joins it.
 //! - On SQLite every writing unit of work is a transaction on the one writer connection (whose
 //!   commits [`super::group_commit`] groups), and each statement runs when it is made.
-//! - Appending events delivers each to the scope's webhooks that listen to it ([`fan_out`]): the
-//!   webhooks are read when the events' writes go out, so a change that appends events reads them
-//!   then, in the same round trip as the rest of its reads would have.
+//! - Work that must see a unit of work's other writes but need not run before they are made (the
+//!   deliveries of appended events, [`MakeDeliveries`]) is deferred until the writes go out, so it
+//!   reads in the same round trip as the rest of the unit of work's reads would have.
 
 use super::connection::AnyConnection;
 use super::error::store_error;
 use super::prepared::{Prepare, Rendered};
-use super::schema::webhook_deliveries;
-use super::webhook_delivery::DeliveryRow;
 use super::write_batch::{Expect, WriteBatch};
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 use diesel::pg::Pg;
@@ -33,11 +31,11 @@ use diesel::query_builder::{InsertStatement, QueryFragment, QueryId};
 use diesel::sqlite::Sqlite;
 use diesel::{Connection, RunQueryDsl};
 use payments_application::ports::{IdGenerator, StoreError};
-use payments_application::Scope;
-use payments_domain::account::Mode;
 use payments_domain::event::Event;
-use payments_domain::ids::DeliveryId;
-use payments_domain::webhook_delivery::fan_out;
+
+/// Makes the deliveries of appended events, on a session whose held writes have not gone out yet:
+/// it reads through [`DbSession::unsent_reading`] and writes like any repository.
+pub(crate) type MakeDeliveries = fn(&mut DbSession<'_>, Vec<Event>) -> Result<(), StoreError>;
 
 /// What a committed unit of work queued for the background workers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,8 +69,10 @@ pub(crate) struct DbSession<'a> {
     access: Access,
     /// Writes held back (PostgreSQL), in their order.
     held: WriteBatch,
-    /// Events appended whose deliveries are not made yet (PostgreSQL: made when the writes go out).
+    /// Events appended whose deliveries are not made yet (PostgreSQL: made when the writes go out),
+    /// and what makes them.
     undelivered: Vec<Event>,
+    make_deliveries: Option<MakeDeliveries>,
     /// Whether the unit of work wrote webhooks: their deliveries must see those writes.
     wrote_webhooks: bool,
     /// Whether this session opened its transaction (and so commits or rolls it back); otherwise
@@ -92,6 +92,7 @@ impl<'a> DbSession<'a> {
             access,
             held: WriteBatch::default(),
             undelivered: Vec::new(),
+            make_deliveries: None,
             wrote_webhooks: false,
             owns_transaction: false,
             ids,
@@ -158,15 +159,27 @@ impl<'a> DbSession<'a> {
         Ok(self.connection)
     }
 
+    /// The connection for a read that must not send the writes held back (they are about to go
+    /// out with what it makes): only for [`MakeDeliveries`].
+    pub(crate) fn unsent_reading(&mut self) -> &mut AnyConnection {
+        self.connection
+    }
+
+    /// Ids for the rows a [`MakeDeliveries`] writes.
+    pub(crate) fn ids(&self) -> &'a dyn IdGenerator {
+        self.ids
+    }
+
     /// Notes that the unit of work wrote webhooks (their deliveries must see the writes).
     pub(crate) fn wrote_webhooks(&mut self) {
         self.wrote_webhooks = true;
     }
 
-    /// Delivers appended `events` to the webhooks that listen to them: when the writes go out on
-    /// PostgreSQL, at once on SQLite.
-    pub(crate) fn deliver(&mut self, events: &[Event]) -> Result<(), StoreError> {
+    /// Has `make` make the deliveries of appended `events`: when the writes go out on PostgreSQL,
+    /// at once on SQLite.
+    pub(crate) fn deliver(&mut self, events: &[Event], make: MakeDeliveries) -> Result<(), StoreError> {
         self.undelivered.extend_from_slice(events);
+        self.make_deliveries = Some(make);
         if matches!(self.connection, AnyConnection::Sqlite(_)) {
             self.make_deliveries()?;
         }
@@ -233,8 +246,7 @@ impl<'a> DbSession<'a> {
         }
     }
 
-    /// Makes the deliveries of the events appended so far: reads their scopes' webhooks and writes
-    /// a delivery to each that listens (held back with the rest on PostgreSQL).
+    /// Makes the deliveries of the events appended so far (held back with the rest on PostgreSQL).
     fn make_deliveries(&mut self) -> Result<(), StoreError> {
         if self.undelivered.is_empty() {
             return Ok(());
@@ -248,25 +260,10 @@ impl<'a> DbSession<'a> {
             }
         }
         let events = std::mem::take(&mut self.undelivered);
-        let mut scopes: Vec<Scope> = Vec::new();
-        for event in &events {
-            let scope = Scope { account_id: event.account_id.clone(), mode: Mode::from_livemode(event.livemode) };
-            if !scopes.contains(&scope) {
-                scopes.push(scope);
-            }
+        match self.make_deliveries {
+            Some(make) => make(self, events),
+            None => Ok(()),
         }
-        let mut webhooks = Vec::new();
-        for scope in &scopes {
-            webhooks.extend(super::webhook::enabled_in(self.connection, scope)?);
-        }
-        let ids = self.ids;
-        let deliveries = fan_out(&events, &webhooks, || DeliveryId::from_random(&ids.id_part()));
-        if deliveries.is_empty() {
-            return Ok(());
-        }
-        self.queued.deliveries = true;
-        let rows: Vec<DeliveryRow> = deliveries.iter().map(DeliveryRow::from_domain).collect();
-        self.insert(webhook_deliveries::table, rows)
     }
 }
 

@@ -79,8 +79,8 @@ fn in_scope(scope: &Scope) -> And<Eq<webhooks::account_id, String>, Eq<webhooks:
     webhooks::account_id.eq(scope.account_id.to_string()).and(webhooks::livemode.eq(scope.livemode()))
 }
 
-/// The enabled webhooks of `scope`, read on `connection` (the session reads them this way when it
-/// makes the deliveries of appended events).
+/// The enabled webhooks of `scope`, read on `connection` (deliveries of appended events are made
+/// with them, [`super::webhook_delivery::make_deliveries`]).
 pub(super) fn enabled_in(connection: &mut AnyConnection, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
     webhooks::table
         .filter(in_scope(scope))

@@ -8,12 +8,16 @@ use super::json::parse_id;
 use super::prepared::Prepare;
 use super::schema::{webhook_deliveries as deliveries, webhook_delivery_attempts as attempts};
 use super::session::DbSession;
+use super::webhook::enabled_in;
 use diesel::prelude::*;
 use payments_application::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, StoreError};
+use payments_application::Scope;
+use payments_domain::account::Mode;
+use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{DeliveryMove, DeliveryStatus};
-use payments_domain::webhook_delivery::{Delivery, StoredDelivery};
+use payments_domain::webhook_delivery::{fan_out, Delivery, StoredDelivery};
 
 /// The condition "the delivery is outstanding" (it counts in its event's `pending_webhooks`), with
 /// literal values: the same terms as the partial index `webhook_deliveries_outstanding`, so both
@@ -76,6 +80,30 @@ struct AttemptRow {
     status_code: Option<i32>,
     error: Option<String>,
     duration_ms: i64,
+}
+
+/// Makes a delivery of each appended event to every enabled webhook of its scope that listens to it
+/// ([`fan_out`]), on a session whose other writes have not gone out yet (they go out together).
+pub(super) fn make_deliveries(session: &mut DbSession<'_>, events: Vec<Event>) -> Result<(), StoreError> {
+    let mut scopes: Vec<Scope> = Vec::new();
+    for event in &events {
+        let scope = Scope { account_id: event.account_id.clone(), mode: Mode::from_livemode(event.livemode) };
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    let mut webhooks = Vec::new();
+    for scope in &scopes {
+        webhooks.extend(enabled_in(session.unsent_reading(), scope)?);
+    }
+    let ids = session.ids();
+    let made = fan_out(&events, &webhooks, || DeliveryId::from_random(&ids.id_part()));
+    if made.is_empty() {
+        return Ok(());
+    }
+    session.queued.deliveries = true;
+    let rows: Vec<DeliveryRow> = made.iter().map(DeliveryRow::from_domain).collect();
+    session.insert(deliveries::table, rows)
 }
 
 impl DeliveryRepository for DbSession<'_> {

@@ -6,7 +6,7 @@ use crate::checkout_sessions::create_session;
 use crate::helpers::TestApp;
 use fantoccini::Locator;
 
-on_both_backends!(
+on_one_backend!(
     a_card_payment_lands_on_success_url,
     a_declined_card_then_a_good_one,
     a_3d_secure_challenge_through_the_authorization_page,

@@ -5,7 +5,7 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::Method;
 use serde_json::json;
 
-on_both_backends!(
+on_one_backend!(
     a_wrapped_json_body_is_accepted,
     a_body_without_content_type_is_sniffed,
     an_unsupported_content_type_is_refused,

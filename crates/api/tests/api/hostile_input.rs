@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-on_both_backends!(
+on_one_backend!(
     deep_keys_are_refused_before_authentication_and_the_service_stays_up,
     too_many_parameters_and_over_long_keys_are_refused_naming_the_limit,
     nul_characters_are_refused_in_every_string,

@@ -1,5 +1,6 @@
-//! HTTP tests of the real application on port 0. Each test runs twice, on a fresh SQLite file and
-//! on a fresh PostgreSQL database.
+//! HTTP tests of the real application on port 0. A test of what storage does runs twice, on a fresh
+//! SQLite file and on a fresh PostgreSQL database; a test of what happens before storage (input
+//! refused while decoding or validating) or in the browser runs once, on SQLite.
 
 // Tests unwrap freely: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -16,6 +17,20 @@ macro_rules! on_both_backends {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
                 super::$name(crate::helpers::spawn_app(payments_adapters::db::Backend::Postgres).await).await;
+            }
+        }
+    )*};
+}
+
+/// Declares each named `async fn(TestApp)` as one test, `<name>::sqlite`: for scenarios whose
+/// outcome does not depend on the storage backend (requests refused before they reach storage, and
+/// what a browser does with pages whose storage paths the HTTP tests cover on both backends).
+macro_rules! on_one_backend {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name(crate::helpers::spawn_app(payments_adapters::db::Backend::Sqlite).await).await;
             }
         }
     )*};

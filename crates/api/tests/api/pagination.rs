@@ -2,7 +2,8 @@
 
 use crate::helpers::{error_codes, ids, read, TestApp};
 
-on_both_backends!(pages_walk_forward_with_after_and_back_with_before, list_parameters_are_validated);
+on_both_backends!(pages_walk_forward_with_after_and_back_with_before);
+on_one_backend!(list_parameters_are_validated);
 
 async fn pages_walk_forward_with_after_and_back_with_before(app: TestApp) {
     let mut created = Vec::new();

@@ -1,7 +1,7 @@
 //! Accounts: creating merchants with their four keys, and authenticating API keys.
 
 use crate::error::ApplicationError;
-use crate::ports::{in_transaction, reading, Clock, IdGenerator, UnitOfWork};
+use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
 use payments_domain::ids::AccountId;
@@ -111,6 +111,11 @@ impl AccountService {
 
 fn digests(keys: &AccountKeys) -> Vec<(String, KeyKind, Mode)> {
     keys.all().into_iter().map(|(key, kind, mode)| (key.digest(), kind, mode)).collect()
+}
+
+/// The account's name as customers see it on statements and pages (empty when the account is gone).
+pub(crate) fn merchant_name(repositories: &mut dyn Repositories, scope: &Scope) -> Result<String, ApplicationError> {
+    Ok(repositories.accounts().find(&scope.account_id)?.map(|account| account.name).unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! customer's sequence and the payment intent, in one transaction), sending by e-mail through the
 //! outbox, voiding, what the hosted page shows and how it pays, and the due-date reminders.
 
+use super::account::merchant_name;
 use super::customer::live_customer;
 use super::event::EventLog;
 use super::payment_intent::{load_view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
@@ -699,10 +700,6 @@ pub(crate) fn present(presenter: &dyn Presenter, view: &BillingStatementView) ->
 }
 
 /// The name the account's statements show.
-pub(crate) fn merchant_name(repositories: &mut dyn Repositories, scope: &Scope) -> Result<String, ApplicationError> {
-    Ok(repositories.accounts().find(&scope.account_id)?.map(|account| account.name).unwrap_or_default())
-}
-
 fn scope_of(statement: &BillingStatement) -> Scope {
     Scope { account_id: statement.account_id().clone(), mode: Mode::from_livemode(statement.livemode()) }
 }

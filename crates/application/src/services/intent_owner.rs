@@ -2,7 +2,7 @@
 //! here: when the intent is paid, the owner completes in the same transaction, and the merchant may
 //! not change or cancel an owned intent behind its owner's back.
 
-use super::billing_statement::merchant_name;
+use super::account::merchant_name;
 use super::event::EventLog;
 use crate::error::ApplicationError;
 use crate::ports::Repositories;

@@ -15,14 +15,19 @@ use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::billing_statement::{
     BillingStatement, BillingStatementStatus, Finalization, LineItem, LineItemChanges, StatementDetails,
 };
-use payments_domain::checkout_session::BillingDetailsCollection;
+use payments_domain::checkout_session::{
+    BillingDetailsCollection, CheckoutSession, CheckoutSessionStatus, LineItem as CheckoutLineItem, NewCheckoutSession,
+    SubmitType,
+};
 use payments_domain::customer::{Billing, BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer};
 use payments_domain::customer_session::{Component, ComponentName, CustomerSession, Feature, Toggle};
 use payments_domain::description::Description;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, DeliveryId, EventId, PaymentId, PaymentIntentId};
 use payments_domain::ids::{BillingStatementId, BillingStatementLineItemId, MailMessageId};
-use payments_domain::ids::{CustomerSessionId, PaymentMethodId, SetupIntentId};
+use payments_domain::ids::{
+    CheckoutSessionId, CheckoutSessionLineItemId, CustomerSessionId, PaymentMethodId, SetupIntentId,
+};
 use payments_domain::ids::{RefundId, WebhookId};
 use payments_domain::mail_message::{MailContent, MailMessage, MailOutcome, MailStatus};
 use payments_domain::metadata::Metadata;
@@ -88,6 +93,8 @@ macro_rules! repository_contract {
             deliveries_are_leased_settled_and_moved,
             billing_statements_round_trip_with_their_line_items_and_filters,
             mail_messages_are_queued_claimed_and_listed,
+            checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry,
+            a_read_refuses_to_write,
         );
     };
     (@checks $make:expr; $($check:ident),* $(,)?) => {$(
@@ -962,4 +969,99 @@ pub fn mail_messages_are_queued_claimed_and_listed(store: &dyn UnitOfWork) {
     assert_eq!(latest[1].status(), MailStatus::Sent);
     let elsewhere = account(store, "other");
     assert!(read(store, |r| r.mail_messages().latest(&elsewhere, 10)).is_empty());
+}
+
+/// Checkout session number `n` of `scope`, paid through `intent`, expiring at `at(expires_in)`.
+fn checkout_session(scope: &Scope, intent: &PaymentIntent, n: u32, expires_in: i64) -> CheckoutSession {
+    let id = CheckoutSessionId::from_random(&format!("checkout{n}"));
+    let secret = ClientSecret::new(id.as_str(), "secret");
+    let item = CheckoutLineItem {
+        id: CheckoutSessionLineItemId::from_random(&format!("item{n}")),
+        name: "Mug".into(),
+        amount: 5_000,
+        quantity: 2,
+        description: None,
+        image: None,
+    };
+    let details = NewCheckoutSession {
+        line_items: vec![item],
+        amount: Amount::new(10_000).unwrap(),
+        currency: Currency::Php,
+        success_url: RedirectUrl::new("https://shop.example/ok".into()).unwrap(),
+        cancel_url: RedirectUrl::new("https://shop.example/cart".into()).unwrap(),
+        payment_methods: vec![PaymentMethodType::Card],
+        card_options: CardOptions::default(),
+        customer_reference_id: Some(format!("order-{n}")),
+        billing_details_collection: BillingDetailsCollection::Auto,
+        description: None,
+        submit_type: SubmitType::Pay,
+        statement_descriptor: None,
+        expires_at: at(expires_in),
+        metadata: Some(metadata(&[("order", &n.to_string())])),
+    };
+    let url = format!("https://pay.example/checkout/{n}");
+    CheckoutSession::create(
+        id,
+        scope.account_id.clone(),
+        scope.livemode(),
+        secret,
+        url,
+        intent.id().clone(),
+        details,
+        at(0),
+    )
+}
+
+pub fn checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let (first_intent, second_intent) = (new_intent(&scope, 1), new_intent(&scope, 2));
+    let first = checkout_session(&scope, &first_intent, 1, 60);
+    let second = checkout_session(&scope, &second_intent, 2, 3_600);
+    write(store, |r| {
+        r.payment_intents().insert(&first_intent)?;
+        r.payment_intents().insert(&second_intent)?;
+        r.checkout_sessions().insert(&first)?;
+        r.checkout_sessions().insert(&second)
+    });
+    assert_eq!(read(store, |r| r.checkout_sessions().find(&scope, first.id())), Some(first.clone()));
+    assert_eq!(read(store, |r| r.checkout_sessions().find_for_page(first.id())), Some(first.clone()));
+    let by_intent = read(store, |r| r.checkout_sessions().find_by_payment_intent(&scope, second_intent.id()));
+    assert_eq!(by_intent, Some(second.clone()));
+    let id = |session: &CheckoutSession| session.id().to_string();
+    let page = read(store, |r| r.checkout_sessions().list(&scope, &PageRequest::new(Some(1), None, None).unwrap()));
+    assert_eq!((ids(&page, id), page.has_more), (vec![id(&second)], true), "newest first");
+    let rest = PageRequest::new(Some(1), Some(id(&second)), None).unwrap();
+    let rest = read(store, |r| r.checkout_sessions().list(&scope, &rest));
+    assert_eq!((ids(&rest, id), rest.has_more), (vec![id(&first)], false));
+
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    let other = account(store, "other");
+    for elsewhere in [live, other] {
+        assert_eq!(read(store, |r| r.checkout_sessions().find(&elsewhere, first.id())), None, "from {elsewhere:?}");
+        let by_intent = read(store, |r| r.checkout_sessions().find_by_payment_intent(&elsewhere, first_intent.id()));
+        assert_eq!(by_intent, None, "from {elsewhere:?}");
+        let listed = read(store, |r| r.checkout_sessions().list(&elsewhere, &PageRequest::default()));
+        assert!(listed.data.is_empty(), "from {elsewhere:?}");
+    }
+
+    assert!(read(store, |r| r.checkout_sessions().expired(at(59), 10)).is_empty(), "none expired yet");
+    assert_eq!(read(store, |r| r.checkout_sessions().expired(at(61), 10)), vec![first.clone()]);
+    let mut expired = first.clone();
+    expired.expire(at(61)).unwrap();
+    write(store, |r| r.checkout_sessions().update(&expired, first.version()));
+    let stale = in_transaction(store, |r| Ok(r.checkout_sessions().update(&expired, first.version())?));
+    assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
+    let stored = read(store, |r| r.checkout_sessions().find(&scope, first.id())).unwrap();
+    assert_eq!((stored.status(), stored.version()), (CheckoutSessionStatus::Expired, first.version() + 1));
+    let due = read(store, |r| r.checkout_sessions().expired(at(4_000), 10));
+    assert_eq!(due.iter().map(id).collect::<Vec<_>>(), vec![id(&second)], "only active sessions expire");
+}
+
+/// A read-only unit of work refuses a write as a failure of its own, and the write never lands.
+pub fn a_read_refuses_to_write(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
+    let refused = reading(store, |r| Ok(r.webhooks().insert(&hook)?));
+    assert!(matches!(refused, Err(ApplicationError::Internal(_))), "{refused:?}");
+    assert!(read(store, |r| r.webhooks().find(&scope, hook.id())).is_none(), "the write never landed");
 }

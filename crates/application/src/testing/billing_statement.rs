@@ -1,0 +1,130 @@
+//! Billing statements with their line items.
+
+use super::{in_scope_of, page_of, State};
+use crate::pagination::{Cursor, Page, PageRequest};
+use crate::ports::{BillingStatementFilter, BillingStatementRepository, StoreError};
+use crate::scope::Scope;
+use payments_domain::billing_statement::{BillingStatement, BillingStatementStatus, LineItem};
+use payments_domain::ids::{BillingStatementId, BillingStatementLineItemId, PaymentIntentId};
+use payments_domain::time::Timestamp;
+
+impl BillingStatementRepository for State {
+    fn insert(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
+        self.billing_statements.push(statement.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self
+            .billing_statements
+            .iter()
+            .find(|s| s.id() == id && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn find_for_page(&mut self, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self.billing_statements.iter().find(|s| s.id() == id).cloned())
+    }
+
+    fn find_by_payment_intent(
+        &mut self,
+        scope: &Scope,
+        payment_intent_id: &PaymentIntentId,
+    ) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self
+            .billing_statements
+            .iter()
+            .find(|s| {
+                s.payment_intent_id() == Some(payment_intent_id) && in_scope_of(s.account_id(), s.livemode(), scope)
+            })
+            .cloned())
+    }
+
+    fn find_by_line_item(
+        &mut self,
+        scope: &Scope,
+        id: &BillingStatementLineItemId,
+    ) -> Result<Option<BillingStatement>, StoreError> {
+        Ok(self
+            .billing_statements
+            .iter()
+            .find(|s| s.line_item(id).is_some() && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn update(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
+        // Line items are written by `replace_line_items`, as in the database: keep the stored ones.
+        let stored = self
+            .billing_statements
+            .iter_mut()
+            .find(|s| s.id() == statement.id() && s.version() == expected_version)
+            .ok_or(StoreError::Conflict)?;
+        let items = stored.line_items().to_vec();
+        *stored = with_line_items(statement, items);
+        Ok(())
+    }
+
+    fn replace_line_items(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
+        let stored =
+            self.billing_statements.iter_mut().find(|s| s.id() == statement.id()).ok_or(StoreError::Conflict)?;
+        *stored = with_line_items(stored, statement.line_items().to_vec());
+        Ok(())
+    }
+
+    fn delete(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
+        let before = self.billing_statements.len();
+        self.billing_statements.retain(|s| !(s.id() == statement.id() && s.version() == expected_version));
+        if self.billing_statements.len() == before {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &BillingStatementFilter,
+        page: &PageRequest,
+    ) -> Result<Page<BillingStatement>, StoreError> {
+        let in_scope: Vec<&BillingStatement> =
+            self.billing_statements.iter().filter(|s| in_scope_of(s.account_id(), s.livemode(), scope)).collect();
+        // A cursor names any statement of the scope, as in the database; the filter applies after.
+        let cursor_known = page.cursor().is_none_or(|cursor| {
+            let (Cursor::After(id) | Cursor::Before(id)) = cursor;
+            in_scope.iter().any(|s| s.id().as_str() == id)
+        });
+        if !cursor_known {
+            return Err(StoreError::UnknownCursor);
+        }
+        let cursor_id = page.cursor().map(|(Cursor::After(id) | Cursor::Before(id))| id.clone());
+        let visible: Vec<&BillingStatement> = in_scope
+            .into_iter()
+            .filter(|s| {
+                cursor_id.as_deref() == Some(s.id().as_str())
+                    || (filter.customer_id.as_ref().is_none_or(|id| s.customer_id() == id)
+                        && filter.status.is_none_or(|status| s.status() == status))
+            })
+            .collect();
+        let mut found = page_of(&visible, |s| s.id().as_str(), page)?;
+        found.data.retain(|s| cursor_id.as_deref() != Some(s.id().as_str()));
+        Ok(found)
+    }
+
+    fn with_notice_due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<BillingStatement>, StoreError> {
+        let mut due: Vec<&BillingStatement> = self
+            .billing_statements
+            .iter()
+            .filter(|s| s.status() == BillingStatementStatus::Open && s.next_notice_at().is_some_and(|at| at <= now))
+            .collect();
+        due.sort_by_key(|s| s.next_notice_at());
+        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    }
+}
+
+/// `statement` holding `items`.
+fn with_line_items(statement: &BillingStatement, items: Vec<LineItem>) -> BillingStatement {
+    BillingStatement::restore(payments_domain::billing_statement::StoredBillingStatement {
+        line_items: items,
+        ..statement.stored()
+    })
+}

@@ -1,0 +1,66 @@
+//! Checkout sessions.
+
+use super::{in_scope_of, page_of, replace_versioned, State};
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{CheckoutSessionRepository, StoreError};
+use crate::scope::Scope;
+use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus};
+use payments_domain::ids::{CheckoutSessionId, PaymentIntentId};
+use payments_domain::time::Timestamp;
+
+impl CheckoutSessionRepository for State {
+    fn insert(&mut self, session: &CheckoutSession) -> Result<(), StoreError> {
+        self.checkout_sessions.push(session.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
+        Ok(self
+            .checkout_sessions
+            .iter()
+            .find(|s| s.id() == id && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn find_for_page(&mut self, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
+        Ok(self.checkout_sessions.iter().find(|s| s.id() == id).cloned())
+    }
+
+    fn find_by_payment_intent(
+        &mut self,
+        scope: &Scope,
+        payment_intent_id: &PaymentIntentId,
+    ) -> Result<Option<CheckoutSession>, StoreError> {
+        Ok(self
+            .checkout_sessions
+            .iter()
+            .find(|s| s.payment_intent_id() == payment_intent_id && in_scope_of(s.account_id(), s.livemode(), scope))
+            .cloned())
+    }
+
+    fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(
+            &mut self.checkout_sessions,
+            session,
+            |s| s.id() == session.id(),
+            CheckoutSession::version,
+            expected_version,
+        )
+    }
+
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {
+        let visible: Vec<&CheckoutSession> =
+            self.checkout_sessions.iter().filter(|s| in_scope_of(s.account_id(), s.livemode(), scope)).collect();
+        page_of(&visible, |s| s.id().as_str(), page)
+    }
+
+    fn expired(&mut self, now: Timestamp, limit: u32) -> Result<Vec<CheckoutSession>, StoreError> {
+        let mut due: Vec<&CheckoutSession> = self
+            .checkout_sessions
+            .iter()
+            .filter(|s| s.status() == CheckoutSessionStatus::Active && s.expires_at() <= now)
+            .collect();
+        due.sort_by_key(|s| s.expires_at());
+        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    }
+}

@@ -1,0 +1,335 @@
+//! In-memory fakes of every port, so services are tested without a database.
+//!
+//! A transaction works on a copy of the state and swaps it in on success, so a failed use case leaves
+//! nothing behind, as with a real database; a read that writes is refused, as both stores refuse it.
+//! Each repository's fake is in the file of its resource's name; every one obeys the repository
+//! contract ([`contract`]) that the diesel repositories obey on SQLite and PostgreSQL.
+
+mod account;
+mod billing_statement;
+mod checkout_session;
+mod clock;
+pub mod contract;
+mod customer;
+mod customer_session;
+mod event;
+mod id_generator;
+mod idempotency;
+mod mail_composer;
+mod mail_message;
+mod payment;
+mod payment_intent;
+mod payment_method;
+mod presenter;
+mod processor;
+mod refund;
+mod setup_intent;
+mod url_guard;
+mod webhook;
+mod webhook_delivery;
+
+pub use clock::ManualClock;
+pub use id_generator::SequentialIds;
+pub use mail_composer::PlainComposer;
+pub use presenter::MinimalPresenter;
+pub use processor::ScriptedProcessor;
+pub use url_guard::PermissiveUrlGuard;
+
+use crate::error::ApplicationError;
+use crate::pagination::{Cursor, Page, PageRequest};
+use crate::ports::unit_of_work::Work;
+use crate::ports::{DeliveryAttempt, IdempotencyRecord, KeyRecord, StoreError, UnitOfWork};
+use crate::scope::{Caller, Scope};
+use crate::services::{
+    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
+    EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentIntentSettings,
+    PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
+    WebhookService,
+};
+use payments_domain::account::{Account, KeyKind, Mode};
+use payments_domain::billing_statement::BillingStatement;
+use payments_domain::checkout_session::CheckoutSession;
+use payments_domain::customer::Customer;
+use payments_domain::customer_session::CustomerSession;
+use payments_domain::event::Event;
+use payments_domain::ids::{AccountId, WebhookId};
+use payments_domain::mail_message::MailMessage;
+use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
+use payments_domain::payment_intent::PaymentIntent;
+use payments_domain::payment_method::PaymentMethod;
+use payments_domain::refund::Refund;
+use payments_domain::retry::RetrySchedule;
+use payments_domain::setup_intent::SetupIntent;
+use payments_domain::webhook::Webhook;
+use payments_domain::webhook_delivery::EndpointHealth;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use webhook_delivery::LeasedDelivery;
+
+/// Everything the in-memory store holds.
+#[derive(Debug, Clone, Default)]
+struct State {
+    accounts: Vec<Account>,
+    keys: HashMap<String, KeyRecord>,
+    /// Customers in insertion order, which is the list order reversed.
+    customers: Vec<Customer>,
+    idempotency: Vec<IdempotencyRecord>,
+    payment_intents: Vec<PaymentIntent>,
+    payments: Vec<Payment>,
+    refunds: Vec<Refund>,
+    setup_intents: Vec<SetupIntent>,
+    checkout_sessions: Vec<CheckoutSession>,
+    billing_statements: Vec<BillingStatement>,
+    mail_messages: Vec<MailMessage>,
+    payment_methods: Vec<PaymentMethod>,
+    customer_sessions: Vec<CustomerSession>,
+    events: Vec<Event>,
+    webhooks: Vec<Webhook>,
+    /// How each webhook's endpoint has been answering, when it was ever recorded.
+    endpoint_health: HashMap<WebhookId, EndpointHealth>,
+    /// Deliveries made so far by appended events (their ids count up).
+    fanned_out: u64,
+    /// Deliveries with their lease holder.
+    deliveries: Vec<LeasedDelivery>,
+    attempts: Vec<DeliveryAttempt>,
+}
+
+/// An in-memory [`UnitOfWork`].
+#[derive(Debug, Default)]
+pub struct InMemoryStore {
+    state: Mutex<State>,
+}
+
+impl UnitOfWork for InMemoryStore {
+    fn transaction(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        let mut committed = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut draft = committed.clone();
+        work(&mut draft)?;
+        *committed = draft;
+        Ok(())
+    }
+
+    /// Runs `work` on a copy of the state, as a transaction would, and refuses it when the copy
+    /// changed: like both stores, a read-only unit of work cannot write.
+    fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
+        let committed = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut copy = committed.clone();
+        work(&mut copy)?;
+        if format!("{copy:?}") == format!("{committed:?}") {
+            Ok(())
+        } else {
+            Err(StoreError::Other("a read-only unit of work ran a write statement".into()).into())
+        }
+    }
+
+    fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+fn in_scope_of(account_id: &AccountId, livemode: bool, scope: &Scope) -> bool {
+    *account_id == scope.account_id && livemode == scope.livemode()
+}
+
+/// Replaces the element `matches` picks if its version is `expected_version`.
+fn replace_versioned<T: Clone>(
+    items: &mut [T],
+    value: &T,
+    matches: impl Fn(&T) -> bool,
+    version: impl Fn(&T) -> i64,
+    expected_version: i64,
+) -> Result<(), StoreError> {
+    let stored =
+        items.iter_mut().find(|item| matches(item) && version(item) == expected_version).ok_or(StoreError::Conflict)?;
+    *stored = value.clone();
+    Ok(())
+}
+
+/// A page of `visible` (oldest first), newest first, with cursors naming items by `id_of`.
+fn page_of<T: Clone>(visible: &[&T], id_of: impl Fn(&T) -> &str, page: &PageRequest) -> Result<Page<T>, StoreError> {
+    let position = |id: &str| visible.iter().position(|item| id_of(item) == id).ok_or(StoreError::UnknownCursor);
+    let overfetch = page.limit() as usize + 1;
+    let rows: Vec<T> = match page.cursor() {
+        None => visible.iter().rev().take(overfetch).map(|item| (*item).clone()).collect(),
+        Some(Cursor::After(id)) => {
+            visible[..position(id)?].iter().rev().take(overfetch).map(|i| (*i).clone()).collect()
+        }
+        Some(Cursor::Before(id)) => visible[position(id)? + 1..].iter().take(overfetch).map(|i| (*i).clone()).collect(),
+    };
+    Ok(Page::from_overfetched(rows, page))
+}
+
+/// Fakes of every port wired together, with two accounts to test tenant isolation.
+pub struct TestPorts {
+    pub store: Arc<InMemoryStore>,
+    pub clock: Arc<ManualClock>,
+    pub ids: Arc<SequentialIds>,
+    pub processor: Arc<ScriptedProcessor>,
+    account_id: AccountId,
+    other_account_id: AccountId,
+}
+
+impl TestPorts {
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            store: Arc::new(InMemoryStore::default()),
+            clock: Arc::new(ManualClock::at(1_700_000_000)),
+            ids: Arc::new(SequentialIds::default()),
+            processor: Arc::new(ScriptedProcessor::approving()),
+            account_id: AccountId::from_random("testaccount"),
+            other_account_id: AccountId::from_random("otheraccount"),
+        }
+    }
+
+    /// The main test account in `mode`.
+    #[must_use]
+    pub fn scope(&self, mode: Mode) -> Scope {
+        Scope { account_id: self.account_id.clone(), mode }
+    }
+
+    /// A caller of the account with a key of `kind` in `mode`.
+    #[must_use]
+    pub fn caller(&self, mode: Mode, key_kind: KeyKind) -> Caller {
+        Caller { scope: self.scope(mode), key_kind }
+    }
+
+    /// Another account, in test mode.
+    #[must_use]
+    pub fn other_scope(&self) -> Scope {
+        Scope { account_id: self.other_account_id.clone(), mode: Mode::Test }
+    }
+
+    #[must_use]
+    pub fn account_service(&self) -> AccountService {
+        AccountService::new(self.store.clone(), self.clock.clone(), self.ids.clone())
+    }
+
+    #[must_use]
+    pub fn customer_service(&self) -> CustomerService {
+        CustomerService::new(self.store.clone(), self.clock.clone(), self.ids.clone())
+    }
+
+    #[must_use]
+    pub fn idempotency_service(&self) -> IdempotencyService {
+        IdempotencyService::new(self.store.clone(), self.clock.clone())
+    }
+
+    /// Payment intents with the scripted processor in test mode, no live processor, flat 1% fees.
+    #[must_use]
+    pub fn payment_intent_service(&self) -> PaymentIntentService {
+        let rate = FeeRate { basis_points: 100, fixed: 0 };
+        let settings = PaymentIntentSettings {
+            fees: FeeSchedule { card: rate, gcash: rate, maya: rate, billease: rate, qrph: rate },
+            public_base_url: "http://127.0.0.1:8080".into(),
+        };
+        let processors = Processors { test: self.processor.clone(), live: None };
+        PaymentIntentService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            processors,
+            Arc::new(MinimalPresenter),
+            settings,
+        )
+    }
+
+    /// Setup intents with the scripted processor in test mode and no live processor.
+    #[must_use]
+    pub fn setup_intent_service(&self) -> SetupIntentService {
+        let processors = Processors { test: self.processor.clone(), live: None };
+        SetupIntentService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            processors,
+            Arc::new(MinimalPresenter),
+            "http://127.0.0.1:8080".into(),
+        )
+    }
+
+    /// Checkout sessions over the payment intents above, their pages under `http://127.0.0.1:8080`.
+    #[must_use]
+    pub fn checkout_session_service(&self) -> CheckoutSessionService {
+        CheckoutSessionService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            Arc::new(self.payment_intent_service()),
+            "http://127.0.0.1:8080".into(),
+        )
+    }
+
+    #[must_use]
+    pub fn customer_session_service(&self) -> CustomerSessionService {
+        CustomerSessionService::new(self.store.clone(), self.clock.clone(), self.ids.clone())
+    }
+
+    #[must_use]
+    pub fn payment_method_service(&self) -> PaymentMethodService {
+        PaymentMethodService::new(self.store.clone(), self.clock.clone())
+    }
+
+    #[must_use]
+    pub fn payment_service(&self) -> PaymentService {
+        PaymentService::new(self.store.clone(), self.clock.clone())
+    }
+
+    #[must_use]
+    pub fn refund_service(&self) -> RefundService {
+        RefundService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(MinimalPresenter))
+    }
+
+    #[must_use]
+    pub fn event_service(&self) -> EventService {
+        EventService::new(self.store.clone())
+    }
+
+    #[must_use]
+    pub fn webhook_service(&self) -> WebhookService {
+        WebhookService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(PermissiveUrlGuard))
+    }
+
+    /// Billing statements over the payment intents above, with the plain composer; `mail_delivers`
+    /// says whether a mail server is configured.
+    #[must_use]
+    pub fn billing_statement_service(&self, mail_delivers: bool) -> BillingStatementService {
+        BillingStatementService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            Arc::new(PlainComposer),
+            Arc::new(self.payment_intent_service()),
+            mail_delivers,
+            "http://127.0.0.1:8080".into(),
+        )
+    }
+
+    /// The outbox, retried after 1, 2, 4 … seconds without jitter, given up after an hour.
+    #[must_use]
+    pub fn mail_message_service(&self) -> MailMessageService {
+        let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 60_000, jitter: 0.0, give_up_after_ms: 3_600_000 };
+        MailMessageService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), schedule)
+    }
+
+    /// Deliveries retried after 1, 2, 4 … seconds without jitter, given up after an hour.
+    #[must_use]
+    pub fn delivery_service(&self) -> WebhookDeliveryService {
+        let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 60_000, jitter: 0.0, give_up_after_ms: 3_600_000 };
+        WebhookDeliveryService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            schedule,
+        )
+    }
+}
+
+impl Default for TestPorts {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,22 @@
+//! Payments.
+
+use super::{in_scope_of, replace_versioned, State};
+use crate::ports::{PaymentRepository, StoreError};
+use crate::scope::Scope;
+use payments_domain::ids::PaymentId;
+use payments_domain::payment::Payment;
+
+impl PaymentRepository for State {
+    fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
+        self.payments.push(payment.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        Ok(self.payments.iter().find(|p| p.id() == id && in_scope_of(p.account_id(), p.livemode(), scope)).cloned())
+    }
+
+    fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.payments, payment, |p| p.id() == payment.id(), |p| p.version(), expected_version)
+    }
+}

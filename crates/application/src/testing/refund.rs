@@ -1,0 +1,22 @@
+//! Refunds.
+
+use super::{in_scope_of, replace_versioned, State};
+use crate::ports::{RefundRepository, StoreError};
+use crate::scope::Scope;
+use payments_domain::ids::RefundId;
+use payments_domain::refund::Refund;
+
+impl RefundRepository for State {
+    fn insert(&mut self, refund: &Refund) -> Result<(), StoreError> {
+        self.refunds.push(refund.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError> {
+        Ok(self.refunds.iter().find(|r| r.id() == id && in_scope_of(r.account_id(), r.livemode(), scope)).cloned())
+    }
+
+    fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.refunds, refund, |r| r.id() == refund.id(), |r| r.version(), expected_version)
+    }
+}

@@ -1,0 +1,72 @@
+//! Webhooks and how their endpoints answer.
+
+use super::{in_scope_of, replace_versioned, State};
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{StoreError, WebhookFilter, WebhookRepository};
+use crate::scope::Scope;
+use payments_domain::description::Description;
+use payments_domain::ids::WebhookId;
+use payments_domain::webhook::{Webhook, WebhookStatus};
+use payments_domain::webhook_delivery::EndpointHealth;
+
+impl WebhookRepository for State {
+    fn insert(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
+        self.webhooks.push(webhook.clone());
+        Ok(())
+    }
+
+    fn find(&mut self, scope: &Scope, id: &WebhookId) -> Result<Option<Webhook>, StoreError> {
+        Ok(self.webhooks.iter().find(|w| w.id() == id && in_scope_of(w.account_id(), w.livemode(), scope)).cloned())
+    }
+
+    fn update(&mut self, webhook: &Webhook, expected_version: i64) -> Result<(), StoreError> {
+        replace_versioned(&mut self.webhooks, webhook, |w| w.id() == webhook.id(), Webhook::version, expected_version)
+    }
+
+    fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
+        self.webhooks.retain(|w| w.id() != webhook.id());
+        self.endpoint_health.remove(webhook.id());
+        Ok(())
+    }
+
+    fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError> {
+        let rows: Vec<Webhook> = self
+            .webhooks
+            .iter()
+            .rev()
+            .filter(|w| in_scope_of(w.account_id(), w.livemode(), scope))
+            .filter(|w| filter.url.as_deref().is_none_or(|url| w.url().as_str() == url))
+            .filter(|w| {
+                filter.description.as_deref().is_none_or(|d| w.description().map(Description::as_str) == Some(d))
+            })
+            .take(page.limit() as usize + 1)
+            .cloned()
+            .collect();
+        Ok(Page::from_overfetched(rows, page))
+    }
+
+    fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
+        Ok(self
+            .webhooks
+            .iter()
+            .filter(|w| in_scope_of(w.account_id(), w.livemode(), scope) && w.status() == WebhookStatus::Enabled)
+            .cloned()
+            .collect())
+    }
+
+    fn endpoints(&mut self, ids: &[WebhookId]) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
+        Ok(self
+            .webhooks
+            .iter()
+            .filter(|w| ids.contains(w.id()))
+            .map(|w| (w.clone(), self.endpoint_health.get(w.id()).copied().unwrap_or(EndpointHealth::ANSWERING)))
+            .collect())
+    }
+
+    fn set_health(&mut self, id: &WebhookId, health: &EndpointHealth) -> Result<(), StoreError> {
+        if self.webhooks.iter().any(|w| w.id() == id) {
+            self.endpoint_health.insert(id.clone(), *health);
+        }
+        Ok(())
+    }
+}

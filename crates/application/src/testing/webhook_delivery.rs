@@ -1,0 +1,138 @@
+//! Webhook deliveries, leased to one worker at a time, and their attempts.
+
+use super::State;
+use crate::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, StoreError};
+use payments_domain::ids::{DeliveryId, EventId, WebhookId};
+use payments_domain::time::Timestamp;
+use payments_domain::webhook::{DeliveryMove, DeliveryStatus};
+use payments_domain::webhook_delivery::Delivery;
+
+/// A delivery in the fake store, with the lease a worker holds on it.
+#[derive(Debug, Clone)]
+pub(super) struct LeasedDelivery {
+    delivery: Delivery,
+    owner: Option<String>,
+    lease_until: Timestamp,
+}
+
+impl State {
+    /// How many deliveries of event `id` are still to be made.
+    pub(super) fn outstanding_deliveries_of(&self, id: &EventId) -> usize {
+        self.deliveries.iter().filter(|d| d.delivery.event_id() == id && d.delivery.status().is_outstanding()).count()
+    }
+}
+
+impl DeliveryRepository for State {
+    fn insert(&mut self, deliveries: &[Delivery]) -> Result<(), StoreError> {
+        let lease_until = Timestamp::from_unix_millis(0);
+        self.deliveries.extend(deliveries.iter().map(|delivery| LeasedDelivery {
+            delivery: delivery.clone(),
+            owner: None,
+            lease_until,
+        }));
+        Ok(())
+    }
+
+    fn due(&mut self, now: Timestamp, limit: u32, pass_over: &PassOver) -> Result<Vec<Delivery>, StoreError> {
+        let mut due: Vec<&LeasedDelivery> = self
+            .deliveries
+            .iter()
+            .filter(|d| {
+                d.delivery.status() == DeliveryStatus::Pending
+                    && d.delivery.next_attempt_at() <= now
+                    && d.lease_until <= now
+                    && !pass_over.webhooks.contains(d.delivery.webhook_id())
+                    && !pass_over.accounts.contains(d.delivery.account_id())
+            })
+            .collect();
+        due.sort_by_key(|d| d.delivery.next_attempt_at());
+        Ok(due.into_iter().take(limit as usize).map(|d| d.delivery.clone()).collect())
+    }
+
+    fn claim(
+        &mut self,
+        ids: &[DeliveryId],
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<Vec<DeliveryId>, StoreError> {
+        let mut claimed = Vec::new();
+        for leased in self.deliveries.iter_mut() {
+            let claimable = leased.delivery.status() == DeliveryStatus::Pending && leased.lease_until <= now;
+            if claimable && ids.contains(leased.delivery.id()) {
+                leased.owner = Some(owner.to_owned());
+                leased.lease_until = lease_until;
+                claimed.push(leased.delivery.id().clone());
+            }
+        }
+        Ok(claimed)
+    }
+
+    fn release(&mut self, ids: &[DeliveryId], owner: &str) -> Result<u64, StoreError> {
+        let mut released = 0;
+        for leased in self.deliveries.iter_mut() {
+            if ids.contains(leased.delivery.id()) && leased.owner.as_deref() == Some(owner) {
+                leased.owner = None;
+                leased.lease_until = Timestamp::from_unix_millis(0);
+                released += 1;
+            }
+        }
+        Ok(released)
+    }
+
+    fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
+        let held = |d: &&mut LeasedDelivery| {
+            d.delivery.id() == delivery.id()
+                && d.owner.as_deref() == Some(owner)
+                && d.delivery.status() == DeliveryStatus::Pending
+        };
+        match self.deliveries.iter_mut().find(held) {
+            Some(leased) => {
+                *leased = LeasedDelivery {
+                    delivery: delivery.clone(),
+                    owner: None,
+                    lease_until: Timestamp::from_unix_millis(0),
+                };
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<u64, StoreError> {
+        let mut moved = 0;
+        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
+            moved += u64::from(leased.delivery.apply(change));
+        }
+        Ok(moved)
+    }
+
+    fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        let mut moved = 0;
+        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
+            if leased.lease_until <= now {
+                moved += u64::from(leased.delivery.postpone(until));
+            }
+        }
+        Ok(moved)
+    }
+
+    fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
+        self.attempts.extend_from_slice(attempts);
+        Ok(())
+    }
+
+    fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        Ok(self.attempts.iter().rev().filter(|a| &a.webhook_id == webhook_id).take(limit as usize).cloned().collect())
+    }
+
+    fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError> {
+        let pending = self.deliveries.iter().filter(|d| d.delivery.status() == DeliveryStatus::Pending);
+        Ok(pending.fold(DeliveryBacklog::default(), |backlog, d| DeliveryBacklog {
+            pending: backlog.pending + 1,
+            oldest_created_at: Some(
+                backlog.oldest_created_at.map_or(d.delivery.created_at(), |oldest| oldest.min(d.delivery.created_at())),
+            ),
+        }))
+    }
+}
