@@ -89,10 +89,11 @@ fn collect_schemas(endpoint: &Endpoint, schemas: &mut Vec<(String, RefOr<Schema>
 }
 
 /// The properties an answer leaves out when they have no value (`#[serde(skip_serializing_if)]`).
-const OMITTED_WHEN_EMPTY: [(&str, &str); 4] = [
+const OMITTED_WHEN_EMPTY: [(&str, &str); 5] = [
     ("PaymentPaymentMethod", "card"),
     ("PaymentPaymentMethod", "qrph"),
-    ("PublicCustomerSession", "payment_methods"),
+    ("CustomerSession", "payment_methods"),
+    ("CustomerSession", "customer"),
     ("ErrorEntry", "parameter"),
 ];
 

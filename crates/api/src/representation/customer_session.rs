@@ -12,25 +12,11 @@ use utoipa::ToSchema;
 
 const RESOURCE: &str = "customer_session";
 
-/// A customer session as a secret key sees it: with the customer embedded.
+/// A customer session: with the customer embedded for a secret key ([`Self::for_merchant`]); without
+/// it for a browser holding the client secret ([`Self::for_browser`]).
 #[derive(Serialize, ToSchema)]
 #[schema(as = CustomerSession)]
 pub(crate) struct CustomerSessionResource<'a> {
-    #[serde(flatten)]
-    session: PublicCustomerSessionResource<'a>,
-    customer: CustomerResource<'a>,
-}
-
-impl<'a> CustomerSessionResource<'a> {
-    pub(crate) fn new(view: &'a CustomerSessionView) -> Self {
-        Self { session: PublicCustomerSessionResource::new(view), customer: CustomerResource::from(&view.customer) }
-    }
-}
-
-/// What a public key sees of a customer session: everything but the embedded customer.
-#[derive(Serialize, ToSchema)]
-#[schema(as = PublicCustomerSession)]
-pub(crate) struct PublicCustomerSessionResource<'a> {
     id: &'a str,
     resource: &'static str,
     customer_id: &'a str,
@@ -39,14 +25,24 @@ pub(crate) struct PublicCustomerSessionResource<'a> {
     components: &'a [Component],
     expired: bool,
     expired_at: i64,
+    /// For a browser holding the client secret, when the session enables `payment_method_redisplay`.
     #[serde(skip_serializing_if = "Option::is_none")]
     payment_methods: Option<Vec<PaymentMethodResource<'a>>>,
     created_at: i64,
     updated_at: i64,
+    /// For a secret key only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    customer: Option<CustomerResource<'a>>,
 }
 
-impl<'a> PublicCustomerSessionResource<'a> {
-    pub(crate) fn new(view: &'a CustomerSessionView) -> Self {
+impl<'a> CustomerSessionResource<'a> {
+    /// What a secret key sees: the session with its customer.
+    pub(crate) fn for_merchant(view: &'a CustomerSessionView) -> Self {
+        Self { customer: Some(CustomerResource::from(&view.customer)), ..Self::for_browser(view) }
+    }
+
+    /// What a public key with the client secret sees: everything but the customer.
+    pub(crate) fn for_browser(view: &'a CustomerSessionView) -> Self {
         let session = &view.session;
         Self {
             id: session.id.as_str(),
@@ -63,6 +59,7 @@ impl<'a> PublicCustomerSessionResource<'a> {
                 .map(|methods| methods.iter().map(PaymentMethodResource::new).collect()),
             created_at: session.created_at.unix_seconds(),
             updated_at: session.updated_at.unix_seconds(),
+            customer: None,
         }
     }
 }

@@ -6,7 +6,7 @@ use super::support::{access, client_secret, ok};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
-use crate::representation::customer_session::{CustomerSessionResource, PublicCustomerSessionResource};
+use crate::representation::customer_session::CustomerSessionResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_domain::account::KeyKind;
@@ -25,8 +25,7 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .named("retrieve_customer_session", "Retrieve a customer session")
             .auth(Auth::AnyKey)
             .query(client_secret)
-            .answers::<CustomerSessionResource>()
-            .answers::<PublicCustomerSessionResource>(),
+            .answers::<CustomerSessionResource>(),
         // The seed's spelling.
         Endpoint::post("/customer_sesions", create).alias_of("/customer_sessions"),
         Endpoint::get("/customer_sesions/{id}", retrieve).alias_of("/customer_sessions/{id}"),
@@ -41,7 +40,7 @@ async fn create(
     let request = new_session(&mut params);
     let (customer_id, components) = params.finish(request)?;
     let view = blocking(move || services.customer_sessions.create(&scope, &customer_id, components)).await?;
-    Ok(ok(&CustomerSessionResource::new(&view)))
+    Ok(ok(&CustomerSessionResource::for_merchant(&view)))
 }
 
 async fn retrieve(
@@ -59,8 +58,8 @@ async fn retrieve(
     })
     .await?;
     match kind {
-        KeyKind::Secret => Ok(ok(&CustomerSessionResource::new(&view))),
-        KeyKind::Public => Ok(ok(&PublicCustomerSessionResource::new(&view))),
+        KeyKind::Secret => Ok(ok(&CustomerSessionResource::for_merchant(&view))),
+        KeyKind::Public => Ok(ok(&CustomerSessionResource::for_browser(&view))),
     }
 }
 
