@@ -210,8 +210,8 @@ impl From<ApplicationError> for ApiError {
     fn from(error: ApplicationError) -> Self {
         match error {
             ApplicationError::Validation(fields) => Self::validation(fields),
-            ApplicationError::InvalidState(detail) => {
-                Self::new(StatusCode::BAD_REQUEST, "resource_invalid_state", detail)
+            ApplicationError::InvalidState(refusal) => {
+                Self::new(StatusCode::BAD_REQUEST, "resource_invalid_state", refusal.to_string())
             }
             ApplicationError::NotFound { resource, id } => {
                 // An id from a path can be of any length: the answer shows what an id can be.

@@ -14,9 +14,9 @@ pub enum ApplicationError {
     /// One or more parameters are invalid; nothing was changed.
     #[error("invalid parameters: {}", display_all(.0))]
     Validation(Vec<FieldError>),
-    /// The operation is not allowed in the resource's current status.
+    /// The operation is not allowed in the resource's current state.
     #[error("{0}")]
-    InvalidState(String),
+    InvalidState(StateRefusal),
     /// The resource does not exist for this account and mode.
     #[error("no such {resource}: {id}")]
     NotFound { resource: &'static str, id: String },
@@ -44,6 +44,30 @@ pub enum ApplicationError {
     Internal(#[source] BoxError),
 }
 
+/// Why an operation is not allowed in a resource's current state; the message is the API's `detail`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateRefusal {
+    /// The resource's status does not allow the operation (the domain's refusal).
+    #[error("Cannot {action} a {resource} whose status is {status}.")]
+    Status { resource: &'static str, status: &'static str, action: &'static str },
+    /// The payment of the resource (a checkout session, a billing statement) is processing: it
+    /// completes or fails within seconds, and then the operation can be tried again.
+    #[error("This {resource}'s payment is processing; it completes or fails within seconds.")]
+    PaymentProcessing { resource: &'static str },
+    /// A billing statement's customer was deleted.
+    #[error("The customer {customer_id} of this billing statement was deleted.")]
+    StatementCustomerDeleted { customer_id: String },
+    /// A setup intent's customer was deleted: no payment method can be saved for them.
+    #[error("Cannot attach a payment method to this setup intent: its customer {customer_id} was deleted.")]
+    SetupCustomerDeleted { customer_id: String },
+    /// A payment intent made by another resource is changed only through that resource.
+    #[error("This payment intent belongs to {owner}, so it cannot be {done} directly; {instead}.")]
+    OwnedIntent { owner: String, done: &'static str, instead: &'static str },
+    /// A checkout session that is no longer payable (`expired` once past its `expires_at`).
+    #[error("This checkout session is {status} and cannot be paid.")]
+    SessionNotPayable { status: &'static str },
+}
+
 impl ApplicationError {
     /// A validation failure of one parameter.
     #[must_use]
@@ -61,7 +85,9 @@ impl ApplicationError {
 impl From<DomainError> for ApplicationError {
     fn from(error: DomainError) -> Self {
         match error {
-            DomainError::InvalidState { .. } => Self::InvalidState(format!("{}.", capitalize(&error.to_string()))),
+            DomainError::InvalidState { resource, status, action } => {
+                Self::InvalidState(StateRefusal::Status { resource, status, action })
+            }
             DomainError::Invalid(field) => Self::Validation(vec![field]),
         }
     }
@@ -78,11 +104,6 @@ pub fn cause_chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     text
-}
-
-fn capitalize(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 fn display_all(errors: &[FieldError]) -> String {

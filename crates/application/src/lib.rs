@@ -12,5 +12,5 @@ pub mod services;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use error::ApplicationError;
+pub use error::{ApplicationError, StateRefusal};
 pub use scope::{Caller, Scope};

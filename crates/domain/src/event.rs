@@ -1,12 +1,17 @@
 //! Events: every state change a merchant can be told about, written to the outbox with the change.
 
-use crate::ids::{AccountId, EventId};
+use crate::ids::{
+    AccountId, BillingStatementId, BillingStatementLineItemId, CheckoutSessionId, EventId, PaymentId, PaymentIntentId,
+    RefundId, SetupIntentId,
+};
 use crate::time::Timestamp;
 use crate::validation::Invalid;
 use std::fmt;
 
+/// Declares the event types, each with its name and the resource it is about (its subject): one line
+/// registers an event type everywhere (parsing, webhooks' lists, the OpenAPI document's webhooks).
 macro_rules! event_types {
-    ($($variant:ident => $name:literal),* $(,)?) => {
+    ($($variant:ident => $name:literal about $subject:ident),* $(,)?) => {
         /// Every event type the service emits or a webhook may subscribe to.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum EventType {
@@ -22,35 +27,96 @@ macro_rules! event_types {
                     $(Self::$variant => $name,)*
                 }
             }
+
+            /// The resource the event is about: its `data` is that resource's JSON.
+            #[must_use]
+            pub fn subject(self) -> EventSubject {
+                match self {
+                    $(Self::$variant => EventSubject::$subject,)*
+                }
+            }
         }
     };
 }
 
+/// A resource that events are about. An event type's name is its subject's resource, a dot and what
+/// happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventSubject {
+    PaymentIntent,
+    Payment,
+    Refund,
+    SetupIntent,
+    CheckoutSession,
+    BillingStatement,
+    BillingStatementLineItem,
+}
+
+impl EventSubject {
+    pub const ALL: [Self; 7] = [
+        Self::PaymentIntent,
+        Self::Payment,
+        Self::Refund,
+        Self::SetupIntent,
+        Self::CheckoutSession,
+        Self::BillingStatement,
+        Self::BillingStatementLineItem,
+    ];
+
+    /// The resource's name, as its JSON's `resource` gives it.
+    #[must_use]
+    pub fn resource(self) -> &'static str {
+        match self {
+            Self::PaymentIntent => "payment_intent",
+            Self::Payment => "payment",
+            Self::Refund => "refund",
+            Self::SetupIntent => "setup_intent",
+            Self::CheckoutSession => "checkout_session",
+            Self::BillingStatement => "billing_statement",
+            Self::BillingStatementLineItem => "billing_statement_line_item",
+        }
+    }
+
+    /// The prefix of the resource's ids.
+    #[must_use]
+    pub fn id_prefix(self) -> &'static str {
+        match self {
+            Self::PaymentIntent => PaymentIntentId::PREFIX,
+            Self::Payment => PaymentId::PREFIX,
+            Self::Refund => RefundId::PREFIX,
+            Self::SetupIntent => SetupIntentId::PREFIX,
+            Self::CheckoutSession => CheckoutSessionId::PREFIX,
+            Self::BillingStatement => BillingStatementId::PREFIX,
+            Self::BillingStatementLineItem => BillingStatementLineItemId::PREFIX,
+        }
+    }
+}
+
 event_types! {
-    PaymentIntentSucceeded => "payment_intent.succeeded",
-    PaymentIntentAwaitingCapture => "payment_intent.awaiting_capture",
-    PaymentIntentCanceled => "payment_intent.canceled",
-    PaymentPaid => "payment.paid",
-    PaymentFailed => "payment.failed",
-    PaymentRefunded => "payment.refunded",
-    RefundCreated => "refund.created",
-    RefundUpdated => "refund.updated",
-    SetupIntentSucceeded => "setup_intent.succeeded",
-    CheckoutSessionCompleted => "checkout_session.completed",
-    CheckoutSessionExpired => "checkout_session.expired",
-    BillingStatementCreated => "billing_statement.created",
-    BillingStatementUpdated => "billing_statement.updated",
-    BillingStatementDeleted => "billing_statement.deleted",
-    BillingStatementFinalized => "billing_statement.finalized",
-    BillingStatementSent => "billing_statement.sent",
-    BillingStatementVoided => "billing_statement.voided",
-    BillingStatementMarkedUncollectible => "billing_statement.marked_uncollectible",
-    BillingStatementPaid => "billing_statement.paid",
-    BillingStatementWillBeDue => "billing_statement.will_be_due",
-    BillingStatementOverdue => "billing_statement.overdue",
-    BillingStatementLineItemCreated => "billing_statement_line_item.created",
-    BillingStatementLineItemUpdated => "billing_statement_line_item.updated",
-    BillingStatementLineItemDeleted => "billing_statement_line_item.deleted",
+    PaymentIntentSucceeded => "payment_intent.succeeded" about PaymentIntent,
+    PaymentIntentAwaitingCapture => "payment_intent.awaiting_capture" about PaymentIntent,
+    PaymentIntentCanceled => "payment_intent.canceled" about PaymentIntent,
+    PaymentPaid => "payment.paid" about Payment,
+    PaymentFailed => "payment.failed" about Payment,
+    PaymentRefunded => "payment.refunded" about Payment,
+    RefundCreated => "refund.created" about Refund,
+    RefundUpdated => "refund.updated" about Refund,
+    SetupIntentSucceeded => "setup_intent.succeeded" about SetupIntent,
+    CheckoutSessionCompleted => "checkout_session.completed" about CheckoutSession,
+    CheckoutSessionExpired => "checkout_session.expired" about CheckoutSession,
+    BillingStatementCreated => "billing_statement.created" about BillingStatement,
+    BillingStatementUpdated => "billing_statement.updated" about BillingStatement,
+    BillingStatementDeleted => "billing_statement.deleted" about BillingStatement,
+    BillingStatementFinalized => "billing_statement.finalized" about BillingStatement,
+    BillingStatementSent => "billing_statement.sent" about BillingStatement,
+    BillingStatementVoided => "billing_statement.voided" about BillingStatement,
+    BillingStatementMarkedUncollectible => "billing_statement.marked_uncollectible" about BillingStatement,
+    BillingStatementPaid => "billing_statement.paid" about BillingStatement,
+    BillingStatementWillBeDue => "billing_statement.will_be_due" about BillingStatement,
+    BillingStatementOverdue => "billing_statement.overdue" about BillingStatement,
+    BillingStatementLineItemCreated => "billing_statement_line_item.created" about BillingStatementLineItem,
+    BillingStatementLineItemUpdated => "billing_statement_line_item.updated" about BillingStatementLineItem,
+    BillingStatementLineItemDeleted => "billing_statement_line_item.deleted" about BillingStatementLineItem,
 }
 
 impl EventType {
@@ -116,6 +182,19 @@ mod tests {
             assert_eq!(EventType::parse(event_type.as_str()), Ok(*event_type));
         }
         assert!(EventType::parse("payment.exploded").unwrap_err().detail.contains("payment.exploded"));
+    }
+
+    #[test]
+    fn every_type_is_named_after_its_subject_and_every_subject_has_events() {
+        for event_type in EventType::ALL {
+            let (resource, happened) = event_type.as_str().split_once('.').unwrap();
+            assert_eq!(resource, event_type.subject().resource(), "{event_type}");
+            assert!(!happened.is_empty() && !happened.contains('.'), "{event_type}");
+        }
+        for subject in EventSubject::ALL {
+            assert!(EventType::ALL.iter().any(|t| t.subject() == subject), "{subject:?} has no event type");
+            assert!(subject.id_prefix().ends_with('_'), "{subject:?}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod money;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
+pub mod pending_authorization;
 pub mod public_address;
 pub mod redirect_url;
 pub mod refund;

@@ -20,6 +20,8 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
+use crate::pending_authorization::{authentication_expired, authentication_failed, is_due, DueAction, Step};
+pub use crate::pending_authorization::{AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
 use crate::redirect_url::RedirectUrl;
 use crate::statement_descriptor::StatementDescriptor;
 use crate::time::Timestamp;
@@ -27,10 +29,10 @@ use crate::validation::{ErrorCode, FieldError};
 use serde::{Deserialize, Serialize};
 
 const RESOURCE: &str = "payment_intent";
+/// What a customer authenticates for a payment intent, in its errors.
+const SUBJECT: &str = "payment";
 /// How long an authorization hold lasts before it is released.
 pub const HOLD_SECONDS: i64 = 7 * 24 * 60 * 60;
-/// How long a customer has to finish a redirect before the attempt fails.
-pub const REDIRECT_SECONDS: i64 = 30 * 60;
 
 /// Where a payment intent stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,6 +70,23 @@ impl PaymentIntentStatus {
     #[must_use]
     pub fn parse(value: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|status| status.as_str() == value)
+    }
+
+    /// What the service does on its own, once due, for an intent in this status; the one place
+    /// that says which statuses have a background action.
+    #[must_use]
+    pub fn due_action(self) -> Option<DueAction> {
+        match self {
+            Self::AwaitingNextAction => Some(DueAction::ExpireRedirect),
+            Self::Processing => Some(DueAction::FinishProcessing),
+            Self::AwaitingCapture => Some(DueAction::ReleaseHold),
+            Self::AwaitingPaymentMethod | Self::Succeeded | Self::Canceled => None,
+        }
+    }
+
+    /// The statuses with a background action.
+    pub fn with_due_actions() -> impl Iterator<Item = Self> {
+        Self::ALL.into_iter().filter(|status| status.due_action().is_some())
     }
 }
 
@@ -122,21 +141,6 @@ impl Default for CardOptions {
     }
 }
 
-/// Why the latest attempt failed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct PaymentError {
-    pub code: String,
-    pub detail: String,
-}
-
-impl PaymentError {
-    #[must_use]
-    pub fn new(code: &str, detail: &str) -> Self {
-        Self { code: code.to_owned(), detail: detail.to_owned() }
-    }
-}
-
 /// The attempt being made: what pays, and how it was attached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attempt {
@@ -152,19 +156,6 @@ pub struct PendingAttempt {
     /// The secret token of the redirect page, while one is pending.
     pub redirect_token: Option<String>,
     pub redirect_url: Option<String>,
-}
-
-/// What the processor answered for an attempt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AuthorizationOutcome {
-    Approved,
-    Declined(PaymentError),
-    /// The customer must authenticate on a page; the redirect is pending.
-    RedirectRequired,
-    /// The processor answers later.
-    Processing {
-        finishes_at: Timestamp,
-    },
 }
 
 /// What an attempt came to, for the caller to record a payment and events.
@@ -649,23 +640,20 @@ impl PaymentIntent {
             self.return_url = return_url;
         }
         self.payment_method_id = Some(attempt.payment_method_id.clone());
-        let result = match (outcome, redirect) {
-            (AuthorizationOutcome::Approved, _) => self.approve(attempt, now),
-            (AuthorizationOutcome::Declined(error), _) => self.fail(attempt, error),
-            (AuthorizationOutcome::RedirectRequired, Some((token, url))) => {
+        let result = match Step::of(outcome, redirect, now) {
+            Step::Approve => self.approve(attempt, now),
+            Step::Fail(error) => self.fail(attempt, error),
+            Step::AwaitRedirect { token, url, due_at } => {
                 self.status = PaymentIntentStatus::AwaitingNextAction;
                 self.redirect_token = Some(token.clone());
                 self.pending = Some(PendingAttempt { attempt, redirect_token: Some(token), redirect_url: Some(url) });
-                self.action_due_at = Some(now.plus_seconds(REDIRECT_SECONDS));
+                self.action_due_at = Some(due_at);
                 AttemptResult::Redirected
             }
-            (AuthorizationOutcome::RedirectRequired, None) => {
-                self.fail(attempt, PaymentError::new("processing_error", "The redirect could not be prepared."))
-            }
-            (AuthorizationOutcome::Processing { finishes_at }, _) => {
+            Step::AwaitProcessor { due_at } => {
                 self.status = PaymentIntentStatus::Processing;
                 self.pending = Some(PendingAttempt { attempt, redirect_token: None, redirect_url: None });
-                self.action_due_at = Some(finishes_at);
+                self.action_due_at = Some(due_at);
                 AttemptResult::Processing
             }
         };
@@ -679,14 +667,8 @@ impl PaymentIntent {
     /// `resource_invalid_state` unless awaiting the redirect.
     pub fn complete_redirect(&mut self, authenticated: bool, now: Timestamp) -> Result<AttemptResult, DomainError> {
         let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result = if authenticated {
-            self.approve(attempt, now)
-        } else {
-            self.fail(
-                attempt,
-                PaymentError::new("authentication_failed", "The customer failed to authenticate the payment."),
-            )
-        };
+        let result =
+            if authenticated { self.approve(attempt, now) } else { self.fail(attempt, authentication_failed(SUBJECT)) };
         self.touch(now);
         Ok(result)
     }
@@ -700,10 +682,7 @@ impl PaymentIntent {
             return Err(self.refuse("expire the redirect of"));
         }
         let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "expire the redirect of")?;
-        let result = self.fail(
-            attempt,
-            PaymentError::new("authentication_expired", "The customer did not authenticate the payment in time."),
-        );
+        let result = self.fail(attempt, authentication_expired(SUBJECT));
         self.touch(now);
         Ok(result)
     }
@@ -817,7 +796,7 @@ impl PaymentIntent {
     }
 
     fn is_due(&self, now: Timestamp) -> bool {
-        self.action_due_at.is_some_and(|due| now >= due)
+        is_due(self.action_due_at, now)
     }
 
     fn take_pending(&mut self, expected: PaymentIntentStatus, action: &'static str) -> Result<Attempt, DomainError> {

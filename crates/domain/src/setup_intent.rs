@@ -14,13 +14,18 @@ use crate::description::Description;
 use crate::error::DomainError;
 use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupIntentId};
 use crate::metadata::Metadata;
-use crate::payment_intent::{AuthorizationOutcome, CardOptions, PaymentError, REDIRECT_SECONDS};
+use crate::payment_intent::CardOptions;
 use crate::payment_method::{PaymentMethod, PaymentMethodType, Usage, VerifiedCard};
+use crate::pending_authorization::{
+    authentication_expired, authentication_failed, is_due, AuthorizationOutcome, DueAction, PaymentError, Step,
+};
 use crate::redirect_url::RedirectUrl;
 use crate::time::Timestamp;
 use crate::validation::FieldError;
 
 const RESOURCE: &str = "setup_intent";
+/// What a customer authenticates for a setup intent, in its errors.
+const SUBJECT: &str = "card";
 
 /// Where a setup intent stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,6 +55,22 @@ impl SetupIntentStatus {
     #[must_use]
     pub fn parse(value: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|status| status.as_str() == value)
+    }
+
+    /// What the service does on its own, once due, for an intent in this status; the one place
+    /// that says which statuses have a background action.
+    #[must_use]
+    pub fn due_action(self) -> Option<DueAction> {
+        match self {
+            Self::AwaitingNextAction => Some(DueAction::ExpireRedirect),
+            Self::Processing => Some(DueAction::FinishProcessing),
+            Self::AwaitingPaymentMethod | Self::Succeeded | Self::Canceled => None,
+        }
+    }
+
+    /// The statuses with a background action.
+    pub fn with_due_actions() -> impl Iterator<Item = Self> {
+        Self::ALL.into_iter().filter(|status| status.due_action().is_some())
     }
 }
 
@@ -264,24 +285,21 @@ impl SetupIntent {
         if return_url.is_some() {
             self.return_url = return_url;
         }
-        let result = match (outcome, redirect) {
-            (AuthorizationOutcome::Approved, _) => self.save(pending, now),
-            (AuthorizationOutcome::Declined(error), _) => self.fail(error),
-            (AuthorizationOutcome::RedirectRequired, Some((token, url))) => {
+        let result = match Step::of(outcome, redirect, now) {
+            Step::Approve => self.save(pending, now),
+            Step::Fail(error) => self.fail(error),
+            Step::AwaitRedirect { token, url, due_at } => {
                 self.status = SetupIntentStatus::AwaitingNextAction;
                 self.pending = Some(pending);
                 self.redirect_token = Some(token);
                 self.redirect_url = Some(url);
-                self.action_due_at = Some(now.plus_seconds(REDIRECT_SECONDS));
+                self.action_due_at = Some(due_at);
                 SetupResult::Redirected
             }
-            (AuthorizationOutcome::RedirectRequired, None) => {
-                self.fail(PaymentError::new("processing_error", "The redirect could not be prepared."))
-            }
-            (AuthorizationOutcome::Processing { finishes_at }, _) => {
+            Step::AwaitProcessor { due_at } => {
                 self.status = SetupIntentStatus::Processing;
                 self.pending = Some(pending);
-                self.action_due_at = Some(finishes_at);
+                self.action_due_at = Some(due_at);
                 SetupResult::Processing
             }
         };
@@ -295,11 +313,7 @@ impl SetupIntent {
     /// `resource_invalid_state` unless awaiting the redirect.
     pub fn complete_redirect(&mut self, authenticated: bool, now: Timestamp) -> Result<SetupResult, DomainError> {
         let pending = self.take_pending(SetupIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result = if authenticated {
-            self.save(pending, now)
-        } else {
-            self.fail(PaymentError::new("authentication_failed", "The customer failed to authenticate the card."))
-        };
+        let result = if authenticated { self.save(pending, now) } else { self.fail(authentication_failed(SUBJECT)) };
         self.touch(now);
         Ok(result)
     }
@@ -313,8 +327,7 @@ impl SetupIntent {
             return Err(self.refuse("expire the redirect of"));
         }
         self.take_pending(SetupIntentStatus::AwaitingNextAction, "expire the redirect of")?;
-        let result = self
-            .fail(PaymentError::new("authentication_expired", "The customer did not authenticate the card in time."));
+        let result = self.fail(authentication_expired(SUBJECT));
         self.touch(now);
         Ok(result)
     }
@@ -406,7 +419,7 @@ impl SetupIntent {
     }
 
     fn is_due(&self, now: Timestamp) -> bool {
-        self.action_due_at.is_some_and(|due| now >= due)
+        is_due(self.action_due_at, now)
     }
 
     fn refuse(&self, action: &'static str) -> DomainError {

@@ -16,9 +16,6 @@ use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::time::Timestamp;
 
-/// Statuses with a background action.
-const STATUSES_WITH_ACTIONS: [&str; 3] = ["awaiting_next_action", "processing", "awaiting_capture"];
-
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = payment_intents, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct PaymentIntentRow {
@@ -180,7 +177,7 @@ impl PaymentIntentRepository for DbSession<'_> {
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
         payment_intents::table
             .filter(payment_intents::action_due_at.le(now.unix_seconds()))
-            .filter(payment_intents::status.eq_any(STATUSES_WITH_ACTIONS))
+            .filter(payment_intents::status.eq_any(with_due_actions()))
             .order(payment_intents::action_due_at.asc())
             .limit(i64::from(limit))
             .select(PaymentIntentRow::as_select())
@@ -190,4 +187,9 @@ impl PaymentIntentRepository for DbSession<'_> {
             .map(PaymentIntentRow::into_domain)
             .collect()
     }
+}
+
+/// The statuses with a background action, as stored.
+fn with_due_actions() -> Vec<&'static str> {
+    PaymentIntentStatus::with_due_actions().map(PaymentIntentStatus::as_str).collect()
 }

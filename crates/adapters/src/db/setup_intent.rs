@@ -15,9 +15,6 @@ use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::setup_intent::{PendingSetup, SetupIntent, SetupIntentStatus, StoredSetupIntent};
 use payments_domain::time::Timestamp;
 
-/// Statuses with a background action.
-const STATUSES_WITH_ACTIONS: [&str; 2] = ["awaiting_next_action", "processing"];
-
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = setup_intents, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct SetupIntentRow {
@@ -170,7 +167,7 @@ impl SetupIntentRepository for DbSession<'_> {
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError> {
         setup_intents::table
             .filter(setup_intents::action_due_at.le(now.unix_seconds()))
-            .filter(setup_intents::status.eq_any(STATUSES_WITH_ACTIONS))
+            .filter(setup_intents::status.eq_any(with_due_actions()))
             .order(setup_intents::action_due_at.asc())
             .limit(i64::from(limit))
             .select(SetupIntentRow::as_select())
@@ -180,4 +177,9 @@ impl SetupIntentRepository for DbSession<'_> {
             .map(SetupIntentRow::into_domain)
             .collect()
     }
+}
+
+/// The statuses with a background action, as stored.
+fn with_due_actions() -> Vec<&'static str> {
+    SetupIntentStatus::with_due_actions().map(SetupIntentStatus::as_str).collect()
 }

@@ -11,24 +11,23 @@ use crate::representation::refund::RefundResource;
 use crate::representation::setup_intent::SetupIntentResource;
 use crate::routes::endpoint::Component;
 use payments_adapters::webhooks::SIGNATURE_HEADER;
-use payments_domain::event::EventType;
+use payments_domain::event::{EventSubject, EventType};
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Content, Paths, Ref, RefOr, Required, ResponseBuilder};
 
-/// The object an event type is about: its type's prefix, longest first.
-fn subject(event_type: &str) -> Option<Component> {
-    let subjects = [
-        ("billing_statement_line_item.", Component::of::<BillingStatementLineItemResource>()),
-        ("billing_statement.", Component::of::<BillingStatementResource<PaymentIntentResource>>()),
-        ("checkout_session.", Component::of::<CheckoutSessionResource<PaymentIntentResource>>()),
-        ("payment_intent.", Component::of::<PaymentIntentResource>()),
-        ("setup_intent.", Component::of::<SetupIntentResource>()),
-        ("payment.", Component::of::<PaymentResource>()),
-        ("refund.", Component::of::<RefundResource>()),
-    ];
-    subjects.into_iter().find(|(prefix, _)| event_type.starts_with(prefix)).map(|(_, component)| component)
+/// The schema of what events about `subject` carry as `data`.
+fn data_of(subject: EventSubject) -> Component {
+    match subject {
+        EventSubject::PaymentIntent => Component::of::<PaymentIntentResource>(),
+        EventSubject::Payment => Component::of::<PaymentResource>(),
+        EventSubject::Refund => Component::of::<RefundResource>(),
+        EventSubject::SetupIntent => Component::of::<SetupIntentResource>(),
+        EventSubject::CheckoutSession => Component::of::<CheckoutSessionResource<PaymentIntentResource>>(),
+        EventSubject::BillingStatement => Component::of::<BillingStatementResource<PaymentIntentResource>>(),
+        EventSubject::BillingStatementLineItem => Component::of::<BillingStatementLineItemResource>(),
+    }
 }
 
 /// A webhook per event type; the schemas they refer to are added to `schemas`.
@@ -39,13 +38,12 @@ pub(super) fn paths(schemas: &mut Vec<(String, RefOr<Schema>)>) -> Paths {
     for event_type in EventType::ALL {
         let name = event_type.as_str();
         let mut payload = AllOfBuilder::new().item(Ref::from_schema_name((event.name)()));
-        let mut about = ObjectBuilder::new()
+        let data = data_of(event_type.subject());
+        data.collect_into(schemas);
+        let about = ObjectBuilder::new()
             .schema_type(Type::Object)
-            .property("type", ObjectBuilder::new().schema_type(Type::String).enum_values(Some([name])));
-        if let Some(subject) = subject(name) {
-            subject.collect_into(schemas);
-            about = about.property("data", Ref::from_schema_name((subject.name)()));
-        }
+            .property("type", ObjectBuilder::new().schema_type(Type::String).enum_values(Some([name])))
+            .property("data", Ref::from_schema_name((data.name)()));
         payload = payload.item(about);
         let signature = ParameterBuilder::new()
             .name(SIGNATURE_HEADER)

@@ -7,7 +7,7 @@ use super::customer::live_customer;
 use super::event::EventLog;
 use super::payment_intent::{load_view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::Access;
-use crate::error::ApplicationError;
+use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, BillingStatementFilter, Clock, IdGenerator,
@@ -390,10 +390,9 @@ impl BillingStatementService {
                 let mut intent_after = None;
                 if let Some(intent) = &old.payment_intent {
                     if intent.intent.status() == PaymentIntentStatus::Processing {
-                        return Err(ApplicationError::InvalidState(
-                            "This billing statement's payment is processing; it completes or fails within seconds."
-                                .into(),
-                        ));
+                        return Err(ApplicationError::InvalidState(StateRefusal::PaymentProcessing {
+                            resource: "billing statement",
+                        }));
                     }
                     let canceled = self.payment_intents.abandon_within(repositories, scope, intent.intent.id(), now)?;
                     intent_after = Some(canceled);
@@ -669,10 +668,9 @@ impl BillingStatementService {
         statement: &BillingStatement,
     ) -> Result<Customer, ApplicationError> {
         live_customer(repositories, scope, statement.customer_id()).map_err(|_| {
-            ApplicationError::InvalidState(format!(
-                "The customer {} of this billing statement was deleted.",
-                statement.customer_id()
-            ))
+            ApplicationError::InvalidState(StateRefusal::StatementCustomerDeleted {
+                customer_id: statement.customer_id().to_string(),
+            })
         })
     }
 

@@ -4,7 +4,7 @@
 use super::event::EventLog;
 use super::payment_intent::{view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::{check_redirect_url, Access};
-use crate::error::ApplicationError;
+use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, Repositories, UnitOfWork,
@@ -207,13 +207,11 @@ impl CheckoutSessionService {
     pub fn pay(&self, page: &CheckoutPage, request: AttachRequest) -> Result<AttachOutcome, ApplicationError> {
         let session = &page.view.session;
         if !page.payable {
-            return Err(ApplicationError::InvalidState(format!(
-                "This checkout session is {} and cannot be paid.",
-                match session.status() {
-                    CheckoutSessionStatus::Active => "expired",
-                    status => status.as_str(),
-                }
-            )));
+            let status = match session.status() {
+                CheckoutSessionStatus::Active => "expired",
+                status => status.as_str(),
+            };
+            return Err(ApplicationError::InvalidState(StateRefusal::SessionNotPayable { status }));
         }
         let intent = &page.view.payment_intent.intent;
         let access = Access::ClientSecret(Some(intent.client_secret().reveal()));
@@ -233,9 +231,9 @@ impl CheckoutSessionService {
         let intent = load_intent(repositories, scope, &before)?;
         let intent_before = view(repositories, scope, intent)?;
         if intent_before.intent.status() == PaymentIntentStatus::Processing {
-            return Err(ApplicationError::InvalidState(
-                "This checkout session's payment is processing; it completes or fails within seconds.".into(),
-            ));
+            return Err(ApplicationError::InvalidState(StateRefusal::PaymentProcessing {
+                resource: "checkout session",
+            }));
         }
         let intent_after = self.payment_intents.abandon_within(repositories, scope, intent_before.intent.id(), now)?;
         repositories.checkout_sessions().update(&session, before.version())?;

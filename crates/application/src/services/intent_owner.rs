@@ -4,7 +4,7 @@
 
 use super::account::merchant_name;
 use super::event::EventLog;
-use crate::error::ApplicationError;
+use crate::error::{ApplicationError, StateRefusal};
 use crate::ports::Repositories;
 use crate::scope::Scope;
 use payments_domain::event::EventType;
@@ -81,7 +81,7 @@ pub(crate) fn ensure_not_owned(
     repositories: &mut dyn Repositories,
     scope: &Scope,
     intent: &PaymentIntent,
-    done: &str,
+    done: &'static str,
 ) -> Result<(), ApplicationError> {
     let (owner, instead) = match intent.owner() {
         None => return Ok(()),
@@ -101,7 +101,5 @@ pub(crate) fn ensure_not_owned(
         ),
     };
     let owner = owner.ok_or_else(missing_owner)?;
-    Err(ApplicationError::InvalidState(format!(
-        "This payment intent belongs to {owner}, so it cannot be {done} directly; {instead}."
-    )))
+    Err(ApplicationError::InvalidState(StateRefusal::OwnedIntent { owner, done, instead }))
 }

@@ -27,6 +27,7 @@ use payments_domain::payment_intent::{
     Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges, PaymentIntentStatus,
 };
 use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
+use payments_domain::pending_authorization::DueAction;
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
@@ -423,23 +424,21 @@ impl PaymentIntentService {
                 };
                 let before = view(repositories, &scope, intent)?;
                 let mut intent = before.intent.clone();
-                match intent.status() {
-                    PaymentIntentStatus::AwaitingNextAction => {
+                match intent.status().due_action() {
+                    Some(DueAction::ExpireRedirect) => {
                         let result = intent.expire_redirect(now)?;
                         self.settle(repositories, &scope, before, intent, result, now)?;
                     }
-                    PaymentIntentStatus::Processing => {
+                    Some(DueAction::FinishProcessing) => {
                         let result = intent.finish_processing(now)?;
                         self.settle(repositories, &scope, before, intent, result, now)?;
                     }
-                    PaymentIntentStatus::AwaitingCapture => {
+                    Some(DueAction::ReleaseHold) => {
                         intent.expire_hold(now)?;
                         let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
                         self.commit(repositories, &scope, before, intent, events, now)?;
                     }
-                    PaymentIntentStatus::AwaitingPaymentMethod
-                    | PaymentIntentStatus::Succeeded
-                    | PaymentIntentStatus::Canceled => return Ok(false),
+                    None => return Ok(false),
                 }
                 Ok(true)
             });

@@ -9,7 +9,7 @@ use super::redirect::{
     check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access,
     RedirectCompletion, RedirectPage,
 };
-use crate::error::ApplicationError;
+use crate::error::{ApplicationError, StateRefusal};
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, ProcessorError, Repositories,
     UnitOfWork, VerificationRequest,
@@ -19,8 +19,8 @@ use payments_domain::account::Mode;
 use payments_domain::customer::Customer;
 use payments_domain::event::EventType;
 use payments_domain::ids::{ClientSecret, PaymentMethodId, SetupIntentId, RANDOM_PART_LENGTH};
-use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::{CardInput, PaymentBilling, PaymentMethodType, VerifiedCard};
+use payments_domain::pending_authorization::{DueAction, PaymentError};
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus, SetupResult};
 use payments_domain::time::Timestamp;
@@ -268,12 +268,11 @@ impl SetupIntentService {
                 if abandoned(repositories, &scope, &mut intent, version, now)? {
                     return Ok(true);
                 }
-                let result = match intent.status() {
-                    SetupIntentStatus::AwaitingNextAction => intent.expire_redirect(now)?,
-                    SetupIntentStatus::Processing => intent.finish_processing(now)?,
-                    SetupIntentStatus::AwaitingPaymentMethod
-                    | SetupIntentStatus::Succeeded
-                    | SetupIntentStatus::Canceled => return Ok(false),
+                let result = match intent.status().due_action() {
+                    Some(DueAction::ExpireRedirect) => intent.expire_redirect(now)?,
+                    Some(DueAction::FinishProcessing) => intent.finish_processing(now)?,
+                    // Setup intents hold nothing.
+                    Some(DueAction::ReleaseHold) | None => return Ok(false),
                 };
                 self.settle(repositories, &scope, intent, version, result, now)?;
                 Ok(true)
@@ -371,10 +370,9 @@ fn ensure_customer_live(
 ) -> Result<(), ApplicationError> {
     match repositories.customers().find(scope, intent.customer_id())? {
         Some(customer) if !customer.is_deleted() => Ok(()),
-        _ => Err(ApplicationError::InvalidState(format!(
-            "Cannot attach a payment method to this setup intent: its customer {} was deleted.",
-            intent.customer_id()
-        ))),
+        _ => Err(ApplicationError::InvalidState(StateRefusal::SetupCustomerDeleted {
+            customer_id: intent.customer_id().to_string(),
+        })),
     }
 }
 

@@ -2,9 +2,6 @@
 //! disabling and deleting do to pending deliveries, the limits that keep one endpoint or account from
 //! taking every slot, and the back-off of an endpoint that stops answering.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
 use payments_application::pagination::PageRequest;
 use payments_application::services::DeliveryJob;
 use payments_application::testing::TestPorts;

@@ -1,9 +1,6 @@
 //! Billing statement and outbox services over in-memory fakes of every port: finalizing into an owned
 //! intent that pays the statement, sending through the outbox, and the outbox's claims and retries.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
 use payments_application::ports::{Clock, PaymentMethodInput};
 use payments_application::services::{AttachOutcome, AttachRequest, NewBillingStatement, NewLineItem, StatementPage};
 use payments_application::testing::TestPorts;
@@ -85,7 +82,9 @@ fn paying_the_page_pays_the_statement_through_its_owned_intent() {
     // The statement's intent is the statement's to cancel.
     let intents = ports.payment_intent_service();
     let refused = intents.cancel(&scope, finalized.payment_intent_id.as_str());
-    assert!(matches!(&refused, Err(ApplicationError::InvalidState(reason)) if reason.contains("billing statement")));
+    assert!(
+        matches!(&refused, Err(ApplicationError::InvalidState(reason)) if reason.to_string().contains("billing statement"))
+    );
 }
 
 #[test]

@@ -1,18 +1,13 @@
 //! The customer session and payment method services over in-memory fakes: what a browser holding a
 //! session's client secret may see and delete, and for how long.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
-mod support;
-
+use crate::support::{customer, saved_card};
 use payments_application::pagination::PageRequest;
 use payments_application::services::Access;
 use payments_application::testing::TestPorts;
 use payments_application::ApplicationError;
 use payments_domain::account::Mode;
 use payments_domain::customer_session::{Component, ComponentName, Feature, Toggle};
-use support::{customer, saved_card};
 
 fn components(features: &[Feature]) -> Vec<Component> {
     features

@@ -1,9 +1,6 @@
 //! The payment intent state machine: every operation from every status (allowed or refused), and
 //! random sequences of operations that must never break the money invariants.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
 use payments_domain::error::DomainError;
 use payments_domain::ids::{AccountId, ClientSecret, PaymentId, PaymentIntentId, RefundId};
 use payments_domain::money::{Amount, Currency};

@@ -1,9 +1,6 @@
 //! The setup intent state machine: every operation from every status, allowed or refused, and what
 //! each outcome of a card's verification leaves behind.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
 use payments_domain::error::DomainError;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupIntentId};
 use payments_domain::payment_intent::{AuthorizationOutcome, CardOptions, PaymentError, REDIRECT_SECONDS};

@@ -2,9 +2,6 @@
 //! `payments_application::testing::contract`, also run on the in-memory fakes) on a fresh SQLite file
 //! and a fresh PostgreSQL database per test, plus the concurrency behaviour only a real database has.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings, Queued};
 use payments_application::pagination::PageRequest;

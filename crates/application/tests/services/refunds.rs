@@ -1,11 +1,7 @@
 //! The refund and payment services over in-memory fakes: refunds up to what was paid, never twice
 //! past it, with their events; payments updated; both confined to their scope.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
-mod support;
-
+use crate::support::card;
 use payments_application::pagination::PageRequest;
 use payments_application::ports::PaymentMethodInput;
 use payments_application::services::{Access, AttachOutcome, AttachRequest};
@@ -20,7 +16,6 @@ use payments_domain::payment_intent::{CardOptions, NewPaymentIntent};
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::refund::{NewRefund, RefundReason};
 use std::collections::BTreeMap;
-use support::card;
 
 /// A payment of ₱100.00 by card; its id.
 fn paid(ports: &TestPorts, scope: &Scope) -> String {

@@ -1,8 +1,5 @@
 //! What several service tests build on: a customer, a test card, a saved card.
 
-// Each test file uses its own share of these.
-#![allow(dead_code)]
-
 use payments_application::services::{Access, SetupAttachOutcome, SetupAttachRequest};
 use payments_application::testing::TestPorts;
 use payments_application::Scope;

@@ -2,9 +2,6 @@
 //! per URL: one receiver never answers, and the other account's deliveries still go out at once,
 //! while the silent endpoint holds no more than its own limit.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
 use payments_adapters::metrics::Metrics;
 use payments_adapters::webhooks::{DeliveryWorker, WorkerSettings};
 use payments_application::ports::{OutgoingWebhook, Sending, WebhookSender};

@@ -1,11 +1,7 @@
 //! The checkout session service over in-memory fakes: a session and its intent made together, paid
 //! once from its page, expired by the merchant or by time, and confined to its scope.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
-mod support;
-
+use crate::support::card;
 use payments_application::pagination::PageRequest;
 use payments_application::ports::Clock;
 use payments_application::ports::PaymentMethodInput;
@@ -21,7 +17,6 @@ use payments_domain::money::{Amount, Currency};
 use payments_domain::payment_intent::{CardOptions, PaymentIntentStatus};
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::redirect_url::RedirectUrl;
-use support::card;
 
 const HOUR: i64 = 3_600;
 

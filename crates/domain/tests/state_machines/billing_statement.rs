@@ -2,9 +2,6 @@
 //! total kept as the sum of the line items within the bounds of an amount; the customer's numbers;
 //! and the due-date reminders, each once.
 
-// Tests unwrap freely: a panic is the failure report.
-#![allow(clippy::unwrap_used)]
-
 use payments_domain::billing_statement::{
     BillingStatement, BillingStatementStatus, DueNotice, Finalization, LineItem, LineItemChanges, StatementChanges,
     StatementDetails, DUE_NOTICE_SECONDS, MAX_LINE_ITEMS,
