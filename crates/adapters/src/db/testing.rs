@@ -121,10 +121,14 @@ impl TestDatabase {
                 .expect("connect to the test database")
                 .batch_execute(sql)
                 .expect("run the statements"),
-            Backend::Sqlite => SqliteConnection::establish(self.url.trim_start_matches("sqlite://"))
-                .expect("open the test database")
-                .batch_execute(sql)
-                .expect("run the statements"),
+            Backend::Sqlite => {
+                let mut connection = SqliteConnection::establish(self.url.trim_start_matches("sqlite://"))
+                    .expect("open the test database");
+                // The service under test writes beside it (its worker, its checkpoints): wait for them
+                // as the service's own connections do.
+                connection.batch_execute("PRAGMA busy_timeout = 10000;").expect("set the busy timeout");
+                connection.batch_execute(sql).expect("run the statements");
+            }
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Billing statement and outbox services over in-memory fakes of every port: finalizing into an owned
 //! intent that pays the statement, sending through the outbox, and the outbox's claims and retries.
 
-use payments_application::ports::{Clock, PaymentMethodInput};
-use payments_application::services::{AttachOutcome, AttachRequest, NewBillingStatement, NewLineItem, StatementPage};
+use crate::support::card_payment;
+use payments_application::ports::Clock;
+use payments_application::services::{AttachOutcome, NewBillingStatement, NewLineItem, StatementPage};
 use payments_application::testing::TestPorts;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;
@@ -10,7 +11,6 @@ use payments_domain::billing_statement::BillingStatementStatus;
 use payments_domain::customer::{BillingStatementPrefix, CustomerName, Email, NewCustomer};
 use payments_domain::mail_message::{MailOutcome, MailStatus};
 use payments_domain::money::Currency;
-use payments_domain::payment_method::{CardInput, CardNumber, Cvc};
 use payments_domain::time::Timestamp;
 
 const DAY: i64 = 24 * 60 * 60;
@@ -53,16 +53,6 @@ fn open_statement(ports: &TestPorts, scope: &Scope, mail_delivers: bool) -> Stat
     service.page(open.statement.client_secret().reveal()).unwrap()
 }
 
-fn card() -> AttachRequest {
-    let card = CardInput {
-        number: CardNumber::new("4242424242424242").unwrap(),
-        exp_month: 12,
-        exp_year: 2040,
-        cvc: Cvc::new("123").unwrap(),
-    };
-    AttachRequest { method: PaymentMethodInput::Card(card).into(), billing: None, return_url: None }
-}
-
 #[test]
 fn paying_the_page_pays_the_statement_through_its_owned_intent() {
     let ports = TestPorts::new();
@@ -72,12 +62,12 @@ fn paying_the_page_pays_the_statement_through_its_owned_intent() {
     assert_eq!(finalized.number, "SVC-0001");
     assert!(page.payable() && !page.overdue);
     let service = ports.billing_statement_service(false);
-    let outcome = service.pay(&page, card()).unwrap();
+    let outcome = service.pay(&page, card_payment()).unwrap();
     let AttachOutcome::Attached(view) = outcome else { panic!("declined") };
     assert_eq!(view.latest_payment.unwrap().origin(), "billing_statement");
     let paid = service.retrieve(&scope, page.view.statement.id().as_str()).unwrap();
     assert_eq!(paid.statement.status(), BillingStatementStatus::Paid);
-    let again = service.pay(&page, card());
+    let again = service.pay(&page, card_payment());
     assert!(matches!(again, Err(ApplicationError::InvalidState(_))), "a paid page is not paid twice: {again:?}");
     // The statement's intent is the statement's to cancel.
     let intents = ports.payment_intent_service();

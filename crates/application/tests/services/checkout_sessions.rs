@@ -1,13 +1,12 @@
 //! The checkout session service over in-memory fakes: a session and its intent made together, paid
 //! once from its page, expired by the merchant or by time, and confined to its scope.
 
-use crate::support::card;
+use crate::support::{card_payment, event_count};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::Clock;
-use payments_application::ports::PaymentMethodInput;
-use payments_application::services::{AttachOutcome, AttachRequest};
+use payments_application::services::AttachOutcome;
 use payments_application::testing::TestPorts;
-use payments_application::{ApplicationError, Scope};
+use payments_application::ApplicationError;
 use payments_domain::account::Mode;
 use payments_domain::checkout_session::{
     BillingDetailsCollection, CheckoutSessionStatus, NewCheckoutSession, NewLineItem, SubmitType,
@@ -40,15 +39,6 @@ fn new_session(ports: &TestPorts, cancel_url: &str) -> NewCheckoutSession<NewLin
     }
 }
 
-fn pay_with_card() -> AttachRequest {
-    AttachRequest { method: PaymentMethodInput::Card(card("4242424242424242")).into(), billing: None, return_url: None }
-}
-
-fn event_count(ports: &TestPorts, scope: &Scope, event_type: EventType) -> usize {
-    let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
-    page.data.iter().filter(|event| event.event_type == event_type).count()
-}
-
 #[test]
 fn a_session_is_paid_once_from_its_page_and_completes() {
     let ports = TestPorts::new();
@@ -62,18 +52,18 @@ fn a_session_is_paid_once_from_its_page_and_completes() {
 
     let page = service.page(&secret).unwrap();
     assert!(page.payable);
-    let AttachOutcome::Attached(paid) = service.pay(&page, pay_with_card()).unwrap() else { panic!("declined") };
+    let AttachOutcome::Attached(paid) = service.pay(&page, card_payment()).unwrap() else { panic!("declined") };
     assert_eq!(paid.intent.status(), PaymentIntentStatus::Succeeded);
     let completed = service.retrieve(&scope, created.session.id().as_str()).unwrap();
     assert_eq!(completed.session.status(), CheckoutSessionStatus::Completed);
     assert_eq!(event_count(&ports, &scope, EventType::CheckoutSessionCompleted), 1);
 
     let stale_page = page;
-    let again = service.pay(&stale_page, pay_with_card());
+    let again = service.pay(&stale_page, card_payment());
     assert!(matches!(again, Err(ApplicationError::InvalidState(_) | ApplicationError::Conflict)), "{again:?}");
     let reloaded = service.page(&secret).unwrap();
     assert!(!reloaded.payable);
-    assert!(matches!(service.pay(&reloaded, pay_with_card()), Err(ApplicationError::InvalidState(_))));
+    assert!(matches!(service.pay(&reloaded, card_payment()), Err(ApplicationError::InvalidState(_))));
     assert_eq!(event_count(&ports, &scope, EventType::PaymentPaid), 1, "paid once");
     let expire = service.expire(&scope, created.session.id().as_str());
     assert!(matches!(expire, Err(ApplicationError::InvalidState(_))), "{expire:?}");
@@ -92,7 +82,7 @@ fn an_expired_session_cancels_its_intent_and_cannot_be_paid() {
     assert_eq!(expired.payment_intent.intent.status(), PaymentIntentStatus::Canceled);
     let page = service.page(by_merchant.session.client_secret().reveal()).unwrap();
     assert!(!page.payable);
-    assert!(matches!(service.pay(&page, pay_with_card()), Err(ApplicationError::InvalidState(_))));
+    assert!(matches!(service.pay(&page, card_payment()), Err(ApplicationError::InvalidState(_))));
 
     assert_eq!(service.run_due_expirations(10).unwrap(), 0, "not yet due");
     let page_before_expiry = service.page(by_time.session.client_secret().reveal()).unwrap();
@@ -101,7 +91,7 @@ fn an_expired_session_cancels_its_intent_and_cannot_be_paid() {
     assert_eq!(service.run_due_expirations(10).unwrap(), 1);
     let stored = service.retrieve(&scope, by_time.session.id().as_str()).unwrap();
     assert_eq!(stored.session.status(), CheckoutSessionStatus::Expired);
-    let late = service.pay(&page_before_expiry, pay_with_card());
+    let late = service.pay(&page_before_expiry, card_payment());
     assert!(late.is_err(), "a page loaded before the expiry cannot pay after it: {late:?}");
     assert_eq!(event_count(&ports, &scope, EventType::CheckoutSessionExpired), 2);
     assert_eq!(event_count(&ports, &scope, EventType::PaymentPaid), 0);

@@ -1,5 +1,6 @@
 //! Payment intent, refund and event services over in-memory fakes of every port.
 
+use crate::support::card_payment;
 use payments_application::pagination::PageRequest;
 use payments_application::ports::PaymentMethodInput;
 use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
@@ -13,7 +14,7 @@ use payments_domain::payment_intent::{
     AuthorizationOutcome, CaptureType, CardOptions, NewPaymentIntent, PaymentError, PaymentIntentStatus, HOLD_SECONDS,
     REDIRECT_SECONDS,
 };
-use payments_domain::payment_method::{CardInput, CardNumber, Cvc, PaymentMethodType};
+use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::refund::NewRefund;
 use payments_domain::refund::RefundReason;
 
@@ -31,16 +32,6 @@ fn new_intent(capture_type: CaptureType) -> NewPaymentIntent {
         ),
         card_options: CardOptions { capture_type, ..CardOptions::default() },
     }
-}
-
-fn card() -> AttachRequest {
-    let card = CardInput {
-        number: CardNumber::new("4242424242424242").unwrap(),
-        exp_month: 12,
-        exp_year: 2040,
-        cvc: Cvc::new("123").unwrap(),
-    };
-    AttachRequest { method: PaymentMethodInput::Card(card).into(), billing: None, return_url: None }
 }
 
 fn attached(outcome: AttachOutcome) -> PaymentIntentView {
@@ -61,7 +52,7 @@ fn an_approved_card_succeeds_with_a_paid_payment_and_two_events() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
-    let view = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap());
+    let view = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap());
     assert_eq!(view.intent.status(), PaymentIntentStatus::Succeeded);
     let payment = view.latest_payment.unwrap();
     assert_eq!(
@@ -81,7 +72,7 @@ fn a_decline_records_a_failed_payment_and_reports_its_code() {
     let error = PaymentError::new("funds_insufficient", "Not enough funds.");
     ports.processor.answer(AuthorizationOutcome::Declined(error.clone()));
     let AttachOutcome::Declined(view, reported) =
-        service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap()
+        service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap()
     else {
         panic!("expected a decline");
     };
@@ -90,7 +81,7 @@ fn a_decline_records_a_failed_payment_and_reports_its_code() {
     assert_eq!(view.latest_payment.unwrap().status(), PaymentStatus::Failed);
     assert_eq!(event_types(&ports, &scope), vec!["payment.failed"]);
     ports.processor.answer(AuthorizationOutcome::Approved);
-    let retried = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap());
+    let retried = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap());
     assert_eq!(retried.intent.status(), PaymentIntentStatus::Succeeded, "a declined intent can be paid again");
 }
 
@@ -100,7 +91,7 @@ fn a_manual_hold_is_captured_partially_and_refunded_up_to_the_capture() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Manual)).unwrap().intent;
-    let held = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap());
+    let held = attached(service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap());
     assert_eq!((held.intent.status(), held.intent.amount_capturable()), (PaymentIntentStatus::AwaitingCapture, 10_000));
     let captured = service.capture(&scope, intent.id().as_str(), Some(Amount::new(6_000).unwrap())).unwrap();
     let payment = captured.latest_payment.unwrap();
@@ -139,7 +130,7 @@ fn an_unused_hold_is_released_after_seven_days() {
     let service = ports.payment_intent_service();
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Manual)).unwrap().intent;
-    service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap();
+    service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap();
     assert_eq!(service.run_due_actions(10).unwrap(), 0);
     ports.clock.advance(HOLD_SECONDS);
     assert_eq!(service.run_due_actions(10).unwrap(), 1);
@@ -205,7 +196,7 @@ fn live_mode_without_a_processor_is_unavailable() {
     let scope = ports.scope(Mode::Live);
     let intent = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
     assert!(matches!(
-        service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()),
+        service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()),
         Err(ApplicationError::NotConfigured(reason)) if reason.contains("No live payment processor")
     ));
 }
@@ -221,7 +212,7 @@ fn wrong_moves_are_refused_with_the_current_status() {
         matches!(capture, Err(ApplicationError::InvalidState(ref m)) if m.to_string().contains("awaiting_payment_method")),
         "{capture:?}"
     );
-    service.attach(&scope, intent.id().as_str(), Access::SecretKey, card()).unwrap();
+    service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap();
     let cancel = service.cancel(&scope, intent.id().as_str());
     assert!(
         matches!(cancel, Err(ApplicationError::InvalidState(ref m)) if m.to_string().contains("succeeded")),

@@ -1,10 +1,8 @@
 //! The refund and payment services over in-memory fakes: refunds up to what was paid, never twice
 //! past it, with their events; payments updated; both confined to their scope.
 
-use crate::support::card;
-use payments_application::pagination::PageRequest;
-use payments_application::ports::PaymentMethodInput;
-use payments_application::services::{Access, AttachOutcome, AttachRequest};
+use crate::support::{card_payment, event_count};
+use payments_application::services::{Access, AttachOutcome};
 use payments_application::testing::TestPorts;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;
@@ -32,12 +30,7 @@ fn paid(ports: &TestPorts, scope: &Scope) -> String {
         card_options: CardOptions::default(),
     };
     let intent = service.create(scope, new).unwrap().intent;
-    let request = AttachRequest {
-        method: PaymentMethodInput::Card(card("4242424242424242")).into(),
-        billing: None,
-        return_url: None,
-    };
-    match service.attach(scope, intent.id().as_str(), Access::SecretKey, request).unwrap() {
+    match service.attach(scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap() {
         AttachOutcome::Attached(view) => view.latest_payment.unwrap().id().to_string(),
         AttachOutcome::Declined(_, error) => panic!("declined: {error:?}"),
     }
@@ -53,11 +46,6 @@ fn refund(payment_id: &str, amount: i64) -> NewRefund {
         remarks: None,
         metadata: None,
     }
-}
-
-fn event_count(ports: &TestPorts, scope: &Scope, event_type: EventType) -> usize {
-    let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
-    page.data.iter().filter(|event| event.event_type == event_type).count()
 }
 
 #[test]

@@ -1,9 +1,12 @@
 //! What several service tests build on: a customer, a test card, a saved card.
 
-use payments_application::services::{Access, SetupAttachOutcome, SetupAttachRequest};
+use payments_application::pagination::PageRequest;
+use payments_application::ports::PaymentMethodInput;
+use payments_application::services::{Access, AttachRequest, SetupAttachOutcome, SetupAttachRequest};
 use payments_application::testing::TestPorts;
 use payments_application::Scope;
 use payments_domain::customer::{Customer, CustomerName, Email, NewCustomer};
+use payments_domain::event::EventType;
 use payments_domain::money::Currency;
 use payments_domain::payment_intent::CardOptions;
 use payments_domain::payment_method::{CardInput, CardNumber, Cvc, PaymentMethodType, Usage};
@@ -26,6 +29,17 @@ pub fn customer(ports: &TestPorts, scope: &Scope) -> Customer {
 /// Card `number` expiring in 2040.
 pub fn card(number: &str) -> CardInput {
     CardInput { number: CardNumber::new(number).unwrap(), exp_month: 12, exp_year: 2040, cvc: Cvc::new("123").unwrap() }
+}
+
+/// Paying with the test card that is approved at once.
+pub fn card_payment() -> AttachRequest {
+    AttachRequest { method: PaymentMethodInput::Card(card("4242424242424242")).into(), billing: None, return_url: None }
+}
+
+/// How many events of `event_type` the scope has (of its latest hundred).
+pub fn event_count(ports: &TestPorts, scope: &Scope, event_type: EventType) -> usize {
+    let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
+    page.data.iter().filter(|event| event.event_type == event_type).count()
 }
 
 /// A setup intent for `customer`'s cards.
