@@ -140,3 +140,46 @@ impl From<StoreError> for ApplicationError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The refusals read, byte for byte, as the API wrote them when they were preformatted strings.
+    #[test]
+    fn refusals_read_as_the_api_has_always_written_them() {
+        let domain = DomainError::InvalidState { resource: "payment_intent", status: "succeeded", action: "cancel" };
+        let cases = [
+            (ApplicationError::from(domain).to_string(), "Cannot cancel a payment_intent whose status is succeeded."),
+            (
+                StateRefusal::PaymentProcessing { resource: "checkout session" }.to_string(),
+                "This checkout session's payment is processing; it completes or fails within seconds.",
+            ),
+            (
+                StateRefusal::StatementCustomerDeleted { customer_id: "cus_1".into() }.to_string(),
+                "The customer cus_1 of this billing statement was deleted.",
+            ),
+            (
+                StateRefusal::SetupCustomerDeleted { customer_id: "cus_1".into() }.to_string(),
+                "Cannot attach a payment method to this setup intent: its customer cus_1 was deleted.",
+            ),
+            (
+                StateRefusal::OwnedIntent {
+                    owner: "checkout session cs_1".into(),
+                    done: "canceled",
+                    instead: "expire the session instead",
+                }
+                .to_string(),
+                "This payment intent belongs to checkout session cs_1, so it cannot be canceled directly; expire the \
+                 session instead.",
+            ),
+            (
+                StateRefusal::SessionNotPayable { status: "expired" }.to_string(),
+                "This checkout session is expired and cannot be paid.",
+            ),
+        ];
+        for (shown, expected) in cases {
+            assert_eq!(shown, expected);
+        }
+    }
+}
