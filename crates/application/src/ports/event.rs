@@ -9,7 +9,7 @@ use payments_domain::ids::EventId;
 /// Events, appended in the transaction of the change they describe. An event read back has as
 /// `pending_webhooks` the number of its deliveries still outstanding (pending or paused) now.
 pub trait EventRepository {
-    /// Appends `events` in their order, in one statement.
+    /// Appends `events` in their order.
     ///
     /// # Errors
     /// Storage failures.

@@ -20,11 +20,11 @@ use super::webhook_delivery::DeliveryRepository;
 use crate::error::{ApplicationError, StoreError};
 
 /// Declares [`Repositories`] from one list of accessors and the port each hands out, with an
-/// implementation for every type that implements all of those ports (the diesel session, the
+/// implementation for every type that implements all of those ports (each store's session, the
 /// in-memory fake). A new repository is one line here.
 macro_rules! repositories {
     ($($accessor:ident: $port:ident),* $(,)?) => {
-        /// The repositories of one transaction.
+        /// The repositories of one unit of work.
         pub trait Repositories {
             $(fn $accessor(&mut self) -> &mut dyn $port;)*
         }
@@ -55,7 +55,7 @@ repositories! {
     deliveries: DeliveryRepository,
 }
 
-/// A callback run against the repositories of one transaction.
+/// A callback run against the repositories of one unit of work.
 pub type Work<'a> = dyn FnMut(&mut dyn Repositories) -> Result<(), ApplicationError> + 'a;
 
 /// Runs units of work. Object-safe; use [`in_transaction`] and [`reading`] for typed results.

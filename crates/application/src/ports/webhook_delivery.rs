@@ -30,7 +30,7 @@ pub struct DeliveryAttempt {
 
 /// Deliveries and their attempts. Deliveries are found across scopes by the delivery worker.
 pub trait DeliveryRepository {
-    /// Stores `deliveries`, in one statement.
+    /// Stores `deliveries`.
     ///
     /// # Errors
     /// Storage failures.
@@ -44,8 +44,9 @@ pub trait DeliveryRepository {
     fn due(&mut self, now: Timestamp, limit: u32, pass_over: &PassOver) -> Result<Vec<Delivery>, StoreError>;
 
     /// Takes the leases of the deliveries of `ids` that are still due (pending, their lease run out)
-    /// for `owner` until `lease_until`, in one statement; returns the ids it took. Another owner's
-    /// lease and a delivery no longer pending are left alone.
+    /// for `owner` until `lease_until`, atomically (of two owners claiming one delivery at once, one
+    /// gets it); returns the ids it took. Another owner's lease and a delivery no longer pending are
+    /// left alone.
     ///
     /// # Errors
     /// Storage failures.
@@ -85,7 +86,7 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
 
-    /// Stores the attempts, in one statement.
+    /// Stores the attempts.
     ///
     /// # Errors
     /// Storage failures.

@@ -65,7 +65,7 @@ impl EventLog<'_> {
         self.append_all(repositories, &[(event_type, after, before)])
     }
 
-    /// Appends the events of one change in their order, in one statement. Each envelope is
+    /// Appends the events of one change in their order. Each envelope is
     /// rendered here, once; the store delivers each event to the webhooks that listen to it, and
     /// the envelope's `pending_webhooks` is filled in whenever it is read or sent.
     pub fn append_all(
