@@ -5,13 +5,10 @@
 use payments_adapters::metrics::Metrics;
 use payments_adapters::webhooks::{DeliveryWorker, WorkerSettings};
 use payments_application::ports::{OutgoingWebhook, Sending, WebhookSender};
-use payments_application::testing::TestPorts;
+use payments_application::testing::{card_intent, TestPorts};
 use payments_application::Scope;
 use payments_domain::account::Mode;
 use payments_domain::event::EventType;
-use payments_domain::money::{Amount, Currency};
-use payments_domain::payment_intent::{CardOptions, NewPaymentIntent};
-use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::webhook::{NewWebhook, WebhookUrl};
 use payments_domain::webhook_delivery::{AttemptOutcome, DeliveryLimits};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -60,18 +57,7 @@ fn register(ports: &TestPorts, scope: &Scope, url: &str) {
 /// One `payment_intent.canceled` event of `scope`.
 fn emit(ports: &TestPorts, scope: &Scope) {
     let service = ports.payment_intent_service();
-    let new = NewPaymentIntent {
-        amount: Amount::new(5_000).unwrap(),
-        currency: Currency::Php,
-        payment_methods: vec![PaymentMethodType::Card],
-        statement_descriptor: None,
-        description: None,
-        metadata: None,
-        customer_id: None,
-        return_url: None,
-        card_options: CardOptions::default(),
-    };
-    let intent = service.create(scope, new).unwrap().intent;
+    let intent = service.create(scope, card_intent(5_000)).unwrap().intent;
     service.cancel(scope, intent.id().as_str()).unwrap();
 }
 

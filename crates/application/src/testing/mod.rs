@@ -54,9 +54,11 @@ use payments_domain::customer_session::CustomerSession;
 use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, WebhookId};
 use payments_domain::mail_message::MailMessage;
+use payments_domain::money::{Amount, Currency};
 use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
-use payments_domain::payment_intent::PaymentIntent;
+use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentIntent};
 use payments_domain::payment_method::PaymentMethod;
+use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::refund::Refund;
 use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::SetupIntent;
@@ -157,6 +159,25 @@ fn page_of<T: Clone>(visible: &[&T], id_of: impl Fn(&T) -> &str, page: &PageRequ
         Some(Cursor::Before(id)) => visible[position(id)? + 1..].iter().take(overfetch).map(|i| (*i).clone()).collect(),
     };
     Ok(Page::from_overfetched(rows, page))
+}
+
+/// A payment intent of `centavos` in pesos, by card only, with nothing else set.
+///
+/// # Panics
+/// When `centavos` is not a valid amount.
+#[must_use]
+pub fn card_intent(centavos: i64) -> NewPaymentIntent {
+    NewPaymentIntent {
+        amount: Amount::new(centavos).expect("a valid amount"),
+        currency: Currency::Php,
+        payment_methods: vec![PaymentMethodType::Card],
+        statement_descriptor: None,
+        description: None,
+        metadata: None,
+        customer_id: None,
+        return_url: None,
+        card_options: CardOptions::default(),
+    }
 }
 
 /// Fakes of every port wired together, with two accounts to test tenant isolation.

@@ -3,33 +3,20 @@
 
 use crate::support::{card_payment, event_count};
 use payments_application::services::{Access, AttachOutcome};
-use payments_application::testing::TestPorts;
+use payments_application::testing::{card_intent, TestPorts};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;
 use payments_domain::description::Description;
 use payments_domain::event::EventType;
 use payments_domain::metadata::Metadata;
-use payments_domain::money::{Amount, Currency};
-use payments_domain::payment_intent::{CardOptions, NewPaymentIntent};
-use payments_domain::payment_method::PaymentMethodType;
+use payments_domain::money::Currency;
 use payments_domain::refund::{NewRefund, RefundReason};
 use std::collections::BTreeMap;
 
 /// A payment of ₱100.00 by card; its id.
 fn paid(ports: &TestPorts, scope: &Scope) -> String {
     let service = ports.payment_intent_service();
-    let new = NewPaymentIntent {
-        amount: Amount::new(10_000).unwrap(),
-        currency: Currency::Php,
-        payment_methods: vec![PaymentMethodType::Card],
-        statement_descriptor: None,
-        description: None,
-        metadata: None,
-        customer_id: None,
-        return_url: None,
-        card_options: CardOptions::default(),
-    };
-    let intent = service.create(scope, new).unwrap().intent;
+    let intent = service.create(scope, card_intent(10_000)).unwrap().intent;
     match service.attach(scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap() {
         AttachOutcome::Attached(view) => view.latest_payment.unwrap().id().to_string(),
         AttachOutcome::Declined(_, error) => panic!("declined: {error:?}"),
