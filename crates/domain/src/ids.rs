@@ -50,6 +50,12 @@ macro_rules! typed_id {
                 f.write_str(&self.0)
             }
         }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
     };
 }
 

@@ -1,14 +1,12 @@
 //! Billing statements and their line items in the database. A statement is read whole; its line
 //! items are rewritten only after the versioned update of its row, in the same transaction.
 
+use super::cursor_seq;
 use super::error::{corrupt, store_error};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::{billing_statement_line_items, billing_statements};
-use super::seq_in_scope;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
-use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{BillingStatementFilter, BillingStatementRepository, StoreError};
@@ -56,8 +54,6 @@ struct StatementRow {
     created_at: i64,
     updated_at: i64,
 }
-
-tenant_row!(StatementRow);
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = billing_statement_line_items, treat_none_as_default_value = false)]
@@ -176,29 +172,25 @@ impl StatementRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<billing_statements::account_id, String>, Eq<billing_statements::livemode, bool>> {
-    billing_statements::account_id
-        .eq(scope.account_id.to_string())
-        .and(billing_statements::livemode.eq(scope.livemode()))
-}
-
 impl DbSession<'_> {
-    /// `rows` with their line items, read in one query.
+    /// `rows` with their line items, read in one query per tenant among them (one for a request).
     fn with_line_items(&mut self, rows: Vec<StatementRow>) -> Result<Vec<BillingStatement>, StoreError> {
-        if rows.is_empty() {
-            return Ok(Vec::new());
+        let mut ids_by_tenant: HashMap<(&str, bool), Vec<&str>> = HashMap::new();
+        for row in &rows {
+            ids_by_tenant.entry((row.account_id.as_str(), row.livemode)).or_default().push(row.id.as_str());
         }
-        let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-        let items: Vec<LineItemRow> = billing_statement_line_items::table
-            .filter(billing_statement_line_items::billing_statement_id.eq_any(&ids))
-            .order(billing_statement_line_items::seq.asc())
-            .select(LineItemRow::as_select())
-            .load(self.reading()?)
-            .map_err(store_error)?;
         let mut by_statement: HashMap<String, Vec<LineItem>> = HashMap::new();
-        for item in items {
-            by_statement.entry(item.billing_statement_id.clone()).or_default().push(item.into_domain()?);
+        for ((account_id, livemode), ids) in ids_by_tenant {
+            let items: Vec<LineItemRow> = billing_statement_line_items::table
+                .filter(in_scope!(billing_statement_line_items, account_id, livemode))
+                .filter(billing_statement_line_items::billing_statement_id.eq_any(&ids))
+                .order(billing_statement_line_items::seq.asc())
+                .select(LineItemRow::as_select())
+                .load(self.reading()?)
+                .map_err(store_error)?;
+            for item in items {
+                by_statement.entry(item.billing_statement_id.clone()).or_default().push(item.into_domain()?);
+            }
         }
         rows.into_iter()
             .map(|row| {
@@ -220,12 +212,12 @@ impl DbSession<'_> {
 
     fn statement_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         let found = billing_statements::table
+            .filter(in_scope!(billing_statements, scope))
             .filter(billing_statements::id.eq(id))
-            .select((billing_statements::seq, billing_statements::account_id, billing_statements::livemode))
+            .select(billing_statements::seq)
             .get_result(self.reading()?)
-            .optional()
-            .map_err(store_error)?;
-        seq_in_scope(found, scope)
+            .optional();
+        cursor_seq(found)
     }
 }
 
@@ -240,11 +232,12 @@ impl BillingStatementRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
         let row = billing_statements::table
+            .filter(in_scope!(billing_statements, scope))
             .filter(billing_statements::id.eq(id.as_str()))
             .select(StatementRow::as_select())
             .get_result(self.reading()?)
             .optional();
-        self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
+        self.one_statement(row)
     }
 
     fn find_for_page(&mut self, id: &BillingStatementId) -> Result<Option<BillingStatement>, StoreError> {
@@ -262,11 +255,12 @@ impl BillingStatementRepository for DbSession<'_> {
         payment_intent_id: &PaymentIntentId,
     ) -> Result<Option<BillingStatement>, StoreError> {
         let row = billing_statements::table
+            .filter(in_scope!(billing_statements, scope))
             .filter(billing_statements::payment_intent_id.eq(payment_intent_id.as_str()))
             .select(StatementRow::as_select())
             .get_result(self.reading()?)
             .optional();
-        self.one_statement(row.map(|found| found.filter(|row| row.belongs_to(scope))))
+        self.one_statement(row)
     }
 
     fn find_by_line_item(
@@ -275,9 +269,8 @@ impl BillingStatementRepository for DbSession<'_> {
         id: &BillingStatementLineItemId,
     ) -> Result<Option<BillingStatement>, StoreError> {
         let statement_id: Option<String> = billing_statement_line_items::table
+            .filter(in_scope!(billing_statement_line_items, scope))
             .filter(billing_statement_line_items::id.eq(id.as_str()))
-            .filter(billing_statement_line_items::account_id.eq(scope.account_id.as_str()))
-            .filter(billing_statement_line_items::livemode.eq(scope.livemode()))
             .select(billing_statement_line_items::billing_statement_id)
             .get_result(self.reading()?)
             .optional()
@@ -291,6 +284,7 @@ impl BillingStatementRepository for DbSession<'_> {
     fn update(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
         let update = diesel::update(
             billing_statements::table
+                .filter(in_scope!(billing_statements, statement.account_id(), statement.livemode()))
                 .filter(billing_statements::id.eq(statement.id().to_string()))
                 .filter(billing_statements::version.eq(expected_version)),
         )
@@ -301,6 +295,7 @@ impl BillingStatementRepository for DbSession<'_> {
     fn replace_line_items(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
         let delete = diesel::delete(
             billing_statement_line_items::table
+                .filter(in_scope!(billing_statement_line_items, statement.account_id(), statement.livemode()))
                 .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().to_string())),
         );
         self.write(delete, Expect::AnyRows)?;
@@ -312,11 +307,13 @@ impl BillingStatementRepository for DbSession<'_> {
     fn delete(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
         let line_items = diesel::delete(
             billing_statement_line_items::table
+                .filter(in_scope!(billing_statement_line_items, statement.account_id(), statement.livemode()))
                 .filter(billing_statement_line_items::billing_statement_id.eq(statement.id().to_string())),
         );
         self.write(line_items, Expect::AnyRows)?;
         let statement = diesel::delete(
             billing_statements::table
+                .filter(in_scope!(billing_statements, statement.account_id(), statement.livemode()))
                 .filter(billing_statements::id.eq(statement.id().to_string()))
                 .filter(billing_statements::version.eq(expected_version)),
         );
@@ -330,7 +327,7 @@ impl BillingStatementRepository for DbSession<'_> {
         page: &PageRequest,
     ) -> Result<Page<BillingStatement>, StoreError> {
         let mut query = billing_statements::table
-            .filter(in_scope(scope))
+            .filter(in_scope!(billing_statements, scope))
             .select(StatementRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

@@ -1,13 +1,11 @@
 //! Checkout sessions in the database; their line items are kept with them as JSON.
 
+use super::cursor_seq;
 use super::error::{corrupt, store_error};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::checkout_sessions;
-use super::seq_in_scope;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
-use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{CheckoutSessionRepository, StoreError};
@@ -55,8 +53,6 @@ struct CheckoutSessionRow {
     created_at: i64,
     updated_at: i64,
 }
-
-tenant_row!(CheckoutSessionRow);
 
 /// A line item as stored in the `line_items` JSON.
 #[derive(Serialize, Deserialize)]
@@ -170,20 +166,15 @@ fn first(found: QueryResult<Option<CheckoutSessionRow>>) -> Result<Option<Checko
     found.map_err(store_error)?.map(CheckoutSessionRow::into_domain).transpose()
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<checkout_sessions::account_id, String>, Eq<checkout_sessions::livemode, bool>> {
-    checkout_sessions::account_id.eq(scope.account_id.to_string()).and(checkout_sessions::livemode.eq(scope.livemode()))
-}
-
 impl DbSession<'_> {
     fn checkout_session_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         let found = checkout_sessions::table
+            .filter(in_scope!(checkout_sessions, scope))
             .filter(checkout_sessions::id.eq(id))
-            .select((checkout_sessions::seq, checkout_sessions::account_id, checkout_sessions::livemode))
+            .select(checkout_sessions::seq)
             .get_result(self.reading()?)
-            .optional()
-            .map_err(store_error)?;
-        seq_in_scope(found, scope)
+            .optional();
+        cursor_seq(found)
     }
 }
 
@@ -197,9 +188,10 @@ impl CheckoutSessionRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
+            .filter(in_scope!(checkout_sessions, scope))
             .filter(checkout_sessions::id.eq(id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.reading()?).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
+        first(query.get_result(self.reading()?).optional())
     }
 
     fn find_for_page(&mut self, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
@@ -215,14 +207,16 @@ impl CheckoutSessionRepository for DbSession<'_> {
         payment_intent_id: &PaymentIntentId,
     ) -> Result<Option<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
+            .filter(in_scope!(checkout_sessions, scope))
             .filter(checkout_sessions::payment_intent_id.eq(payment_intent_id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.reading()?).optional().map(|found| found.filter(|row| row.belongs_to(scope))))
+        first(query.get_result(self.reading()?).optional())
     }
 
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {
         let update = diesel::update(
             checkout_sessions::table
+                .filter(in_scope!(checkout_sessions, session.account_id(), session.livemode()))
                 .filter(checkout_sessions::id.eq(session.id().to_string()))
                 .filter(checkout_sessions::version.eq(expected_version)),
         )
@@ -232,7 +226,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
-            .filter(in_scope(scope))
+            .filter(in_scope!(checkout_sessions, scope))
             .select(CheckoutSessionRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

@@ -1,14 +1,12 @@
 //! Customers in the database.
 
+use super::cursor_seq;
 use super::error::{corrupt, store_error, versioned};
 use super::json::{from_json, invalid, to_json};
 use super::prepared::Prepare;
 use super::schema::{customer_metadata, customers};
-use super::seq_in_scope;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
-use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{CustomerFilter, CustomerRepository, StoreError};
@@ -42,8 +40,6 @@ struct CustomerRow {
     updated_at: i64,
     deleted_at: Option<i64>,
 }
-
-tenant_row!(CustomerRow);
 
 impl CustomerRow {
     fn from_domain(customer: &Customer) -> Result<Self, StoreError> {
@@ -87,11 +83,6 @@ impl CustomerRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<customers::account_id, String>, Eq<customers::livemode, bool>> {
-    customers::account_id.eq(scope.account_id.to_string()).and(customers::livemode.eq(scope.livemode()))
-}
-
 /// One metadata pair of a customer, kept beside the customer for the list's metadata filter.
 #[derive(Insertable)]
 #[diesel(table_name = customer_metadata, treat_none_as_default_value = false)]
@@ -108,7 +99,9 @@ impl DbSession<'_> {
     fn write_metadata_pairs(&mut self, customer: &Customer, replace: bool) -> Result<(), StoreError> {
         if replace {
             let delete = diesel::delete(
-                customer_metadata::table.filter(customer_metadata::customer_id.eq(customer.id.to_string())),
+                customer_metadata::table
+                    .filter(in_scope!(customer_metadata, customer.account_id, customer.livemode))
+                    .filter(customer_metadata::customer_id.eq(customer.id.to_string())),
             );
             self.write(delete, Expect::AnyRows)?;
         }
@@ -130,12 +123,12 @@ impl DbSession<'_> {
     /// The list position of the customer `id` in `scope`.
     fn customer_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         let found = customers::table
+            .filter(in_scope!(customers, scope))
             .filter(customers::id.eq(id))
-            .select((customers::seq, customers::account_id, customers::livemode))
+            .select(customers::seq)
             .get_result(self.reading()?)
-            .optional()
-            .map_err(store_error)?;
-        seq_in_scope(found, scope)
+            .optional();
+        cursor_seq(found)
     }
 }
 
@@ -152,12 +145,12 @@ impl CustomerRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &CustomerId) -> Result<Option<Customer>, StoreError> {
         customers::table
+            .filter(in_scope!(customers, scope))
             .filter(customers::id.eq(id.as_str()))
             .select(CustomerRow::as_select())
             .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|row| row.belongs_to(scope))
             .map(CustomerRow::into_domain)
             .transpose()
     }
@@ -165,6 +158,7 @@ impl CustomerRepository for DbSession<'_> {
     fn update(&mut self, customer: &Customer, expected_version: i64) -> Result<(), StoreError> {
         let updated = diesel::update(
             customers::table
+                .filter(in_scope!(customers, customer.account_id, customer.livemode))
                 .filter(customers::id.eq(customer.id.as_str()))
                 .filter(customers::version.eq(expected_version)),
         )
@@ -183,7 +177,7 @@ impl CustomerRepository for DbSession<'_> {
         page: &PageRequest,
     ) -> Result<Page<Customer>, StoreError> {
         let mut query = customers::table
-            .filter(in_scope(scope))
+            .filter(in_scope!(customers, scope))
             .filter(customers::deleted_at.is_null())
             .select(CustomerRow::as_select())
             .limit(i64::from(page.limit()) + 1)
@@ -228,7 +222,7 @@ impl CustomerRepository for DbSession<'_> {
         except: Option<&CustomerId>,
     ) -> Result<bool, StoreError> {
         let mut query = customers::table
-            .filter(in_scope(scope))
+            .filter(in_scope!(customers, scope))
             .filter(customers::deleted_at.is_null())
             .filter(customers::billing_statement_prefix.eq(prefix.as_str()))
             .into_boxed();

@@ -66,9 +66,8 @@ impl CustomerSessionRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &CustomerSessionId) -> Result<Option<CustomerSession>, StoreError> {
         customer_sessions::table
+            .filter(in_scope!(customer_sessions, scope))
             .filter(customer_sessions::id.eq(id.as_str()))
-            .filter(customer_sessions::account_id.eq(scope.account_id.as_str()))
-            .filter(customer_sessions::livemode.eq(scope.livemode()))
             .select(CustomerSessionRow::as_select())
             .get_result(self.reading()?)
             .optional()

@@ -1,13 +1,12 @@
 //! The event outbox in the database.
 
+use super::cursor_seq;
 use super::error::store_error;
 use super::json::{invalid, parse_id};
 use super::schema::{events, webhook_deliveries};
-use super::seq_in_scope;
 use super::session::DbSession;
 use super::webhook_delivery::OUTSTANDING;
-use super::TenantRow;
-use diesel::dsl::{And, Eq};
+use diesel::dsl::Eq;
 use diesel::prelude::*;
 use diesel::sql_types::Bool;
 use payments_application::pagination::{Cursor, Page, PageRequest};
@@ -30,8 +29,6 @@ struct EventRow {
 
 /// An event row read with the number of its deliveries outstanding now.
 type CountedRow = (EventRow, Option<i64>);
-
-tenant_row!(EventRow);
 
 impl EventRow {
     fn from_domain(event: &Event) -> Self {
@@ -61,7 +58,10 @@ impl EventRow {
 /// The number of the event's deliveries outstanding now, as a column of an event query.
 type PendingWebhooks = diesel::dsl::Select<
     diesel::dsl::Filter<
-        diesel::dsl::Filter<webhook_deliveries::table, Eq<webhook_deliveries::event_id, events::id>>,
+        diesel::dsl::Filter<
+            diesel::dsl::Filter<webhook_deliveries::table, Eq<webhook_deliveries::account_id, events::account_id>>,
+            Eq<webhook_deliveries::event_id, events::id>,
+        >,
         diesel::expression::SqlLiteral<Bool>,
     >,
     diesel::dsl::CountStar,
@@ -69,26 +69,22 @@ type PendingWebhooks = diesel::dsl::Select<
 
 fn pending_webhooks() -> diesel::dsl::SingleValue<PendingWebhooks> {
     webhook_deliveries::table
+        .filter(webhook_deliveries::account_id.eq(events::account_id))
         .filter(webhook_deliveries::event_id.eq(events::id))
         .filter(diesel::dsl::sql::<Bool>(OUTSTANDING))
         .count()
         .single_value()
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<events::account_id, String>, Eq<events::livemode, bool>> {
-    events::account_id.eq(scope.account_id.to_string()).and(events::livemode.eq(scope.livemode()))
-}
-
 impl DbSession<'_> {
     fn event_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         let found = events::table
+            .filter(in_scope!(events, scope))
             .filter(events::id.eq(id))
-            .select((events::seq, events::account_id, events::livemode))
+            .select(events::seq)
             .get_result(self.reading()?)
-            .optional()
-            .map_err(store_error)?;
-        seq_in_scope(found, scope)
+            .optional();
+        cursor_seq(found)
     }
 }
 
@@ -104,12 +100,12 @@ impl EventRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
         events::table
+            .filter(in_scope!(events, scope))
             .filter(events::id.eq(id.as_str()))
             .select((EventRow::as_select(), pending_webhooks()))
             .get_result::<CountedRow>(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|(row, _)| row.belongs_to(scope))
             .map(EventRow::into_domain)
             .transpose()
     }
@@ -130,7 +126,7 @@ impl EventRepository for DbSession<'_> {
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
         let query = events::table
-            .filter(in_scope(scope))
+            .filter(in_scope!(events, scope))
             .select((EventRow::as_select(), pending_webhooks()))
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

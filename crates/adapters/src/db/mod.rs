@@ -1,50 +1,38 @@
 //! Storage through diesel on PostgreSQL or embedded SQLite, chosen by the database URL.
 
-/// Implements [`TenantRow`] for row types with `account_id` and `livemode` fields.
-macro_rules! tenant_row {
-    ($row:ty) => {
-        impl $crate::db::TenantRow for $row {
-            fn belongs_to(&self, scope: &payments_application::Scope) -> bool {
-                self.account_id == scope.account_id.as_str() && self.livemode == scope.livemode()
-            }
-        }
-    };
-}
-
-/// A row of a table shared by every account and mode.
+/// The tenant boundary as a filter on `$table`: `account_id = ? AND livemode = ?`, from a
+/// [`Scope`](payments_application::Scope) or from an account id and a livemode.
 ///
-/// Lookups by a unique key filter by that key alone and check the tenant here, in the row: a
-/// statement's cached generic plan on PostgreSQL is then always the key's index. With the scope in
-/// the `WHERE` clause, a plan cached while the table was nearly empty chose the account's listing
-/// index and went on walking every row of the account as the table grew (docs/benchmarks.md).
+/// Every query a request makes names its tenant this way, a lookup by id or by another unique key
+/// too, so a PostgreSQL sharded by `account_id` (Citus) sends it to one shard. On PostgreSQL such a
+/// lookup is served by a unique key of the key and the tenant (`(id, account_id, livemode)`,
+/// migration `tenant_keys`): with the id's index alone, a generic plan cached while the table was
+/// nearly empty would tie with the account's listing index `(account_id, livemode, seq)`, and then
+/// walk every row of the account as the table grew (docs/benchmarks.md). The storage test
+/// `lookups_by_key_keep_to_their_key` checks the plan of every such key.
 ///
-/// Such lookups load with `get_result`, never `first`: diesel's `first` adds `LIMIT ?`, and SQLite
+/// Lookups load with `get_result`, never `first`: diesel's `first` adds `LIMIT ?`, and SQLite
 /// peeks at a bound `LIMIT` when it compiles a statement, so it compiles the statement again each
 /// time the parameter is bound, and the statement cache does nothing for it (a tenth of the
 /// service's CPU under the charge benchmark, docs/benchmarks.md).
-pub(crate) trait TenantRow {
-    fn belongs_to(&self, scope: &payments_application::Scope) -> bool;
+macro_rules! in_scope {
+    ($table:ident, $scope:expr) => {
+        in_scope!($table, $scope.account_id, $scope.livemode())
+    };
+    ($table:ident, $account_id:expr, $livemode:expr) => {
+        $table::account_id.eq(AsRef::<str>::as_ref(&$account_id).to_owned()).and($table::livemode.eq($livemode))
+    };
 }
 
-/// A cursor's list position as looked up by id: `(seq, account_id, livemode)`.
-impl TenantRow for (i64, String, bool) {
-    fn belongs_to(&self, scope: &payments_application::Scope) -> bool {
-        self.1 == scope.account_id.as_str() && self.2 == scope.livemode()
-    }
-}
-
-/// The list position found for a cursor's id, if it is of `scope`.
+/// The list position of a cursor's object, as looked up in the caller's scope.
 ///
 /// # Errors
-/// [`StoreError::UnknownCursor`] when there is none.
-pub(crate) fn seq_in_scope(
-    found: Option<(i64, String, bool)>,
-    scope: &payments_application::Scope,
+/// [`StoreError::UnknownCursor`](payments_application::ports::StoreError::UnknownCursor) when the
+/// scope has no such object.
+pub(crate) fn cursor_seq(
+    found: diesel::QueryResult<Option<i64>>,
 ) -> Result<i64, payments_application::ports::StoreError> {
-    found
-        .filter(|found| found.belongs_to(scope))
-        .map(|(seq, _, _)| seq)
-        .ok_or(payments_application::ports::StoreError::UnknownCursor)
+    found.map_err(error::store_error)?.ok_or(payments_application::ports::StoreError::UnknownCursor)
 }
 
 mod account;

@@ -5,7 +5,6 @@ use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::payments;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{PaymentRepository, StoreError};
 use payments_application::Scope;
@@ -42,8 +41,6 @@ struct PaymentRow {
     created_at: i64,
     updated_at: i64,
 }
-
-tenant_row!(PaymentRow);
 
 impl PaymentRow {
     fn from_domain(payment: &Payment) -> Result<Self, StoreError> {
@@ -104,12 +101,12 @@ impl PaymentRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
         payments::table
+            .filter(in_scope!(payments, scope))
             .filter(payments::id.eq(id.as_str()))
             .select(PaymentRow::as_select())
             .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|row| row.belongs_to(scope))
             .map(PaymentRow::into_domain)
             .transpose()
     }
@@ -117,6 +114,7 @@ impl PaymentRepository for DbSession<'_> {
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
         let update = diesel::update(
             payments::table
+                .filter(in_scope!(payments, payment.account_id(), payment.livemode()))
                 .filter(payments::id.eq(payment.id().to_string()))
                 .filter(payments::version.eq(expected_version)),
         )

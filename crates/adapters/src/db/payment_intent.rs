@@ -5,7 +5,6 @@ use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::payment_intents;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{PaymentIntentRepository, StoreError};
 use payments_application::Scope;
@@ -51,8 +50,6 @@ struct PaymentIntentRow {
     created_at: i64,
     updated_at: i64,
 }
-
-tenant_row!(PaymentIntentRow);
 
 impl PaymentIntentRow {
     fn from_domain(intent: &PaymentIntent) -> Result<Self, StoreError> {
@@ -143,12 +140,12 @@ impl PaymentIntentRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
         payment_intents::table
+            .filter(in_scope!(payment_intents, scope))
             .filter(payment_intents::id.eq(id.as_str()))
             .select(PaymentIntentRow::as_select())
             .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|row| row.belongs_to(scope))
             .map(PaymentIntentRow::into_domain)
             .transpose()
     }
@@ -156,6 +153,7 @@ impl PaymentIntentRepository for DbSession<'_> {
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
         let statement = diesel::update(
             payment_intents::table
+                .filter(in_scope!(payment_intents, intent.account_id(), intent.livemode()))
                 .filter(payment_intents::id.eq(intent.id().to_string()))
                 .filter(payment_intents::version.eq(expected_version)),
         )

@@ -1,13 +1,11 @@
 //! Payment methods saved to customers, in the database.
 
+use super::cursor_seq;
 use super::error::store_error;
 use super::json::{from_json, invalid, parse_id, to_json};
 use super::schema::payment_methods;
-use super::seq_in_scope;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
-use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{PaymentMethodRepository, StoreError};
@@ -30,8 +28,6 @@ struct PaymentMethodRow {
     created_at: i64,
     updated_at: i64,
 }
-
-tenant_row!(PaymentMethodRow);
 
 impl PaymentMethodRow {
     fn from_domain(method: &PaymentMethod) -> Result<Self, StoreError> {
@@ -67,21 +63,16 @@ impl PaymentMethodRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<payment_methods::account_id, String>, Eq<payment_methods::livemode, bool>> {
-    payment_methods::account_id.eq(scope.account_id.to_string()).and(payment_methods::livemode.eq(scope.livemode()))
-}
-
 impl DbSession<'_> {
     fn payment_method_seq(&mut self, scope: &Scope, customer_id: &CustomerId, id: &str) -> Result<i64, StoreError> {
         let found = payment_methods::table
+            .filter(in_scope!(payment_methods, scope))
             .filter(payment_methods::id.eq(id))
             .filter(payment_methods::customer_id.eq(customer_id.as_str()))
-            .select((payment_methods::seq, payment_methods::account_id, payment_methods::livemode))
+            .select(payment_methods::seq)
             .get_result(self.reading()?)
-            .optional()
-            .map_err(store_error)?;
-        seq_in_scope(found, scope)
+            .optional();
+        cursor_seq(found)
     }
 }
 
@@ -95,12 +86,12 @@ impl PaymentMethodRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<Option<PaymentMethod>, StoreError> {
         payment_methods::table
+            .filter(in_scope!(payment_methods, scope))
             .filter(payment_methods::id.eq(id.as_str()))
             .select(PaymentMethodRow::as_select())
             .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|row| row.belongs_to(scope))
             .map(PaymentMethodRow::into_domain)
             .transpose()
     }
@@ -112,7 +103,7 @@ impl PaymentMethodRepository for DbSession<'_> {
         page: &PageRequest,
     ) -> Result<Page<PaymentMethod>, StoreError> {
         let query = payment_methods::table
-            .filter(in_scope(scope))
+            .filter(in_scope!(payment_methods, scope))
             .filter(payment_methods::customer_id.eq(customer_id.as_str()))
             .select(PaymentMethodRow::as_select())
             .limit(i64::from(page.limit()) + 1)
@@ -132,18 +123,21 @@ impl PaymentMethodRepository for DbSession<'_> {
     }
 
     fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
-        let deleted =
-            diesel::delete(payment_methods::table.filter(payment_methods::id.eq(id.as_str())).filter(in_scope(scope)))
-                .execute(self.write_now()?)
-                .map_err(store_error)?;
+        let deleted = diesel::delete(
+            payment_methods::table
+                .filter(in_scope!(payment_methods, scope))
+                .filter(payment_methods::id.eq(id.as_str())),
+        )
+        .execute(self.write_now()?)
+        .map_err(store_error)?;
         Ok(deleted > 0)
     }
 
     fn delete_for_customer(&mut self, scope: &Scope, customer_id: &CustomerId) -> Result<usize, StoreError> {
         diesel::delete(
             payment_methods::table
-                .filter(payment_methods::customer_id.eq(customer_id.as_str()))
-                .filter(in_scope(scope)),
+                .filter(in_scope!(payment_methods, scope))
+                .filter(payment_methods::customer_id.eq(customer_id.as_str())),
         )
         .execute(self.write_now()?)
         .map_err(store_error)

@@ -5,7 +5,6 @@ use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::refunds;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{RefundRepository, StoreError};
 use payments_application::Scope;
@@ -36,8 +35,6 @@ struct RefundRow {
     created_at: i64,
     updated_at: i64,
 }
-
-tenant_row!(RefundRow);
 
 impl RefundRow {
     fn from_domain(refund: &Refund) -> Result<Self, StoreError> {
@@ -86,12 +83,12 @@ impl RefundRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &RefundId) -> Result<Option<Refund>, StoreError> {
         refunds::table
+            .filter(in_scope!(refunds, scope))
             .filter(refunds::id.eq(id.as_str()))
             .select(RefundRow::as_select())
             .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|row| row.belongs_to(scope))
             .map(RefundRow::into_domain)
             .transpose()
     }
@@ -99,6 +96,7 @@ impl RefundRepository for DbSession<'_> {
     fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
         let update = diesel::update(
             refunds::table
+                .filter(in_scope!(refunds, refund.account_id(), refund.livemode()))
                 .filter(refunds::id.eq(refund.id().to_string()))
                 .filter(refunds::version.eq(expected_version)),
         )

@@ -291,6 +291,8 @@ diesel::table! {
         status_code -> Nullable<Integer>,
         error -> Nullable<Text>,
         duration_ms -> BigInt,
+        account_id -> Text,
+        livemode -> Bool,
     }
 }
 

@@ -5,7 +5,6 @@ use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::schema::setup_intents;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use super::TenantRow;
 use diesel::prelude::*;
 use payments_application::ports::{SetupIntentRepository, StoreError};
 use payments_application::Scope;
@@ -47,8 +46,6 @@ struct SetupIntentRow {
     created_at: i64,
     updated_at: i64,
 }
-
-tenant_row!(SetupIntentRow);
 
 impl SetupIntentRow {
     fn from_domain(intent: &SetupIntent) -> Result<Self, StoreError> {
@@ -133,12 +130,12 @@ impl SetupIntentRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &SetupIntentId) -> Result<Option<SetupIntent>, StoreError> {
         setup_intents::table
+            .filter(in_scope!(setup_intents, scope))
             .filter(setup_intents::id.eq(id.as_str()))
             .select(SetupIntentRow::as_select())
             .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?
-            .filter(|row| row.belongs_to(scope))
             .map(SetupIntentRow::into_domain)
             .transpose()
     }
@@ -146,6 +143,7 @@ impl SetupIntentRepository for DbSession<'_> {
     fn update(&mut self, intent: &SetupIntent, expected_version: i64) -> Result<(), StoreError> {
         let update = diesel::update(
             setup_intents::table
+                .filter(in_scope!(setup_intents, intent.account_id(), intent.livemode()))
                 .filter(setup_intents::id.eq(intent.id().to_string()))
                 .filter(setup_intents::version.eq(expected_version)),
         )

@@ -1,12 +1,12 @@
 //! Webhooks in the database.
 
 use super::connection::AnyConnection;
+use super::cursor_seq;
 use super::error::{corrupt, store_error};
 use super::json::{from_json, invalid, parse_id, to_json};
 use super::schema::webhooks;
 use super::session::DbSession;
 use super::write_batch::Expect;
-use diesel::dsl::{And, Eq};
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{StoreError, WebhookFilter, WebhookRepository};
@@ -74,16 +74,11 @@ impl WebhookRow {
     }
 }
 
-/// The tenant boundary: rows of the scope's account and mode only.
-fn in_scope(scope: &Scope) -> And<Eq<webhooks::account_id, String>, Eq<webhooks::livemode, bool>> {
-    webhooks::account_id.eq(scope.account_id.to_string()).and(webhooks::livemode.eq(scope.livemode()))
-}
-
 /// The enabled webhooks of `scope`, read on `connection` (deliveries of appended events are made
 /// with them, [`super::webhook_delivery::make_deliveries`]).
 pub(super) fn enabled_in(connection: &mut AnyConnection, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
     webhooks::table
-        .filter(in_scope(scope))
+        .filter(in_scope!(webhooks, scope))
         .filter(webhooks::status.eq(WebhookStatus::Enabled.as_str()))
         .select(WebhookRow::as_select())
         .load(connection)
@@ -95,14 +90,13 @@ pub(super) fn enabled_in(connection: &mut AnyConnection, scope: &Scope) -> Resul
 
 impl DbSession<'_> {
     fn webhook_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        webhooks::table
+        let found = webhooks::table
+            .filter(in_scope!(webhooks, scope))
             .filter(webhooks::id.eq(id))
-            .filter(in_scope(scope))
             .select(webhooks::seq)
             .get_result(self.reading()?)
-            .optional()
-            .map_err(store_error)?
-            .ok_or(StoreError::UnknownCursor)
+            .optional();
+        cursor_seq(found)
     }
 }
 
@@ -114,8 +108,8 @@ impl WebhookRepository for DbSession<'_> {
 
     fn find(&mut self, scope: &Scope, id: &WebhookId) -> Result<Option<Webhook>, StoreError> {
         webhooks::table
+            .filter(in_scope!(webhooks, scope))
             .filter(webhooks::id.eq(id.as_str()))
-            .filter(in_scope(scope))
             .select(WebhookRow::as_select())
             .get_result(self.reading()?)
             .optional()
@@ -128,6 +122,7 @@ impl WebhookRepository for DbSession<'_> {
         self.wrote_webhooks();
         let update = diesel::update(
             webhooks::table
+                .filter(in_scope!(webhooks, webhook.account_id(), webhook.livemode()))
                 .filter(webhooks::id.eq(webhook.id().to_string()))
                 .filter(webhooks::version.eq(expected_version)),
         )
@@ -137,12 +132,17 @@ impl WebhookRepository for DbSession<'_> {
 
     fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
         self.wrote_webhooks();
-        self.write(diesel::delete(webhooks::table.filter(webhooks::id.eq(webhook.id().to_string()))), Expect::AnyRows)
+        let delete = diesel::delete(
+            webhooks::table
+                .filter(in_scope!(webhooks, webhook.account_id(), webhook.livemode()))
+                .filter(webhooks::id.eq(webhook.id().to_string())),
+        );
+        self.write(delete, Expect::AnyRows)
     }
 
     fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError> {
         let mut query = webhooks::table
-            .filter(in_scope(scope))
+            .filter(in_scope!(webhooks, scope))
             .select(WebhookRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

@@ -16,7 +16,7 @@ use payments_domain::account::Mode;
 use payments_domain::event::Event;
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::{DeliveryMove, DeliveryStatus};
+use payments_domain::webhook::{DeliveryMove, DeliveryStatus, Webhook};
 use payments_domain::webhook_delivery::{fan_out, Delivery, StoredDelivery};
 
 /// The condition "the delivery is outstanding" (it counts in its event's `pending_webhooks`), with
@@ -73,6 +73,8 @@ impl DeliveryRow {
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = attempts, treat_none_as_default_value = false)]
 struct AttemptRow {
+    account_id: String,
+    livemode: bool,
     delivery_id: String,
     webhook_id: String,
     event_id: String,
@@ -179,6 +181,7 @@ impl DeliveryRepository for DbSession<'_> {
     fn settle(&mut self, delivery: &Delivery, owner: &str) -> Result<bool, StoreError> {
         let updated = diesel::update(
             deliveries::table
+                .filter(in_scope!(deliveries, delivery.account_id(), delivery.livemode()))
                 .filter(deliveries::id.eq(delivery.id().as_str()))
                 .filter(deliveries::lease_owner.eq(owner))
                 .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str())),
@@ -196,9 +199,10 @@ impl DeliveryRepository for DbSession<'_> {
         Ok(updated == 1)
     }
 
-    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<u64, StoreError> {
+    fn move_all(&mut self, webhook: &Webhook, change: &DeliveryMove) -> Result<u64, StoreError> {
         let selected = deliveries::table
-            .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
+            .filter(in_scope!(deliveries, webhook.account_id(), webhook.livemode()))
+            .filter(deliveries::webhook_id.eq(webhook.id().as_str()))
             .filter(deliveries::status.eq(change.from.as_str()));
         let moved = match change.due_at {
             Some(due) => diesel::update(selected)
@@ -233,6 +237,8 @@ impl DeliveryRepository for DbSession<'_> {
         let rows: Vec<AttemptRow> = attempts
             .iter()
             .map(|attempt| AttemptRow {
+                account_id: attempt.account_id.to_string(),
+                livemode: attempt.livemode,
                 delivery_id: attempt.delivery_id.to_string(),
                 webhook_id: attempt.webhook_id.to_string(),
                 event_id: attempt.event_id.to_string(),
@@ -245,9 +251,10 @@ impl DeliveryRepository for DbSession<'_> {
         self.insert(attempts::table, rows)
     }
 
-    fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
+    fn attempts(&mut self, webhook: &Webhook, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
         let rows: Vec<AttemptRow> = attempts::table
-            .filter(attempts::webhook_id.eq(webhook_id.as_str()))
+            .filter(in_scope!(attempts, webhook.account_id(), webhook.livemode()))
+            .filter(attempts::webhook_id.eq(webhook.id().as_str()))
             .order(attempts::seq.desc())
             .limit(i64::from(limit))
             .select(AttemptRow::as_select())
@@ -256,6 +263,8 @@ impl DeliveryRepository for DbSession<'_> {
         rows.into_iter()
             .map(|row| {
                 Ok(DeliveryAttempt {
+                    account_id: parse_id("account id", &row.account_id, AccountId::parse)?,
+                    livemode: row.livemode,
                     delivery_id: parse_id("delivery id", &row.delivery_id, DeliveryId::parse)?,
                     webhook_id: parse_id("webhook id", &row.webhook_id, WebhookId::parse)?,
                     event_id: parse_id("event id", &row.event_id, EventId::parse)?,

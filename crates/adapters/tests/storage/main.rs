@@ -1,5 +1,5 @@
 //! The adapters against real storage and real loops: the repository contract and concurrency on
-//! SQLite and PostgreSQL, TLS to PostgreSQL, and the webhook delivery worker; one test binary, so the
+//! SQLite and PostgreSQL, TLS to PostgreSQL, the tenant keys' plans, and the webhook delivery worker; one test binary, so the
 //! crate's tests link once.
 
 // Tests unwrap freely: a panic is the failure report.
@@ -8,3 +8,4 @@
 mod delivery_worker;
 mod postgres_tls;
 mod repositories;
+mod tenant_keys;

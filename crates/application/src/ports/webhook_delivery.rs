@@ -3,7 +3,7 @@
 use crate::error::StoreError;
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::DeliveryMove;
+use payments_domain::webhook::{DeliveryMove, Webhook};
 use payments_domain::webhook_delivery::{AttemptOutcome, Delivery};
 use std::future::Future;
 use std::pin::Pin;
@@ -19,6 +19,8 @@ pub struct PassOver {
 /// One attempt to deliver, as recorded for the merchant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryAttempt {
+    pub account_id: AccountId,
+    pub livemode: bool,
     pub delivery_id: DeliveryId,
     pub webhook_id: WebhookId,
     pub event_id: EventId,
@@ -77,7 +79,7 @@ pub trait DeliveryRepository {
     ///
     /// # Errors
     /// Storage failures.
-    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<u64, StoreError>;
+    fn move_all(&mut self, webhook: &Webhook, change: &DeliveryMove) -> Result<u64, StoreError>;
 
     /// Makes the webhook's pending deliveries that would fall due before `until` wait until then,
     /// but those leased at `now` (their sender records them); returns how many moved.
@@ -96,7 +98,7 @@ pub trait DeliveryRepository {
     ///
     /// # Errors
     /// Storage failures.
-    fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError>;
+    fn attempts(&mut self, webhook: &Webhook, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError>;
 
     /// How many deliveries of every account are pending, and since when the oldest is.
     ///

@@ -79,7 +79,7 @@ impl WebhookService {
             repositories.webhooks().update(&webhook, expected_version)?;
             if let Some(moves) = new_receiver {
                 // Another receiver: what the old one did says nothing of it.
-                repositories.deliveries().move_all(webhook.id(), &moves)?;
+                repositories.deliveries().move_all(&webhook, &moves)?;
                 repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
             }
             Ok(webhook)
@@ -94,7 +94,7 @@ impl WebhookService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
             for change in webhook.deletion() {
-                repositories.deliveries().move_all(webhook.id(), &change)?;
+                repositories.deliveries().move_all(&webhook, &change)?;
             }
             repositories.webhooks().delete(&webhook)?;
             Ok(webhook)
@@ -138,7 +138,7 @@ impl WebhookService {
     pub fn attempts(&self, scope: &Scope, id: &str, limit: u32) -> Result<Vec<DeliveryAttempt>, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
-            Ok(repositories.deliveries().attempts(webhook.id(), limit.min(MAX_ATTEMPTS_SHOWN))?)
+            Ok(repositories.deliveries().attempts(&webhook, limit.min(MAX_ATTEMPTS_SHOWN))?)
         })
     }
 
@@ -177,7 +177,7 @@ impl WebhookService {
             let expected_version = webhook.version();
             let moves = change(&mut webhook, now);
             repositories.webhooks().update(&webhook, expected_version)?;
-            repositories.deliveries().move_all(webhook.id(), &moves)?;
+            repositories.deliveries().move_all(&webhook, &moves)?;
             if moves.due_at.is_some() {
                 // Enabled: its deliveries are due at once, and the endpoint is tried afresh (a
                 // back-off from before would keep them waiting).

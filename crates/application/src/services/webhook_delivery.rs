@@ -206,6 +206,8 @@ impl WebhookDeliveryService {
                     continue;
                 }
                 recorded.push(DeliveryAttempt {
+                    account_id: delivery.account_id().clone(),
+                    livemode: delivery.livemode(),
                     delivery_id: delivery.id().clone(),
                     webhook_id: delivery.webhook_id().clone(),
                     event_id: delivery.event_id().clone(),

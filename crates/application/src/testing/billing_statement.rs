@@ -1,6 +1,6 @@
 //! Billing statements with their line items.
 
-use super::{in_scope_of, page_of, State};
+use super::{in_scope_of, page_of, versioned_row, State, Stored};
 use crate::pagination::{Cursor, Page, PageRequest};
 use crate::ports::{BillingStatementFilter, BillingStatementRepository, StoreError};
 use crate::scope::Scope;
@@ -54,11 +54,7 @@ impl BillingStatementRepository for State {
 
     fn update(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
         // Line items are written by `replace_line_items`, as in the database: keep the stored ones.
-        let stored = self
-            .billing_statements
-            .iter_mut()
-            .find(|s| s.id() == statement.id() && s.version() == expected_version)
-            .ok_or(StoreError::Conflict)?;
+        let stored = versioned_row(&mut self.billing_statements, statement, expected_version)?;
         let items = stored.line_items().to_vec();
         *stored = with_line_items(statement, items);
         Ok(())
@@ -66,14 +62,14 @@ impl BillingStatementRepository for State {
 
     fn replace_line_items(&mut self, statement: &BillingStatement) -> Result<(), StoreError> {
         let stored =
-            self.billing_statements.iter_mut().find(|s| s.id() == statement.id()).ok_or(StoreError::Conflict)?;
+            self.billing_statements.iter_mut().find(|s| s.key() == statement.key()).ok_or(StoreError::Conflict)?;
         *stored = with_line_items(stored, statement.line_items().to_vec());
         Ok(())
     }
 
     fn delete(&mut self, statement: &BillingStatement, expected_version: i64) -> Result<(), StoreError> {
         let before = self.billing_statements.len();
-        self.billing_statements.retain(|s| !(s.id() == statement.id() && s.version() == expected_version));
+        self.billing_statements.retain(|s| !(s.key() == statement.key() && s.version() == expected_version));
         if self.billing_statements.len() == before {
             return Err(StoreError::Conflict);
         }

@@ -39,13 +39,7 @@ impl CheckoutSessionRepository for State {
     }
 
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(
-            &mut self.checkout_sessions,
-            session,
-            |s| s.id() == session.id(),
-            CheckoutSession::version,
-            expected_version,
-        )
+        replace_versioned(&mut self.checkout_sessions, session, expected_version)
     }
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {

@@ -45,7 +45,7 @@ use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{
-    DeliveryStatus, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookStatus, WebhookUrl,
+    DeliveryMove, DeliveryStatus, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookStatus, WebhookUrl,
 };
 use payments_domain::webhook_delivery::{AttemptOutcome, Delivery, EndpointHealth};
 use std::any::Any;
@@ -95,6 +95,7 @@ macro_rules! repository_contract {
             mail_messages_are_queued_claimed_and_listed,
             checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry,
             a_read_refuses_to_write,
+            a_write_keeps_to_its_tenant,
         );
     };
     (@checks $make:expr; $($check:ident),* $(,)?) => {$(
@@ -636,10 +637,10 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     assert!(write(store, |r| r.deliveries().settle(&delivered, "a")));
     assert_eq!(pending(store), 1, "one of two delivered");
     let paused = hooks[1].clone().disable(at(3));
-    write(store, |r| r.deliveries().move_all(hooks[1].id(), &paused));
+    write(store, |r| r.deliveries().move_all(&hooks[1], &paused));
     assert_eq!(pending(store), 1, "a paused delivery is still outstanding");
     for change in hooks[1].deletion() {
-        write(store, |r| r.deliveries().move_all(hooks[1].id(), &change));
+        write(store, |r| r.deliveries().move_all(&hooks[1], &change));
     }
     assert_eq!(pending(store), 0, "a canceled one is not");
     let listed = read(store, |r| r.events().list(&scope, &PageRequest::default()));
@@ -778,6 +779,8 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     assert!(!write(store, |r| r.deliveries().settle(&first, "a")), "a lost its lease");
     assert!(write(store, |r| r.deliveries().settle(&first, "b")));
     let attempt = DeliveryAttempt {
+        account_id: hook.account_id().clone(),
+        livemode: hook.livemode(),
         delivery_id: first.id().clone(),
         webhook_id: hook.id().clone(),
         event_id: first_event.id.clone(),
@@ -787,7 +790,7 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
         duration_ms: 4,
     };
     write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
-    assert_eq!(read(store, |r| r.deliveries().attempts(hook.id(), 10)), vec![attempt]);
+    assert_eq!(read(store, |r| r.deliveries().attempts(&hook, 10)), vec![attempt]);
     let retried = read(store, |r| r.deliveries().due(at(43), 10, &everything));
     assert_eq!(retried.iter().find(|d| d.id() == first.id()), Some(&first), "due again after its backoff");
 
@@ -802,17 +805,17 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     assert!(write(store, |r| r.deliveries().settle(&second, "a")));
 
     let paused = hook.disable(at(50));
-    assert_eq!(write(store, |r| r.deliveries().move_all(hook.id(), &paused)), 2);
+    assert_eq!(write(store, |r| r.deliveries().move_all(&hook, &paused)), 2);
     assert!(read(store, |r| r.deliveries().due(at(100), 10, &everything)).is_empty(), "paused ones wait");
     let resumed = hook.enable(at(60));
-    assert_eq!(write(store, |r| r.deliveries().move_all(hook.id(), &resumed)), 2);
+    assert_eq!(write(store, |r| r.deliveries().move_all(&hook, &resumed)), 2);
     let due = read(store, |r| r.deliveries().due(at(60), 10, &everything));
     assert!(due.iter().all(|d| d.status() == DeliveryStatus::Pending && d.next_attempt_at() == at(60)), "{due:?}");
     assert_eq!(due.len(), 2, "due at once when resumed");
     // Deleted while one is being sent: the sender's late outcome does not bring it back.
     assert_eq!(write(store, |r| r.deliveries().claim(std::slice::from_ref(first.id()), "a", at(60), at(90))).len(), 1);
     for change in hook.deletion() {
-        write(store, |r| r.deliveries().move_all(hook.id(), &change));
+        write(store, |r| r.deliveries().move_all(&hook, &change));
     }
     assert!(!write(store, |r| r.deliveries().settle(&first, "a")), "a canceled delivery stays canceled");
     assert!(read(store, |r| r.deliveries().due(at(100), 10, &everything)).is_empty(), "canceled ones are never due");
@@ -1055,6 +1058,63 @@ pub fn checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry(stor
     assert_eq!((stored.status(), stored.version()), (CheckoutSessionStatus::Expired, first.version() + 1));
     let due = read(store, |r| r.checkout_sessions().expired(at(4_000), 10));
     assert_eq!(due.iter().map(id).collect::<Vec<_>>(), vec![id(&second)], "only active sessions expire");
+}
+
+/// A write names its tenant as a lookup does: an object of another account or mode with the same
+/// id (as a forged or confused caller would hand in) changes nothing of this tenant's rows.
+pub fn a_write_keeps_to_its_tenant(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let other = account(store, "other");
+    let original = customer(&scope, 1);
+    write(store, |r| r.customers().insert(&original));
+    for elsewhere in [Scope { mode: Mode::Live, ..scope.clone() }, other.clone()] {
+        let mut forged = original.clone();
+        (forged.account_id, forged.livemode) = (elsewhere.account_id.clone(), elsewhere.livemode());
+        forged.email = Email::new("forged@example.com".into()).unwrap();
+        forged.version = original.version + 1;
+        let update = in_transaction(store, |r| Ok(r.customers().update(&forged, original.version)?));
+        assert!(matches!(update, Err(ApplicationError::Conflict)), "from {elsewhere:?}: {update:?}");
+    }
+    assert_eq!(read(store, |r| r.customers().find(&scope, &original.id)), Some(original.clone()), "unchanged");
+
+    // A webhook's deliveries and attempts are moved and read for that webhook in its tenant only.
+    // (It listens to another type than the event's: its one delivery is the one made here.)
+    let hook = webhook(&scope, 1, vec![EventType::RefundCreated]);
+    let forged_hook = Webhook::create(
+        hook.id().clone(),
+        other.account_id.clone(),
+        other.livemode(),
+        WebhookSecret::new("secret"),
+        NewWebhook { url: hook.url().clone(), events: vec![EventType::RefundCreated], description: None },
+        at(0),
+    );
+    let paid = event(&scope, 1, 1);
+    let delivery = Delivery::new(DeliveryId::from_random("d1"), &hook, paid.id.clone(), at(0));
+    write(store, |r| {
+        r.webhooks().insert(&hook)?;
+        r.events().append(std::slice::from_ref(&paid))?;
+        r.deliveries().insert(std::slice::from_ref(&delivery))
+    });
+    let attempt = DeliveryAttempt {
+        account_id: scope.account_id.clone(),
+        livemode: scope.livemode(),
+        delivery_id: delivery.id().clone(),
+        webhook_id: hook.id().clone(),
+        event_id: paid.id.clone(),
+        attempted_at: at(1),
+        status_code: Some(200),
+        error: None,
+        duration_ms: 3,
+    };
+    write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
+    assert!(read(store, |r| r.deliveries().attempts(&forged_hook, 10)).is_empty());
+    assert_eq!(read(store, |r| r.deliveries().attempts(&hook, 10)), vec![attempt]);
+    let pause = DeliveryMove { from: DeliveryStatus::Pending, to: DeliveryStatus::Paused, due_at: None };
+    assert_eq!(write(store, |r| r.deliveries().move_all(&forged_hook, &pause)), 0);
+    assert_eq!(read(store, |r| r.events().find(&scope, &paid.id)).unwrap().pending_webhooks, 1);
+    assert_eq!(read(store, |r| r.deliveries().due(at(10), 10, &PassOver::default())), vec![delivery]);
+    write(store, |r| r.webhooks().delete(&forged_hook));
+    assert_eq!(read(store, |r| r.webhooks().find(&scope, hook.id())), Some(hook.clone()), "not deleted");
 }
 
 /// A read-only unit of work refuses a write as a failure of its own, and the write never lands.

@@ -1,6 +1,6 @@
 //! Customers.
 
-use super::State;
+use super::{replace_versioned, State};
 use crate::pagination::{Cursor, Page, PageRequest};
 use crate::ports::{CustomerFilter, CustomerRepository, StoreError};
 use crate::scope::Scope;
@@ -27,13 +27,7 @@ impl CustomerRepository for State {
     }
 
     fn update(&mut self, customer: &Customer, expected_version: i64) -> Result<(), StoreError> {
-        let stored = self
-            .customers
-            .iter_mut()
-            .find(|c| c.id == customer.id && c.version == expected_version)
-            .ok_or(StoreError::Conflict)?;
-        *stored = customer.clone();
-        Ok(())
+        replace_versioned(&mut self.customers, customer, expected_version)
     }
 
     fn list(

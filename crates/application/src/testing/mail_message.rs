@@ -23,13 +23,7 @@ impl MailMessageRepository for State {
     }
 
     fn update(&mut self, message: &MailMessage, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(
-            &mut self.mail_messages,
-            message,
-            |m| m.id() == message.id(),
-            MailMessage::version,
-            expected_version,
-        )
+        replace_versioned(&mut self.mail_messages, message, expected_version)
     }
 
     fn latest(&mut self, scope: &Scope, limit: u32) -> Result<Vec<MailMessage>, StoreError> {

@@ -133,17 +133,49 @@ fn in_scope_of(account_id: &AccountId, livemode: bool, scope: &Scope) -> bool {
     *account_id == scope.account_id && livemode == scope.livemode()
 }
 
-/// Replaces the element `matches` picks if its version is `expected_version`.
-fn replace_versioned<T: Clone>(
-    items: &mut [T],
-    value: &T,
-    matches: impl Fn(&T) -> bool,
-    version: impl Fn(&T) -> i64,
-    expected_version: i64,
-) -> Result<(), StoreError> {
-    let stored =
-        items.iter_mut().find(|item| matches(item) && version(item) == expected_version).ok_or(StoreError::Conflict)?;
-    *stored = value.clone();
+/// A row as the stores tell it apart in a write: its id within its tenant (account and mode), and
+/// its version.
+trait Stored {
+    fn key(&self) -> (&str, &AccountId, bool);
+    fn version(&self) -> i64;
+}
+
+/// [`Stored`] for entities with the usual getters.
+macro_rules! stored {
+    ($($entity:ty),* $(,)?) => {$(
+        impl Stored for $entity {
+            fn key(&self) -> (&str, &AccountId, bool) {
+                (self.id().as_str(), self.account_id(), self.livemode())
+            }
+            fn version(&self) -> i64 {
+                <$entity>::version(self)
+            }
+        }
+    )*};
+}
+
+stored!(PaymentIntent, Payment, Refund, SetupIntent, Webhook, CheckoutSession, MailMessage, BillingStatement);
+
+impl Stored for Customer {
+    fn key(&self) -> (&str, &AccountId, bool) {
+        (self.id.as_str(), &self.account_id, self.livemode)
+    }
+    fn version(&self) -> i64 {
+        self.version
+    }
+}
+
+/// The stored row that `value` replaces: the same key, at `expected_version`.
+fn versioned_row<'a, T: Stored>(items: &'a mut [T], value: &T, expected_version: i64) -> Result<&'a mut T, StoreError> {
+    items
+        .iter_mut()
+        .find(|item| item.key() == value.key() && item.version() == expected_version)
+        .ok_or(StoreError::Conflict)
+}
+
+/// Replaces the row of `value`'s key if its version is `expected_version`.
+fn replace_versioned<T: Stored + Clone>(items: &mut [T], value: &T, expected_version: i64) -> Result<(), StoreError> {
+    *versioned_row(items, value, expected_version)? = value.clone();
     Ok(())
 }
 

@@ -17,6 +17,6 @@ impl PaymentRepository for State {
     }
 
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.payments, payment, |p| p.id() == payment.id(), |p| p.version(), expected_version)
+        replace_versioned(&mut self.payments, payment, expected_version)
     }
 }

@@ -22,13 +22,7 @@ impl PaymentIntentRepository for State {
     }
 
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(
-            &mut self.payment_intents,
-            intent,
-            |i| i.id() == intent.id(),
-            |i| i.version(),
-            expected_version,
-        )
+        replace_versioned(&mut self.payment_intents, intent, expected_version)
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {

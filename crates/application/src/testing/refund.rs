@@ -17,6 +17,6 @@ impl RefundRepository for State {
     }
 
     fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.refunds, refund, |r| r.id() == refund.id(), |r| r.version(), expected_version)
+        replace_versioned(&mut self.refunds, refund, expected_version)
     }
 }

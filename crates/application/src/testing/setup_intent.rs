@@ -22,7 +22,7 @@ impl SetupIntentRepository for State {
     }
 
     fn update(&mut self, intent: &SetupIntent, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.setup_intents, intent, |i| i.id() == intent.id(), |i| i.version(), expected_version)
+        replace_versioned(&mut self.setup_intents, intent, expected_version)
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<SetupIntent>, StoreError> {

@@ -1,6 +1,6 @@
 //! Webhooks and how their endpoints answer.
 
-use super::{in_scope_of, replace_versioned, State};
+use super::{in_scope_of, replace_versioned, State, Stored};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{StoreError, WebhookFilter, WebhookRepository};
 use crate::scope::Scope;
@@ -20,12 +20,15 @@ impl WebhookRepository for State {
     }
 
     fn update(&mut self, webhook: &Webhook, expected_version: i64) -> Result<(), StoreError> {
-        replace_versioned(&mut self.webhooks, webhook, |w| w.id() == webhook.id(), Webhook::version, expected_version)
+        replace_versioned(&mut self.webhooks, webhook, expected_version)
     }
 
     fn delete(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
-        self.webhooks.retain(|w| w.id() != webhook.id());
-        self.endpoint_health.remove(webhook.id());
+        let before = self.webhooks.len();
+        self.webhooks.retain(|w| w.key() != webhook.key());
+        if self.webhooks.len() < before {
+            self.endpoint_health.remove(webhook.id());
+        }
         Ok(())
     }
 

@@ -4,7 +4,7 @@ use super::State;
 use crate::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, StoreError};
 use payments_domain::ids::{DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::{DeliveryMove, DeliveryStatus};
+use payments_domain::webhook::{DeliveryMove, DeliveryStatus, Webhook};
 use payments_domain::webhook_delivery::Delivery;
 
 /// A delivery in the fake store, with the lease a worker holds on it.
@@ -99,9 +99,14 @@ impl DeliveryRepository for State {
         }
     }
 
-    fn move_all(&mut self, webhook_id: &WebhookId, change: &DeliveryMove) -> Result<u64, StoreError> {
+    fn move_all(&mut self, webhook: &Webhook, change: &DeliveryMove) -> Result<u64, StoreError> {
         let mut moved = 0;
-        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
+        let of_webhook = |d: &&mut LeasedDelivery| {
+            d.delivery.webhook_id() == webhook.id()
+                && d.delivery.account_id() == webhook.account_id()
+                && d.delivery.livemode() == webhook.livemode()
+        };
+        for leased in self.deliveries.iter_mut().filter(of_webhook) {
             moved += u64::from(leased.delivery.apply(change));
         }
         Ok(moved)
@@ -122,8 +127,11 @@ impl DeliveryRepository for State {
         Ok(())
     }
 
-    fn attempts(&mut self, webhook_id: &WebhookId, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
-        Ok(self.attempts.iter().rev().filter(|a| &a.webhook_id == webhook_id).take(limit as usize).cloned().collect())
+    fn attempts(&mut self, webhook: &Webhook, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        let of_webhook = |a: &&DeliveryAttempt| {
+            &a.webhook_id == webhook.id() && &a.account_id == webhook.account_id() && a.livemode == webhook.livemode()
+        };
+        Ok(self.attempts.iter().rev().filter(of_webhook).take(limit as usize).cloned().collect())
     }
 
     fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError> {
