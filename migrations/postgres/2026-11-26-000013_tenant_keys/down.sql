@@ -1,4 +1,22 @@
 ALTER TABLE webhook_delivery_attempts DROP COLUMN account_id, DROP COLUMN livemode;
+DROP INDEX customer_metadata_pairs;
+CREATE INDEX customer_metadata_pairs ON customer_metadata (account_id, livemode, key, value);
+DROP INDEX payment_methods_of_customer;
+CREATE INDEX payment_methods_of_customer ON payment_methods (account_id, livemode, customer_id, seq);
+DROP INDEX mail_messages_of_scope;
+CREATE INDEX mail_messages_of_scope ON mail_messages (account_id, livemode, seq);
+DROP INDEX billing_statements_of_scope;
+CREATE INDEX billing_statements_of_scope ON billing_statements (account_id, livemode, seq);
+DROP INDEX checkout_sessions_of_scope;
+CREATE INDEX checkout_sessions_of_scope ON checkout_sessions (account_id, livemode, seq);
+DROP INDEX webhooks_listing;
+CREATE INDEX webhooks_listing ON webhooks (account_id, livemode, seq);
+DROP INDEX events_listing;
+CREATE INDEX events_listing ON events (account_id, livemode, seq);
+DROP INDEX payment_intents_listing;
+CREATE INDEX payment_intents_listing ON payment_intents (account_id, livemode, seq);
+DROP INDEX customers_listing;
+CREATE INDEX customers_listing ON customers (account_id, livemode, seq);
 ALTER TABLE billing_statements DROP CONSTRAINT billing_statements_payment_intent_id_key,
     ADD CONSTRAINT billing_statements_payment_intent_id_key UNIQUE (payment_intent_id);
 ALTER TABLE checkout_sessions DROP CONSTRAINT checkout_sessions_payment_intent_id_key,

@@ -29,6 +29,30 @@ ALTER TABLE checkout_sessions DROP CONSTRAINT checkout_sessions_payment_intent_i
 ALTER TABLE billing_statements DROP CONSTRAINT billing_statements_payment_intent_id_key,
     ADD CONSTRAINT billing_statements_payment_intent_id_key UNIQUE (payment_intent_id, account_id, livemode);
 
+-- Lists name the tenant too, and their indexes lead with it: a lookup by key would tie with them
+-- in a plan made before the table has statistics (the taller key index can even lose), and keep
+-- walking the account's rows. A listing index is therefore partial on `seq > 0` (true of every
+-- row), which only a list states: a lookup by key cannot take it, whatever the statistics. The two
+-- indexes that serve filters lead with the filter's column instead.
+DROP INDEX customers_listing;
+CREATE INDEX customers_listing ON customers (account_id, livemode, seq) WHERE seq > 0;
+DROP INDEX payment_intents_listing;
+CREATE INDEX payment_intents_listing ON payment_intents (account_id, livemode, seq) WHERE seq > 0;
+DROP INDEX events_listing;
+CREATE INDEX events_listing ON events (account_id, livemode, seq) WHERE seq > 0;
+DROP INDEX webhooks_listing;
+CREATE INDEX webhooks_listing ON webhooks (account_id, livemode, seq) WHERE seq > 0;
+DROP INDEX checkout_sessions_of_scope;
+CREATE INDEX checkout_sessions_of_scope ON checkout_sessions (account_id, livemode, seq) WHERE seq > 0;
+DROP INDEX billing_statements_of_scope;
+CREATE INDEX billing_statements_of_scope ON billing_statements (account_id, livemode, seq) WHERE seq > 0;
+DROP INDEX mail_messages_of_scope;
+CREATE INDEX mail_messages_of_scope ON mail_messages (account_id, livemode, seq) WHERE seq > 0;
+DROP INDEX payment_methods_of_customer;
+CREATE INDEX payment_methods_of_customer ON payment_methods (customer_id, account_id, livemode, seq);
+DROP INDEX customer_metadata_pairs;
+CREATE INDEX customer_metadata_pairs ON customer_metadata (key, account_id, livemode, value);
+
 -- A webhook's delivery attempts carry their tenant like every other row.
 ALTER TABLE webhook_delivery_attempts ADD COLUMN account_id TEXT, ADD COLUMN livemode BOOLEAN;
 UPDATE webhook_delivery_attempts AS attempt

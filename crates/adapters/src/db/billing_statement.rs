@@ -327,7 +327,7 @@ impl BillingStatementRepository for DbSession<'_> {
         page: &PageRequest,
     ) -> Result<Page<BillingStatement>, StoreError> {
         let mut query = billing_statements::table
-            .filter(in_scope!(billing_statements, scope))
+            .filter(listed!(billing_statements, scope))
             .select(StatementRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

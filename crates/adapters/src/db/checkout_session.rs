@@ -162,7 +162,7 @@ impl CheckoutSessionRow {
 }
 
 /// The session a query found, if any.
-fn first(found: QueryResult<Option<CheckoutSessionRow>>) -> Result<Option<CheckoutSession>, StoreError> {
+fn found_session(found: QueryResult<Option<CheckoutSessionRow>>) -> Result<Option<CheckoutSession>, StoreError> {
     found.map_err(store_error)?.map(CheckoutSessionRow::into_domain).transpose()
 }
 
@@ -191,14 +191,14 @@ impl CheckoutSessionRepository for DbSession<'_> {
             .filter(in_scope!(checkout_sessions, scope))
             .filter(checkout_sessions::id.eq(id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.reading()?).optional())
+        found_session(query.get_result(self.reading()?).optional())
     }
 
     fn find_for_page(&mut self, id: &CheckoutSessionId) -> Result<Option<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
             .filter(checkout_sessions::id.eq(id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.reading()?).optional())
+        found_session(query.get_result(self.reading()?).optional())
     }
 
     fn find_by_payment_intent(
@@ -210,7 +210,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
             .filter(in_scope!(checkout_sessions, scope))
             .filter(checkout_sessions::payment_intent_id.eq(payment_intent_id.to_string()))
             .select(CheckoutSessionRow::as_select());
-        first(query.get_result(self.reading()?).optional())
+        found_session(query.get_result(self.reading()?).optional())
     }
 
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError> {
@@ -226,7 +226,7 @@ impl CheckoutSessionRepository for DbSession<'_> {
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {
         let query = checkout_sessions::table
-            .filter(in_scope!(checkout_sessions, scope))
+            .filter(listed!(checkout_sessions, scope))
             .select(CheckoutSessionRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

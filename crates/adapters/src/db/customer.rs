@@ -177,7 +177,7 @@ impl CustomerRepository for DbSession<'_> {
         page: &PageRequest,
     ) -> Result<Page<Customer>, StoreError> {
         let mut query = customers::table
-            .filter(in_scope!(customers, scope))
+            .filter(listed!(customers, scope))
             .filter(customers::deleted_at.is_null())
             .select(CustomerRow::as_select())
             .limit(i64::from(page.limit()) + 1)
@@ -190,8 +190,7 @@ impl CustomerRepository for DbSession<'_> {
         }
         for condition in &filter.metadata {
             let having = customer_metadata::table
-                .filter(customer_metadata::account_id.eq(scope.account_id.to_string()))
-                .filter(customer_metadata::livemode.eq(scope.livemode()))
+                .filter(in_scope!(customer_metadata, scope))
                 .filter(customer_metadata::key.eq(condition.key.clone()))
                 .select(customer_metadata::customer_id);
             query = match &condition.value {

@@ -126,7 +126,7 @@ impl EventRepository for DbSession<'_> {
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
         let query = events::table
-            .filter(in_scope!(events, scope))
+            .filter(listed!(events, scope))
             .select((EventRow::as_select(), pending_webhooks()))
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

@@ -117,6 +117,7 @@ impl MailMessageRepository for DbSession<'_> {
     fn update(&mut self, message: &MailMessage, expected_version: i64) -> Result<(), StoreError> {
         let update = diesel::update(
             mail_messages::table
+                .filter(in_scope!(mail_messages, message.account_id(), message.livemode()))
                 .filter(mail_messages::id.eq(message.id().to_string()))
                 .filter(mail_messages::version.eq(expected_version)),
         )
@@ -126,8 +127,7 @@ impl MailMessageRepository for DbSession<'_> {
 
     fn latest(&mut self, scope: &Scope, limit: u32) -> Result<Vec<MailMessage>, StoreError> {
         all(mail_messages::table
-            .filter(mail_messages::account_id.eq(scope.account_id.as_str()))
-            .filter(mail_messages::livemode.eq(scope.livemode()))
+            .filter(listed!(mail_messages, scope))
             .order(mail_messages::seq.desc())
             .limit(i64::from(limit))
             .select(MailMessageRow::as_select())

@@ -78,7 +78,7 @@ impl WebhookRow {
 /// with them, [`super::webhook_delivery::make_deliveries`]).
 pub(super) fn enabled_in(connection: &mut AnyConnection, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
     webhooks::table
-        .filter(in_scope!(webhooks, scope))
+        .filter(listed!(webhooks, scope))
         .filter(webhooks::status.eq(WebhookStatus::Enabled.as_str()))
         .select(WebhookRow::as_select())
         .load(connection)
@@ -142,7 +142,7 @@ impl WebhookRepository for DbSession<'_> {
 
     fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError> {
         let mut query = webhooks::table
-            .filter(in_scope!(webhooks, scope))
+            .filter(listed!(webhooks, scope))
             .select(WebhookRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();

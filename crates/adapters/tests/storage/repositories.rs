@@ -71,7 +71,7 @@ fn contract_store(backend: Backend) -> ContractStore {
     ContractStore::new(unit_of_work, database)
 }
 
-fn connect(backend: Backend) -> (TestDatabase, Arc<DieselUnitOfWork>) {
+pub(super) fn connect(backend: Backend) -> (TestDatabase, Arc<DieselUnitOfWork>) {
     let database = TestDatabase::new(backend);
     let url = DatabaseUrl::parse(database.url()).expect("test database URL");
     let pool = url
