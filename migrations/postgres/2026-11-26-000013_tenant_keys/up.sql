@@ -1,39 +1,10 @@
 -- Every query a request makes names its tenant (account_id, livemode), so a PostgreSQL sharded by
--- account_id routes it to one shard. A lookup by id and tenant then needs a key with all three:
--- with the id's index alone, a generic plan cached while a table is nearly empty ties it with the
--- account's listing index (account_id, livemode, seq) and keeps walking the account's rows as the
--- table grows. The key leads with the id, so that no two tenant-led indexes tie either. The tables'
--- primary keys become (id, account_id, livemode) in place of the list position `seq`, which only
--- the listing indexes use; `id` stays unique on its own for the references and the lookups that
--- cannot know the account (hosted pages, background jobs).
-ALTER TABLE customers DROP CONSTRAINT customers_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE payment_intents DROP CONSTRAINT payment_intents_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE payments DROP CONSTRAINT payments_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE refunds DROP CONSTRAINT refunds_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE events DROP CONSTRAINT events_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE webhooks DROP CONSTRAINT webhooks_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE setup_intents DROP CONSTRAINT setup_intents_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE payment_methods DROP CONSTRAINT payment_methods_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE customer_sessions DROP CONSTRAINT customer_sessions_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE checkout_sessions DROP CONSTRAINT checkout_sessions_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE billing_statements DROP CONSTRAINT billing_statements_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE billing_statement_line_items
-    DROP CONSTRAINT billing_statement_line_items_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE mail_messages DROP CONSTRAINT mail_messages_pkey, ADD PRIMARY KEY (id, account_id, livemode);
-ALTER TABLE customer_metadata
-    DROP CONSTRAINT customer_metadata_pkey, ADD PRIMARY KEY (customer_id, account_id, livemode, key);
-
--- The other keys a request looks up by hold the tenant the same way.
-ALTER TABLE checkout_sessions DROP CONSTRAINT checkout_sessions_payment_intent_id_key,
-    ADD CONSTRAINT checkout_sessions_payment_intent_id_key UNIQUE (payment_intent_id, account_id, livemode);
-ALTER TABLE billing_statements DROP CONSTRAINT billing_statements_payment_intent_id_key,
-    ADD CONSTRAINT billing_statements_payment_intent_id_key UNIQUE (payment_intent_id, account_id, livemode);
-
--- Lists name the tenant too, and their indexes lead with it: a lookup by key would tie with them
--- in a plan made before the table has statistics (the taller key index can even lose), and keep
--- walking the account's rows. A listing index is therefore partial on `seq > 0` (true of every
--- row), which only a list states: a lookup by key cannot take it, whatever the statistics. The two
--- indexes that serve filters lead with the filter's column instead.
+-- account_id routes it to one shard: lists, and lookups by key too. A lookup by key must then find no
+-- index but its key's: the listing indexes lead with the tenant, and in a plan made before a table
+-- has statistics a lookup ties with them (the key's taller index can even lose), and the cached plan
+-- goes on walking the account's rows as the table grows. A listing index is therefore partial on
+-- `seq > 0`, true of every row, which only a list states. The two indexes that serve filters lead
+-- with the filter's column instead.
 DROP INDEX customers_listing;
 CREATE INDEX customers_listing ON customers (account_id, livemode, seq) WHERE seq > 0;
 DROP INDEX payment_intents_listing;

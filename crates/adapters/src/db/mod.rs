@@ -5,12 +5,11 @@
 ///
 /// Every query a request makes names its tenant this way, a lookup by id or by another unique key
 /// too, so a PostgreSQL sharded by `account_id` (Citus) sends it to one shard. A lookup is served by
-/// a unique key of the key and the tenant (on PostgreSQL `(id, account_id, livemode)`, migration
-/// `tenant_keys`), and no other index can serve it: the listing indexes, which lead with the tenant,
-/// are partial on a condition only lists state ([`listed!`]). Otherwise a plan cached before the
-/// table had statistics could take the listing index and walk every row of the account on each
-/// lookup as the table grew (docs/benchmarks.md). The storage tests in `tenant_keys.rs` check the
-/// plans on both backends.
+/// its key's index and by no other: the listing indexes, which lead with the tenant, are partial on
+/// a condition only lists state ([`listed!`]). Otherwise a plan cached before the table had
+/// statistics could take the listing index and walk every row of the account on each lookup as the
+/// table grew (docs/benchmarks.md). The storage tests in `tenant_keys.rs` check the plans on both
+/// backends.
 ///
 /// Lookups load with `get_result`, never `first`: diesel's `first` adds `LIMIT ?`, and SQLite
 /// peeks at a bound `LIMIT` when it compiles a statement, so it compiles the statement again each

@@ -1,5 +1,5 @@
 //! A lookup by key that names its tenant keeps to the key's index on both backends: on PostgreSQL in
-//! the generic plan a prepared statement caches while its table is still empty, on SQLite in the
+//! the generic plan a prepared statement caches while its table is empty or growing, on SQLite in the
 //! plan its planner makes without statistics. If it did not, the plan would walk the account's
 //! listing index and filter by the key, and go on doing so as the table grew.
 
