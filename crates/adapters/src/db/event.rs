@@ -5,10 +5,9 @@ use super::error::store_error;
 use super::json::{invalid, parse_id};
 use super::schema::{events, webhook_deliveries};
 use super::session::DbSession;
-use super::webhook_delivery::OUTSTANDING;
+use super::webhook_delivery::Outstanding;
 use diesel::dsl::Eq;
 use diesel::prelude::*;
-use diesel::sql_types::Bool;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{EventRepository, StoreError};
 use payments_application::Scope;
@@ -62,7 +61,7 @@ type PendingWebhooks = diesel::dsl::Select<
             diesel::dsl::Filter<webhook_deliveries::table, Eq<webhook_deliveries::account_id, events::account_id>>,
             Eq<webhook_deliveries::event_id, events::id>,
         >,
-        diesel::expression::SqlLiteral<Bool>,
+        Outstanding,
     >,
     diesel::dsl::CountStar,
 >;
@@ -71,7 +70,7 @@ fn pending_webhooks() -> diesel::dsl::SingleValue<PendingWebhooks> {
     webhook_deliveries::table
         .filter(webhook_deliveries::account_id.eq(events::account_id))
         .filter(webhook_deliveries::event_id.eq(events::id))
-        .filter(diesel::dsl::sql::<Bool>(OUTSTANDING))
+        .filter(Outstanding)
         .count()
         .single_value()
 }

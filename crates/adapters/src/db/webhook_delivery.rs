@@ -24,6 +24,25 @@ use payments_domain::webhook_delivery::{fan_out, Delivery, StoredDelivery};
 /// backends can use that index whatever plan they cache.
 pub(super) const OUTSTANDING: &str = "webhook_deliveries.status IN ('pending', 'paused')";
 
+/// [`OUTSTANDING`] as a condition the connection's statement cache keeps: diesel's `sql` literal
+/// would keep every statement holding it (an event's `pending_webhooks`) out of the cache.
+#[derive(Debug, Clone, Copy, diesel::query_builder::QueryId, diesel::expression::ValidGrouping)]
+pub(super) struct Outstanding;
+
+impl diesel::Expression for Outstanding {
+    type SqlType = diesel::sql_types::Bool;
+}
+
+// Like a literal, it may appear in any query naming `webhook_deliveries`, a correlated subquery too.
+impl<QS> diesel::AppearsOnTable<QS> for Outstanding {}
+
+impl<DB: diesel::backend::Backend> diesel::query_builder::QueryFragment<DB> for Outstanding {
+    fn walk_ast<'b>(&'b self, mut out: diesel::query_builder::AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql(OUTSTANDING);
+        Ok(())
+    }
+}
+
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = deliveries, treat_none_as_default_value = false)]
 pub(super) struct DeliveryRow {
@@ -289,8 +308,18 @@ impl DeliveryRepository for DbSession<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::OUTSTANDING;
+    use super::{deliveries, Outstanding, OUTSTANDING};
+    use diesel::prelude::*;
+    use diesel::query_builder::QueryFragment;
     use payments_domain::webhook::DeliveryStatus;
+
+    #[test]
+    fn a_count_of_outstanding_deliveries_stays_in_the_statement_cache() {
+        let count = deliveries::table.filter(Outstanding).count();
+        assert!(QueryFragment::<diesel::pg::Pg>::is_safe_to_cache_prepared(&count, &diesel::pg::Pg).unwrap());
+        let sql = diesel::debug_query::<diesel::pg::Pg, _>(&count).to_string();
+        assert!(sql.contains(OUTSTANDING), "the literal the partial index names: {sql}");
+    }
 
     #[test]
     fn the_outstanding_condition_names_exactly_the_outstanding_statuses() {
