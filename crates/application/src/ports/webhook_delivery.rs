@@ -30,6 +30,24 @@ pub struct DeliveryAttempt {
     pub duration_ms: i64,
 }
 
+impl DeliveryAttempt {
+    /// The attempt to send `delivery` at `attempted_at`, with what came of it.
+    #[must_use]
+    pub fn of(delivery: &Delivery, attempted_at: Timestamp, outcome: &AttemptOutcome) -> Self {
+        Self {
+            account_id: delivery.account_id().clone(),
+            livemode: delivery.livemode(),
+            delivery_id: delivery.id().clone(),
+            webhook_id: delivery.webhook_id().clone(),
+            event_id: delivery.event_id().clone(),
+            attempted_at,
+            status_code: outcome.status_code,
+            error: outcome.error.clone(),
+            duration_ms: outcome.duration_ms,
+        }
+    }
+}
+
 /// Deliveries and their attempts. Deliveries are found across scopes by the delivery worker.
 pub trait DeliveryRepository {
     /// Stores `deliveries`.

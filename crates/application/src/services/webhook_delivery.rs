@@ -205,17 +205,7 @@ impl WebhookDeliveryService {
                 if !repositories.deliveries().settle(&delivery, owner)? {
                     continue;
                 }
-                recorded.push(DeliveryAttempt {
-                    account_id: delivery.account_id().clone(),
-                    livemode: delivery.livemode(),
-                    delivery_id: delivery.id().clone(),
-                    webhook_id: delivery.webhook_id().clone(),
-                    event_id: delivery.event_id().clone(),
-                    attempted_at: now,
-                    status_code: outcome.status_code,
-                    error: outcome.error.clone(),
-                    duration_ms: outcome.duration_ms,
-                });
+                recorded.push(DeliveryAttempt::of(&delivery, now, outcome));
                 outcomes.push((job.delivery.webhook_id(), outcome));
             }
             repositories.deliveries().record_attempts(&recorded)?;

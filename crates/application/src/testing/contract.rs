@@ -778,17 +778,7 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     first.record(&failure, &schedule, at(41), 0.5);
     assert!(!write(store, |r| r.deliveries().settle(&first, "a")), "a lost its lease");
     assert!(write(store, |r| r.deliveries().settle(&first, "b")));
-    let attempt = DeliveryAttempt {
-        account_id: hook.account_id().clone(),
-        livemode: hook.livemode(),
-        delivery_id: first.id().clone(),
-        webhook_id: hook.id().clone(),
-        event_id: first_event.id.clone(),
-        attempted_at: at(41),
-        status_code: Some(503),
-        error: None,
-        duration_ms: 4,
-    };
+    let attempt = DeliveryAttempt::of(&first, at(41), &failure);
     write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
     assert_eq!(read(store, |r| r.deliveries().attempts(&hook, 10)), vec![attempt]);
     let retried = read(store, |r| r.deliveries().due(at(43), 10, &everything));
@@ -1095,17 +1085,8 @@ pub fn a_write_keeps_to_its_tenant(store: &dyn UnitOfWork) {
         r.events().append(std::slice::from_ref(&paid))?;
         r.deliveries().insert(std::slice::from_ref(&delivery))
     });
-    let attempt = DeliveryAttempt {
-        account_id: scope.account_id.clone(),
-        livemode: scope.livemode(),
-        delivery_id: delivery.id().clone(),
-        webhook_id: hook.id().clone(),
-        event_id: paid.id.clone(),
-        attempted_at: at(1),
-        status_code: Some(200),
-        error: None,
-        duration_ms: 3,
-    };
+    let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 3 };
+    let attempt = DeliveryAttempt::of(&delivery, at(1), &ok);
     write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
     assert!(read(store, |r| r.deliveries().attempts(&forged_hook, 10)).is_empty());
     assert_eq!(read(store, |r| r.deliveries().attempts(&hook, 10)), vec![attempt]);
