@@ -10,11 +10,11 @@ from payments_api_client import AuthenticatedClient
 from payments_api_client.api.customers import create_customer, retrieve_customer
 from payments_api_client.api.payment_intents import create_payment_intent, retrieve_payment_intent
 from payments_api_client.models import (
-    CreateCustomerJsonBody,
-    CreateCustomerJsonBodyCurrency,
-    CreatePaymentIntentDataBody,
-    CreatePaymentIntentDataBodyCurrency,
-    CreatePaymentIntentDataBodyPaymentMethodsItem,
+    CreateCustomerRequest,
+    CreateCustomerRequestCurrency,
+    CreatePaymentIntentRequest,
+    CreatePaymentIntentRequestCurrency,
+    CreatePaymentIntentRequestPaymentMethodsItem,
     Customer,
     Error,
     PaymentIntent,
@@ -24,18 +24,18 @@ from payments_api_client.models import (
 def main(base_url: str, secret_key: str) -> None:
     client = AuthenticatedClient(base_url=base_url, token=secret_key, raise_on_unexpected_status=True)
 
-    body = CreateCustomerJsonBody(
-        name="Generated Client", email="generated@example.com", currency=CreateCustomerJsonBodyCurrency.PHP
+    body = CreateCustomerRequest(
+        name="Generated Client", email="generated@example.com", currency=CreateCustomerRequestCurrency.PHP
     )
     customer = create_customer.sync(client=client, body=body)
     assert isinstance(customer, Customer), customer
     assert customer.id.startswith("cus_") and customer.name == "Generated Client", customer
 
     # The form encoding, as PayRex's own clients send it.
-    intent_body = CreatePaymentIntentDataBody(
+    intent_body = CreatePaymentIntentRequest(
         amount=10_000,
-        currency=CreatePaymentIntentDataBodyCurrency.PHP,
-        payment_methods=[CreatePaymentIntentDataBodyPaymentMethodsItem.CARD],
+        currency=CreatePaymentIntentRequestCurrency.PHP,
+        payment_methods=[CreatePaymentIntentRequestPaymentMethodsItem.CARD],
         customer_id=customer.id,
     )
     intent = create_payment_intent.sync(client=client, body=intent_body, idempotency_key=f"generated-{customer.id}")
@@ -49,7 +49,7 @@ def main(base_url: str, secret_key: str) -> None:
 
     refused = create_customer.sync(
         client=client,
-        body=CreateCustomerJsonBody(name="x" * 256, email="e@example.com", currency=CreateCustomerJsonBodyCurrency.PHP),
+        body=CreateCustomerRequest(name="x" * 256, email="e@example.com", currency=CreateCustomerRequestCurrency.PHP),
     )
     assert isinstance(refused, Error), refused
     assert refused.errors[0].code == "parameter_invalid" and refused.errors[0].parameter == "name", refused

@@ -47,6 +47,10 @@ def main(base_url, secret_key):
         {"url": "http://127.0.0.1:9/hooks", "events": EVENT_TYPES, "description": "payrex-python"}
     )
     check(list(webhook.events) == EVENT_TYPES, "a webhook listens to twelve event types, in order")
+    client.webhooks.disable(webhook.id)
+    disabled = [w.id for w in client.webhooks.list({"status": "disabled", "limit": 100}).data]
+    enabled = [w.id for w in client.webhooks.list({"status": "enabled", "limit": 100}).data]
+    check(webhook.id in disabled and webhook.id not in enabled, "the webhook list filters by status")
     bins = ["424242"] + [str(520000 + i) for i in range(11)]
     intent = client.payment_intents.create(
         {
@@ -136,6 +140,9 @@ def main(base_url, secret_key):
         check(page.status == 200 and "Pay ₱3,123.45" in page.read().decode(), "its page offers to pay the total")
     expired = client.checkout_sessions.expire(checkout.id)
     check(expired.status == "expired" and expired.payment_intent["status"] == "canceled", "and it expires")
+    by_status = [s.id for s in client.checkout_sessions.list({"status": "expired", "limit": 100}).data]
+    still_active = [s.id for s in client.checkout_sessions.list({"status": "active", "limit": 100}).data]
+    check(checkout.id in by_status and checkout.id not in still_active, "the list filters by status")
 
     check_billing_statements(client, base_url.rstrip("/"), secret_key)
 

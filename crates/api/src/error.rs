@@ -136,6 +136,17 @@ impl ApiError {
         Self::new(StatusCode::NOT_FOUND, "route_not_found", format!("No route serves {method} {path}."))
     }
 
+    /// 405 `method_not_allowed` for a method a path does not serve; the answer's `Allow` header
+    /// names the ones it does (see [`crate::routes::allow_only`]).
+    #[must_use]
+    pub fn method_not_allowed(method: &str, path: &str, allowed: &str) -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!("{path} does not serve {method}; it serves {allowed}."),
+        )
+    }
+
     /// 413 past the body limit.
     #[must_use]
     pub fn payload_too_large(limit: usize) -> Self {

@@ -14,15 +14,15 @@ use payments_adapters::metrics::CONTENT_TYPE;
 use sha2::{Digest, Sha256};
 use std::time::Instant;
 
-/// Registers `/metrics` when enabled; other methods answer like an unknown route.
+/// Registers `/metrics` when enabled (GET and HEAD); other methods answer 405 with `Allow`.
 pub fn configure(config: &mut web::ServiceConfig, settings: &MetricsSettings) {
     if settings.enabled {
         let token = web::Data::new(MetricsToken(Some(settings.bearer_token.clone()).filter(|t| !t.is_empty())));
         config.service(
             web::resource("/metrics")
                 .app_data(token)
-                .route(web::get().to(metrics))
-                .default_service(web::to(crate::routes::route_not_found)),
+                .route(crate::routes::get_or_head().to(metrics))
+                .default_service(crate::routes::allow_only(&[actix_web::http::Method::GET])),
         );
     }
 }

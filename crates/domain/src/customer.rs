@@ -266,6 +266,8 @@ pub struct SequenceNumber(i64);
 impl SequenceNumber {
     /// Largest accepted value, so numbers stay readable and fit every integer column.
     pub const MAXIMUM: i64 = 999_999_999_999;
+    /// The digits of [`SequenceNumber::MAXIMUM`].
+    pub const DIGITS: u32 = 12;
 
     /// # Errors
     /// `parameter_invalid` unless `text` is a whole number from 1 to 999999999999.

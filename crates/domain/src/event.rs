@@ -163,6 +163,8 @@ pub struct Event {
     pub account_id: AccountId,
     pub livemode: bool,
     pub event_type: EventType,
+    /// The id of the object the event is about (its `data.id`).
+    pub object_id: String,
     /// Deliveries of this event not yet delivered, failed or canceled.
     pub pending_webhooks: i64,
     pub created_at: Timestamp,

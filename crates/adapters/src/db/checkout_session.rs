@@ -8,7 +8,7 @@ use super::session::DbSession;
 use super::write_batch::Expect;
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
-use payments_application::ports::{CheckoutSessionRepository, StoreError};
+use payments_application::ports::{CheckoutSessionFilter, CheckoutSessionRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::checkout_session::{
     BillingDetailsCollection, CheckoutSession, CheckoutSessionStatus, LineItem, NewCheckoutSession,
@@ -224,12 +224,23 @@ impl CheckoutSessionRepository for DbSession<'_> {
         self.write(update, Expect::OneRow)
     }
 
-    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {
-        let query = checkout_sessions::table
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &CheckoutSessionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<CheckoutSession>, StoreError> {
+        let mut query = checkout_sessions::table
             .filter(listed!(checkout_sessions, scope))
             .select(CheckoutSessionRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();
+        if let Some(status) = filter.status {
+            query = query.filter(checkout_sessions::status.eq(status.as_str()));
+        }
+        if let Some(reference) = &filter.customer_reference_id {
+            query = query.filter(checkout_sessions::customer_reference_id.eq(reference));
+        }
         let query = match page.cursor() {
             None => query.order(checkout_sessions::seq.desc()),
             Some(Cursor::After(id)) => query

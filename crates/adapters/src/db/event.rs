@@ -9,7 +9,7 @@ use super::webhook_delivery::Outstanding;
 use diesel::dsl::Eq;
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
-use payments_application::ports::{EventRepository, StoreError};
+use payments_application::ports::{EventFilter, EventRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
@@ -22,6 +22,7 @@ struct EventRow {
     account_id: String,
     livemode: bool,
     event_type: String,
+    object_id: String,
     created_at: i64,
     body: String,
 }
@@ -36,6 +37,7 @@ impl EventRow {
             account_id: event.account_id.to_string(),
             livemode: event.livemode,
             event_type: event.event_type.as_str().to_owned(),
+            object_id: event.object_id.clone(),
             created_at: event.created_at.unix_seconds(),
             body: event.body.clone(),
         }
@@ -47,6 +49,7 @@ impl EventRow {
             account_id: parse_id("account id", &row.account_id, AccountId::parse)?,
             livemode: row.livemode,
             event_type: EventType::parse(&row.event_type).map_err(invalid("event type"))?,
+            object_id: row.object_id,
             pending_webhooks: pending_webhooks.unwrap_or(0),
             created_at: Timestamp::from_unix_seconds(row.created_at),
             body: row.body,
@@ -123,12 +126,18 @@ impl EventRepository for DbSession<'_> {
             .collect()
     }
 
-    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
-        let query = events::table
+    fn list(&mut self, scope: &Scope, filter: &EventFilter, page: &PageRequest) -> Result<Page<Event>, StoreError> {
+        let mut query = events::table
             .filter(listed!(events, scope))
             .select((EventRow::as_select(), pending_webhooks()))
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();
+        if let Some(event_type) = filter.event_type {
+            query = query.filter(events::event_type.eq(event_type.as_str()));
+        }
+        if let Some(object_id) = &filter.object_id {
+            query = query.filter(events::object_id.eq(object_id));
+        }
         let query = match page.cursor() {
             None => query.order(events::seq.desc()),
             Some(Cursor::After(id)) => {

@@ -243,6 +243,7 @@ diesel::table! {
         event_type -> Text,
         created_at -> BigInt,
         body -> Text,
+        object_id -> Text,
     }
 }
 

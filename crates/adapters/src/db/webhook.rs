@@ -152,6 +152,9 @@ impl WebhookRepository for DbSession<'_> {
         if let Some(description) = &filter.description {
             query = query.filter(webhooks::description.eq(description));
         }
+        if let Some(status) = filter.status {
+            query = query.filter(webhooks::status.eq(status.as_str()));
+        }
         query = match page.cursor() {
             None => query.order(webhooks::seq.desc()),
             Some(Cursor::After(id)) => {

@@ -20,6 +20,23 @@ pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static st
     all.iter().map(|value| name(*value)).collect()
 }
 
+/// `number` when it is a whole number within `i64` (JSON Schema counts `2000.0` as an integer).
+#[allow(clippy::cast_possible_truncation, clippy::float_cmp)]
+fn whole(number: f64) -> Option<i64> {
+    // 2^63 is exact in f64; every f64 below it in magnitude with no fraction fits an i64.
+    let limit = 9_223_372_036_854_775_808.0;
+    (number.fract() == 0.0 && number >= -limit && number < limit).then_some(number as i64)
+}
+
+/// Digits, with an optional sign and an optional fraction of zeros only (`2000`, `2000.0`).
+fn whole_in_digits(text: &str) -> Option<i64> {
+    let (integral, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if !fraction.bytes().all(|b| b == b'0') || (integral.is_empty() || integral == "-" || integral == "+") {
+        return None;
+    }
+    integral.parse::<i64>().ok()
+}
+
 /// A parameter map being read. Each read removes the parameter; [`Params::finish`] reports what
 /// was left (unknown parameters) together with every error met on the way.
 #[derive(Debug, Default)]
@@ -158,6 +175,20 @@ impl Params {
         self.string(key, CHOICE_LENGTH)
     }
 
+    /// One value of the closed set `all`, named by `name` (a status, an event type); another
+    /// string is `parameter_invalid` listing the choices.
+    pub fn one_of<T: Copy>(&mut self, key: &str, all: &[T], name: fn(T) -> &'static str) -> Option<T> {
+        let text = self.choice(key, || names(all, name))?;
+        let found = all.iter().copied().find(|value| name(*value) == text);
+        if found.is_none() {
+            let choices = names(all, name).join(", ");
+            let detail = format!("The parameter {} must be one of {choices}.", self.name(key));
+            let name = self.name(key);
+            self.push(FieldError::invalid(name, detail));
+        }
+        found
+    }
+
     /// As [`Params::choice`], for a parameter that must be present.
     pub fn required_choice(&mut self, key: &str, names: impl FnOnce() -> Vec<&'static str>) -> Option<String> {
         let value = self.choice(key, names);
@@ -175,6 +206,23 @@ impl Params {
             return None;
         }
         self.string_list(key, max_items, CHOICE_LENGTH)
+    }
+
+    /// Marks the list `key` as holding at least one item in the document; the caller's own check
+    /// refuses an empty one with its own words.
+    pub fn non_empty(&mut self, key: &str) {
+        if let Some(shape) = &mut self.shape {
+            shape.non_empty(key);
+        }
+    }
+
+    /// A whole number from 1 up to `max_digits` digits, sent as a number or in digits, as text for
+    /// the caller's parser.
+    pub fn positive_whole_number(&mut self, key: &str, max_digits: u32) -> Option<String> {
+        if self.describe(key, || shape::positive_whole_number(max_digits)) {
+            return None;
+        }
+        self.string_or_integer(key, CHOICE_LENGTH)
     }
 
     /// A string parameter for which a client may also send a whole number.
@@ -211,8 +259,8 @@ impl Params {
             return None;
         }
         let parsed = match self.take(key)? {
-            Value::Number(number) => number.as_i64(),
-            Value::String(text) => text.trim().parse::<i64>().ok(),
+            Value::Number(number) => number.as_i64().or_else(|| number.as_f64().and_then(whole)),
+            Value::String(text) => whole_in_digits(text.trim()),
             _ => None,
         };
         if parsed.is_none() {
@@ -572,12 +620,19 @@ mod tests {
     }
 
     #[test]
-    fn integers_come_as_numbers_or_digit_strings_but_never_as_floats() {
-        let mut p = params(json!({"a": 5, "b": "7", "c": 2.5, "d": "x"}));
+    fn integers_come_as_numbers_or_digit_strings_but_never_with_a_fraction() {
+        let mut p = params(json!({"a": 5, "b": "7", "c": 2.5, "d": "x", "e": 2000.0, "f": "2000.00", "g": "1.5"}));
         assert_eq!((p.integer("a"), p.integer("b"), p.integer("c"), p.integer("d")), (Some(5), Some(7), None, None));
+        assert_eq!((p.integer("e"), p.integer("f"), p.integer("g")), (Some(2000), Some(2000), None), "zero fractions");
+        let mut q = params(json!({"a": 1e19, "b": ".0", "c": "-", "d": "1e3"}));
+        assert_eq!((q.integer("a"), q.integer("b"), q.integer("c"), q.integer("d")), (None, None, None, None));
         assert_eq!(
             codes(p.finish(Some(()))),
-            vec![("c".into(), "parameter_type_invalid"), ("d".into(), "parameter_type_invalid")]
+            vec![
+                ("c".into(), "parameter_type_invalid"),
+                ("d".into(), "parameter_type_invalid"),
+                ("g".into(), "parameter_type_invalid")
+            ]
         );
     }
 

@@ -6,6 +6,10 @@
 use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::RefOr;
 
+/// What every string the service reads must match: no NUL character (PostgreSQL's text cannot hold
+/// one, so it is refused everywhere, whatever the backend).
+const WITHOUT_NUL: &str = "^[^\\x00]*$";
+
 /// The parameters one decoder reads, in the order it reads them.
 #[derive(Default)]
 pub struct Shape {
@@ -29,11 +33,28 @@ impl Shape {
         }
     }
 
-    /// Marks a parameter as required.
+    /// Marks a parameter as required. An empty string counts as absent, so a required string has
+    /// at least one character.
     pub(super) fn require(&mut self, key: &str) {
         if !self.required.iter().any(|name| name == key) {
             self.required.push(key.to_owned());
         }
+        if let Some(Schema::Object(object)) = self.schema_of(key) {
+            if object.min_length.is_none() && object.enum_values.is_none() && accepts_strings(&object.schema_type) {
+                object.min_length = Some(1);
+            }
+        }
+    }
+
+    /// Marks a list parameter as holding at least one item.
+    pub(super) fn non_empty(&mut self, key: &str) {
+        if let Some(Schema::Array(array)) = self.schema_of(key) {
+            array.min_items = Some(1);
+        }
+    }
+
+    fn schema_of(&mut self, key: &str) -> Option<&mut Schema> {
+        self.properties.iter_mut().find(|(name, _)| name == key).map(|(_, schema)| schema)
     }
 
     /// The parameters and whether each is required, in reading order.
@@ -68,9 +89,19 @@ impl Shape {
     }
 }
 
+fn accepts_strings(schema_type: &SchemaType) -> bool {
+    match schema_type {
+        SchemaType::Type(kind) => *kind == Type::String,
+        SchemaType::Array(kinds) => kinds.contains(&Type::String),
+        SchemaType::AnyValue => false,
+    }
+}
+
 /// A string of at most `max_chars` characters.
 pub(super) fn string(max_chars: usize) -> Schema {
-    Schema::Object(ObjectBuilder::new().schema_type(Type::String).max_length(Some(max_chars)).build())
+    Schema::Object(
+        ObjectBuilder::new().schema_type(Type::String).max_length(Some(max_chars)).pattern(Some(WITHOUT_NUL)).build(),
+    )
 }
 
 /// One of the strings `names`.
@@ -82,14 +113,38 @@ pub(super) fn choice(names: Vec<&'static str>) -> Schema {
 pub(super) fn formatted_string(max_chars: usize, format: &str) -> Schema {
     let format = utoipa::openapi::SchemaFormat::Custom(format.to_owned());
     Schema::Object(
-        ObjectBuilder::new().schema_type(Type::String).max_length(Some(max_chars)).format(Some(format)).build(),
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .max_length(Some(max_chars))
+            .format(Some(format))
+            .pattern(Some(WITHOUT_NUL))
+            .build(),
     )
 }
 
 /// A string, or a whole number sent for it.
 pub(super) fn string_or_integer(max_chars: usize) -> Schema {
     let types = SchemaType::from_iter([Type::String, Type::Integer]);
-    Schema::Object(ObjectBuilder::new().schema_type(types).max_length(Some(max_chars)).build())
+    Schema::Object(
+        ObjectBuilder::new().schema_type(types).max_length(Some(max_chars)).pattern(Some(WITHOUT_NUL)).build(),
+    )
+}
+
+/// A whole number from 1 up to `max_digits` digits, as a number or written in digits (leading
+/// zeros allowed).
+pub(super) fn positive_whole_number(max_digits: u32) -> Schema {
+    let types = SchemaType::from_iter([Type::String, Type::Integer]);
+    let maximum = 10_i64.pow(max_digits) - 1;
+    let digits = format!("^0*[1-9][0-9]{{0,{}}}$", max_digits - 1);
+    Schema::Object(
+        ObjectBuilder::new()
+            .schema_type(types)
+            .minimum(Some(1))
+            .maximum(Some(maximum))
+            .pattern(Some(digits))
+            .max_length(Some(payments_domain::limits::CHOICE_LENGTH))
+            .build(),
+    )
 }
 
 /// A whole number within `minimum..=maximum` when given.
@@ -121,8 +176,14 @@ pub(super) fn string_map(
     max_key_chars: Option<usize>,
     max_value_chars: Option<usize>,
 ) -> Schema {
-    let value = ObjectBuilder::new().schema_type(Type::String).max_length(max_value_chars).build();
-    let names = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(max_key_chars).build();
+    let value =
+        ObjectBuilder::new().schema_type(Type::String).max_length(max_value_chars).pattern(Some(WITHOUT_NUL)).build();
+    let names = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(max_key_chars)
+        .pattern(Some(WITHOUT_NUL))
+        .build();
     Schema::Object(
         ObjectBuilder::new()
             .schema_type(Type::Object)

@@ -36,6 +36,7 @@ pub fn document(base_url: &str) -> OpenApi {
     let endpoints = crate::routes::endpoints();
     let mut paths = Paths::new();
     let mut schemas = Vec::new();
+    let mut requests = Vec::new();
     let mut tags: Vec<Tag> = Vec::new();
     for endpoint in endpoints.iter().filter(|endpoint| endpoint.alias_of.is_none()) {
         collect_schemas(endpoint, &mut schemas);
@@ -45,13 +46,14 @@ pub fn document(base_url: &str) -> OpenApi {
         paths.add_path_operation(
             endpoint.path,
             vec![operation::method(&endpoint.method)],
-            operation::of(endpoint, &endpoints),
+            operation::of(endpoint, &endpoints, &mut requests),
         );
     }
     add_aliases(&mut paths, &endpoints);
     Component::of::<ErrorBody>().collect_into(&mut schemas);
     let webhooks = webhooks::paths(&mut schemas);
     require_present_properties(&mut schemas);
+    schemas.append(&mut requests);
 
     let secret_key = Http::builder()
         .scheme(HttpAuthScheme::Basic)

@@ -25,8 +25,14 @@ pub(super) fn method(method: &Method) -> HttpMethod {
     }
 }
 
-/// The operation an endpoint serves; `endpoints` are all of them, for the links of a create.
-pub(super) fn of(endpoint: &Endpoint, endpoints: &[Endpoint]) -> Operation {
+/// The operation an endpoint serves; `endpoints` are all of them, for the links of a create. A
+/// request body's schema joins `requests`, named after the operation (`CreateCustomerRequest`), so
+/// generated clients name their models after what they are.
+pub(super) fn of(
+    endpoint: &Endpoint,
+    endpoints: &[Endpoint],
+    requests: &mut Vec<(String, RefOr<Schema>)>,
+) -> Operation {
     let mut operation = OperationBuilder::new()
         .operation_id(Some(endpoint.operation_id))
         .summary(Some(endpoint.summary))
@@ -81,7 +87,9 @@ pub(super) fn of(endpoint: &Endpoint, endpoints: &[Endpoint]) -> Operation {
                 );
             }
         }
-        Some(input @ Input::Body(_)) => operation = operation.request_body(Some(request_body(input))),
+        Some(input @ Input::Body(_)) => {
+            operation = operation.request_body(Some(request_body(input, endpoint.operation_id, requests)));
+        }
         None => {}
     }
     let mut success =
@@ -126,8 +134,13 @@ fn is_object(schema: &Schema) -> bool {
     matches!(schema, Schema::Object(object) if object.schema_type == SchemaType::Type(Type::Object))
 }
 
-/// The body's parameters, as JSON or as a form whose nested parameters use bracket keys.
-fn request_body(input: &Input) -> utoipa::openapi::request_body::RequestBody {
+/// The body's parameters, as JSON or as a form whose nested parameters use bracket keys; the schema
+/// is the component `requests` gains, named after `operation_id`.
+fn request_body(
+    input: &Input,
+    operation_id: &str,
+    requests: &mut Vec<(String, RefOr<Schema>)>,
+) -> utoipa::openapi::request_body::RequestBody {
     let parameters = input.shape().parameters();
     let required = parameters.iter().any(|(_, _, required)| *required);
     let mut form = Content::builder();
@@ -137,12 +150,27 @@ fn request_body(input: &Input) -> utoipa::openapi::request_body::RequestBody {
             form = form.encoding(name, bracketed);
         }
     }
-    let schema = Shape::object_of(parameters);
+    let name = request_name(operation_id);
+    requests.push((name.clone(), RefOr::T(Shape::object_of(parameters))));
+    let schema = RefOr::Ref(Ref::from_schema_name(name));
     RequestBodyBuilder::new()
         .required(Some(if required { Required::True } else { Required::False }))
         .content(JSON, Content::new(Some(schema.clone())))
         .content(FORM, form.schema(Some(schema)).build())
         .build()
+}
+
+/// `create_customer` → `CreateCustomerRequest`.
+fn request_name(operation_id: &str) -> String {
+    let mut name: String = operation_id
+        .split('_')
+        .map(|word| {
+            let mut letters = word.chars();
+            letters.next().map(|first| first.to_ascii_uppercase().to_string() + letters.as_str()).unwrap_or_default()
+        })
+        .collect();
+    name.push_str("Request");
+    name
 }
 
 /// The schema of a successful answer.

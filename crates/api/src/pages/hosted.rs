@@ -3,8 +3,8 @@
 //! into a page, the stylesheet and default images, and how money and methods read on a page.
 
 use actix_web::cookie::{Cookie, SameSite};
-use actix_web::http::{header, StatusCode};
-use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
+use actix_web::http::{header, Method, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder, Route};
 use askama::Template;
 use payments_adapters::id_generator::RandomIds;
 use payments_application::ports::IdGenerator;
@@ -23,12 +23,16 @@ pub(super) const FORM_TOKEN_FIELD: &str = "form_token";
 const FORM_TOKEN_LENGTH: usize = 32;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
+    let css = || asset("text/css; charset=utf-8", include_str!("../../assets/pages.css"));
+    let svg = || asset("image/svg+xml", include_str!("../../assets/item.svg"));
+    let get_only = || crate::routes::allow_only(&[Method::GET]);
     config
-        .route(
-            "/assets/pages.css",
-            web::get().to(|| asset("text/css; charset=utf-8", include_str!("../../assets/pages.css"))),
+        .service(
+            web::resource("/assets/pages.css").route(crate::routes::get_or_head().to(css)).default_service(get_only()),
         )
-        .route("/assets/item.svg", web::get().to(|| asset("image/svg+xml", include_str!("../../assets/item.svg"))));
+        .service(
+            web::resource("/assets/item.svg").route(crate::routes::get_or_head().to(svg)).default_service(get_only()),
+        );
 }
 
 async fn asset(content_type: &'static str, body: &'static str) -> HttpResponse {
@@ -94,6 +98,17 @@ pub(super) fn message(
     test_mode: bool,
 ) -> HttpResponse {
     html(status, MessagePage { heading, message, link, test_mode }.render())
+}
+
+/// The default service of a page serving `methods`: a 405 page saying `hint`, with `Allow`.
+pub(super) fn not_allowed(methods: &'static [Method], hint: &'static str, test_mode: bool) -> Route {
+    web::to(move || {
+        let mut page = message(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", hint, None, test_mode);
+        if let Ok(allowed) = header::HeaderValue::from_str(&crate::routes::allow_header(methods)) {
+            page.headers_mut().insert(header::ALLOW, allowed);
+        }
+        async move { page }
+    })
 }
 
 /// The form token of the page at the request's path: the one its cookie already holds, or a new

@@ -5,7 +5,7 @@
 use super::hosted::{html, long_date, message};
 use crate::auth::authenticate;
 use crate::state::{blocking, Services};
-use actix_web::http::{header, StatusCode};
+use actix_web::http::{header, Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_domain::account::{KeyKind, Mode};
@@ -18,7 +18,11 @@ const MAILBOX_POLICY: &str = "default-src 'none'; style-src 'self' 'unsafe-inlin
 const SHOWN: u32 = 50;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config.route("/test/mailbox", web::get().to(mailbox));
+    config.service(
+        web::resource("/test/mailbox")
+            .route(crate::routes::get_or_head().to(mailbox))
+            .default_service(crate::routes::allow_only(&[Method::GET])),
+    );
 }
 
 struct Shown<'a> {

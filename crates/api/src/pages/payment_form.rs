@@ -4,12 +4,12 @@
 //! declines shown beside the form), the status pages of an intent in flight, and error pages.
 
 use super::hosted::FORM_TOKEN_FIELD;
-use super::hosted::{form_token, form_token_matches, html, message, method_name, see_other};
+use super::hosted::{form_token, form_token_matches, html, message, method_name, not_allowed, see_other};
 use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::routes::payment_method::payment_method;
 use crate::state::Services;
-use actix_web::http::StatusCode;
+use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_application::services::{AttachOutcome, AttachRequest};
@@ -60,11 +60,10 @@ pub(super) trait PaymentPage: Clone + Send + Sized + 'static {
 /// Registers `path` (with a `{client_secret}` segment) as the page `P`.
 pub(super) fn configure_page<P: PaymentPage>(config: &mut web::ServiceConfig, path: &str) {
     config.service(
-        web::resource(path).route(web::get().to(show::<P>)).route(web::post().to(pay::<P>)).default_service(web::to(
-            || async {
-                message(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "Use the form of the page.", None, false)
-            },
-        )),
+        web::resource(path)
+            .route(crate::routes::get_or_head().to(show::<P>))
+            .route(web::post().to(pay::<P>))
+            .default_service(not_allowed(&[Method::GET, Method::POST], "Use the form of the page.", false)),
     );
 }
 

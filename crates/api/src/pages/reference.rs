@@ -3,7 +3,7 @@
 //! loads nothing from another site (no script at all), so it works offline and behind a firewall.
 
 use super::hosted::html;
-use actix_web::http::{header, StatusCode};
+use actix_web::http::{header, Method, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde_json::{Map, Value};
@@ -31,18 +31,15 @@ impl ApiReference {
 }
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    // HEAD too, for link checkers and monitors; other methods answer like an unknown route.
-    let unknown = || web::to(crate::routes::route_not_found);
+    // HEAD too, for link checkers and monitors; other methods answer 405 with `Allow`.
+    let get_only = || crate::routes::allow_only(&[Method::GET]);
     config
         .service(
             web::resource("/openapi.json")
-                .route(web::get().to(openapi_json))
-                .route(web::head().to(openapi_json))
-                .default_service(unknown()),
+                .route(crate::routes::get_or_head().to(openapi_json))
+                .default_service(get_only()),
         )
-        .service(
-            web::resource("/docs").route(web::get().to(docs)).route(web::head().to(docs)).default_service(unknown()),
-        );
+        .service(web::resource("/docs").route(crate::routes::get_or_head().to(docs)).default_service(get_only()));
 }
 
 async fn openapi_json(reference: web::Data<ApiReference>) -> HttpResponse {

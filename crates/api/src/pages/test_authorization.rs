@@ -3,10 +3,10 @@
 //! `return_url?payment_intent_client_secret=…` (or `setup_intent_client_secret=…` when a card is
 //! being saved by a setup intent).
 
-use super::hosted::{html, message, method_name, pesos, see_other, with_query_pair};
+use super::hosted::{html, message, method_name, not_allowed, pesos, see_other, with_query_pair};
 use crate::decode::BodyParams;
 use crate::state::{blocking, Services};
-use actix_web::http::StatusCode;
+use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use payments_application::ApplicationError;
@@ -18,11 +18,9 @@ use qrcode::QrCode;
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config.service(
         web::resource("/test/authorize/{token}")
-            .route(web::get().to(show))
+            .route(crate::routes::get_or_head().to(show))
             .route(web::post().to(decide))
-            .default_service(web::to(|| async {
-                message(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "Use the buttons of the page.", None, true)
-            })),
+            .default_service(not_allowed(&[Method::GET, Method::POST], "Use the buttons of the page.", true)),
     );
 }
 

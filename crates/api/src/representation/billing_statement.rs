@@ -57,6 +57,16 @@ pub(crate) struct BillingStatementResource<'a, P> {
     payment_settings: PaymentSettings<'a>,
     statement_descriptor: Option<&'a str>,
     due_at: Option<i64>,
+    /// The fields below are read by PayRex's Python client's `BillingStatementEntity` (which shares
+    /// them with checkout sessions): the statement's own where it has one, else `null`.
+    client_secret: &'a str,
+    payment_methods: &'a [PaymentMethodType],
+    customer_reference_id: Option<&'a str>,
+    success_url: Option<&'a str>,
+    cancel_url: Option<&'a str>,
+    setup_future_usage: Option<&'a str>,
+    submit_type: Option<&'a str>,
+    expires_at: Option<i64>,
     created_at: i64,
     updated_at: i64,
 }
@@ -109,6 +119,14 @@ impl<'a, P: Serialize> BillingStatementResource<'a, P> {
             payment_settings: PaymentSettings { payment_methods: &details.payment_methods },
             statement_descriptor: details.statement_descriptor.as_ref().map(StatementDescriptor::as_str),
             due_at: details.due_at.map(Timestamp::unix_seconds),
+            client_secret: statement.client_secret().reveal(),
+            payment_methods: &details.payment_methods,
+            customer_reference_id: None,
+            success_url: None,
+            cancel_url: None,
+            setup_future_usage: None,
+            submit_type: None,
+            expires_at: None,
             created_at: statement.created_at().unix_seconds(),
             updated_at: statement.updated_at().unix_seconds(),
         }

@@ -88,6 +88,7 @@ mod tests {
             account_id: AccountId::from_random("a1"),
             livemode: false,
             event_type: EventType::PaymentPaid,
+            object_id: "pay_1".into(),
             pending_webhooks: 2,
             created_at: Timestamp::from_unix_seconds(1_700_000_000),
             body: String::new(),

@@ -201,14 +201,7 @@ fn list_request(params: &mut Params) -> Option<(BillingStatementFilter, PageRequ
     let customer_id = params
         .string("customer_id", IDENTIFIER_LENGTH)
         .map(|id| CustomerId::parse(&id).unwrap_or_else(|| CustomerId::from_random("0")));
-    let status = params
-        .choice("status", || names(&BillingStatementStatus::ALL, BillingStatementStatus::as_str))
-        .and_then(|status| {
-            let parsed = BillingStatementStatus::parse(&status).ok_or_else(|| {
-                Invalid::value(format!("{status} is not a status; use draft, open, paid, void or uncollectible."))
-            });
-            params.check("status", parsed)
-        });
+    let status = params.one_of("status", &BillingStatementStatus::ALL, BillingStatementStatus::as_str);
     Some((BillingStatementFilter { customer_id, status }, page?))
 }
 

@@ -12,8 +12,11 @@ use crate::representation::envelope::List;
 use crate::representation::payment_intent::PaymentIntentResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
+use payments_application::pagination::PageRequest;
+use payments_application::ports::CheckoutSessionFilter;
 use payments_domain::checkout_session::{
-    expiry, total, BillingDetailsCollection, NewCheckoutSession, NewLineItem, SubmitType, MAX_LINE_ITEMS, NAME_LENGTH,
+    expiry, total, BillingDetailsCollection, CheckoutSessionStatus, NewCheckoutSession, NewLineItem, SubmitType,
+    MAX_LINE_ITEMS, NAME_LENGTH,
 };
 use payments_domain::limits::URL_LENGTH;
 use payments_domain::money::Currency;
@@ -31,7 +34,7 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .answers::<CheckoutSessionResource<PaymentIntentResource>>(),
         Endpoint::get("/checkout_sessions", list)
             .named("list_checkout_sessions", "List checkout sessions, newest first")
-            .query(page_request)
+            .query(list_request)
             .answers::<CheckoutSessionResource<PaymentIntentResource>>()
             .list(),
         Endpoint::get("/checkout_sessions/{id}", retrieve)
@@ -60,9 +63,9 @@ async fn list(
     QueryParams(mut params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = page_request(&mut params);
-    let page = params.finish(page)?;
-    let sessions = blocking(move || services.checkout_sessions.list(&scope, &page)).await?;
+    let request = list_request(&mut params);
+    let (filter, page) = params.finish(request)?;
+    let sessions = blocking(move || services.checkout_sessions.list(&scope, &filter, &page)).await?;
     Ok(ok(&List::of(&sessions, CheckoutSessionResource::new)))
 }
 
@@ -90,6 +93,7 @@ async fn expire(
 
 fn new_checkout_session(params: &mut Params, now: Timestamp) -> Option<NewCheckoutSession<NewLineItem>> {
     let line_items = params.object_list("line_items", MAX_LINE_ITEMS, line_item);
+    params.non_empty("line_items");
     let line_items = line_items.and_then(|items| {
         if items.is_empty() {
             params.push(FieldError::invalid("line_items", "Give at least one line item."));
@@ -158,4 +162,14 @@ fn line_item(params: &mut Params) -> Option<NewLineItem> {
     let amount = params.require("amount", amount);
     let quantity = params.require("quantity", quantity);
     Some(NewLineItem { name: name?, amount: amount?, quantity: quantity?, description, image })
+}
+
+/// A list request: the page and the filters.
+fn list_request(params: &mut Params) -> Option<(CheckoutSessionFilter, PageRequest)> {
+    let page = page_request(params);
+    let filter = CheckoutSessionFilter {
+        status: params.one_of("status", &CheckoutSessionStatus::ALL, CheckoutSessionStatus::as_str),
+        customer_reference_id: params.string("customer_reference_id", REFERENCE_LENGTH),
+    };
+    Some((filter, page?))
 }

@@ -15,7 +15,6 @@ use payments_application::ports::CustomerFilter;
 use payments_domain::customer::{
     Billing, BillingStatementPrefix, Customer, CustomerChanges, CustomerName, Email, NewCustomer, SequenceNumber,
 };
-use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
 
@@ -181,8 +180,9 @@ fn shared_fields(params: &mut Params) -> SharedFields {
         .string(key, BillingStatementPrefix::MAX_LENGTH)
         .and_then(|p| params.check(key, BillingStatementPrefix::new(p)));
     let key = "next_billing_statement_sequence_number";
-    let next_billing_statement_sequence_number =
-        params.string_or_integer(key, CHOICE_LENGTH).and_then(|n| params.check(key, SequenceNumber::parse(&n)));
+    let next_billing_statement_sequence_number = params
+        .positive_whole_number(key, SequenceNumber::DIGITS)
+        .and_then(|n| params.check(key, SequenceNumber::parse(&n)));
     let billing = params.object("billing", |billing| {
         let phone = text_field(billing, "phone");
         let address = billing.object("address", address);

@@ -130,14 +130,14 @@ impl Endpoint {
         }
     }
 
-    /// `GET path`, served by `handler`.
+    /// `GET path` (and HEAD, without the body), served by `handler`.
     pub(crate) fn get<F, Args>(path: &'static str, handler: F) -> Self
     where
         F: Handler<Args>,
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
-        Self::new(Method::GET, path, web::get().to(handler))
+        Self::new(Method::GET, path, super::get_or_head().to(handler))
     }
 
     /// `POST path`, served by `handler`.

@@ -18,7 +18,7 @@ mod setup_intent;
 mod support;
 mod webhook;
 
-pub use support::route_not_found;
+pub use support::{allow_header, allow_only, get_or_head, route_not_found};
 
 use actix_web::http::Method;
 use actix_web::middleware::from_fn;
@@ -49,14 +49,15 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
     resources.into_iter().flat_map(|(tag, endpoints)| endpoints().into_iter().map(move |e| e.tagged(tag))).collect()
 }
 
-/// The routes of one path, and the methods a public key may use there.
+/// The routes of one path, the methods they serve, and those a public key may use there.
 struct PathRoutes {
     path: &'static str,
     routes: Vec<actix_web::Route>,
+    methods: Vec<Method>,
     public_key_methods: Vec<Method>,
 }
 
-/// Registers every endpoint: one resource per path, whose other methods answer `route_not_found`;
+/// Registers every endpoint: one resource per path, whose other methods answer 405 with `Allow`;
 /// a path with operations a public key may call answers CORS requests for them ([`crate::cors`]).
 pub fn configure(config: &mut web::ServiceConfig) {
     let mut paths: Vec<PathRoutes> = Vec::new();
@@ -64,17 +65,23 @@ pub fn configure(config: &mut web::ServiceConfig) {
         let index = match paths.iter().position(|known| known.path == endpoint.path) {
             Some(index) => index,
             None => {
-                paths.push(PathRoutes { path: endpoint.path, routes: Vec::new(), public_key_methods: Vec::new() });
+                paths.push(PathRoutes {
+                    path: endpoint.path,
+                    routes: Vec::new(),
+                    methods: Vec::new(),
+                    public_key_methods: Vec::new(),
+                });
                 paths.len() - 1
             }
         };
         if endpoint.auth == Auth::AnyKey {
             paths[index].public_key_methods.push(endpoint.method.clone());
         }
+        paths[index].methods.push(endpoint.method.clone());
         paths[index].routes.push(endpoint.route);
     }
-    for PathRoutes { path, routes, public_key_methods } in paths {
-        let resource = routes.into_iter().fold(resource(path), actix_web::Resource::route);
+    for PathRoutes { path, routes, methods, public_key_methods } in paths {
+        let resource = routes.into_iter().fold(resource(path, &methods), actix_web::Resource::route);
         if public_key_methods.is_empty() {
             config.service(resource);
         } else {

@@ -86,7 +86,9 @@ fn list_request(params: &mut Params) -> Option<(Option<String>, PageRequest)> {
 
 pub(super) fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
     let methods = || names(&PaymentMethodType::ALL, PaymentMethodType::as_str);
-    let names = params.choice_list("payment_methods", CHOICES, methods)?;
+    let names = params.choice_list("payment_methods", CHOICES, methods);
+    params.non_empty("payment_methods");
+    let names = names?;
     if names.is_empty() {
         let name = params.name("payment_methods");
         params.push(FieldError::invalid(name, "Allow at least one payment method."));

@@ -10,7 +10,7 @@ use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::metadata::Metadata;
-use payments_domain::money::Currency;
+use payments_domain::money::{Amount, Currency};
 use payments_domain::refund::{NewRefund, RefundReason};
 
 pub(super) fn endpoints() -> Vec<Endpoint> {
@@ -56,17 +56,7 @@ fn refund_changes(params: &mut Params) -> Option<Option<Metadata>> {
 
 fn new_refund(params: &mut Params) -> Option<NewRefund> {
     // A refund's amount is any positive part of a payment, so it is not held to the 2000 minimum.
-    let amount = params.integer("amount").and_then(|amount| {
-        if amount < 1 {
-            params.push(payments_domain::validation::FieldError::new(
-                "amount",
-                payments_domain::validation::ErrorCode::ParameterTypeInvalid,
-                "The parameter amount must be a positive whole number of centavos.",
-            ));
-            return None;
-        }
-        Some(amount)
-    });
+    let amount = params.integer_between("amount", Some(1), Some(Amount::MAXIMUM));
     let currency = params
         .required_choice("currency", || names(&Currency::ALL, Currency::code))
         .and_then(|c| params.check("currency", Currency::parse(&c)));

@@ -1,18 +1,48 @@
 //! What every handler shares: registering a resource, answering 200 with JSON, reading a page
-//! request, and the answer for routes that do not exist.
+//! request, and the answers for routes and methods that do not exist.
 
 use crate::decode::Params;
 use crate::error::ApiError;
-use actix_web::{web, HttpRequest, HttpResponse, Resource};
+use actix_web::http::{header, Method};
+use actix_web::{guard, web, HttpRequest, HttpResponse, Resource, ResponseError, Route};
 use payments_application::pagination::PageRequest;
 use payments_application::services::Access;
 use payments_domain::account::KeyKind;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use serde::Serialize;
 
-/// A resource whose unmatched methods answer like an unknown route.
-pub(crate) fn resource(path: &str) -> Resource {
-    web::resource(path).default_service(web::to(route_not_found))
+/// A resource serving `methods` (GET implies HEAD), whose other methods answer 405 with `Allow`.
+pub(crate) fn resource(path: &str, methods: &[Method]) -> Resource {
+    web::resource(path).default_service(allow_only(methods))
+}
+
+/// A route for GET that serves HEAD too: the same answer, whose body the server leaves out.
+#[must_use]
+pub fn get_or_head() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+}
+
+/// The `Allow` header's value for `methods`: HEAD with GET, in the order RFC 9110 lists them.
+#[must_use]
+pub fn allow_header(methods: &[Method]) -> String {
+    let order = [Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE];
+    let allowed =
+        |method: &Method| methods.contains(method) || (*method == Method::HEAD && methods.contains(&Method::GET));
+    order.iter().filter(|method| allowed(method)).map(Method::as_str).collect::<Vec<_>>().join(", ")
+}
+
+/// The default service of a resource serving `methods`: 405 `method_not_allowed`, with `Allow`.
+#[must_use]
+pub fn allow_only(methods: &[Method]) -> Route {
+    let allowed = allow_header(methods);
+    web::to(move |request: HttpRequest| {
+        let error = ApiError::method_not_allowed(request.method().as_str(), request.path(), &allowed);
+        let mut response = error.error_response();
+        if let Ok(value) = header::HeaderValue::from_str(&allowed) {
+            response.headers_mut().insert(header::ALLOW, value);
+        }
+        async move { response }
+    })
 }
 
 /// 404 `route_not_found` for anything no route serves.

@@ -17,7 +17,7 @@ use payments_application::{ApplicationError, Scope};
 use payments_domain::description::Description;
 use payments_domain::event::EventType;
 use payments_domain::limits::{CHOICES, IDENTIFIER_LENGTH, URL_LENGTH};
-use payments_domain::webhook::{NewWebhook, Webhook, WebhookChanges, WebhookUrl};
+use payments_domain::webhook::{NewWebhook, Webhook, WebhookChanges, WebhookStatus, WebhookUrl};
 
 pub(super) fn endpoints() -> Vec<Endpoint> {
     vec![
@@ -193,6 +193,7 @@ fn list_request(params: &mut Params) -> Option<(WebhookFilter, PageRequest)> {
     let filter = WebhookFilter {
         url: params.string("url", URL_LENGTH),
         description: params.string("description", Description::MAX_LENGTH),
+        status: params.one_of("status", &WebhookStatus::ALL, WebhookStatus::as_str),
     };
     Some((filter, page?))
 }
@@ -214,6 +215,7 @@ fn url(params: &mut Params) -> Option<WebhookUrl> {
 }
 
 fn events(params: &mut Params) -> Option<Vec<EventType>> {
-    let given = params.choice_list("events", CHOICES, || names(EventType::ALL, EventType::as_str))?;
-    params.check("events", EventType::parse_list(&given))
+    let given = params.choice_list("events", CHOICES, || names(EventType::ALL, EventType::as_str));
+    params.non_empty("events");
+    params.check("events", EventType::parse_list(&given?))
 }

@@ -17,6 +17,7 @@ on_both_backends!(
     a_declined_card_is_shown_and_another_attempt_pays,
     concurrent_submissions_charge_once,
     the_page_refuses_posts_without_its_form_token,
+    the_page_answers_head_as_get_and_other_methods_405,
     pages_of_unknown_expired_and_other_sessions,
     sessions_are_invisible_to_other_accounts_and_modes,
 );
@@ -416,6 +417,22 @@ async fn the_page_refuses_posts_without_its_form_token(app: TestApp) {
     }
     assert_eq!(retrieve(&app, session["id"].as_str().unwrap()).await["status"], "active");
     assert!(app.event_types().await.is_empty());
+}
+
+async fn the_page_answers_head_as_get_and_other_methods_405(app: TestApp) {
+    let session = create_session(&app, "").await;
+    let url = session["url"].as_str().unwrap();
+    let head = browser().head(url).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert!(head.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(head.bytes().await.unwrap().is_empty(), "HEAD has no body");
+    for method in [reqwest::Method::PUT, reqwest::Method::DELETE, reqwest::Method::TRACE] {
+        let refused = browser().request(method.clone(), url).send().await.unwrap();
+        assert_eq!(refused.status(), 405, "{method}");
+        assert_eq!(refused.headers()["allow"], "GET, HEAD, POST", "{method}");
+        assert!(refused.text().await.unwrap().contains("Use the form of the page"), "{method}");
+    }
+    assert_eq!(retrieve(&app, session["id"].as_str().unwrap()).await["status"], "active");
 }
 
 async fn pages_of_unknown_expired_and_other_sessions(app: TestApp) {

@@ -11,7 +11,7 @@ on_one_backend!(
     an_unsupported_content_type_is_refused,
     a_body_over_the_limit_is_refused,
     malformed_json_is_a_bad_request,
-    unknown_routes_and_methods_answer_route_not_found,
+    unknown_routes_answer_404_and_unserved_methods_405_with_allow,
 );
 
 async fn a_wrapped_json_body_is_accepted(app: TestApp) {
@@ -69,12 +69,25 @@ async fn malformed_json_is_a_bad_request(app: TestApp) {
     }
 }
 
-async fn unknown_routes_and_methods_answer_route_not_found(app: TestApp) {
-    for (method, path) in [(Method::GET, "/nothing"), (Method::PATCH, "/customers"), (Method::POST, "/customers/cus_1")]
-    {
+async fn unknown_routes_answer_404_and_unserved_methods_405_with_allow(app: TestApp) {
+    for (method, path) in [(Method::GET, "/nothing"), (Method::POST, "/customers/cus_1/nothing")] {
         let response = app.request(method.clone(), path, &app.keys.secret_test).send().await.unwrap();
         let (status, body) = read(response).await;
         assert_eq!(status, 404, "{method} {path}");
         single_error(&body, "route_not_found");
     }
+    for (method, path, allowed) in [
+        (Method::PATCH, "/customers", "GET, HEAD, POST"),
+        (Method::POST, "/customers/cus_1", "GET, HEAD, PUT, DELETE"),
+        (Method::TRACE, "/healthz", "GET, HEAD"),
+    ] {
+        let response = app.request(method.clone(), path, &app.keys.secret_test).send().await.unwrap();
+        assert_eq!(response.headers().get("allow").map(|v| v.to_str().unwrap()), Some(allowed), "{method} {path}");
+        let (status, body) = read(response).await;
+        assert_eq!(status, 405, "{method} {path}");
+        single_error(&body, "method_not_allowed");
+    }
+    let response = app.request(Method::HEAD, "/customers", &app.keys.secret_test).send().await.unwrap();
+    assert_eq!(response.status(), 200, "HEAD answers as GET");
+    assert!(response.bytes().await.unwrap().is_empty(), "without the body");
 }

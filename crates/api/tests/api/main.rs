@@ -94,6 +94,7 @@ mod helpers;
 mod hostile_input;
 mod idempotency;
 mod instance;
+mod list_filters;
 mod metrics;
 mod openapi;
 mod pagination;

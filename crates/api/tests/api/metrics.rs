@@ -89,7 +89,11 @@ async fn a_configured_token_guards_the_metrics_and_disabled_metrics_are_not_serv
     let response = app.client.get(&url).bearer_auth("scrape-token-1").send().await.unwrap();
     assert_eq!(response.status(), 200);
     assert!(response.text().await.unwrap().contains("payments_http_request_duration_seconds"));
-    assert_eq!(app.client.post(&url).bearer_auth("scrape-token-1").send().await.unwrap().status(), 404);
+    let refused = app.client.post(&url).bearer_auth("scrape-token-1").send().await.unwrap();
+    assert_eq!(
+        (refused.status().as_u16(), refused.headers().get("allow").unwrap().to_str().unwrap()),
+        (405, "GET, HEAD")
+    );
 
     let off = spawn_app_with(Backend::Sqlite, |settings| settings.metrics.enabled = false).await;
     let (status, body) = read(off.client.get(format!("{}/metrics", off.address)).send().await.unwrap()).await;

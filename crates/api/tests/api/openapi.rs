@@ -30,15 +30,29 @@ fn concrete(path: &str) -> String {
         .join("/")
 }
 
-/// Whether the service has no route for the request: 404 `route_not_found`.
-async fn routed(app: &TestApp, method: &str, path: &str) -> bool {
+/// Whether the service serves the request's method on its path: an unserved method answers 405
+/// `method_not_allowed`, whose `Allow` header lists exactly the methods `served` (HEAD with GET).
+async fn routed(app: &TestApp, method: &str, path: &str, served: &[&str]) -> bool {
     let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
     let mut request = app.request(method.clone(), &concrete(path), &app.keys.secret_test);
     if method != Method::GET {
         request = request.json(&json!({}));
     }
-    let (status, body) = read(request.send().await.unwrap()).await;
-    !(status == 404 && body["errors"][0]["code"] == "route_not_found")
+    let response = request.send().await.unwrap();
+    let allow = response.headers().get("allow").map(|value| value.to_str().unwrap().to_owned());
+    let (status, body) = read(response).await;
+    assert_ne!(body["errors"][0]["code"], "route_not_found", "{method} {path}: every documented path is routed");
+    if status != 405 {
+        return true;
+    }
+    assert_eq!(body["errors"][0]["code"], "method_not_allowed", "{method} {path}");
+    let mut expected: Vec<String> = served.iter().map(|name| name.to_uppercase()).collect();
+    if served.contains(&"get") {
+        expected.insert(expected.iter().position(|name| name == "GET").unwrap() + 1, "HEAD".to_owned());
+    }
+    let listed: Vec<String> = allow.expect("a 405 names what is allowed").split(", ").map(str::to_owned).collect();
+    assert_eq!(listed, expected, "Allow of {method} {path}");
+    false
 }
 
 /// Routes are registered only from the endpoint list the document is built from
@@ -51,16 +65,16 @@ async fn every_documented_operation_is_served_and_no_other_method_is() {
     let paths = document["paths"].as_object().unwrap();
     assert!(paths.len() >= 35, "the whole API: {} paths", paths.len());
     for (path, item) in paths {
-        for method in METHODS {
+        let served: Vec<&str> = METHODS.into_iter().filter(|method| item.get(*method).is_some()).collect();
+        for method in METHODS.into_iter().chain(["trace"]) {
             let documented = item.get(method).is_some();
-            assert_eq!(routed(&app, method, path).await, documented, "{} {path}", method.to_uppercase());
+            assert_eq!(routed(&app, method, path, &served).await, documented, "{} {path}", method.to_uppercase());
         }
         for alias in item["x-aliases"].as_array().into_iter().flatten() {
             let alias = alias.as_str().unwrap();
-            let served = METHODS.iter().filter(|method| item.get(**method).is_some());
             let mut any = false;
-            for method in served {
-                any |= routed(&app, method, alias).await;
+            for method in &served {
+                any |= routed(&app, method, alias, &served).await;
             }
             assert!(any, "the alias {alias} of {path} is served");
         }
@@ -69,13 +83,20 @@ async fn every_documented_operation_is_served_and_no_other_method_is() {
         let response = app.client.get(format!("{}{page}", app.address)).send().await.unwrap();
         assert_eq!(response.status(), 200, "{page}");
     }
-    for page in ["/docs", "/openapi.json"] {
+    for page in ["/docs", "/openapi.json", "/healthz", "/assets/pages.css"] {
         let response = app.client.head(format!("{}{page}", app.address)).send().await.unwrap();
         assert_eq!(response.status(), 200, "HEAD {page}");
-        for method in [Method::POST, Method::PUT, Method::DELETE] {
-            let (status, body) =
-                read(app.request(method.clone(), page, &app.keys.secret_test).send().await.unwrap()).await;
-            assert_eq!((status, body["errors"][0]["code"].as_str()), (404, Some("route_not_found")), "{method} {page}");
+        assert!(response.headers().contains_key("content-type"), "HEAD {page} answers GET's headers");
+        assert!(response.bytes().await.unwrap().is_empty(), "HEAD {page} has no body");
+        for method in [Method::POST, Method::PUT, Method::DELETE, Method::TRACE] {
+            let response = app.request(method.clone(), page, &app.keys.secret_test).send().await.unwrap();
+            assert_eq!(response.headers().get("allow").unwrap(), "GET, HEAD", "{method} {page}");
+            let (status, body) = read(response).await;
+            assert_eq!(
+                (status, body["errors"][0]["code"].as_str()),
+                (405, Some("method_not_allowed")),
+                "{method} {page}"
+            );
         }
     }
 }
@@ -144,7 +165,9 @@ async fn the_document_is_openapi_3_1_and_holds_together() {
                 let content = &body["content"];
                 let form = &content["application/x-www-form-urlencoded"]["schema"];
                 assert_eq!(&content["application/json"]["schema"], form, "{id}: both encodings, one schema");
-                assert_eq!(form["additionalProperties"], false, "{id} refuses unknown parameters");
+                let named = form["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/"));
+                assert!(named.is_some_and(|name| name.ends_with("Request")), "{id}: a named request component");
+                assert_eq!(resolved(&document, form)["additionalProperties"], false, "{id} refuses unknown parameters");
             }
         }
     }
@@ -158,12 +181,23 @@ async fn the_document_is_openapi_3_1_and_holds_together() {
     }
 }
 
+/// `schema`, or the component its `$ref` names.
+fn resolved<'a>(document: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/")) {
+        Some(name) => &document["components"]["schemas"][name],
+        None => schema,
+    }
+}
+
 /// The documented bounds are the service's own: what the document allows passes, one past it fails.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_documented_bounds_are_the_enforced_ones() {
     let app = spawn_app(Backend::Sqlite).await;
     let document = document(&app).await;
-    let create = &document["paths"]["/customers"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    let create = resolved(
+        &document,
+        &document["paths"]["/customers"]["post"]["requestBody"]["content"]["application/json"]["schema"],
+    );
     let longest = create["properties"]["name"]["maxLength"].as_u64().unwrap() as usize;
     assert_eq!(create["required"], json!(["name", "email", "currency"]));
     for (length, status) in [(longest, 200), (longest + 1, 400)] {
@@ -171,7 +205,10 @@ async fn the_documented_bounds_are_the_enforced_ones() {
         let (answer, json) = read(app.json(Method::POST, "/customers", &app.keys.secret_test, &body).await).await;
         assert_eq!(answer, status, "a name of {length} characters: {json}");
     }
-    let intent = &document["paths"]["/payment_intents"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    let intent = resolved(
+        &document,
+        &document["paths"]["/payment_intents"]["post"]["requestBody"]["content"]["application/json"]["schema"],
+    );
     let amount = &intent["properties"]["amount"];
     let (minimum, maximum) = (amount["minimum"].as_i64().unwrap(), amount["maximum"].as_i64().unwrap());
     for (value, status) in [(minimum - 1, 400), (minimum, 200), (maximum, 200), (maximum + 1, 400)] {

@@ -74,7 +74,7 @@ async fn refund_requests_are_validated(app: TestApp) {
     let payment = paid_payment(&app, None).await;
     let payment_id = payment["id"].as_str().unwrap();
     let cases = [
-        (format!("amount=-5&currency=PHP&reason=others&payment_id={payment_id}"), "amount", "parameter_type_invalid"),
+        (format!("amount=-5&currency=PHP&reason=others&payment_id={payment_id}"), "amount", "parameter_below_minimum"),
         (format!("amount=100&currency=USD&reason=others&payment_id={payment_id}"), "currency", "parameter_invalid"),
         (format!("amount=100&currency=PHP&reason=whim&payment_id={payment_id}"), "reason", "parameter_invalid"),
         ("amount=100&currency=PHP&reason=others&payment_id=pay_unknown".to_owned(), "payment_id", "parameter_invalid"),

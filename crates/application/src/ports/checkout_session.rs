@@ -3,9 +3,16 @@
 use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
-use payments_domain::checkout_session::CheckoutSession;
+use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus};
 use payments_domain::ids::{CheckoutSessionId, PaymentIntentId};
 use payments_domain::time::Timestamp;
+
+/// The list filters of `GET /checkout_sessions`; every given one must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckoutSessionFilter {
+    pub status: Option<CheckoutSessionStatus>,
+    pub customer_reference_id: Option<String>,
+}
 
 /// Checkout sessions, confined to a scope except where the hosted page or a job finds them.
 pub trait CheckoutSessionRepository {
@@ -40,11 +47,16 @@ pub trait CheckoutSessionRepository {
     /// [`StoreError::Conflict`] when the version moved on; storage failures.
     fn update(&mut self, session: &CheckoutSession, expected_version: i64) -> Result<(), StoreError>;
 
-    /// A page of the scope's sessions, newest first.
+    /// A page of the scope's sessions that match `filter`, newest first.
     ///
     /// # Errors
     /// [`StoreError::UnknownCursor`] when the cursor names no session of the scope; storage failures.
-    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError>;
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &CheckoutSessionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<CheckoutSession>, StoreError>;
 
     /// Up to `limit` active sessions of any scope whose `expires_at` has passed at `now`, the
     /// longest expired first.

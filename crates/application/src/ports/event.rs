@@ -3,8 +3,16 @@
 use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
-use payments_domain::event::Event;
+use payments_domain::event::{Event, EventType};
 use payments_domain::ids::EventId;
+
+/// The list filters of `GET /events`; every given one must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    pub event_type: Option<EventType>,
+    /// The id of the object the event is about.
+    pub object_id: Option<String>,
+}
 
 /// Events, appended in the transaction of the change they describe. An event read back has as
 /// `pending_webhooks` the number of its deliveries still outstanding (pending or paused) now.
@@ -26,9 +34,9 @@ pub trait EventRepository {
     /// Storage failures.
     fn find_many(&mut self, ids: &[EventId]) -> Result<Vec<Event>, StoreError>;
 
-    /// A page of the scope's events, newest first.
+    /// A page of the scope's events that match `filter`, newest first.
     ///
     /// # Errors
     /// [`StoreError::UnknownCursor`] when the cursor names no event of the scope; storage failures.
-    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError>;
+    fn list(&mut self, scope: &Scope, filter: &EventFilter, page: &PageRequest) -> Result<Page<Event>, StoreError>;
 }

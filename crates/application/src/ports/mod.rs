@@ -23,11 +23,11 @@ pub mod webhook_delivery;
 
 pub use account::{AccountRepository, KeyRecord};
 pub use billing_statement::{BillingStatementFilter, BillingStatementRepository};
-pub use checkout_session::CheckoutSessionRepository;
+pub use checkout_session::{CheckoutSessionFilter, CheckoutSessionRepository};
 pub use clock::Clock;
 pub use customer::{CustomerFilter, CustomerRepository};
 pub use customer_session::CustomerSessionRepository;
-pub use event::EventRepository;
+pub use event::{EventFilter, EventRepository};
 pub use id_generator::IdGenerator;
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
 pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer, StatementNotice};

@@ -4,14 +4,15 @@ use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::ids::WebhookId;
-use payments_domain::webhook::Webhook;
+use payments_domain::webhook::{Webhook, WebhookStatus};
 use payments_domain::webhook_delivery::EndpointHealth;
 
-/// Exact-match filters of the webhook list.
+/// Exact-match filters of the webhook list; every given one must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WebhookFilter {
     pub url: Option<String>,
     pub description: Option<String>,
+    pub status: Option<WebhookStatus>,
 }
 
 /// Webhooks, confined to a scope.

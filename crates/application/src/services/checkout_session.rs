@@ -7,7 +7,8 @@ use super::redirect::{check_redirect_url, Access};
 use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, Repositories, UnitOfWork,
+    in_transaction, reading, retry_on_conflict, CheckoutSessionFilter, Clock, IdGenerator, Presenter, Repositories,
+    UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
@@ -127,9 +128,15 @@ impl CheckoutSessionService {
 
     /// # Errors
     /// `parameter_invalid` on an unknown cursor; storage failures.
-    pub fn list(&self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSessionView>, ApplicationError> {
+    pub fn list(
+        &self,
+        scope: &Scope,
+        filter: &CheckoutSessionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<CheckoutSessionView>, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
-            let sessions = repositories.checkout_sessions().list(scope, page).map_err(|error| page.explain(error))?;
+            let sessions =
+                repositories.checkout_sessions().list(scope, filter, page).map_err(|error| page.explain(error))?;
             let mut data = Vec::with_capacity(sessions.data.len());
             for session in sessions.data {
                 data.push(with_intent(repositories, scope, session)?);

@@ -2,7 +2,7 @@
 
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{reading, IdGenerator, Presenter, Repositories, UnitOfWork};
+use crate::ports::{reading, EventFilter, IdGenerator, Presenter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
@@ -33,9 +33,14 @@ impl EventService {
 
     /// # Errors
     /// `parameter_invalid` on an unknown cursor; storage failures.
-    pub fn list(&self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, ApplicationError> {
+    pub fn list(
+        &self,
+        scope: &Scope,
+        filter: &EventFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Event>, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
-            repositories.events().list(scope, page).map_err(|error| page.explain(error))
+            repositories.events().list(scope, filter, page).map_err(|error| page.explain(error))
         })
     }
 }
@@ -84,6 +89,7 @@ impl EventLog<'_> {
                     account_id: self.account_id.clone(),
                     livemode: self.livemode,
                     event_type,
+                    object_id: after.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
                     pending_webhooks: 0,
                     created_at: self.now,
                     body: String::new(),

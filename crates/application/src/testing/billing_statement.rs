@@ -1,7 +1,7 @@
 //! Billing statements with their line items.
 
-use super::{in_scope_of, page_of, versioned_row, State, Stored};
-use crate::pagination::{Cursor, Page, PageRequest};
+use super::{filtered_page_of, in_scope_of, versioned_row, State, Stored};
+use crate::pagination::{Page, PageRequest};
 use crate::ports::{BillingStatementFilter, BillingStatementRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::billing_statement::{BillingStatement, BillingStatementStatus, LineItem};
@@ -84,26 +84,11 @@ impl BillingStatementRepository for State {
     ) -> Result<Page<BillingStatement>, StoreError> {
         let in_scope: Vec<&BillingStatement> =
             self.billing_statements.iter().filter(|s| in_scope_of(s.account_id(), s.livemode(), scope)).collect();
-        // A cursor names any statement of the scope, as in the database; the filter applies after.
-        let cursor_known = page.cursor().is_none_or(|cursor| {
-            let (Cursor::After(id) | Cursor::Before(id)) = cursor;
-            in_scope.iter().any(|s| s.id().as_str() == id)
-        });
-        if !cursor_known {
-            return Err(StoreError::UnknownCursor);
-        }
-        let cursor_id = page.cursor().map(|(Cursor::After(id) | Cursor::Before(id))| id.clone());
-        let visible: Vec<&BillingStatement> = in_scope
-            .into_iter()
-            .filter(|s| {
-                cursor_id.as_deref() == Some(s.id().as_str())
-                    || (filter.customer_id.as_ref().is_none_or(|id| s.customer_id() == id)
-                        && filter.status.is_none_or(|status| s.status() == status))
-            })
-            .collect();
-        let mut found = page_of(&visible, |s| s.id().as_str(), page)?;
-        found.data.retain(|s| cursor_id.as_deref() != Some(s.id().as_str()));
-        Ok(found)
+        let matches = |s: &BillingStatement| {
+            filter.customer_id.as_ref().is_none_or(|id| s.customer_id() == id)
+                && filter.status.is_none_or(|status| s.status() == status)
+        };
+        filtered_page_of(&in_scope, |s| s.id().as_str(), matches, page)
     }
 
     fn with_notice_due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<BillingStatement>, StoreError> {

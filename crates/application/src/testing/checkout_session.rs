@@ -1,8 +1,8 @@
 //! Checkout sessions.
 
-use super::{in_scope_of, page_of, replace_versioned, State};
+use super::{filtered_page_of, in_scope_of, replace_versioned, State};
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{CheckoutSessionRepository, StoreError};
+use crate::ports::{CheckoutSessionFilter, CheckoutSessionRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus};
 use payments_domain::ids::{CheckoutSessionId, PaymentIntentId};
@@ -42,10 +42,22 @@ impl CheckoutSessionRepository for State {
         replace_versioned(&mut self.checkout_sessions, session, expected_version)
     }
 
-    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<CheckoutSession>, StoreError> {
-        let visible: Vec<&CheckoutSession> =
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &CheckoutSessionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<CheckoutSession>, StoreError> {
+        let in_scope: Vec<&CheckoutSession> =
             self.checkout_sessions.iter().filter(|s| in_scope_of(s.account_id(), s.livemode(), scope)).collect();
-        page_of(&visible, |s| s.id().as_str(), page)
+        let matches = |s: &CheckoutSession| {
+            filter.status.is_none_or(|status| s.status() == status)
+                && filter
+                    .customer_reference_id
+                    .as_ref()
+                    .is_none_or(|reference| s.details().customer_reference_id.as_ref() == Some(reference))
+        };
+        filtered_page_of(&in_scope, |s| s.id().as_str(), matches, page)
     }
 
     fn expired(&mut self, now: Timestamp, limit: u32) -> Result<Vec<CheckoutSession>, StoreError> {

@@ -7,8 +7,8 @@
 use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, BillingStatementFilter, CustomerFilter, DeliveryAttempt, IdempotencyRecord,
-    IdempotencyState, PassOver, UnitOfWork, WebhookFilter,
+    in_transaction, reading, BillingStatementFilter, CheckoutSessionFilter, CustomerFilter, DeliveryAttempt,
+    EventFilter, IdempotencyRecord, IdempotencyState, PassOver, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -89,6 +89,7 @@ macro_rules! repository_contract {
             saved_payment_methods_are_listed_per_customer_and_deleted,
             customer_sessions_round_trip_in_their_scope,
             events_are_appended_listed_and_counted,
+            events_are_filtered_by_type_and_object,
             webhooks_are_stored_listed_and_filtered,
             deliveries_are_leased_settled_and_moved,
             billing_statements_round_trip_with_their_line_items_and_filters,
@@ -603,6 +604,7 @@ pub fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
         account_id: scope.account_id.clone(),
         livemode: scope.livemode(),
         event_type: EventType::PaymentPaid,
+        object_id: format!("pay_object{n}"),
         pending_webhooks,
         created_at: at(i64::from(n)),
         body: format!(r#"{{"id":"evt_event{n}","resource":"event"}}"#),
@@ -643,23 +645,50 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
         write(store, |r| r.deliveries().move_all(&hooks[1], &change));
     }
     assert_eq!(pending(store), 0, "a canceled one is not");
-    let listed = read(store, |r| r.events().list(&scope, &PageRequest::default()));
+    let all = EventFilter::default();
+    let listed = read(store, |r| r.events().list(&scope, &all, &PageRequest::default()));
     assert_eq!(listed.data.iter().map(|e| e.pending_webhooks).collect::<Vec<_>>(), vec![1, 1, 0], "newest first");
     assert_eq!(read(store, |r| r.events().find_many(std::slice::from_ref(&events[1].id)))[0].pending_webhooks, 1);
     let id = |e: &Event| e.id.to_string();
     let page = PageRequest::new(Some(2), None, None).unwrap();
-    let newest = read(store, |r| r.events().list(&scope, &page));
+    let newest = read(store, |r| r.events().list(&scope, &all, &page));
     assert_eq!((ids(&newest, id), newest.has_more), (vec![id(&events[2]), id(&events[1])], true));
     let older = PageRequest::new(Some(2), Some(id(&events[1])), None).unwrap();
-    assert_eq!(ids(&read(store, |r| r.events().list(&scope, &older)), id), vec![id(&events[0])]);
+    assert_eq!(ids(&read(store, |r| r.events().list(&scope, &all, &older)), id), vec![id(&events[0])]);
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.events().find(&elsewhere, &events[0].id)), None);
-    assert!(read(store, |r| r.events().list(&elsewhere, &PageRequest::default())).data.is_empty());
-    let unknown = reading(store, |r| r.events().list(&elsewhere, &older).map_err(|e| older.explain(e)));
+    assert!(read(store, |r| r.events().list(&elsewhere, &all, &PageRequest::default())).data.is_empty());
+    let unknown = reading(store, |r| r.events().list(&elsewhere, &all, &older).map_err(|e| older.explain(e)));
     assert!(
         matches!(unknown, Err(ApplicationError::Validation(_))),
         "another account's event is no cursor: {unknown:?}"
     );
+}
+
+pub fn events_are_filtered_by_type_and_object(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let mut events: Vec<Event> = (1..=4).map(|n| event(&scope, n, 0)).collect();
+    events[1].event_type = EventType::RefundCreated;
+    events[2].object_id = events[0].object_id.clone();
+    let mut elsewhere = event(&account(store, "other"), 5, 0);
+    elsewhere.object_id = events[0].object_id.clone();
+    write(store, |r| r.events().append(&events));
+    write(store, |r| r.events().append(std::slice::from_ref(&elsewhere)));
+    let id = |e: &Event| e.id.to_string();
+    let list = |filter: &EventFilter, page: &PageRequest| read(store, |r| r.events().list(&scope, filter, page));
+    let paid = EventFilter { event_type: Some(EventType::PaymentPaid), object_id: None };
+    assert_eq!(ids(&list(&paid, &PageRequest::default()), id), vec![id(&events[3]), id(&events[2]), id(&events[0])]);
+    let of_object = EventFilter { event_type: None, object_id: Some(events[0].object_id.clone()) };
+    assert_eq!(ids(&list(&of_object, &PageRequest::default()), id), vec![id(&events[2]), id(&events[0])]);
+    let both = EventFilter { event_type: Some(EventType::RefundCreated), ..of_object.clone() };
+    assert!(list(&both, &PageRequest::default()).data.is_empty(), "every given filter must match");
+    // A cursor names any event of the scope, whether or not it matches the filter.
+    let after_refund = PageRequest::new(Some(1), Some(id(&events[1])), None).unwrap();
+    let page = list(&paid, &after_refund);
+    assert_eq!((ids(&page, id), page.has_more), (vec![id(&events[0])], false));
+    let before_refund = PageRequest::new(Some(1), None, Some(id(&events[1]))).unwrap();
+    let page = list(&paid, &before_refund);
+    assert_eq!((ids(&page, id), page.has_more), (vec![id(&events[2])], true));
 }
 
 /// Webhook number `n` of `scope`, enabled for `events`.
@@ -705,14 +734,22 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
     let id = |w: &Webhook| w.id().to_string();
     let all = read(store, |r| r.webhooks().list(&scope, &WebhookFilter::default(), &PageRequest::default()));
     assert_eq!(ids(&all, id), vec![id(&second), id(&first)], "newest first");
-    let by_url = WebhookFilter { url: Some("https://hooks.example/2".into()), description: None };
+    let by_url = WebhookFilter { url: Some("https://hooks.example/2".into()), ..WebhookFilter::default() };
     assert_eq!(
         ids(&read(store, |r| r.webhooks().list(&scope, &by_url, &PageRequest::default())), id),
         vec![id(&second)]
     );
-    let by_description = WebhookFilter { url: None, description: Some("renamed".into()) };
+    let by_description = WebhookFilter { description: Some("renamed".into()), ..WebhookFilter::default() };
     let found = read(store, |r| r.webhooks().list(&scope, &by_description, &PageRequest::default()));
     assert_eq!(ids(&found, id), vec![id(&first)]);
+    for (status, expected) in [(WebhookStatus::Enabled, id(&second)), (WebhookStatus::Disabled, id(&first))] {
+        let by_status = WebhookFilter { status: Some(status), ..WebhookFilter::default() };
+        let found = read(store, |r| r.webhooks().list(&scope, &by_status, &PageRequest::default()));
+        assert_eq!(ids(&found, id), vec![expected], "{status:?}");
+    }
+    let after_second = PageRequest::new(Some(5), Some(id(&second)), None).unwrap();
+    let older = read(store, |r| r.webhooks().list(&scope, &WebhookFilter::default(), &after_second));
+    assert_eq!(ids(&older, id), vec![id(&first)], "the cursor pages");
     let endpoints = read(store, |r| r.webhooks().endpoints(&[first.id().clone(), second.id().clone()]));
     assert_eq!(endpoints.len(), 2);
     assert!(endpoints.iter().all(|(_, health)| *health == EndpointHealth::ANSWERING), "never tried: answering");
@@ -1021,11 +1058,16 @@ pub fn checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry(stor
     let by_intent = read(store, |r| r.checkout_sessions().find_by_payment_intent(&scope, second_intent.id()));
     assert_eq!(by_intent, Some(second.clone()));
     let id = |session: &CheckoutSession| session.id().to_string();
-    let page = read(store, |r| r.checkout_sessions().list(&scope, &PageRequest::new(Some(1), None, None).unwrap()));
+    let all = CheckoutSessionFilter::default();
+    let list = |scope: &Scope, filter: &CheckoutSessionFilter, page: &PageRequest| {
+        read(store, |r| r.checkout_sessions().list(scope, filter, page))
+    };
+    let page = list(&scope, &all, &PageRequest::new(Some(1), None, None).unwrap());
     assert_eq!((ids(&page, id), page.has_more), (vec![id(&second)], true), "newest first");
-    let rest = PageRequest::new(Some(1), Some(id(&second)), None).unwrap();
-    let rest = read(store, |r| r.checkout_sessions().list(&scope, &rest));
+    let rest = list(&scope, &all, &PageRequest::new(Some(1), Some(id(&second)), None).unwrap());
     assert_eq!((ids(&rest, id), rest.has_more), (vec![id(&first)], false));
+    let by_reference = CheckoutSessionFilter { customer_reference_id: Some("order-1".into()), ..all.clone() };
+    assert_eq!(ids(&list(&scope, &by_reference, &PageRequest::default()), id), vec![id(&first)]);
 
     let live = Scope { mode: Mode::Live, ..scope.clone() };
     let other = account(store, "other");
@@ -1033,8 +1075,8 @@ pub fn checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry(stor
         assert_eq!(read(store, |r| r.checkout_sessions().find(&elsewhere, first.id())), None, "from {elsewhere:?}");
         let by_intent = read(store, |r| r.checkout_sessions().find_by_payment_intent(&elsewhere, first_intent.id()));
         assert_eq!(by_intent, None, "from {elsewhere:?}");
-        let listed = read(store, |r| r.checkout_sessions().list(&elsewhere, &PageRequest::default()));
-        assert!(listed.data.is_empty(), "from {elsewhere:?}");
+        assert!(list(&elsewhere, &all, &PageRequest::default()).data.is_empty(), "from {elsewhere:?}");
+        assert!(list(&elsewhere, &by_reference, &PageRequest::default()).data.is_empty(), "from {elsewhere:?}");
     }
 
     assert!(read(store, |r| r.checkout_sessions().expired(at(59), 10)).is_empty(), "none expired yet");
@@ -1048,6 +1090,14 @@ pub fn checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry(stor
     assert_eq!((stored.status(), stored.version()), (CheckoutSessionStatus::Expired, first.version() + 1));
     let due = read(store, |r| r.checkout_sessions().expired(at(4_000), 10));
     assert_eq!(due.iter().map(id).collect::<Vec<_>>(), vec![id(&second)], "only active sessions expire");
+    for (status, expected) in
+        [(CheckoutSessionStatus::Active, id(&second)), (CheckoutSessionStatus::Expired, id(&first))]
+    {
+        let by_status = CheckoutSessionFilter { status: Some(status), ..all.clone() };
+        assert_eq!(ids(&list(&scope, &by_status, &PageRequest::default()), id), vec![expected], "{status:?}");
+    }
+    let completed = CheckoutSessionFilter { status: Some(CheckoutSessionStatus::Completed), ..by_reference };
+    assert!(list(&scope, &completed, &PageRequest::default()).data.is_empty(), "every given filter must match");
 }
 
 /// A write names its tenant as a lookup does: an object of another account or mode with the same

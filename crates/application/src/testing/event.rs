@@ -1,8 +1,8 @@
 //! Events, with their deliveries outstanding counted live.
 
-use super::{in_scope_of, State};
-use crate::pagination::{Cursor, Page, PageRequest};
-use crate::ports::{DeliveryRepository, EventRepository, StoreError};
+use super::{filtered_page_of, in_scope_of, State};
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{DeliveryRepository, EventFilter, EventRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::event::Event;
 use payments_domain::ids::{DeliveryId, EventId};
@@ -29,18 +29,16 @@ impl EventRepository for State {
         Ok(self.events.iter().filter(|e| ids.contains(&e.id)).map(|event| self.with_pending_webhooks(event)).collect())
     }
 
-    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Event>, StoreError> {
-        let visible: Vec<&Event> =
+    fn list(&mut self, scope: &Scope, filter: &EventFilter, page: &PageRequest) -> Result<Page<Event>, StoreError> {
+        let in_scope: Vec<&Event> =
             self.events.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope)).collect();
-        let position = |id: &str| visible.iter().position(|e| e.id.as_str() == id).ok_or(StoreError::UnknownCursor);
-        let overfetch = page.limit() as usize + 1;
-        let live = |e: &&Event| self.with_pending_webhooks(e);
-        let rows: Vec<Event> = match page.cursor() {
-            None => visible.iter().rev().take(overfetch).map(live).collect(),
-            Some(Cursor::After(id)) => visible[..position(id)?].iter().rev().take(overfetch).map(live).collect(),
-            Some(Cursor::Before(id)) => visible[position(id)? + 1..].iter().take(overfetch).map(live).collect(),
+        let matches = |e: &Event| {
+            filter.event_type.is_none_or(|event_type| e.event_type == event_type)
+                && filter.object_id.as_deref().is_none_or(|id| e.object_id == id)
         };
-        Ok(Page::from_overfetched(rows, page))
+        let mut found = filtered_page_of(&in_scope, |e| e.id.as_str(), matches, page)?;
+        found.data = found.data.iter().map(|e| self.with_pending_webhooks(e)).collect();
+        Ok(found)
     }
 }
 

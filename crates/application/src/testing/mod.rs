@@ -181,15 +181,26 @@ fn replace_versioned<T: Stored + Clone>(items: &mut [T], value: &T, expected_ver
 
 /// A page of `visible` (oldest first), newest first, with cursors naming items by `id_of`.
 fn page_of<T: Clone>(visible: &[&T], id_of: impl Fn(&T) -> &str, page: &PageRequest) -> Result<Page<T>, StoreError> {
-    let position = |id: &str| visible.iter().position(|item| id_of(item) == id).ok_or(StoreError::UnknownCursor);
+    filtered_page_of(visible, id_of, |_| true, page)
+}
+
+/// A page of the items of `in_scope` (oldest first) that `matches`, newest first. As in the
+/// database, a cursor names any item of the scope, whether it matches or not.
+fn filtered_page_of<T: Clone>(
+    in_scope: &[&T],
+    id_of: impl Fn(&T) -> &str,
+    matches: impl Fn(&T) -> bool,
+    page: &PageRequest,
+) -> Result<Page<T>, StoreError> {
+    let position = |id: &str| in_scope.iter().position(|item| id_of(item) == id).ok_or(StoreError::UnknownCursor);
     let overfetch = page.limit() as usize + 1;
-    let rows: Vec<T> = match page.cursor() {
-        None => visible.iter().rev().take(overfetch).map(|item| (*item).clone()).collect(),
-        Some(Cursor::After(id)) => {
-            visible[..position(id)?].iter().rev().take(overfetch).map(|i| (*i).clone()).collect()
-        }
-        Some(Cursor::Before(id)) => visible[position(id)? + 1..].iter().take(overfetch).map(|i| (*i).clone()).collect(),
+    let (range, newest_first) = match page.cursor() {
+        None => (in_scope, true),
+        Some(Cursor::After(id)) => (&in_scope[..position(id)?], true),
+        Some(Cursor::Before(id)) => (&in_scope[position(id)? + 1..], false),
     };
+    let matching = range.iter().filter(|item| matches(item)).map(|item| (*item).clone());
+    let rows = if newest_first { matching.rev().take(overfetch).collect() } else { matching.take(overfetch).collect() };
     Ok(Page::from_overfetched(rows, page))
 }
 

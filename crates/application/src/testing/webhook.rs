@@ -1,6 +1,6 @@
 //! Webhooks and how their endpoints answer.
 
-use super::{in_scope_of, replace_versioned, State, Stored};
+use super::{filtered_page_of, in_scope_of, replace_versioned, State, Stored};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{StoreError, WebhookFilter, WebhookRepository};
 use crate::scope::Scope;
@@ -33,19 +33,14 @@ impl WebhookRepository for State {
     }
 
     fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError> {
-        let rows: Vec<Webhook> = self
-            .webhooks
-            .iter()
-            .rev()
-            .filter(|w| in_scope_of(w.account_id(), w.livemode(), scope))
-            .filter(|w| filter.url.as_deref().is_none_or(|url| w.url().as_str() == url))
-            .filter(|w| {
-                filter.description.as_deref().is_none_or(|d| w.description().map(Description::as_str) == Some(d))
-            })
-            .take(page.limit() as usize + 1)
-            .cloned()
-            .collect();
-        Ok(Page::from_overfetched(rows, page))
+        let in_scope: Vec<&Webhook> =
+            self.webhooks.iter().filter(|w| in_scope_of(w.account_id(), w.livemode(), scope)).collect();
+        let matches = |w: &Webhook| {
+            filter.url.as_deref().is_none_or(|url| w.url().as_str() == url)
+                && filter.description.as_deref().is_none_or(|d| w.description().map(Description::as_str) == Some(d))
+                && filter.status.is_none_or(|status| w.status() == status)
+        };
+        filtered_page_of(&in_scope, |w| w.id().as_str(), matches, page)
     }
 
     fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {

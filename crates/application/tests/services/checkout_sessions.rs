@@ -3,7 +3,7 @@
 
 use crate::support::{card_payment, event_count};
 use payments_application::pagination::PageRequest;
-use payments_application::ports::Clock;
+use payments_application::ports::{CheckoutSessionFilter, Clock};
 use payments_application::services::AttachOutcome;
 use payments_application::testing::TestPorts;
 use payments_application::ApplicationError;
@@ -104,7 +104,7 @@ fn sessions_list_newest_first_and_stay_in_their_scope() {
     let service = ports.checkout_session_service();
     let first = service.create(&scope, new_session(&ports, "https://shop.example/cart")).unwrap();
     let second = service.create(&scope, new_session(&ports, "https://shop.example/cart")).unwrap();
-    let page = service.list(&scope, &PageRequest::default()).unwrap();
+    let page = service.list(&scope, &CheckoutSessionFilter::default(), &PageRequest::default()).unwrap();
     let ids: Vec<String> = page.data.iter().map(|view| view.session.id().to_string()).collect();
     assert_eq!(ids, vec![second.session.id().to_string(), first.session.id().to_string()]);
     for elsewhere in [ports.scope(Mode::Live), ports.other_scope()] {
@@ -112,7 +112,11 @@ fn sessions_list_newest_first_and_stay_in_their_scope() {
         assert!(matches!(found, Err(ApplicationError::NotFound { .. })), "{found:?}");
         let expired = service.expire(&elsewhere, first.session.id().as_str());
         assert!(matches!(expired, Err(ApplicationError::NotFound { .. })), "{expired:?}");
-        assert!(service.list(&elsewhere, &PageRequest::default()).unwrap().data.is_empty());
+        assert!(service
+            .list(&elsewhere, &CheckoutSessionFilter::default(), &PageRequest::default())
+            .unwrap()
+            .data
+            .is_empty());
     }
     assert!(matches!(service.page("cs_unknown_secret"), Err(ApplicationError::NotFound { .. })));
 }

@@ -2,7 +2,7 @@
 
 use crate::support::card_payment;
 use payments_application::pagination::PageRequest;
-use payments_application::ports::PaymentMethodInput;
+use payments_application::ports::{EventFilter, PaymentMethodInput};
 use payments_application::services::{Access, AttachOutcome, AttachRequest, PaymentIntentView};
 use payments_application::testing::TestPorts;
 use payments_application::{ApplicationError, Scope};
@@ -42,7 +42,10 @@ fn attached(outcome: AttachOutcome) -> PaymentIntentView {
 }
 
 fn event_types(ports: &TestPorts, scope: &Scope) -> Vec<String> {
-    let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
+    let page = ports
+        .event_service()
+        .list(scope, &EventFilter::default(), &PageRequest::new(Some(100), None, None).unwrap())
+        .unwrap();
     page.data.into_iter().rev().map(|e| e.event_type.as_str().to_owned()).collect()
 }
 
@@ -159,7 +162,7 @@ fn a_redirect_is_completed_once_through_its_token_or_expires() {
     assert_eq!(done.return_url.as_deref(), Some("https://shop.example/return"));
     let again = service.complete_redirect(&token, false).unwrap();
     assert!(again.already_used && again.succeeded, "a used token only shows what happened: {again:?}");
-    let events = ports.event_service().list(&scope, &PageRequest::default()).unwrap();
+    let events = ports.event_service().list(&scope, &EventFilter::default(), &PageRequest::default()).unwrap();
     let paid = events.data.iter().filter(|e| e.event_type == payments_domain::event::EventType::PaymentPaid).count();
     assert_eq!(paid, 1, "paid once");
     let unknown = service.complete_redirect("no-such-token", true);

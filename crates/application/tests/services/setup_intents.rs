@@ -3,6 +3,7 @@
 
 use crate::support::{card, customer, new_setup_intent};
 use payments_application::pagination::PageRequest;
+use payments_application::ports::EventFilter;
 use payments_application::services::{Access, SetupAttachOutcome, SetupAttachRequest, SetupIntentView};
 use payments_application::testing::TestPorts;
 use payments_application::ApplicationError;
@@ -23,7 +24,10 @@ fn attached(outcome: SetupAttachOutcome) -> SetupIntentView {
 }
 
 fn event_types(ports: &TestPorts, scope: &payments_application::Scope) -> Vec<EventType> {
-    let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
+    let page = ports
+        .event_service()
+        .list(scope, &EventFilter::default(), &PageRequest::new(Some(100), None, None).unwrap())
+        .unwrap();
     page.data.into_iter().rev().map(|event| event.event_type).collect()
 }
 

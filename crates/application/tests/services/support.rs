@@ -1,7 +1,7 @@
 //! What several service tests build on: a customer, a test card, a saved card.
 
 use payments_application::pagination::PageRequest;
-use payments_application::ports::PaymentMethodInput;
+use payments_application::ports::{EventFilter, PaymentMethodInput};
 use payments_application::services::{Access, AttachRequest, SetupAttachOutcome, SetupAttachRequest};
 use payments_application::testing::TestPorts;
 use payments_application::Scope;
@@ -38,7 +38,10 @@ pub fn card_payment() -> AttachRequest {
 
 /// How many events of `event_type` the scope has (of its latest hundred).
 pub fn event_count(ports: &TestPorts, scope: &Scope, event_type: EventType) -> usize {
-    let page = ports.event_service().list(scope, &PageRequest::new(Some(100), None, None).unwrap()).unwrap();
+    let page = ports
+        .event_service()
+        .list(scope, &EventFilter::default(), &PageRequest::new(Some(100), None, None).unwrap())
+        .unwrap();
     page.data.iter().filter(|event| event.event_type == event_type).count()
 }
 

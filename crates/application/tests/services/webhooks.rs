@@ -3,6 +3,7 @@
 //! taking every slot, and the back-off of an endpoint that stops answering.
 
 use payments_application::pagination::PageRequest;
+use payments_application::ports::EventFilter;
 use payments_application::services::DeliveryJob;
 use payments_application::testing::TestPorts;
 use payments_application::{ApplicationError, Scope};
@@ -49,7 +50,7 @@ fn emit(ports: &TestPorts, scope: &Scope) {
 }
 
 fn pending_webhooks(ports: &TestPorts, scope: &Scope) -> i64 {
-    let page = ports.event_service().list(scope, &PageRequest::default()).unwrap();
+    let page = ports.event_service().list(scope, &EventFilter::default(), &PageRequest::default()).unwrap();
     page.data.iter().map(|e| e.pending_webhooks).sum()
 }
 
