@@ -14,7 +14,7 @@ from payments_api_client.models import (
     CreateCustomerRequestCurrency,
     CreatePaymentIntentRequest,
     CreatePaymentIntentRequestCurrency,
-    CreatePaymentIntentRequestPaymentMethodsItem,
+    CreatePaymentIntentRequestPaymentMethodsType0Item,
     Customer,
     Error,
     PaymentIntent,
@@ -35,7 +35,7 @@ def main(base_url: str, secret_key: str) -> None:
     intent_body = CreatePaymentIntentRequest(
         amount=10_000,
         currency=CreatePaymentIntentRequestCurrency.PHP,
-        payment_methods=[CreatePaymentIntentRequestPaymentMethodsItem.CARD],
+        payment_methods=[CreatePaymentIntentRequestPaymentMethodsType0Item.CARD],
         customer_id=customer.id,
     )
     intent = create_payment_intent.sync(client=client, body=intent_body, idempotency_key=f"generated-{customer.id}")

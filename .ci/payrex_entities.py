@@ -1,18 +1,22 @@
-"""Every entity class of PayRex's official Python client, read against a real answer of this service.
+"""Every entity class of PayRex's official clients, read against a real answer of this service.
 
-The client's entities read their attributes with `data.get(name)`, so a field the service leaves out
-silently becomes `None`. This reads the names each entity class asks for from the class's own
-source, makes one object of each kind through the client, fetches each one's answer as JSON, and
-fails naming every field the class reads that the answer lacks.
+The clients' entities read their attributes with `data.get(name)` (Python) or `data.name` (Node),
+so a field the service leaves out silently becomes `None` or `undefined`. This reads the names each
+entity class asks for from the class's own source (payrex-python's installed here, and payrex-node's
+when its `src/entities` directory is given), makes one object of each kind through the Python
+client, fetches each one's answer as JSON, and fails naming every field a class reads that the
+answer lacks.
 
 Payouts are left out: the service has no payouts (they are not in its interface).
 
-Usage: payrex_entities.py BASE_URL SECRET_KEY
+Usage: payrex_entities.py BASE_URL SECRET_KEY [PAYREX_NODE_ENTITIES_DIR]
 """
 import ast
 import base64
 import inspect
 import json
+import pathlib
+import re
 import sys
 import time
 import urllib.request
@@ -38,7 +42,12 @@ def fields_read(entity_class):
     ]
 
 
-def main(base_url, secret_key):
+def node_fields_read(source):
+    """The names a payrex-node entity reads as `data.name`."""
+    return list(dict.fromkeys(re.findall(r"\bdata\.([a-z_]+)", source)))
+
+
+def main(base_url, secret_key, node_entities=None):
     base_url = base_url.rstrip("/")
     client = Client(secret_key)
     client.config.api_base_url = base_url
@@ -103,20 +112,29 @@ def main(base_url, secret_key):
         "SetupIntentEntity": answer("GET", f"/setup_intents/{setup.id}"),
         "WebhookEntity": answer("GET", f"/webhooks/{webhook.id}"),
     }
-    classes = {name: cls for name, cls in inspect.getmembers(payrex, inspect.isclass) if name.endswith("Entity")}
-    unchecked = sorted(set(classes) - set(answers) - NOT_SERVED)
-    if unchecked:
-        sys.exit(f"payrex-python entity check failed: no answer to read {', '.join(unchecked)} from")
+    readers = {
+        f"payrex-python {name}": fields_read(cls)
+        for name, cls in inspect.getmembers(payrex, inspect.isclass)
+        if name.endswith("Entity") and name not in NOT_SERVED
+    }
+    if node_entities:
+        for path in sorted(pathlib.Path(node_entities).glob("*Entity.js")):
+            if path.stem not in NOT_SERVED:
+                readers[f"payrex-node {path.stem}"] = node_fields_read(path.read_text())
     missing = []
-    for name, body in sorted(answers.items()):
-        absent = [field for field in fields_read(classes[name]) if field not in body]
+    for reader, fields in sorted(readers.items()):
+        body = answers.get(reader.split(" ", 1)[1])
+        if body is None:
+            missing.append(f"{reader}: no answer to read it from")
+            continue
+        absent = [field for field in fields if field not in body]
         if absent:
-            missing.append(f"{name}: {', '.join(absent)}")
+            missing.append(f"{reader}: {', '.join(absent)}")
         else:
-            print(f"ok: {name} finds its {len(fields_read(classes[name]))} fields")
+            print(f"ok: {reader} finds its {len(fields)} fields")
     if missing:
-        sys.exit("payrex-python entity check failed, fields missing from the answers:\n  " + "\n  ".join(missing))
+        sys.exit("entity check failed, fields missing from the answers:\n  " + "\n  ".join(missing))
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

@@ -104,7 +104,7 @@ impl PageRequest {
                     Cursor::After(id) => ("after", id),
                     Cursor::Before(id) => ("before", id),
                 };
-                ApplicationError::invalid(FieldError::invalid(
+                ApplicationError::invalid(FieldError::missing(
                     parameter,
                     format!("No object with id {id} to page from."),
                 ))

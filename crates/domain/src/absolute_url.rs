@@ -32,8 +32,24 @@ pub(crate) fn parse(text: &str, schemes: &str) -> Result<url::Url, Invalid> {
     if authority.is_empty() || authority.starts_with(['/', '?', '#']) {
         return Err(Invalid::value("The URL must name a host right after its scheme's two slashes."));
     }
-    url::Url::parse(text)
+    let url = url::Url::parse(text)
         .ok()
         .filter(|url| url.host().is_some())
-        .ok_or_else(|| Invalid::value("The URL is not a valid absolute URL."))
+        .ok_or_else(|| Invalid::value("The URL is not a valid absolute URL."))?;
+    if let Some(url::Host::Domain(name)) = url.host() {
+        if !is_host_name(name) {
+            return Err(Invalid::value(format!(
+                "{name} is not a host name: letters, digits, '-' and '_' between dots."
+            )));
+        }
+    }
+    Ok(url)
+}
+
+/// Whether `name` is made of labels of letters, digits, `-` and `_` (as container names have),
+/// between single dots, perhaps with one at the end.
+fn is_host_name(name: &str) -> bool {
+    let name = name.strip_suffix('.').unwrap_or(name);
+    name.split('.')
+        .all(|label| !label.is_empty() && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
 }

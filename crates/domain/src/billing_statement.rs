@@ -33,7 +33,7 @@ pub const DUE_NOTICE_SECONDS: i64 = 5 * 24 * 60 * 60;
 /// Slack for a merchant's clock a little apart from ours when `due_at` must be in the future.
 const CLOCK_GRACE_SECONDS: i64 = 60;
 /// The latest `due_at` accepted: the end of year 9999, so every date reads as four digits.
-const LATEST_DUE_AT: i64 = 253_402_300_799;
+pub const LATEST_DUE_AT: i64 = 253_402_300_799;
 
 /// Where a billing statement stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -183,13 +183,14 @@ impl StatementChanges {
     }
 }
 
-/// What finalizing gives a statement: its number, its payment intent and its page.
+/// What finalizing gives a statement: its number, its payment intent, its page, and when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finalization {
     pub number: String,
     pub payment_intent_id: PaymentIntentId,
     /// `{public_base_url}/b/<client_secret>`.
     pub url: String,
+    pub finalized_at: Timestamp,
 }
 
 /// A reminder a statement is due for, each sent once.

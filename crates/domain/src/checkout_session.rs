@@ -9,7 +9,6 @@
 use crate::description::Description;
 use crate::error::DomainError;
 use crate::ids::{AccountId, CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, PaymentIntentId};
-use crate::limits::URL_LENGTH;
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_intent::CardOptions;
@@ -200,8 +199,7 @@ impl NewLineItem {
     /// # Errors
     /// `parameter_invalid` unless an absolute `https` URL of at most 2,048 characters.
     pub fn check_image(url: String) -> Result<String, Invalid> {
-        let https = url.chars().count() <= URL_LENGTH
-            && url::Url::parse(&url).is_ok_and(|parsed| parsed.scheme() == "https" && parsed.host().is_some());
+        let https = crate::absolute_url::parse(&url, "https://").is_ok_and(|parsed| parsed.scheme() == "https");
         if https {
             Ok(url)
         } else {

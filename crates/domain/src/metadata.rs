@@ -16,19 +16,14 @@ impl Metadata {
     pub const MAX_VALUE_LENGTH: usize = 500;
 
     /// # Errors
-    /// `parameter_invalid` past 50 keys, for an empty or over-40-character key, or a value over 500
-    /// characters.
+    /// `parameter_invalid` past 50 keys, for a key [`Metadata::check_key`] refuses, or a value over
+    /// 500 characters.
     pub fn new(pairs: BTreeMap<String, String>) -> Result<Self, Invalid> {
         if pairs.len() > Self::MAX_KEYS {
             return Err(Invalid::value(format!("Metadata can have at most {} keys.", Self::MAX_KEYS)));
         }
         for (key, value) in &pairs {
-            if key.is_empty() || key.chars().count() > Self::MAX_KEY_LENGTH {
-                return Err(Invalid::value(format!(
-                    "Metadata keys must be 1 to {} characters long.",
-                    Self::MAX_KEY_LENGTH
-                )));
-            }
+            Self::check_key(key)?;
             if value.chars().count() > Self::MAX_VALUE_LENGTH {
                 return Err(Invalid::value(format!(
                     "The metadata value of {key} is longer than {} characters.",
@@ -37,6 +32,21 @@ impl Metadata {
             }
         }
         Ok(Self(pairs))
+    }
+
+    /// A key is 1 to 40 characters without square brackets, which a form's `metadata[key]` could
+    /// not carry (Stripe's rule too).
+    ///
+    /// # Errors
+    /// `parameter_invalid` naming the rule.
+    pub fn check_key(key: &str) -> Result<(), Invalid> {
+        if key.is_empty() || key.chars().count() > Self::MAX_KEY_LENGTH || key.contains(['[', ']']) {
+            return Err(Invalid::value(format!(
+                "Metadata keys must be 1 to {} characters long, without square brackets.",
+                Self::MAX_KEY_LENGTH
+            )));
+        }
+        Ok(())
     }
 
     #[must_use]
@@ -60,14 +70,21 @@ mod tests {
     }
 
     #[test]
+    fn metadata_keys_with_square_brackets_are_refused() {
+        for key in ["a[b", "a]", "[0]"] {
+            assert!(Metadata::new(pairs(&[(key, "x")])).is_err(), "{key}");
+        }
+    }
+
+    #[test]
     fn metadata_beyond_limits_is_refused() {
         assert_eq!(
             Metadata::new(pairs(&[("", "x")])).unwrap_err().detail,
-            "Metadata keys must be 1 to 40 characters long."
+            "Metadata keys must be 1 to 40 characters long, without square brackets."
         );
         assert_eq!(
             Metadata::new(pairs(&[(&"k".repeat(41), "x")])).unwrap_err().detail,
-            "Metadata keys must be 1 to 40 characters long."
+            "Metadata keys must be 1 to 40 characters long, without square brackets."
         );
         assert_eq!(
             Metadata::new(pairs(&[("k", &"v".repeat(501))])).unwrap_err().detail,

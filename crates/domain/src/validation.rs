@@ -10,6 +10,9 @@ pub enum ErrorCode {
     ParameterTypeInvalid,
     ParameterBelowMinimum,
     ParameterAboveMaximum,
+    /// The parameter names an object that does not exist for the account and mode (a customer,
+    /// a payment, a list cursor): 400 naming the parameter, where an object of the path is a 404.
+    ResourceNotFound,
 }
 
 impl ErrorCode {
@@ -22,6 +25,7 @@ impl ErrorCode {
             Self::ParameterTypeInvalid => "parameter_type_invalid",
             Self::ParameterBelowMinimum => "parameter_below_minimum",
             Self::ParameterAboveMaximum => "parameter_above_maximum",
+            Self::ResourceNotFound => "resource_not_found",
         }
     }
 }
@@ -43,6 +47,12 @@ impl FieldError {
     #[must_use]
     pub fn invalid(parameter: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(parameter, ErrorCode::ParameterInvalid, detail)
+    }
+
+    /// The object `parameter` names does not exist for the account and mode.
+    #[must_use]
+    pub fn missing(parameter: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(parameter, ErrorCode::ResourceNotFound, detail)
     }
 
     #[must_use]
@@ -77,6 +87,12 @@ impl Invalid {
     #[must_use]
     pub fn value(detail: impl Into<String>) -> Self {
         Self::new(ErrorCode::ParameterInvalid, detail)
+    }
+
+    /// No object of the account and mode has the id given (see [`FieldError::missing`]).
+    #[must_use]
+    pub fn missing(detail: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ResourceNotFound, detail)
     }
 
     /// Names the parameter that carried the refused value.

@@ -46,6 +46,7 @@ struct StatementRow {
     billing_statement_number: Option<String>,
     payment_intent_id: Option<String>,
     url: Option<String>,
+    finalized_at: Option<i64>,
     will_be_due_noticed: bool,
     overdue_noticed: bool,
     next_notice_at: Option<i64>,
@@ -119,6 +120,7 @@ impl StatementRow {
             billing_statement_number: finalization.map(|done| done.number.clone()),
             payment_intent_id: finalization.map(|done| done.payment_intent_id.to_string()),
             url: finalization.map(|done| done.url.clone()),
+            finalized_at: finalization.map(|done| done.finalized_at.unix_seconds()),
             will_be_due_noticed,
             overdue_noticed,
             next_notice_at: statement.next_notice_at().map(Timestamp::unix_seconds),
@@ -143,13 +145,14 @@ impl StatementRow {
                 .map_err(invalid("statement descriptor"))?,
             metadata: self.metadata.as_deref().map(from_json).transpose()?,
         };
-        let finalization = match (self.billing_statement_number, self.payment_intent_id, self.url) {
-            (Some(number), Some(intent), Some(url)) => Some(Finalization {
+        let finalization = match (self.billing_statement_number, self.payment_intent_id, self.url, self.finalized_at) {
+            (Some(number), Some(intent), Some(url), Some(finalized_at)) => Some(Finalization {
                 number,
                 payment_intent_id: parse_id("payment intent id", &intent, PaymentIntentId::parse)?,
                 url,
+                finalized_at: Timestamp::from_unix_seconds(finalized_at),
             }),
-            (None, None, None) => None,
+            (None, None, None, None) => None,
             _ => return Err(corrupt("billing statement finalization", &self.id)),
         };
         Ok(BillingStatement::restore(StoredBillingStatement {

@@ -323,6 +323,7 @@ diesel::table! {
         version -> BigInt,
         created_at -> BigInt,
         updated_at -> BigInt,
+        finalized_at -> Nullable<BigInt>,
     }
 }
 

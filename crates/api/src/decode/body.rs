@@ -89,7 +89,7 @@ impl FromRequest for QueryParams {
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         std::future::ready(
-            form::parse(request.query_string().as_bytes())
+            form::parse_query(request.query_string().as_bytes())
                 .map(|map| Self(Params::new(map)))
                 .map_err(|error| ApiError::validation(vec![error])),
         )

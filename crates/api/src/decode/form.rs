@@ -17,6 +17,19 @@ use std::borrow::Cow;
 /// `parameter_invalid` naming a key that is used both as a value and as a container, or a key or
 /// value that breaks a bound of [`super::limits`].
 pub fn parse(input: &[u8]) -> Result<Map<String, Value>, FieldError> {
+    parse_with(input, false)
+}
+
+/// As [`parse`], for a query string: a plain key with an empty value stays, as an empty string that
+/// readers take for absent, so an unknown one is still refused (`?colour=`).
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_query(input: &[u8]) -> Result<Map<String, Value>, FieldError> {
+    parse_with(input, true)
+}
+
+fn parse_with(input: &[u8], keep_empty_plain_keys: bool) -> Result<Map<String, Value>, FieldError> {
     let mut root = Map::new();
     for (count, pair) in input.split(|b| *b == b'&').filter(|pair| !pair.is_empty()).enumerate() {
         let (key, value) = decode_pair(pair)?;
@@ -29,10 +42,16 @@ pub fn parse(input: &[u8]) -> Result<Map<String, Value>, FieldError> {
         if key.contains('\0') || value.contains('\0') {
             return Err(limits::nul_character(&key));
         }
-        if value.is_empty() || value == "None" {
+        let (name, path) = split_key(&key);
+        // An empty value is an absent parameter, unless its key is not one a reader could ask for
+        // (brackets that do not pair): that one is still reported as unknown.
+        let malformed = path.is_empty() && key.contains('[');
+        let kept = malformed || (keep_empty_plain_keys && path.is_empty());
+        let absent = value.is_empty() || value == "None";
+        if absent && !kept {
             continue;
         }
-        let (name, path) = split_key(&key);
+        let value = if absent { String::new() } else { value };
         if path.len() > MAX_DEPTH {
             return Err(limits::too_deep(&key));
         }

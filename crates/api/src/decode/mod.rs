@@ -11,5 +11,5 @@ mod properties;
 mod shape;
 
 pub use body::{read_body, BodyParams, BodyRules, QueryParams};
-pub use params::{names, Params};
+pub use params::{names, Params, HTTPS_URL, NOT_BLANK, WEB_URL};
 pub use shape::Shape;

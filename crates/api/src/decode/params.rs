@@ -20,12 +20,29 @@ pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static st
     all.iter().map(|value| name(*value)).collect()
 }
 
+/// A string with a character other than white space (and, as every string, no NUL).
+pub const NOT_BLANK: &str = r"^[^\x00]*[^\s\x00][^\x00]*$";
+/// An `http` or `https` URL (either case) of a host name (labels of letters, digits, `-` and `_`,
+/// the last not starting with a digit) or an IPv4 address, perhaps with a port, then printable ASCII
+/// but the backslash: narrower than what the service takes (IPv6, a user name), never wider.
+pub const WEB_URL: &str = r"^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:[A-Za-z0-9_-]+\.)*[A-Za-z_][A-Za-z0-9_-]*\.?|(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(?::[0-9]{1,4})?(?:[/?#][!-\[\]-~]*)?$";
+/// As [`WEB_URL`], `https` only.
+pub const HTTPS_URL: &str = r"^[Hh][Tt][Tt][Pp][Ss]://(?:(?:[A-Za-z0-9_-]+\.)*[A-Za-z_][A-Za-z0-9_-]*\.?|(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(?::[0-9]{1,4})?(?:[/?#][!-\[\]-~]*)?$";
+
 /// `number` when it is a whole number within `i64` (JSON Schema counts `2000.0` as an integer).
 #[allow(clippy::cast_possible_truncation, clippy::float_cmp)]
 fn whole(number: f64) -> Option<i64> {
     // 2^63 is exact in f64; every f64 below it in magnitude with no fraction fits an i64.
     let limit = 9_223_372_036_854_775_808.0;
     (number.fract() == 0.0 && number >= -limit && number < limit).then_some(number as i64)
+}
+
+/// The digits of a whole number, also one sent with a fraction of zeros.
+fn whole_digits(number: &serde_json::Number) -> Option<String> {
+    if number.is_i64() || number.is_u64() {
+        return Some(number.to_string());
+    }
+    number.as_f64().and_then(whole).map(|whole| whole.to_string())
 }
 
 /// Digits, with an optional sign and an optional fraction of zeros only (`2000`, `2000.0`).
@@ -208,6 +225,30 @@ impl Params {
         self.string_list(key, max_items, CHOICE_LENGTH)
     }
 
+    /// States in the document that the string `key` (read just before) matches `pattern`, a rule
+    /// the caller's own check enforces; the pattern must exclude NUL as every string does.
+    pub fn pattern(&mut self, key: &str, pattern: &str) {
+        if let Some(shape) = &mut self.shape {
+            shape.constrain(key, Some(pattern), None);
+        }
+    }
+
+    /// States in the document that the number `key` (read just before, perhaps also as digits)
+    /// lies within `minimum..=maximum`, a rule the caller's own check enforces.
+    pub fn bounds(&mut self, key: &str, minimum: i64, maximum: i64) {
+        if let Some(shape) = &mut self.shape {
+            shape.constrain(key, None, Some((minimum, maximum)));
+        }
+    }
+
+    /// A whole number the caller checks to lie in one of `ranges`, which the document lists.
+    pub fn integer_in_ranges(&mut self, key: &str, ranges: &[(i64, i64)]) -> Option<i64> {
+        if self.describe(key, || shape::integer_in_ranges(ranges)) {
+            return None;
+        }
+        self.integer(key)
+    }
+
     /// Marks the list `key` as holding at least one item in the document; the caller's own check
     /// refuses an empty one with its own words.
     pub fn non_empty(&mut self, key: &str) {
@@ -232,8 +273,8 @@ impl Params {
         }
         match self.take(key)? {
             Value::String(text) => self.within(key, text, max_chars),
-            Value::Number(number) if number.is_i64() || number.is_u64() => {
-                self.within(key, number.to_string(), max_chars)
+            Value::Number(number) if whole_digits(&number).is_some() => {
+                self.within(key, whole_digits(&number).unwrap_or_default(), max_chars)
             }
             _ => {
                 self.type_error(key, "a string");
@@ -360,16 +401,20 @@ impl Params {
         self.check(key, Metadata::new(pairs))
     }
 
-    /// A statement descriptor of at most [`StatementDescriptor::MAX_LENGTH`] characters.
+    /// A statement descriptor of at most [`StatementDescriptor::MAX_LENGTH`] characters, not blank.
     pub fn statement_descriptor(&mut self, key: &str) -> Option<StatementDescriptor> {
-        let text = self.string(key, StatementDescriptor::MAX_LENGTH)?;
-        self.check(key, StatementDescriptor::new(text))
+        let text = self.string(key, StatementDescriptor::MAX_LENGTH);
+        self.pattern(key, NOT_BLANK);
+        self.check(key, StatementDescriptor::new(text?))
     }
 
     /// A URL a customer may be redirected to (see [`RedirectUrl`]), of at most [`URL_LENGTH`]
     /// characters; whether the mode allows it is the use case's to say.
     pub fn redirect_url(&mut self, key: &str) -> Option<RedirectUrl> {
-        if self.describe(key, || shape::formatted_string(URL_LENGTH, "uri")) {
+        // The pattern, not `format: uri`: the service takes what browsers take (`%` not followed
+        // by two hex digits, say), which RFC 3986 does not.
+        if self.describe(key, || shape::string(URL_LENGTH)) {
+            self.pattern(key, WEB_URL);
             return None;
         }
         let text = self.string(key, URL_LENGTH)?;
@@ -434,7 +479,7 @@ impl Params {
     /// [`Metadata::MAX_KEYS`] conditions, keys and values within the metadata limits.
     pub fn metadata_filter(&mut self, key: &str) -> Vec<MetadataMatch> {
         let (keys, key_chars, value_chars) = (Metadata::MAX_KEYS, Metadata::MAX_KEY_LENGTH, Metadata::MAX_VALUE_LENGTH);
-        if self.describe(key, || shape::string_map(Some(keys), Some(key_chars), Some(value_chars))) {
+        if self.describe(key, || shape::key_filter(keys, key_chars, value_chars)) {
             return Vec::new();
         }
         let conditions: Vec<(String, Option<Value>)> = match self.take(key) {
@@ -458,9 +503,8 @@ impl Params {
         let mut matches = Vec::with_capacity(conditions.len());
         for (metadata_key, value) in conditions {
             let parameter = format!("{name}[{metadata_key}]");
-            if metadata_key.is_empty() || metadata_key.chars().count() > Metadata::MAX_KEY_LENGTH {
-                let detail = format!("Metadata keys are 1 to {} characters long.", Metadata::MAX_KEY_LENGTH);
-                self.push(FieldError::invalid(name.clone(), detail));
+            if let Err(refused) = Metadata::check_key(&metadata_key) {
+                self.push(refused.at(name.clone()));
                 continue;
             }
             let value = match value {

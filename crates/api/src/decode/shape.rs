@@ -3,12 +3,17 @@
 //! whether it is required. The OpenAPI document's request schemas come from here, so they cannot
 //! drift from what the service accepts.
 
-use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{
+    AdditionalProperties, AnyOfBuilder, ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type,
+};
 use utoipa::openapi::RefOr;
 
 /// What every string the service reads must match: no NUL character (PostgreSQL's text cannot hold
 /// one, so it is refused everywhere, whatever the backend).
 const WITHOUT_NUL: &str = "^[^\\x00]*$";
+/// What a map's keys must match: no NUL, and no square bracket, which `map[key]` in a form could not
+/// carry.
+const KEY_CHARACTERS: &str = r"^[^\x00\[\]]*$";
 
 /// The parameters one decoder reads, in the order it reads them.
 #[derive(Default)]
@@ -46,6 +51,31 @@ impl Shape {
         }
     }
 
+    /// States a rule of the caller's own check on a parameter already recorded (on each item of a
+    /// list): strings match `pattern` (in place of the no-NUL one, which it must imply), numbers
+    /// lie within `bounds`.
+    pub(super) fn constrain(&mut self, key: &str, pattern: Option<&str>, bounds: Option<(i64, i64)>) {
+        let schema = match self.schema_of(key) {
+            Some(Schema::Array(array)) => match &mut array.items {
+                utoipa::openapi::schema::ArrayItems::RefOrSchema(item) => match item.as_mut() {
+                    RefOr::T(schema) => Some(schema),
+                    RefOr::Ref(_) => None,
+                },
+                utoipa::openapi::schema::ArrayItems::False => None,
+            },
+            schema => schema,
+        };
+        if let Some(Schema::Object(object)) = schema {
+            if let Some(pattern) = pattern {
+                object.pattern = Some(pattern.to_owned());
+            }
+            if let Some((minimum, maximum)) = bounds {
+                object.minimum = Some(minimum.into());
+                object.maximum = Some(maximum.into());
+            }
+        }
+    }
+
     /// Marks a list parameter as holding at least one item.
     pub(super) fn non_empty(&mut self, key: &str) {
         if let Some(Schema::Array(array)) = self.schema_of(key) {
@@ -57,14 +87,24 @@ impl Shape {
         self.properties.iter_mut().find(|(name, _)| name == key).map(|(_, schema)| schema)
     }
 
-    /// The parameters and whether each is required, in reading order.
+    /// The parameters and whether each is required, in reading order, each as a client may send
+    /// it in a body (see [`as_sent`]).
     pub fn parameters(self) -> Vec<(String, Schema, bool)> {
+        self.parameters_as(as_sent)
+    }
+
+    /// As [`Shape::parameters`], for a query string (see [`as_sent_in_query`]).
+    pub fn query_parameters(self) -> Vec<(String, Schema, bool)> {
+        self.parameters_as(as_sent_in_query)
+    }
+
+    fn parameters_as(self, sent: fn(Schema, bool) -> Schema) -> Vec<(String, Schema, bool)> {
         let required = self.required;
         self.properties
             .into_iter()
             .map(|(name, schema)| {
                 let is_required = required.contains(&name);
-                (name, schema, is_required)
+                (name, sent(schema, is_required), is_required)
             })
             .collect()
     }
@@ -86,6 +126,53 @@ impl Shape {
             }
         }
         Schema::Object(object.build())
+    }
+}
+
+/// What a client may send for a parameter of `schema`: a list of strings also as its one item
+/// (`a=x` in a form), and an optional parameter also as `null` or `""`, which the service reads as
+/// absent.
+fn as_sent(schema: Schema, required: bool) -> Schema {
+    // Only a list of strings takes one string for a list of one.
+    let single_item = match &schema {
+        Schema::Array(array) => match &array.items {
+            utoipa::openapi::schema::ArrayItems::RefOrSchema(item) => match item.as_ref() {
+                RefOr::T(Schema::Object(object)) if accepts_strings(&object.schema_type) => Some(item.as_ref().clone()),
+                _ => None,
+            },
+            utoipa::openapi::schema::ArrayItems::False => None,
+        },
+        _ => None,
+    };
+    if required && single_item.is_none() {
+        return schema;
+    }
+    let mut any = AnyOfBuilder::new().item(schema);
+    if let Some(item) = single_item {
+        any = any.item(item);
+    }
+    if !required {
+        let null = ObjectBuilder::new().schema_type(Type::Null);
+        let empty = ObjectBuilder::new().schema_type(Type::String).max_length(Some(0));
+        any = any.item(null).item(empty);
+    }
+    Schema::AnyOf(any.build())
+}
+
+/// What a client may send for a query parameter of `schema`: every value is text there, so no
+/// `null`; an optional one may be empty (absent), which a choice lists among its values and a plain
+/// string already allows; a map is as it is; other kinds are as in a body.
+fn as_sent_in_query(schema: Schema, required: bool) -> Schema {
+    match schema {
+        Schema::Object(mut object) if !required && accepts_strings(&object.schema_type) => {
+            if let Some(values) = &mut object.enum_values {
+                values.push(serde_json::Value::String(String::new()));
+            }
+            Schema::Object(object)
+        }
+        // A map (`metadata[key]=value`) is sent by its keys, or not at all.
+        Schema::Object(object) if object.schema_type == SchemaType::Type(Type::Object) => Schema::Object(object),
+        other => as_sent(other, required),
     }
 }
 
@@ -147,16 +234,24 @@ pub(super) fn positive_whole_number(max_digits: u32) -> Schema {
     )
 }
 
-/// A whole number within `minimum..=maximum` when given.
+/// A whole number within `minimum..=maximum`, each end a 64-bit integer's when not given.
 pub(super) fn integer(minimum: Option<i64>, maximum: Option<i64>) -> Schema {
     Schema::Object(
         ObjectBuilder::new()
             .schema_type(Type::Integer)
             .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Int64)))
-            .minimum(minimum)
-            .maximum(maximum)
+            .minimum(Some(minimum.unwrap_or(i64::MIN)))
+            .maximum(Some(maximum.unwrap_or(i64::MAX)))
             .build(),
     )
+}
+
+/// A whole number within one of `ranges` (each `minimum..=maximum`).
+pub(super) fn integer_in_ranges(ranges: &[(i64, i64)]) -> Schema {
+    let any = ranges.iter().fold(utoipa::openapi::schema::AnyOfBuilder::new(), |any, &(minimum, maximum)| {
+        any.item(integer(Some(minimum), Some(maximum)))
+    });
+    Schema::AnyOf(any.build())
 }
 
 /// `true` or `false`.
@@ -167,6 +262,21 @@ pub(super) fn boolean() -> Schema {
 /// A list of at most `max_items` items.
 pub(super) fn list(item: Schema, max_items: usize) -> Schema {
     Schema::Array(ArrayBuilder::new().items(RefOr::T(item)).max_items(Some(max_items)).build())
+}
+
+/// A filter by a map's pairs (`m[key]=value`) or by its keys alone (`m=key`, `m[]=key`): at most
+/// `max_keys` of them, keys of 1 to `max_key_chars` characters, values of at most `max_value_chars`.
+pub(super) fn key_filter(max_keys: usize, max_key_chars: usize, max_value_chars: usize) -> Schema {
+    let key = || {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(Some(1))
+            .max_length(Some(max_key_chars))
+            .pattern(Some(KEY_CHARACTERS))
+    };
+    let pairs = string_map(Some(max_keys), Some(max_key_chars), Some(max_value_chars));
+    let keys = ArrayBuilder::new().items(RefOr::T(Schema::Object(key().build()))).max_items(Some(max_keys));
+    Schema::AnyOf(AnyOfBuilder::new().item(pairs).item(keys).item(key()).build())
 }
 
 /// An object of string values: at most `max_keys` keys of at most `max_key_chars` characters each,
@@ -182,7 +292,7 @@ pub(super) fn string_map(
         .schema_type(Type::String)
         .min_length(Some(1))
         .max_length(max_key_chars)
-        .pattern(Some(WITHOUT_NUL))
+        .pattern(Some(KEY_CHARACTERS))
         .build();
     Schema::Object(
         ObjectBuilder::new()

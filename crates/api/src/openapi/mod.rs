@@ -25,8 +25,9 @@ const DESCRIPTION: &str = "A self-hosted payments service with the interface of 
 payment intents with hold-then-capture, setup intents and saved payment methods, billing \
 statements, customers, customer sessions, checkout sessions with hosted pages, payments, refunds, \
 and signed webhook events.\n\nRequests send parameters as `application/x-www-form-urlencoded` \
-with bracket keys (`metadata[order]=42`, `payment_methods[]=card`) or as `application/json`. \
-Every error answers `{\"errors\": [{\"code\", \"detail\", \"parameter\"}]}`. A POST, PUT or \
+with bracket keys (`metadata[order]=42`, `payment_methods[]=card`) or as `application/json`. An \
+optional parameter sent as `null` or as an empty string is absent, and a list may be sent as its \
+one item (the schemas list these forms after the parameter's own). Every error answers `{\"errors\": [{\"code\", \"detail\", \"parameter\"}]}`. A POST, PUT or \
 DELETE with an `Idempotency-Key` header runs once: a retry with the same key and body replays \
 the first answer.";
 
@@ -53,6 +54,7 @@ pub fn document(base_url: &str) -> OpenApi {
     Component::of::<ErrorBody>().collect_into(&mut schemas);
     let webhooks = webhooks::paths(&mut schemas);
     require_present_properties(&mut schemas);
+    state_resources(&mut schemas);
     schemas.append(&mut requests);
 
     let secret_key = Http::builder()
@@ -118,6 +120,40 @@ fn require_present_properties(schemas: &mut [(String, RefOr<Schema>)]) {
                 object.required.push(property.clone());
             }
         }
+    }
+}
+
+/// The `resource` of each answer's schema: the one value it always has, or (for a deletion's
+/// tombstone) the resources that can be deleted.
+const RESOURCES: [(&str, &[&str]); 17] = [
+    ("Attempt", &["webhook_attempt"]),
+    ("BillingStatement", &["billing_statement"]),
+    ("BillingStatementLineItem", &["billing_statement_line_item"]),
+    ("CheckoutSession", &["checkout_session"]),
+    ("CheckoutSessionLineItem", &["checkout_session_line_item"]),
+    ("Customer", &["customer"]),
+    ("CustomerSession", &["customer_session"]),
+    ("Deleted", &["customer", "billing_statement", "billing_statement_line_item", "webhook", "payment_method"]),
+    ("Event", &["event"]),
+    ("Payment", &["payment"]),
+    ("PaymentIntent", &["payment_intent"]),
+    ("PaymentMethod", &["payment_method"]),
+    ("PublicPaymentIntent", &["payment_intent"]),
+    ("PublicSetupIntent", &["setup_intent"]),
+    ("Refund", &["refund"]),
+    ("SetupIntent", &["setup_intent"]),
+    ("Webhook", &["webhook"]),
+];
+
+/// States each answer's `resource` as its value ([`RESOURCES`]): a generated client can tell
+/// answers apart by it. CI's conformance check fails if an answer ever carries another.
+fn state_resources(schemas: &mut [(String, RefOr<Schema>)]) {
+    for (name, schema) in schemas {
+        let RefOr::T(Schema::Object(object)) = schema else { continue };
+        let Some(RefOr::T(Schema::Object(resource))) = object.properties.get_mut("resource") else { continue };
+        let values = RESOURCES.iter().find(|(schema, _)| schema == name).map(|(_, values)| *values);
+        debug_assert!(values.is_some(), "RESOURCES names the resource of {name}");
+        resource.enum_values = values.map(|values| values.iter().map(|value| json!(value)).collect());
     }
 }
 

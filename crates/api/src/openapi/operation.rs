@@ -74,7 +74,7 @@ pub(super) fn of(
     }
     match &endpoint.input {
         Some(input @ Input::Query(_)) => {
-            for (name, schema, required) in input.shape().parameters() {
+            for (name, schema, required) in input.shape().query_parameters() {
                 let nested = is_object(&schema);
                 operation = operation.parameter(
                     ParameterBuilder::new()
@@ -130,8 +130,13 @@ fn path_parameters(path: &str) -> impl Iterator<Item = &str> {
     path.split('/').filter_map(|segment| segment.strip_prefix('{')?.split('}').next())
 }
 
+/// Whether a parameter is an object (sent with bracket keys), perhaps also absent (`null`, `""`).
 fn is_object(schema: &Schema) -> bool {
-    matches!(schema, Schema::Object(object) if object.schema_type == SchemaType::Type(Type::Object))
+    match schema {
+        Schema::Object(object) => object.schema_type == SchemaType::Type(Type::Object),
+        Schema::AnyOf(any) => matches!(any.items.first(), Some(RefOr::T(first)) if is_object(first)),
+        _ => false,
+    }
 }
 
 /// The body's parameters, as JSON or as a form whose nested parameters use bracket keys; the schema

@@ -114,6 +114,7 @@ impl ReferencePage {
     /// The page of a document, in the document's order.
     fn of(document: &OpenApi) -> Self {
         let mut groups: Vec<Group> = Vec::new();
+        let components = value(&document.components);
         for (path, item) in &document.paths.paths {
             let item = value(item);
             let aliases: Vec<String> = item["x-aliases"]
@@ -127,7 +128,7 @@ impl ReferencePage {
                 object(&item).filter(|(method, _)| ["get", "post", "put", "delete"].contains(&method.as_str()));
             for (method, operation) in operations {
                 let tag = operation["tags"][0].as_str().unwrap_or("other").to_owned();
-                let mut view = operation_view(path, method, operation);
+                let mut view = operation_view(path, method, operation, &components["schemas"]);
                 view.aliases.clone_from(&aliases);
                 match groups.iter_mut().find(|group| group.name == tag) {
                     Some(group) => group.operations.push(view),
@@ -172,7 +173,9 @@ fn object(value: &Value) -> impl Iterator<Item = (&String, &Value)> {
     value.as_object().into_iter().flat_map(Map::iter)
 }
 
-fn operation_view(path: &str, method: &str, operation: &Value) -> OperationView {
+/// An operation as the page shows it; `schemas` are the document's components, where its request
+/// body's schema is.
+fn operation_view(path: &str, method: &str, operation: &Value, schemas: &Value) -> OperationView {
     let security: Vec<&str> = operation["security"]
         .as_array()
         .into_iter()
@@ -203,7 +206,11 @@ fn operation_view(path: &str, method: &str, operation: &Value) -> OperationView 
             rows
         })
         .collect();
-    let body = fields("", &operation["requestBody"]["content"]["application/json"]["schema"], true);
+    let body_schema = &operation["requestBody"]["content"]["application/json"]["schema"];
+    let body = match body_schema["$ref"].as_str().and_then(|target| target.rsplit('/').next()) {
+        Some(name) => fields("", &schemas[name], true),
+        None => fields("", body_schema, true),
+    };
     let answer = kind(&operation["responses"]["200"]["content"]["application/json"]["schema"]);
     let errors = object(&operation["responses"])
         .filter(|(status, _)| status.as_str() != "200")
@@ -242,6 +249,7 @@ fn fields(prefix: &str, schema: &Value, top: bool) -> Vec<Field> {
 
 /// The rows inside a nested object, or inside the objects of a list (`line_items[][name]`).
 fn nested_fields(name: &str, schema: &Value) -> Vec<Field> {
+    let schema = as_documented(schema);
     if schema["properties"].is_object() {
         fields(name, schema, false)
     } else if schema["items"]["properties"].is_object() {
@@ -251,8 +259,25 @@ fn nested_fields(name: &str, schema: &Value) -> Vec<Field> {
     }
 }
 
+/// A parameter's schema without the other forms a client may send it in (`null` or `""` for
+/// absent, one item for a list), which the page says once for all.
+fn as_documented(schema: &Value) -> &Value {
+    match schema["anyOf"].as_array() {
+        Some(forms) if forms.len() > 1 && forms.iter().skip(1).all(|form| is_other_form(schema, form)) => &forms[0],
+        _ => schema,
+    }
+}
+
+/// Whether `form` is one of the other forms of the parameter `schema` lists first.
+fn is_other_form(schema: &Value, form: &Value) -> bool {
+    form["type"] == "null"
+        || (form["type"] == "string" && form["maxLength"] == 0)
+        || *form == schema["anyOf"][0]["items"]
+}
+
 /// A schema in a few words: its type, bounds and choices, or the schema it refers to.
 fn kind(schema: &Value) -> String {
+    let schema = as_documented(schema);
     if let Some(reference) = schema["$ref"].as_str() {
         return reference.rsplit('/').next().unwrap_or(reference).to_owned();
     }

@@ -57,6 +57,7 @@ pub(crate) struct BillingStatementResource<'a, P> {
     payment_settings: PaymentSettings<'a>,
     statement_descriptor: Option<&'a str>,
     due_at: Option<i64>,
+    finalized_at: Option<i64>,
     /// The fields below are read by PayRex's Python client's `BillingStatementEntity` (which shares
     /// them with checkout sessions): the statement's own where it has one, else `null`.
     client_secret: &'a str,
@@ -119,6 +120,7 @@ impl<'a, P: Serialize> BillingStatementResource<'a, P> {
             payment_settings: PaymentSettings { payment_methods: &details.payment_methods },
             statement_descriptor: details.statement_descriptor.as_ref().map(StatementDescriptor::as_str),
             due_at: details.due_at.map(Timestamp::unix_seconds),
+            finalized_at: statement.finalization().map(|done| done.finalized_at.unix_seconds()),
             client_secret: statement.client_secret().reveal(),
             payment_methods: &details.payment_methods,
             customer_reference_id: None,

@@ -24,8 +24,15 @@ pub(super) fn address(params: &mut Params) -> Option<Address> {
         city: text_field(params, "city"),
         state: text_field(params, "state"),
         postal_code: text_field(params, "postal_code"),
-        country: params.string("country", CHOICE_LENGTH).and_then(|c| params.check("country", CountryCode::new(&c))),
+        country: country(params),
     })
+}
+
+/// A two-letter country code, either case.
+fn country(params: &mut Params) -> Option<CountryCode> {
+    let code = params.string("country", CHOICE_LENGTH);
+    params.pattern("country", "^[A-Za-z]{2}$");
+    code.and_then(|c| params.check("country", CountryCode::new(&c)))
 }
 
 /// A free-text field of billing details.

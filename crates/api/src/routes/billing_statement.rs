@@ -17,7 +17,7 @@ use payments_application::ports::BillingStatementFilter;
 use payments_application::services::{BillingStatementService, BillingStatementView, NewBillingStatement};
 use payments_application::ApplicationError;
 use payments_application::Scope;
-use payments_domain::billing_statement::{BillingStatementStatus, StatementChanges};
+use payments_domain::billing_statement::{BillingStatementStatus, StatementChanges, LATEST_DUE_AT};
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::IDENTIFIER_LENGTH;
@@ -171,7 +171,8 @@ async fn act(
 
 fn new_statement(params: &mut Params) -> Option<NewBillingStatement> {
     let customer_id = params.required_string("customer_id", IDENTIFIER_LENGTH).and_then(|id| {
-        let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
+        let parsed =
+            CustomerId::parse(&id).ok_or_else(|| Invalid::missing(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)
     });
     let currency = params
@@ -208,7 +209,9 @@ fn list_request(params: &mut Params) -> Option<(BillingStatementFilter, PageRequ
 /// The fields create and update share.
 fn statement_fields(params: &mut Params) -> StatementChanges {
     let description = params.description("description");
-    let due_at = params.integer("due_at").and_then(|seconds| {
+    let due_at = params.integer("due_at");
+    params.bounds("due_at", 0, LATEST_DUE_AT);
+    let due_at = due_at.and_then(|seconds| {
         if seconds < 0 {
             params.push(FieldError::new(
                 "due_at",

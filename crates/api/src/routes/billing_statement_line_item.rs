@@ -4,7 +4,7 @@
 use super::endpoint::Endpoint;
 use super::support::ok;
 use crate::auth::SecretKey;
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{BodyParams, Params, QueryParams, NOT_BLANK};
 use crate::error::ApiError;
 use crate::representation::billing_statement_line_item::BillingStatementLineItemResource;
 use crate::representation::envelope::Deleted;
@@ -99,9 +99,9 @@ fn new_line_item(params: &mut Params) -> Option<NewLineItem> {
 
 /// The fields create and update share, each checked.
 fn line_item_fields(params: &mut Params) -> LineItemChanges {
-    let description = params
-        .string("description", LINE_ITEM_DESCRIPTION_LENGTH)
-        .and_then(|text| params.check("description", LineItem::check_description(text)));
+    let description = params.string("description", LINE_ITEM_DESCRIPTION_LENGTH);
+    params.pattern("description", NOT_BLANK);
+    let description = description.and_then(|text| params.check("description", LineItem::check_description(text)));
     let unit_price = params
         .integer_between("unit_price", Some(1), Some(Amount::MAXIMUM))
         .and_then(|price| params.check("unit_price", LineItem::check_unit_price(price)));

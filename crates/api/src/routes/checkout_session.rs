@@ -5,7 +5,7 @@ use super::endpoint::Endpoint;
 use super::payment_method::{card_options, payment_methods};
 use super::support::{ok, page_request};
 use crate::auth::SecretKey;
-use crate::decode::{names, BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams, HTTPS_URL, NOT_BLANK};
 use crate::error::ApiError;
 use crate::representation::checkout_session::CheckoutSessionResource;
 use crate::representation::envelope::List;
@@ -149,7 +149,9 @@ fn new_checkout_session(params: &mut Params, now: Timestamp) -> Option<NewChecko
 }
 
 fn line_item(params: &mut Params) -> Option<NewLineItem> {
-    let name = params.string("name", NAME_LENGTH).and_then(|name| params.check("name", NewLineItem::check_name(name)));
+    let name = params.string("name", NAME_LENGTH);
+    params.pattern("name", NOT_BLANK);
+    let name = name.and_then(|name| params.check("name", NewLineItem::check_name(name)));
     let amount = params
         .integer_between("amount", Some(1), None)
         .and_then(|amount| params.check("amount", NewLineItem::check_unit_amount(amount)));
@@ -157,7 +159,9 @@ fn line_item(params: &mut Params) -> Option<NewLineItem> {
         .integer_between("quantity", Some(1), None)
         .and_then(|quantity| params.check("quantity", NewLineItem::check_quantity(quantity)));
     let description = params.description("description");
-    let image = params.string("image", URL_LENGTH).and_then(|url| params.check("image", NewLineItem::check_image(url)));
+    let image = params.string("image", URL_LENGTH);
+    params.pattern("image", HTTPS_URL);
+    let image = image.and_then(|url| params.check("image", NewLineItem::check_image(url)));
     let name = params.require("name", name);
     let amount = params.require("amount", amount);
     let quantity = params.require("quantity", quantity);

@@ -4,7 +4,7 @@ use super::billing::{address, text_field};
 use super::endpoint::Endpoint;
 use super::support::{ok, page_request};
 use crate::auth::SecretKey;
-use crate::decode::{names, BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams, NOT_BLANK};
 use crate::error::ApiError;
 use crate::representation::customer::{CustomerResource, RESOURCE};
 use crate::representation::envelope::{Deleted, List};
@@ -123,9 +123,9 @@ fn list_request(params: &mut Params) -> Option<(CustomerFilter, PageRequest)> {
 }
 
 fn new_customer(params: &mut Params) -> Option<NewCustomer> {
-    let name = params
-        .required_string("name", CustomerName::MAX_LENGTH)
-        .and_then(|name| params.check("name", CustomerName::new(name)));
+    let name = params.required_string("name", CustomerName::MAX_LENGTH);
+    params.pattern("name", NOT_BLANK);
+    let name = name.and_then(|name| params.check("name", CustomerName::new(name)));
     let email = params
         .formatted_string("email", Email::MAX_LENGTH, "email")
         .and_then(|email| params.check("email", Email::new(email)));
@@ -146,8 +146,9 @@ fn new_customer(params: &mut Params) -> Option<NewCustomer> {
 }
 
 fn customer_changes(params: &mut Params) -> Option<CustomerChanges> {
-    let name =
-        params.string("name", CustomerName::MAX_LENGTH).and_then(|name| params.check("name", CustomerName::new(name)));
+    let name = params.string("name", CustomerName::MAX_LENGTH);
+    params.pattern("name", NOT_BLANK);
+    let name = name.and_then(|name| params.check("name", CustomerName::new(name)));
     let email = params
         .formatted_string("email", Email::MAX_LENGTH, "email")
         .and_then(|email| params.check("email", Email::new(email)));
@@ -176,9 +177,10 @@ struct SharedFields {
 
 fn shared_fields(params: &mut Params) -> SharedFields {
     let key = "billing_statement_prefix";
-    let billing_statement_prefix = params
-        .string(key, BillingStatementPrefix::MAX_LENGTH)
-        .and_then(|p| params.check(key, BillingStatementPrefix::new(p)));
+    let billing_statement_prefix = params.string(key, BillingStatementPrefix::MAX_LENGTH);
+    params.pattern(key, "^[A-Z0-9]{3,15}$");
+    let billing_statement_prefix =
+        billing_statement_prefix.and_then(|p| params.check(key, BillingStatementPrefix::new(p)));
     let key = "next_billing_statement_sequence_number";
     let next_billing_statement_sequence_number = params
         .positive_whole_number(key, SequenceNumber::DIGITS)

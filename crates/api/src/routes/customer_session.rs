@@ -66,7 +66,8 @@ async fn retrieve(
 /// The customer and the payment element's settings.
 fn new_session(params: &mut Params) -> Option<(CustomerId, Vec<Component>)> {
     let customer_id = params.required_string("customer_id", IDENTIFIER_LENGTH).and_then(|id| {
-        let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
+        let parsed =
+            CustomerId::parse(&id).ok_or_else(|| Invalid::missing(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)
     });
     let components = params.object_list("components", CHOICES, component);

@@ -197,7 +197,8 @@ fn shared_fields(params: &mut Params) -> SharedFields {
     let statement_descriptor = params.statement_descriptor("statement_descriptor");
     let metadata = params.metadata("metadata");
     let customer_id = params.string("customer_id", IDENTIFIER_LENGTH).and_then(|id| {
-        let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
+        let parsed =
+            CustomerId::parse(&id).ok_or_else(|| Invalid::missing(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)
     });
     let return_url = params.redirect_url("return_url");

@@ -85,7 +85,12 @@ fn list_request(params: &mut Params) -> Option<(Option<String>, PageRequest)> {
 }
 
 pub(super) fn payment_methods(params: &mut Params) -> Option<Vec<PaymentMethodType>> {
-    let methods = || names(&PaymentMethodType::ALL, PaymentMethodType::as_str);
+    payment_methods_of(params, &PaymentMethodType::ALL)
+}
+
+/// `payment_methods`, whose items the document lists among `types` (the caller refuses others).
+pub(super) fn payment_methods_of(params: &mut Params, types: &[PaymentMethodType]) -> Option<Vec<PaymentMethodType>> {
+    let methods = || names(types, PaymentMethodType::as_str);
     let names = params.choice_list("payment_methods", CHOICES, methods);
     params.non_empty("payment_methods");
     let names = names?;
@@ -121,7 +126,9 @@ pub(super) fn card_options(params: &mut Params) -> Option<CardOptions> {
 
 /// Which cards may pay; a card being saved is never captured, so its rules have no capture type.
 pub(super) fn card_rules(params: &mut Params) -> Option<CardOptions> {
-    let allowed_bins = params.string_list("allowed_bins", ALLOWED_BINS, 8).and_then(|bins| {
+    let allowed_bins = params.string_list("allowed_bins", ALLOWED_BINS, 8);
+    params.pattern("allowed_bins", "^[0-9]{1,8}$");
+    let allowed_bins = allowed_bins.and_then(|bins| {
         let valid = bins.iter().all(|bin| (1..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit()));
         params.check("allowed_bins", if valid { Ok(bins) } else { Err(Invalid::value("BINs are 1 to 8 digits.")) })
     });
@@ -144,8 +151,21 @@ pub(super) fn card_rules(params: &mut Params) -> Option<CardOptions> {
 }
 
 pub(crate) fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
+    payment_method_of(params, &PaymentMethodType::ALL)
+}
+
+/// A card being saved for later: only cards can be (the setup intent says so of another type).
+pub(crate) fn card_to_save(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
+    payment_method_of(params, &[PaymentMethodType::Card])
+}
+
+/// An inline payment method, whose `type` the document lists among `types`.
+fn payment_method_of(
+    params: &mut Params,
+    types: &[PaymentMethodType],
+) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
     let method = params
-        .required_choice("type", || names(&PaymentMethodType::ALL, PaymentMethodType::as_str))
+        .required_choice("type", || names(types, PaymentMethodType::as_str))
         .and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
     let card = params.object("card", card_input);
     let billing = params.object("billing", payment_billing);
@@ -164,19 +184,26 @@ pub(crate) fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput,
 }
 
 pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
-    let number = params
-        .string_or_integer("number", CARD_NUMBER_LENGTH)
-        .and_then(|n| params.check("number", CardNumber::new(&n)));
-    let exp_month = params.integer("exp_month").and_then(|month| {
+    // 12 to 19 digits, spaces allowed between them; the Luhn check is beyond the document.
+    let number = params.string_or_integer("number", CARD_NUMBER_LENGTH);
+    params.pattern("number", "^ *(?:[0-9] *){12,19}$");
+    params.bounds("number", 100_000_000_000, i64::MAX);
+    let number = number.and_then(|n| params.check("number", CardNumber::new(&n)));
+    let exp_month = params.integer("exp_month");
+    params.bounds("exp_month", 1, 12);
+    let exp_month = exp_month.and_then(|month| {
         let valid = u32::try_from(month).ok().filter(|m| (1..=12).contains(m));
         params.check("exp_month", valid.ok_or_else(|| Invalid::value("The expiry month must be 1 to 12.")))
     });
-    let exp_year = params.integer("exp_year").and_then(|year| {
+    let exp_year = params.integer_in_ranges("exp_year", &[(0, 99), (2000, 2100)]).and_then(|year| {
         let year = if (0..100).contains(&year) { year + 2000 } else { year };
         let valid = u32::try_from(year).ok().filter(|y| (2000..=2100).contains(y));
         params.check("exp_year", valid.ok_or_else(|| Invalid::value("The expiry year must be a four-digit year.")))
     });
-    let cvc = params.string_or_integer("cvc", CVC_LENGTH).and_then(|c| params.check("cvc", Cvc::new(&c)));
+    let cvc = params.string_or_integer("cvc", CVC_LENGTH);
+    params.pattern("cvc", "^[0-9]{3,4}$");
+    params.bounds("cvc", 100, 9_999);
+    let cvc = cvc.and_then(|c| params.check("cvc", Cvc::new(&c)));
     let number = params.require("number", number);
     let exp_month = params.require("exp_month", exp_month);
     let exp_year = params.require("exp_year", exp_year);

@@ -2,7 +2,7 @@
 //! card to save, and cancel.
 
 use super::endpoint::{Auth, Endpoint};
-use super::payment_method::{card_rules, payment_method, payment_methods};
+use super::payment_method::{card_rules, card_to_save, payment_methods_of};
 use super::support::{access, client_secret, ok};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
@@ -113,10 +113,12 @@ fn render(view: &SetupIntentView, kind: KeyKind) -> HttpResponse {
 
 fn new_setup_intent(params: &mut Params) -> Option<NewSetupIntent> {
     let customer_id = params.required_string("customer_id", IDENTIFIER_LENGTH).and_then(|id| {
-        let parsed = CustomerId::parse(&id).ok_or_else(|| Invalid::value(format!("No customer with id {id} exists.")));
+        let parsed =
+            CustomerId::parse(&id).ok_or_else(|| Invalid::missing(format!("No customer with id {id} exists.")));
         params.check("customer_id", parsed)
     });
-    let payment_methods = payment_methods(params);
+    // Only cards can be saved; the service says so of another method.
+    let payment_methods = payment_methods_of(params, &[PaymentMethodType::Card]);
     let usage = params
         .choice("usage", || names(&Usage::ALL, Usage::as_str))
         .and_then(|u| params.check("usage", Usage::parse(&u)));
@@ -154,7 +156,7 @@ fn attach_params(params: &mut Params) -> Option<(Option<String>, SetupAttachRequ
 
 fn attach_request(params: &mut Params) -> Option<SetupAttachRequest> {
     let return_url = params.redirect_url("return_url");
-    let inline = params.object("payment_method", payment_method);
+    let inline = params.object("payment_method", card_to_save);
     let (method, billing) = params.require("payment_method", inline)?;
     match method {
         PaymentMethodInput::Card(card) => Some(SetupAttachRequest { card, billing, return_url }),

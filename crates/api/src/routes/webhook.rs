@@ -4,7 +4,7 @@
 use super::endpoint::Endpoint;
 use super::support::{ok, page_request};
 use crate::auth::SecretKey;
-use crate::decode::{names, BodyParams, Params, QueryParams};
+use crate::decode::{names, BodyParams, Params, QueryParams, WEB_URL};
 use crate::error::ApiError;
 use crate::representation::envelope::{Deleted, List};
 use crate::representation::webhook::{AttemptResource, WebhookResource, RESOURCE};
@@ -210,8 +210,9 @@ fn resend_event_id(params: &mut Params) -> Option<String> {
 }
 
 fn url(params: &mut Params) -> Option<WebhookUrl> {
-    let text = params.string("url", URL_LENGTH)?;
-    params.check("url", WebhookUrl::new(text))
+    let text = params.string("url", URL_LENGTH);
+    params.pattern("url", WEB_URL);
+    params.check("url", WebhookUrl::new(text?))
 }
 
 fn events(params: &mut Params) -> Option<Vec<EventType>> {

@@ -190,8 +190,8 @@ async fn bad_statements_and_line_items_are_refused_and_change_nothing(app: TestA
     let (status, body) = app.post("/billing_statements", "description=x").await;
     assert_eq!((status, error_codes(&body)), (400, vec![("customer_id".into(), "parameter_required".into())]));
     let cases: [(String, Vec<(&str, &str)>); 7] = [
-        ("customer_id=cus_nobody".into(), vec![("customer_id", "parameter_invalid")]),
-        ("customer_id=pi_123".into(), vec![("customer_id", "parameter_invalid")]),
+        ("customer_id=cus_nobody".into(), vec![("customer_id", "resource_not_found")]),
+        ("customer_id=pi_123".into(), vec![("customer_id", "resource_not_found")]),
         (format!("customer_id={customer_id}&currency=USD"), vec![("currency", "parameter_invalid")]),
         (format!("customer_id={customer_id}&due_at={}", now - DAY), vec![("due_at", "parameter_below_minimum")]),
         (
@@ -259,7 +259,7 @@ async fn bad_statements_and_line_items_are_refused_and_change_nothing(app: TestA
         ),
         (
             "billing_statement_id=bstm_nobody&description=A&unit_price=100&quantity=1".into(),
-            vec![("billing_statement_id", "parameter_invalid")],
+            vec![("billing_statement_id", "resource_not_found")],
         ),
     ];
     for (fields, expected) in item_cases {

@@ -140,7 +140,7 @@ async fn a_session_is_created_with_its_intent_and_listed(app: TestApp) {
     let (_, older) = read(app.get(&format!("/checkout_sessions?after={}", second["id"].as_str().unwrap())).await).await;
     assert_eq!(ids(&older), vec![id.to_owned()]);
     let (status, unknown) = read(app.get("/checkout_sessions?after=cs_nope").await).await;
-    assert_eq!((status, error_codes(&unknown)), (400, vec![("after".into(), "parameter_invalid".into())]));
+    assert_eq!((status, error_codes(&unknown)), (400, vec![("after".into(), "resource_not_found".into())]));
 }
 
 async fn bad_sessions_are_refused_and_change_nothing(app: TestApp) {

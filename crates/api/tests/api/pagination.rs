@@ -32,8 +32,8 @@ async fn list_parameters_are_validated(app: TestApp) {
         ("limit=101", "limit", "parameter_above_maximum"),
         ("limit=ten", "limit", "parameter_type_invalid"),
         ("after=cus_a&before=cus_b", "before", "parameter_invalid"),
-        ("after=cus_00000000000000000000000000000000", "after", "parameter_invalid"),
-        ("before=nonsense", "before", "parameter_invalid"),
+        ("after=cus_00000000000000000000000000000000", "after", "resource_not_found"),
+        ("before=nonsense", "before", "resource_not_found"),
         ("colour=red", "colour", "parameter_invalid"),
     ];
     for (query, parameter, code) in cases {

@@ -127,7 +127,7 @@ async fn descriptor_currency_and_methods_are_validated(app: TestApp) {
             "parameter_invalid",
         ),
         (format!("{base}&currency=PHP&return_url=javascript:alert(1)"), "return_url", "parameter_invalid"),
-        (format!("{base}&currency=PHP&customer_id=cus_unknown"), "customer_id", "parameter_invalid"),
+        (format!("{base}&currency=PHP&customer_id=cus_unknown"), "customer_id", "resource_not_found"),
     ];
     for (body, parameter, code) in cases {
         let (status, answer) = app.post("/payment_intents", &body).await;

@@ -77,7 +77,7 @@ async fn refund_requests_are_validated(app: TestApp) {
         (format!("amount=-5&currency=PHP&reason=others&payment_id={payment_id}"), "amount", "parameter_below_minimum"),
         (format!("amount=100&currency=USD&reason=others&payment_id={payment_id}"), "currency", "parameter_invalid"),
         (format!("amount=100&currency=PHP&reason=whim&payment_id={payment_id}"), "reason", "parameter_invalid"),
-        ("amount=100&currency=PHP&reason=others&payment_id=pay_unknown".to_owned(), "payment_id", "parameter_invalid"),
+        ("amount=100&currency=PHP&reason=others&payment_id=pay_unknown".to_owned(), "payment_id", "resource_not_found"),
         ("amount=100&currency=PHP&reason=others".to_owned(), "payment_id", "parameter_required"),
     ];
     for (body, parameter, code) in cases {

@@ -379,28 +379,27 @@ async fn a_saved_card_is_refused_where_it_may_not_pay(app: TestApp) {
             app.create_intent(20_000, &format!("&customer_id={}", other["id"].as_str().unwrap())).await,
             method.clone(),
             "another customer's",
+            "resource_not_found",
         ),
-        (app.create_intent(20_000, "").await, method.clone(), "an intent without a customer"),
+        (app.create_intent(20_000, "").await, method.clone(), "an intent without a customer", "resource_not_found"),
         (
             app.create_intent(20_000, &format!("&customer_id={customer_id}")).await,
             "pm_unknown".to_owned(),
             "an unknown method",
+            "resource_not_found",
         ),
         (
             app.create_intent(20_000, &format!("&customer_id={}", on_session_customer["id"].as_str().unwrap())).await,
             on_session,
             "an on_session method by secret key",
+            "parameter_invalid",
         ),
     ];
-    for (intent, method_id, case) in refusals {
+    for (intent, method_id, case, code) in refusals {
         let id = intent["id"].as_str().unwrap().to_owned();
         let (status, answer) = attach(id.clone(), format!("payment_method_id={method_id}")).await;
         assert_eq!(status, 400, "{case}: {answer}");
-        assert_eq!(
-            error_codes(&answer),
-            vec![("payment_method_id".to_owned(), "parameter_invalid".to_owned())],
-            "{case}"
-        );
+        assert_eq!(error_codes(&answer), vec![("payment_method_id".to_owned(), code.to_owned())], "{case}");
         let (_, after) = read(app.get(&format!("/payment_intents/{id}")).await).await;
         assert_eq!(
             (after["status"].as_str(), &after["latest_payment"]),

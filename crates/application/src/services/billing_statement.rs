@@ -306,7 +306,9 @@ impl BillingStatementService {
                     .owned_by(IntentOwner::BillingStatement);
                 repositories.payment_intents().insert(&intent)?;
                 let mut statement = before.clone();
-                statement.finalize(Finalization { number, payment_intent_id: intent.id().clone(), url }, now)?;
+                let finalization =
+                    Finalization { number, payment_intent_id: intent.id().clone(), url, finalized_at: now };
+                statement.finalize(finalization, now)?;
                 repositories.billing_statements().update(&statement, before.version())?;
                 let old = self.complete_view(repositories, scope, before, Some(customer.clone()))?;
                 let intent = PaymentIntentView { intent, latest_payment: None, customer: Some(customer) };
@@ -415,7 +417,7 @@ impl BillingStatementService {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let unknown = || {
-                    ApplicationError::invalid(FieldError::invalid(
+                    ApplicationError::invalid(FieldError::missing(
                         "billing_statement_id",
                         format!("No billing statement with id {} exists.", new.billing_statement_id),
                     ))

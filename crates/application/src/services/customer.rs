@@ -152,7 +152,7 @@ pub(crate) fn live_customer(
 ) -> Result<Customer, ApplicationError> {
     match repositories.customers().find(scope, id)? {
         Some(customer) if !customer.is_deleted() => Ok(customer),
-        _ => Err(ApplicationError::invalid(FieldError::invalid(
+        _ => Err(ApplicationError::invalid(FieldError::missing(
             "customer_id",
             format!("No customer with id {id} exists."),
         ))),

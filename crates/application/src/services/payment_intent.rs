@@ -646,7 +646,7 @@ fn chargeable_saved_method(
 ) -> Result<PaymentMethod, ApplicationError> {
     let parameter = "payment_method_id";
     let unknown = || {
-        ApplicationError::invalid(FieldError::invalid(
+        ApplicationError::invalid(FieldError::missing(
             parameter,
             format!("No payment method {id} is saved to this payment intent's customer."),
         ))

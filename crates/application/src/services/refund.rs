@@ -46,7 +46,7 @@ impl RefundService {
             let now = self.clock.now();
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let mut payment = super::payment::load(repositories, scope, &new.payment_id).map_err(|_| {
-                    ApplicationError::invalid(FieldError::invalid(
+                    ApplicationError::invalid(FieldError::missing(
                         "payment_id",
                         format!("No payment with id {} exists.", new.payment_id),
                     ))

@@ -151,7 +151,7 @@ impl WebhookService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
             let unknown = || {
-                ApplicationError::invalid(FieldError::invalid(
+                ApplicationError::invalid(FieldError::missing(
                     "event_id",
                     format!("No event with id {event_id} exists."),
                 ))

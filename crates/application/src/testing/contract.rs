@@ -923,8 +923,12 @@ pub fn billing_statements_round_trip_with_their_line_items_and_filters(store: &d
     let intent = new_intent(&scope, 1);
     write(store, |r| r.payment_intents().insert(&intent));
     let version = first.version();
-    let finalization =
-        Finalization { number: "P0001-0001".into(), payment_intent_id: intent.id().clone(), url: "u".into() };
+    let finalization = Finalization {
+        number: "P0001-0001".into(),
+        payment_intent_id: intent.id().clone(),
+        url: "u".into(),
+        finalized_at: at(5),
+    };
     first.finalize(finalization, at(4)).unwrap();
     write(store, |r| r.billing_statements().update(&first, version));
     assert_eq!(

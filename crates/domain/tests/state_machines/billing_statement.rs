@@ -64,7 +64,12 @@ fn draft() -> BillingStatement {
 }
 
 fn finalization() -> Finalization {
-    Finalization { number: "ACME-0001".into(), payment_intent_id: PaymentIntentId::from_random("pi"), url: "u".into() }
+    Finalization {
+        number: "ACME-0001".into(),
+        payment_intent_id: PaymentIntentId::from_random("pi"),
+        url: "u".into(),
+        finalized_at: Timestamp::from_unix_seconds(1_700_000_000),
+    }
 }
 
 /// A statement brought to `status` through its transitions.

@@ -1,0 +1,1 @@
+ALTER TABLE billing_statements DROP COLUMN finalized_at;
