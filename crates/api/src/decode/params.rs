@@ -271,12 +271,14 @@ impl Params {
         if self.describe(key, || shape::string_or_integer(max_chars)) {
             return None;
         }
-        match self.take(key)? {
-            Value::String(text) => self.within(key, text, max_chars),
-            Value::Number(number) if whole_digits(&number).is_some() => {
-                self.within(key, whole_digits(&number).unwrap_or_default(), max_chars)
-            }
-            _ => {
+        let text = match self.take(key)? {
+            Value::String(text) => Some(text),
+            Value::Number(number) => whole_digits(&number),
+            _ => None,
+        };
+        match text {
+            Some(text) => self.within(key, text, max_chars),
+            None => {
                 self.type_error(key, "a string");
                 None
             }
