@@ -99,6 +99,8 @@ pub struct Metrics {
     job_lag: JobFamily,
     due_actions_last_run: Gauge<f64, AtomicU64>,
     idempotent_replays: Counter,
+    request_log_written: Counter,
+    request_log_dropped: Counter,
     pool: OnceLock<Pool>,
 }
 
@@ -177,6 +179,13 @@ impl Metrics {
             "Requests answered with the stored response of an earlier request with the same Idempotency-Key",
             idempotent_replays.clone(),
         );
+        let [request_log_written, request_log_dropped] = [Counter::default(), Counter::default()];
+        registry.register("request_log_written", "Requests written to the request log", request_log_written.clone());
+        registry.register(
+            "request_log_dropped",
+            "Requests left out of the request log because its queue was full or a write failed",
+            request_log_dropped.clone(),
+        );
         registry.register(
             "http_connection_errors",
             "Connections closed on a protocol error, such as malformed HTTP or a request cut short (logged at debug)",
@@ -196,6 +205,8 @@ impl Metrics {
             job_lag,
             due_actions_last_run,
             idempotent_replays,
+            request_log_written,
+            request_log_dropped,
             pool: OnceLock::new(),
         }
     }
@@ -243,6 +254,16 @@ impl Metrics {
     /// A request answered from an idempotency record.
     pub fn idempotent_replay(&self) {
         self.idempotent_replays.inc();
+    }
+
+    /// `count` requests written to the request log.
+    pub fn request_log_written(&self, count: usize) {
+        self.request_log_written.inc_by(count as u64);
+    }
+
+    /// `count` requests left out of the request log.
+    pub fn request_log_dropped(&self, count: usize) {
+        self.request_log_dropped.inc_by(count as u64);
     }
 
     /// The metrics as OpenMetrics text, with the pool's state and `backlog` read now.

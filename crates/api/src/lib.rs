@@ -15,6 +15,7 @@ pub mod presenter;
 pub mod rate_limit;
 pub mod redact;
 mod representation;
+pub mod request_log;
 pub mod routes;
 pub mod settings;
 pub mod startup;

@@ -1,6 +1,9 @@
 //! Redaction of what must never be echoed or logged: a run of digits that looks like a card number,
 //! wherever a client put it (a wrong field, a parameter name, a URL path), a hosted page's secret
-//! link, and a secret API key a client put in a URL.
+//! link, a secret API key or webhook secret a client put in a URL, a client secret, and the fields
+//! of a body that hold them.
+
+use serde_json::Value;
 
 /// Digits in a run that is taken for a card number.
 const CARD_NUMBER_DIGITS: usize = 12;
@@ -22,11 +25,11 @@ pub fn without_capabilities(path: &str) -> String {
     path.to_owned()
 }
 
-/// The prefixes of secret API keys.
-const SECRET_KEY_PREFIXES: [&str; 2] = ["sk_test_", "sk_live_"];
+/// The prefixes of secret API keys and of webhook secrets.
+const SECRET_KEY_PREFIXES: [&str; 3] = ["sk_test_", "sk_live_", "whsk_"];
 
-/// `text` with the body of every secret API key replaced (`sk_live_[redacted]`): a client that put
-/// its key in a path by mistake does not leave it in the log.
+/// `text` with the body of every secret API key and webhook secret replaced (`sk_live_[redacted]`):
+/// a client that put its key in a path by mistake does not leave it in the log.
 #[must_use]
 pub fn without_secret_keys(text: &str) -> String {
     let mut cleaned = String::with_capacity(text.len());
@@ -42,6 +45,68 @@ pub fn without_secret_keys(text: &str) -> String {
     }
     cleaned.push_str(rest);
     cleaned
+}
+
+/// What separates an object's id from the random part of its client secret.
+const CLIENT_SECRET_MARK: &str = "_secret_";
+
+/// `text` with the random part of every client secret replaced (`pi_1_secret_[redacted]`).
+#[must_use]
+pub fn without_client_secrets(text: &str) -> String {
+    let mut cleaned = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(CLIENT_SECRET_MARK) {
+        cleaned.push_str(&rest[..at + CLIENT_SECRET_MARK.len()]);
+        let secret = &rest[at + CLIENT_SECRET_MARK.len()..];
+        let end = secret.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(secret.len());
+        if end > 0 {
+            cleaned.push_str("[redacted]");
+        }
+        rest = &secret[end..];
+    }
+    cleaned.push_str(rest);
+    cleaned
+}
+
+/// The fields of a body whose values are never kept, wherever they are: a card's number and CVC,
+/// client secrets, webhook secrets.
+const SECRET_FIELDS: [&str; 4] = ["number", "cvc", "client_secret", "secret_key"];
+
+/// `text` as it may be stored and shown: a JSON body with the values of [`SECRET_FIELDS`] replaced,
+/// and any text with card numbers, keys and client secrets taken out wherever they are.
+#[must_use]
+pub fn loggable(text: &str) -> String {
+    let cleaned = match serde_json::from_str::<Value>(text) {
+        Ok(mut value) => {
+            without_secret_fields(&mut value);
+            value.to_string()
+        }
+        Err(_) => text.to_owned(),
+    };
+    without_secrets(&cleaned)
+}
+
+/// `text` with card numbers, secret keys, webhook secrets and client secrets taken out.
+#[must_use]
+pub fn without_secrets(text: &str) -> String {
+    without_secret_keys(&without_client_secrets(&without_card_numbers(text)))
+}
+
+/// `value` with the values of [`SECRET_FIELDS`] replaced at any depth.
+pub fn without_secret_fields(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, field) in map.iter_mut() {
+                if SECRET_FIELDS.contains(&key.as_str()) && !field.is_null() {
+                    *field = Value::String("[redacted]".to_owned());
+                } else {
+                    without_secret_fields(field);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_secret_fields),
+        _ => {}
+    }
 }
 
 /// `text` with every run of digits that may be a card number (spaces, dashes or `%20` between them
@@ -128,6 +193,24 @@ mod tests {
         assert_eq!(without_secret_keys("/customers/pk_test_AbC"), "/customers/pk_test_AbC");
         assert_eq!(without_secret_keys("sk_live_"), "sk_live_[redacted]");
         assert_eq!(without_secret_keys("/customers/cus_1"), "/customers/cus_1");
+    }
+
+    #[test]
+    fn client_secrets_and_secret_fields_are_taken_out() {
+        assert_eq!(
+            without_client_secrets("?client_secret=pi_1_secret_AbC9&x=cs_2_secret_Z"),
+            "?client_secret=pi_1_secret_[redacted]&x=cs_2_secret_[redacted]"
+        );
+        assert_eq!(without_client_secrets("no_secret_ here"), "no_secret_ here");
+        let body = r#"{"payment_method":{"card":{"number":"4242 4242","cvc":"123","exp_month":12}},"secret_key":"whsk_A1","items":[{"client_secret":"x"}],"cvc":null}"#;
+        assert_eq!(
+            loggable(body),
+            r#"{"cvc":null,"items":[{"client_secret":"[redacted]"}],"payment_method":{"card":{"cvc":"[redacted]","exp_month":12,"number":"[redacted]"}},"secret_key":"[redacted]"}"#
+        );
+        assert_eq!(
+            loggable("not json 4242424242424242 sk_test_abc whsk_def"),
+            "not json [card number removed] sk_test_[redacted] whsk_[redacted]"
+        );
     }
 
     #[test]

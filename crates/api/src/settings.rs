@@ -21,6 +21,26 @@ pub struct Settings {
     pub mail: MailSettings,
     pub rate_limit: RateLimitSettings,
     pub metrics: MetricsSettings,
+    pub request_log: RequestLogSettings,
+    pub console: ConsoleSettings,
+}
+
+/// The request log of each account.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct RequestLogSettings {
+    pub enabled: bool,
+    /// Days an entry is kept.
+    pub retention_days: u32,
+    /// Entries an account keeps in each mode, the newest.
+    pub max_rows_per_account: u32,
+}
+
+/// The developer console at `/dashboard`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct ConsoleSettings {
+    pub enabled: bool,
+    /// Minutes without a request after which a signed-in session ends.
+    pub idle_timeout_minutes: u32,
 }
 
 /// Whether `/metrics` answers, and the bearer token it then asks for (empty: none).
@@ -189,6 +209,8 @@ pub struct ValidSettings {
     pub mail: MailSettings,
     pub rate_limit: RateLimitSettings,
     pub metrics: MetricsSettings,
+    pub request_log: RequestLogSettings,
+    pub console: ConsoleSettings,
 }
 
 impl Settings {
@@ -304,6 +326,15 @@ impl Settings {
                 problems.push(format!("{error}"));
             }
         }
+        if !(1..=365).contains(&self.request_log.retention_days) {
+            problems.push("request_log.retention_days: must be from 1 to 365".to_owned());
+        }
+        if !(100..=100_000_000).contains(&self.request_log.max_rows_per_account) {
+            problems.push("request_log.max_rows_per_account: must be from 100 to 100000000".to_owned());
+        }
+        if !(1..=7 * 24 * 60).contains(&self.console.idle_timeout_minutes) {
+            problems.push("console.idle_timeout_minutes: must be from 1 to 10080".to_owned());
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
             problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
         }
@@ -331,6 +362,8 @@ impl Settings {
                 mail: self.mail.clone(),
                 rate_limit: self.rate_limit,
                 metrics: self.metrics.clone(),
+                request_log: self.request_log,
+                console: self.console,
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

@@ -5,6 +5,7 @@ use crate::decode::BodyRules;
 use crate::idempotency::idempotency;
 use crate::mail::TemplateComposer;
 use crate::presenter::ApiPresenter;
+use crate::request_log::{write_request_logs, RequestLogReceiver};
 use crate::routes;
 use crate::settings::{ValidSettings, WebhookSettings};
 use crate::state::Services;
@@ -26,10 +27,11 @@ use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
     EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentIntentSettings,
-    PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
-    WebhookService,
+    PaymentMethodService, PaymentService, Processors, RefundService, RequestLogService, SetupIntentService,
+    WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
+use payments_domain::request_log::Retention;
 use payments_domain::retry::RetrySchedule;
 use payments_domain::webhook_delivery::DeliveryLimits;
 use std::net::{SocketAddr, TcpListener};
@@ -44,6 +46,8 @@ const DUE_ACTIONS_INTERVAL: Duration = Duration::from_secs(1);
 const DUE_ACTIONS_BATCH: u32 = 200;
 /// How often expired idempotency keys are purged.
 const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
+/// How often the request log is pruned.
+const REQUEST_LOG_PRUNE_INTERVAL: Duration = Duration::from_secs(10 * 60);
 /// How often SQLite's write-ahead log is checkpointed: at 2,000 write transactions a second the log
 /// grows by about 8 MB between checkpoints.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
@@ -152,6 +156,14 @@ impl Services {
                 ids,
                 presenter.clone(),
                 retry_schedule(&settings.webhooks),
+            )),
+            request_logs: Arc::new(RequestLogService::new(
+                storage.clone(),
+                clock.clone(),
+                Retention {
+                    max_age_seconds: i64::from(settings.request_log.retention_days) * 86_400,
+                    max_rows: settings.request_log.max_rows_per_account,
+                },
             )),
             storage: database,
             metrics,
@@ -270,6 +282,8 @@ pub struct Application {
     services: Services,
     /// The webhook worker, run beside the server unless a caller took it to drive it.
     worker: Option<DeliveryWorker>,
+    /// The request log's queue, drained beside the server when the log is on.
+    request_log: Option<RequestLogReceiver>,
 }
 
 impl Application {
@@ -307,14 +321,25 @@ impl Application {
         let reference = web::Data::new(crate::pages::ApiReference::new(settings.public_base_url.as_str()));
         let limits = web::Data::new(crate::rate_limit::RateLimits::new(settings.rate_limit));
         let metrics_settings = settings.metrics.clone();
+        let (request_log, log_receiver) = match settings.request_log.enabled {
+            true => {
+                let (queue, receiver) = crate::request_log::queue();
+                (Some(web::Data::new(queue)), Some(receiver))
+            }
+            false => (None, None),
+        };
         let mut server = HttpServer::new(move || {
-            App::new()
-                .app_data(data.clone())
+            let mut app = App::new();
+            if let Some(queue) = &request_log {
+                app = app.app_data(queue.clone());
+            }
+            app.app_data(data.clone())
                 .app_data(body_rules)
                 .app_data(reference.clone())
                 .app_data(limits.clone())
                 .wrap(from_fn(idempotency))
                 .wrap(from_fn(crate::rate_limit::rate_limit))
+                .wrap(from_fn(crate::request_log::capture))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .wrap(from_fn(crate::metrics::record_request))
@@ -328,7 +353,7 @@ impl Application {
             server = server.workers(settings.workers);
         }
         let server = server.listen(listener).map_err(StartupError::Server)?.run();
-        Ok(Self { port, server, services, worker: Some(worker) })
+        Ok(Self { port, server, services, worker: Some(worker), request_log: log_receiver })
     }
 
     #[must_use]
@@ -357,7 +382,16 @@ impl Application {
         let deliveries = self.worker.map(|worker| tokio::spawn(worker.run()));
         let mail = tokio::spawn(self.services.mail_worker().run());
         let checkpoints = tokio::spawn(checkpoint_storage(self.services.storage.clone()));
+        let request_log = self.request_log.map(|receiver| {
+            let writer = tokio::spawn(write_request_logs(receiver, self.services.clone()));
+            (writer, tokio::spawn(prune_request_logs(self.services.request_logs.clone())))
+        });
         let outcome = self.server.await;
+        if let Some((writer, pruner)) = request_log {
+            // The server is gone with every sender: the writer drains what is left and ends.
+            let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+            pruner.abort();
+        }
         mail.abort();
         checkpoints.abort();
         purge.abort();
@@ -413,6 +447,21 @@ async fn checkpoint_storage(storage: DieselUnitOfWork) {
             Ok(Ok(false)) => return,
             Ok(Err(error)) => tracing::warn!(%error, "could not checkpoint the write-ahead log"),
             Err(error) => tracing::warn!(%error, "the checkpoint task failed"),
+        }
+    }
+}
+
+/// Background job: drops request log entries past their retention or their account's row cap.
+/// Deleting is idempotent, so several instances may prune at once.
+async fn prune_request_logs(service: Arc<RequestLogService>) {
+    let mut interval = tokio::time::interval(REQUEST_LOG_PRUNE_INTERVAL);
+    loop {
+        interval.tick().await;
+        let service = service.clone();
+        match tokio::task::spawn_blocking(move || service.prune()).await {
+            Ok(Ok(pruned)) => tracing::debug!(pruned, "pruned the request log"),
+            Ok(Err(error)) => tracing::warn!(%error, "could not prune the request log"),
+            Err(error) => tracing::warn!(%error, "the request log prune task failed"),
         }
     }
 }

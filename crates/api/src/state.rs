@@ -10,7 +10,7 @@ use payments_application::ports::{Clock, Mailer};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
     EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentMethodService, PaymentService,
-    RefundService, SetupIntentService, WebhookDeliveryService, WebhookService,
+    RefundService, RequestLogService, SetupIntentService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use std::sync::Arc;
@@ -34,6 +34,7 @@ pub struct Services {
     pub events: Arc<EventService>,
     pub webhooks: Arc<WebhookService>,
     pub deliveries: Arc<WebhookDeliveryService>,
+    pub request_logs: Arc<RequestLogService>,
     /// The database every service works on (the composition root's own handle: readiness, and
     /// SQLite's checkpoints).
     pub storage: DieselUnitOfWork,

@@ -1,6 +1,7 @@
 //! The logs of a session of requests carry request ids and statuses, and never an API key, a query
 //! string (where client secrets travel) or the body of a request; after payments with test cards,
-//! neither the logs nor the database hold a full card number or a CVC.
+//! neither the logs nor the database (the request log's bodies included) hold a full card number, a
+//! CVC or an API key, and the request log holds no client secret.
 
 // Tests unwrap freely: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -107,6 +108,23 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
         read(app.get(&format!("/customers/{}/payment_methods", customer["id"].as_str().unwrap())).await).await;
     assert_eq!((status, methods["data"].as_array().map(Vec::len)), (200, Some(2)), "{methods}");
 
+    // The request log holds every request above with its bodies; it is written in the background.
+    let mut log = String::new();
+    for _ in 0..100 {
+        let (status, page) = read(app.get("/request_logs?limit=100").await).await;
+        assert_eq!(status, 200);
+        if page["data"].as_array().is_some_and(|entries| entries.len() >= 20) {
+            log = page.to_string();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(log.contains("/payment_intents") && log.contains("Secretive"), "the request log was read: {log}");
+    for secret in [app.keys.secret_test.as_str(), app.keys.public_test.as_str(), secret_in_query, page_secret.as_str()]
+    {
+        assert!(!log.contains(secret), "{secret} is in the request log");
+    }
+
     let database_path = app.database.url().trim_start_matches("sqlite://").to_owned();
     let mut stored = Vec::new();
     for suffix in ["", "-wal"] {
@@ -115,9 +133,13 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
     assert!(stored.len() > 10_000, "the database files were read");
     let stored = String::from_utf8_lossy(&stored);
     assert!(stored.contains("424242") && stored.contains("4242"), "first six and last four are kept");
-    for secret in cards.iter().chain(&saved_cards).copied().chain(["\"cvc\""]) {
+    let keys = [app.keys.secret_test.as_str(), app.keys.public_test.as_str(), "sk_test_NotARealKeyButStillSecret"];
+    for secret in cards.iter().chain(&saved_cards).chain(&keys).copied().chain([secret_in_query]) {
         assert!(!stored.contains(secret), "{secret} is stored in the database");
     }
+    // The request log keeps the fields a client sent, never their values.
+    assert!(stored.contains("\"cvc\":\"[redacted]\""), "the request log's bodies are in the files");
+    assert!(!stored.replace("\"cvc\":\"[redacted]\"", "").contains("\"cvc\""), "a CVC field is stored with its value");
     assert!(!contains_number(&stored, cvc), "the CVC is stored in the database");
 
     // Malformed HTTP from anyone: counted, logged at debug, never an ERROR line per request.

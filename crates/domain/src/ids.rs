@@ -142,6 +142,38 @@ typed_id!(
     "whd_"
 );
 
+typed_id!(
+    /// One request in an account's request log (`req_`).
+    RequestLogId,
+    "req_"
+);
+
+/// Whether `text` is the id of an object a merchant works with (a customer, an intent, a webhook …):
+/// one of their prefixes and alphanumerics.
+#[must_use]
+pub fn is_object_id(text: &str) -> bool {
+    const PREFIXES: [&str; 14] = [
+        CustomerId::PREFIX,
+        PaymentIntentId::PREFIX,
+        PaymentId::PREFIX,
+        RefundId::PREFIX,
+        EventId::PREFIX,
+        CustomerSessionId::PREFIX,
+        SetupIntentId::PREFIX,
+        PaymentMethodId::PREFIX,
+        CheckoutSessionId::PREFIX,
+        CheckoutSessionLineItemId::PREFIX,
+        BillingStatementId::PREFIX,
+        BillingStatementLineItemId::PREFIX,
+        WebhookId::PREFIX,
+        DeliveryId::PREFIX,
+    ];
+    PREFIXES.iter().any(|prefix| {
+        text.strip_prefix(prefix)
+            .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+    })
+}
+
 /// The secret that lets a browser read and pay one object with a public key:
 /// `<object id>_secret_<random>`. `Debug` never shows it.
 #[derive(Clone, PartialEq, Eq)]

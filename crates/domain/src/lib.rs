@@ -24,6 +24,7 @@ pub mod pending_authorization;
 pub mod public_address;
 pub mod redirect_url;
 pub mod refund;
+pub mod request_log;
 pub mod retry;
 pub mod setup_intent;
 pub mod statement_descriptor;

@@ -87,6 +87,7 @@ mod payment_intent;
 mod payment_method;
 mod prepared;
 mod refund;
+mod request_log;
 mod schema;
 mod session;
 mod setup_intent;

@@ -365,6 +365,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    request_logs (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        source -> Text,
+        key_kind -> Text,
+        method -> Text,
+        path -> Text,
+        query -> Text,
+        status -> Integer,
+        duration_ms -> BigInt,
+        idempotency_key -> Nullable<Text>,
+        replayed -> Bool,
+        object_id -> Nullable<Text>,
+        request_body -> Nullable<Text>,
+        response_body -> Nullable<Text>,
+        created_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     billing_statements,
     billing_statement_line_items,
@@ -381,6 +403,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_methods,
     payments,
     refunds,
+    request_logs,
     setup_intents,
     webhook_deliveries,
     webhook_delivery_attempts,

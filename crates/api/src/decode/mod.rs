@@ -2,7 +2,7 @@
 //! the query string become one parameter map, read through [`Params`].
 
 mod body;
-mod form;
+pub(crate) mod form;
 mod json;
 pub mod limits;
 mod params;

@@ -125,7 +125,7 @@ fn require_present_properties(schemas: &mut [(String, RefOr<Schema>)]) {
 
 /// The `resource` of each answer's schema: the one value it always has, or (for a deletion's
 /// tombstone) the resources that can be deleted.
-const RESOURCES: [(&str, &[&str]); 17] = [
+const RESOURCES: [(&str, &[&str]); 18] = [
     ("Attempt", &["webhook_attempt"]),
     ("BillingStatement", &["billing_statement"]),
     ("BillingStatementLineItem", &["billing_statement_line_item"]),
@@ -141,6 +141,7 @@ const RESOURCES: [(&str, &[&str]); 17] = [
     ("PublicPaymentIntent", &["payment_intent"]),
     ("PublicSetupIntent", &["setup_intent"]),
     ("Refund", &["refund"]),
+    ("RequestLog", &["request_log"]),
     ("SetupIntent", &["setup_intent"]),
     ("Webhook", &["webhook"]),
 ];

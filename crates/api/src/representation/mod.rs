@@ -13,6 +13,7 @@ pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
 pub(crate) mod refund;
+pub(crate) mod request_log;
 pub(crate) mod setup_intent;
 pub(crate) mod webhook;
 

@@ -14,6 +14,7 @@ mod payment;
 mod payment_intent;
 pub(crate) mod payment_method;
 mod refund;
+mod request_log;
 mod setup_intent;
 mod support;
 mod webhook;
@@ -31,7 +32,7 @@ type Endpoints = fn() -> Vec<Endpoint>;
 
 /// Every endpoint of the API, each resource's under its tag, in the order the document lists them.
 pub(crate) fn endpoints() -> Vec<Endpoint> {
-    let resources: [(&str, Endpoints); 13] = [
+    let resources: [(&str, Endpoints); 14] = [
         ("customers", customer::endpoints),
         ("customer_sessions", customer_session::endpoints),
         ("payment_intents", payment_intent::endpoints),
@@ -44,6 +45,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
         ("billing_statement_line_items", billing_statement_line_item::endpoints),
         ("events", event::endpoints),
         ("webhooks", webhook::endpoints),
+        ("request_logs", request_log::endpoints),
         ("health", health::endpoints),
     ];
     resources.into_iter().flat_map(|(tag, endpoints)| endpoints().into_iter().map(move |e| e.tagged(tag))).collect()

@@ -102,6 +102,7 @@ mod payment_intents;
 mod payments_refunds;
 mod rate_limits;
 mod receiver;
+mod request_logs;
 mod scale_out;
 mod setup_intents;
 mod test_authorization;

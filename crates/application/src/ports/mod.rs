@@ -16,6 +16,7 @@ pub mod payment_method;
 pub mod presenter;
 pub mod processor;
 pub mod refund;
+pub mod request_log;
 pub mod setup_intent;
 pub mod unit_of_work;
 pub mod webhook;
@@ -40,6 +41,7 @@ pub use processor::{
     VerificationRequest,
 };
 pub use refund::RefundRepository;
+pub use request_log::{RequestLogFilter, RequestLogRepository};
 pub use setup_intent::SetupIntentRepository;
 pub use unit_of_work::{in_transaction, reading, retry_on_conflict, retry_on_conflict_up_to, Repositories, UnitOfWork};
 pub use webhook::{UrlGuard, WebhookFilter, WebhookRepository};

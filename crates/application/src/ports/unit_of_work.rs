@@ -14,6 +14,7 @@ use super::payment::PaymentRepository;
 use super::payment_intent::PaymentIntentRepository;
 use super::payment_method::PaymentMethodRepository;
 use super::refund::RefundRepository;
+use super::request_log::RequestLogRepository;
 use super::setup_intent::SetupIntentRepository;
 use super::webhook::WebhookRepository;
 use super::webhook_delivery::DeliveryRepository;
@@ -53,6 +54,7 @@ repositories! {
     events: EventRepository,
     webhooks: WebhookRepository,
     deliveries: DeliveryRepository,
+    request_logs: RequestLogRepository,
 }
 
 /// A callback run against the repositories of one unit of work.

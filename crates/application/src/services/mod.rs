@@ -14,6 +14,7 @@ pub mod payment_intent;
 pub mod payment_method;
 pub mod redirect;
 pub mod refund;
+pub mod request_log;
 pub mod setup_intent;
 pub mod webhook;
 pub mod webhook_delivery;
@@ -36,6 +37,7 @@ pub use payment_intent::{
 pub use payment_method::PaymentMethodService;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
+pub use request_log::RequestLogService;
 pub use setup_intent::{SetupAttachOutcome, SetupAttachRequest, SetupIntentService, SetupIntentView};
 pub use webhook::WebhookService;
 pub use webhook_delivery::{Claimed, DeliveryJob, WebhookDeliveryService};

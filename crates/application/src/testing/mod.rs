@@ -23,6 +23,7 @@ mod payment_method;
 mod presenter;
 mod processor;
 mod refund;
+mod request_log;
 mod setup_intent;
 mod url_guard;
 mod webhook;
@@ -60,6 +61,7 @@ use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentInte
 use payments_domain::payment_method::PaymentMethod;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::refund::Refund;
+use payments_domain::request_log::RequestLog;
 use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::SetupIntent;
 use payments_domain::webhook::Webhook;
@@ -94,6 +96,8 @@ struct State {
     /// Deliveries with their lease holder.
     deliveries: Vec<LeasedDelivery>,
     attempts: Vec<DeliveryAttempt>,
+    /// Logged requests in the order they were recorded.
+    request_logs: Vec<RequestLog>,
 }
 
 /// An in-memory [`UnitOfWork`].

@@ -1,0 +1,193 @@
+//! The request log: every request made with an API key is logged as it was answered, off the
+//! request's path, with card numbers, CVCs, keys and client secrets taken out; it is listed newest
+//! first with filters, read one by one, confined to its account and mode, and pruned.
+
+use crate::helpers::{error_codes, ids, read, TestApp};
+use reqwest::Method;
+use serde_json::Value;
+
+on_both_backends!(every_keyed_request_is_logged_as_answered_and_redacted);
+on_both_backends!(the_log_is_filtered_and_confined_to_its_account_and_mode);
+on_both_backends!(the_log_is_pruned_by_age);
+on_both_backends_with!(|settings| settings.request_log.enabled = false => a_disabled_log_records_nothing);
+
+/// The account's log with the test secret key, once it holds at least `count` entries (the log is
+/// written in the background, so an entry shows up shortly after its request was answered).
+pub async fn logged(app: &TestApp, query: &str, count: usize) -> Vec<Value> {
+    let mut entries = Vec::new();
+    for _ in 0..100 {
+        let (status, page) = read(app.get(&format!("/request_logs?limit=100{query}")).await).await;
+        assert_eq!(status, 200, "{page}");
+        entries = page["data"].as_array().cloned().unwrap_or_default();
+        if entries.len() >= count {
+            return entries;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the log holds {} entries, not {count}: {entries:?}", entries.len());
+}
+
+/// The ids of the log's entries that match `query`.
+async fn logged_ids(app: &TestApp, query: &str) -> Vec<String> {
+    logged(app, query, 0).await.iter().map(|e| e["id"].as_str().unwrap().to_owned()).collect()
+}
+
+async fn every_keyed_request_is_logged_as_answered_and_redacted(app: TestApp) {
+    let key = &app.keys.secret_test;
+    let create = "amount=10000&currency=PHP&payment_methods[]=card&metadata[order]=A-1";
+    let first = app.request(Method::POST, "/payment_intents", key).header("Idempotency-Key", "order-A-1");
+    let first = first.header("Content-Type", "application/x-www-form-urlencoded").body(create).send().await.unwrap();
+    let (status, intent) = read(first).await;
+    assert_eq!(status, 200, "{intent}");
+    let retry = app.request(Method::POST, "/payment_intents", key).header("Idempotency-Key", "order-A-1");
+    let retry = retry.header("Content-Type", "application/x-www-form-urlencoded").body(create).send().await.unwrap();
+    assert_eq!(retry.headers()["Idempotent-Replayed"], "true");
+    let id = intent["id"].as_str().unwrap();
+    let secret = intent["client_secret"].as_str().unwrap();
+    let card = serde_json::json!({"payment_method": {"type": "card", "card": {"number": "4242424242424242",
+        "exp_month": 12, "exp_year": 2035, "cvc": "987"}}});
+    let (status, _) = read(app.json(Method::POST, &format!("/payment_intents/{id}/attach"), key, &card).await).await;
+    assert_eq!(status, 200);
+    let with_public_key = format!("/payment_intents/{id}?client_secret={secret}");
+    let (status, _) =
+        read(app.request(Method::GET, &with_public_key, &app.keys.public_test).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+    let (status, _) = read(app.get("/customers/cus_missing").await).await;
+    assert_eq!(status, 404);
+    let unknown_key = app.request(Method::GET, "/customers", "sk_test_NoSuchKey000000000000000000000000000");
+    assert_eq!(unknown_key.send().await.unwrap().status(), 401);
+
+    let entries = logged(&app, "", 5).await;
+    let summary: Vec<(&str, &str, u64, bool)> = entries
+        .iter()
+        .map(|e| {
+            let replayed = e["idempotent_replayed"].as_bool().unwrap();
+            (e["method"].as_str().unwrap(), e["path"].as_str().unwrap(), e["status"].as_u64().unwrap(), replayed)
+        })
+        .collect();
+    let attach = format!("/payment_intents/{id}/attach");
+    let retrieve = format!("/payment_intents/{id}");
+    assert_eq!(
+        summary,
+        [
+            ("GET", "/customers/cus_missing", 404, false),
+            ("GET", retrieve.as_str(), 200, false),
+            ("POST", attach.as_str(), 200, false),
+            ("POST", "/payment_intents", 200, true),
+            ("POST", "/payment_intents", 200, false),
+        ],
+        "newest first; a request with an unknown key belongs to no account, and reading the log is not logged"
+    );
+    let [missing, public, attached, replayed, created] = &entries[..] else { unreachable!() };
+    assert_eq!(created["idempotency_key"], "order-A-1");
+    assert_eq!(created["object_id"], id, "the object a creation answered");
+    assert_eq!(created["request_body"]["metadata"]["order"], "A-1", "a form body as its parameters");
+    assert_eq!(created["request_body"]["amount"], "10000");
+    assert_eq!(created["response_body"]["id"], id);
+    assert_eq!(created["response_body"]["client_secret"], "[redacted]");
+    assert_eq!(replayed["response_body"], created["response_body"]);
+    assert_eq!((created["key_kind"].as_str(), created["source"].as_str()), (Some("secret"), Some("api")));
+    assert_eq!(attached["object_id"], id, "the object in the path");
+    assert_eq!(attached["request_body"]["payment_method"]["card"]["number"], "[redacted]");
+    assert_eq!(attached["request_body"]["payment_method"]["card"]["cvc"], "[redacted]");
+    assert_eq!(attached["request_body"]["payment_method"]["card"]["exp_year"], 2035, "a JSON body as sent");
+    assert_eq!(attached["response_body"]["status"], "succeeded");
+    assert_eq!(public["key_kind"], "public");
+    assert!(public["query"].as_str().unwrap().ends_with("_secret_[redacted]"), "{}", public["query"]);
+    assert_eq!(missing["response_body"]["errors"][0]["code"], "resource_not_found");
+    assert_eq!(missing["object_id"], "cus_missing", "a failed lookup is found by the id it asked for");
+    assert!(created["duration_ms"].as_i64().unwrap() >= 0 && created["created_at"].as_i64().unwrap() > 0);
+    let everything = serde_json::to_string(&entries).unwrap();
+    for never in ["4242424242424242", "\"987\"", secret, key.as_str(), app.keys.public_test.as_str()] {
+        assert!(!everything.contains(never), "{never} is in the log");
+    }
+
+    let (status, one) = read(app.get(&format!("/request_logs/{}", attached["id"].as_str().unwrap())).await).await;
+    assert_eq!((status, &one), (200, attached));
+    assert_eq!(one["resource"], "request_log");
+}
+
+async fn the_log_is_filtered_and_confined_to_its_account_and_mode(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let id = intent["id"].as_str().unwrap().to_owned();
+    let (status, _) = app.post(&format!("/payment_intents/{id}/cancel"), "").await;
+    assert_eq!(status, 200);
+    let (status, _) = app.post(&format!("/payment_intents/{id}/cancel"), "").await;
+    assert_eq!(status, 400);
+    let (status, _) = read(app.get("/customers").await).await;
+    assert_eq!(status, 200);
+    let live =
+        app.form(Method::POST, "/customers", &app.keys.secret_live, "name=Live&email=l@example.com&currency=PHP");
+    assert_eq!(live.await.status(), 200);
+    let other = app.form(Method::GET, "/customers", &app.other_account_key, "").await;
+    assert_eq!(other.status(), 200);
+
+    let entries = logged(&app, "", 4).await;
+    assert_eq!(entries.len(), 4, "the live-mode and other account's requests are not in this log: {entries:?}");
+    let all: Vec<String> = entries.iter().map(|e| e["id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(logged_ids(&app, "&status=4xx").await, [all[1].clone()]);
+    assert_eq!(logged_ids(&app, "&status=400").await, [all[1].clone()]);
+    assert_eq!(logged_ids(&app, "&status=2xx").await, [all[0].clone(), all[2].clone(), all[3].clone()]);
+    assert_eq!(logged_ids(&app, "&method=GET").await, [all[0].clone()]);
+    assert_eq!(logged_ids(&app, "&path=/payment_intents").await, all[1..]);
+    assert!(logged_ids(&app, "&path=/payment%25").await.is_empty(), "a path filter is a prefix, % is itself");
+    assert_eq!(logged_ids(&app, "&source=api").await, all);
+    assert!(logged_ids(&app, "&source=dashboard").await.is_empty());
+    let (status, page) = read(app.get(&format!("/request_logs?object_id={id}&limit=1")).await).await;
+    assert_eq!((status, ids(&page), page["has_more"].as_bool()), (200, vec![all[1].clone()], Some(true)));
+    let (status, page) = read(app.get(&format!("/request_logs?object_id={id}&after={}", all[1])).await).await;
+    assert_eq!((status, ids(&page)), (200, vec![all[2].clone(), all[3].clone()]), "a cursor pages within the filter");
+
+    for (query, parameter) in [
+        ("status=6xx", "status"),
+        ("status=4x", "status"),
+        ("method=get", "method"),
+        ("source=cli", "source"),
+        ("limit=0", "limit"),
+        ("colour=red", "colour"),
+    ] {
+        let (status, body) = read(app.get(&format!("/request_logs?{query}")).await).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(error_codes(&body)[0].0, parameter, "{query}: {body}");
+    }
+    let (status, body) = read(app.get("/request_logs?after=req_nope").await).await;
+    assert_eq!((status, error_codes(&body)), (400, vec![("after".into(), "resource_not_found".into())]));
+
+    // Another account's or mode's entries are not found, and only a secret key reads the log.
+    let theirs = read(app.form(Method::GET, "/request_logs", &app.other_account_key, "").await).await.1;
+    let their_id = ids(&theirs).first().cloned().expect("the other account's own request is in its log");
+    let (status, _) = read(app.get(&format!("/request_logs/{their_id}")).await).await;
+    assert_eq!(status, 404);
+    let live_log = read(app.form(Method::GET, "/request_logs", &app.keys.secret_live, "").await).await.1;
+    assert_eq!(ids(&live_log).len(), 1, "{live_log}");
+    let (status, _) = read(app.get(&format!("/request_logs/{}", ids(&live_log)[0])).await).await;
+    assert_eq!(status, 404, "a live entry is not found with a test key");
+    let public = app.request(Method::GET, "/request_logs", &app.keys.public_test).send().await.unwrap();
+    assert_eq!(public.status(), 401);
+}
+
+async fn the_log_is_pruned_by_age(app: TestApp) {
+    let (status, _) = read(app.get("/customers").await).await;
+    assert_eq!(status, 200);
+    logged(&app, "", 1).await;
+    app.clock.advance(6 * 86_400);
+    let (status, _) = read(app.get("/webhooks?limit=1").await).await;
+    assert_eq!(status, 200);
+    logged(&app, "", 2).await;
+    let services = app.services.clone();
+    let pruned = tokio::task::spawn_blocking(move || services.request_logs.prune().unwrap()).await.unwrap();
+    assert_eq!(pruned, 0, "seven days are kept");
+    app.clock.advance(2 * 86_400);
+    let services = app.services.clone();
+    let pruned = tokio::task::spawn_blocking(move || services.request_logs.prune().unwrap()).await.unwrap();
+    assert_eq!(pruned, 1, "the entry older than seven days");
+    let entries = logged(&app, "", 1).await;
+    assert_eq!(entries.iter().map(|e| e["path"].as_str().unwrap()).collect::<Vec<_>>(), ["/webhooks"]);
+}
+
+async fn a_disabled_log_records_nothing(app: TestApp) {
+    let (status, _) = read(app.get("/customers").await).await;
+    assert_eq!(status, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(logged(&app, "", 0).await.is_empty());
+}
