@@ -313,9 +313,24 @@ mod tests {
     fn every_metric_renders_with_its_labels() {
         let metrics = Metrics::new();
         metrics.request("/payment_intents/{id}", "GET", 200, Duration::from_millis(3));
-        metrics.webhook_attempt(&AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1 });
-        metrics.webhook_attempt(&AttemptOutcome { status_code: Some(500), error: None, duration_ms: 1 });
-        metrics.webhook_attempt(&AttemptOutcome { status_code: None, error: Some("refused".into()), duration_ms: 1 });
+        metrics.webhook_attempt(&AttemptOutcome {
+            status_code: Some(200),
+            error: None,
+            duration_ms: 1,
+            response_excerpt: None,
+        });
+        metrics.webhook_attempt(&AttemptOutcome {
+            status_code: Some(500),
+            error: None,
+            duration_ms: 1,
+            response_excerpt: None,
+        });
+        metrics.webhook_attempt(&AttemptOutcome {
+            status_code: None,
+            error: Some("refused".into()),
+            duration_ms: 1,
+            response_excerpt: None,
+        });
         metrics.job_started(
             BackgroundJob::WebhookDelivery,
             Timestamp::from_unix_millis(1_000),

@@ -210,6 +210,22 @@ impl ApiError {
         self.status
     }
 
+    /// What the client is told, one line per entry, for a page that shows it; a 5xx's cause goes to
+    /// the log as the API's answer sends it there.
+    #[must_use]
+    pub fn details(&self) -> Vec<String> {
+        if let (Some(cause), true) = (&self.cause, self.status.is_server_error()) {
+            tracing::error!(status = self.status.as_u16(), error = %cause_chain(cause.as_ref()), "request failed");
+        }
+        self.errors.iter().map(|entry| entry.detail.clone()).collect()
+    }
+
+    /// The JSON body the API answers this failure with.
+    #[must_use]
+    pub fn body(&self) -> String {
+        serde_json::to_string(&ErrorBody { errors: &self.errors }).unwrap_or_default()
+    }
+
     /// The parameter errors of a 400, for tests and callers that inspect them.
     #[must_use]
     pub fn field_errors(&self) -> &[FieldError] {

@@ -69,8 +69,8 @@ pub fn without_client_secrets(text: &str) -> String {
 }
 
 /// The fields of a body whose values are never kept, wherever they are: a card's number and CVC,
-/// client secrets, webhook secrets.
-const SECRET_FIELDS: [&str; 4] = ["number", "cvc", "client_secret", "secret_key"];
+/// client secrets, webhook secrets, the console's form tokens.
+const SECRET_FIELDS: [&str; 5] = ["number", "cvc", "client_secret", "secret_key", "form_token"];
 
 /// `text` as it may be stored and shown: a JSON body with the values of [`SECRET_FIELDS`] replaced,
 /// and any text with card numbers, keys and client secrets taken out wherever they are.

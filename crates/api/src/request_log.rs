@@ -33,6 +33,11 @@ pub(crate) const CONSOLE_PREFIX: &str = "/dashboard";
 /// Reading the log is not itself logged: `payments logs tail` would feed on its own requests.
 const UNLOGGED_PREFIX: &str = "/request_logs";
 
+/// The JSON a page's answer stands for in the request log (a console action's object or error, where
+/// the browser gets a redirect or a page), set in the response's extensions.
+#[derive(Debug, Clone)]
+pub struct LoggedBody(pub String);
+
 /// The sending side of the queue, registered as app data when the log is on.
 #[derive(Clone)]
 pub struct RequestLogQueue {
@@ -107,7 +112,11 @@ pub async fn capture(
     };
     let replayed = response.headers().contains_key(IDEMPOTENT_REPLAYED);
     let status = response.status().as_u16();
-    let (response, response_body) = keep_body(response).await;
+    let logged = response.response().extensions().get::<LoggedBody>().map(|logged| Bytes::from(logged.0.clone()));
+    let (response, response_body) = match logged {
+        Some(logged) => (response, Some(logged)),
+        None => keep_body(response).await,
+    };
     let captured = Captured {
         caller,
         source: if console_action { RequestSource::Dashboard } else { RequestSource::Api },
@@ -130,10 +139,15 @@ pub async fn capture(
     Ok(response)
 }
 
-/// The response with its body read into memory when it is a sized one (a stream, such as events
-/// sent as they happen, is passed on untouched and not kept).
+/// The response with its JSON body read into memory (a stream, such as events sent as they happen,
+/// and a page are passed on untouched and not kept).
 async fn keep_body(response: ServiceResponse<BoxBody>) -> (ServiceResponse<BoxBody>, Option<Bytes>) {
-    if !matches!(response.response().body().size(), BodySize::Sized(_)) {
+    let json = response
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
+    if !json || !matches!(response.response().body().size(), BodySize::Sized(_)) {
         return (response, None);
     }
     let (request, response) = response.into_parts();

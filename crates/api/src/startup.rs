@@ -25,10 +25,10 @@ use payments_adapters::webhooks::{
 };
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
-    EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentIntentSettings,
-    PaymentMethodService, PaymentService, Processors, RefundService, RequestLogService, SetupIntentService,
-    WebhookDeliveryService, WebhookService,
+    AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
+    CustomerSessionService, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
+    PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, RequestLogService,
+    SetupIntentService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::request_log::Retention;
@@ -46,8 +46,8 @@ const DUE_ACTIONS_INTERVAL: Duration = Duration::from_secs(1);
 const DUE_ACTIONS_BATCH: u32 = 200;
 /// How often expired idempotency keys are purged.
 const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
-/// How often the request log is pruned.
-const REQUEST_LOG_PRUNE_INTERVAL: Duration = Duration::from_secs(10 * 60);
+/// How often the request log is pruned and idle console sessions ended.
+const TIDY_UP_INTERVAL: Duration = Duration::from_secs(10 * 60);
 /// How often SQLite's write-ahead log is checkpointed: at 2,000 write transactions a second the log
 /// grows by about 8 MB between checkpoints.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
@@ -100,8 +100,9 @@ impl Services {
             presenter.clone(),
             payment_settings,
         ));
+        let accounts = Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone()));
         Ok(Self {
-            accounts: Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone())),
+            accounts: accounts.clone(),
             customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids.clone())),
             customer_sessions: Arc::new(CustomerSessionService::new(storage.clone(), clock.clone(), ids.clone())),
             idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock.clone())),
@@ -153,10 +154,18 @@ impl Services {
             deliveries: Arc::new(WebhookDeliveryService::new(
                 storage.clone(),
                 clock.clone(),
-                ids,
+                ids.clone(),
                 presenter.clone(),
                 retry_schedule(&settings.webhooks),
             )),
+            console_sessions: Arc::new(ConsoleSessionService::new(
+                storage.clone(),
+                clock.clone(),
+                ids,
+                accounts.clone(),
+                i64::from(settings.console.idle_timeout_minutes) * 60,
+            )),
+            secure_cookies: settings.public_base_url.scheme() == "https",
             request_logs: Arc::new(RequestLogService::new(
                 storage.clone(),
                 clock.clone(),
@@ -321,6 +330,7 @@ impl Application {
         let reference = web::Data::new(crate::pages::ApiReference::new(settings.public_base_url.as_str()));
         let limits = web::Data::new(crate::rate_limit::RateLimits::new(settings.rate_limit));
         let metrics_settings = settings.metrics.clone();
+        let console_enabled = settings.console.enabled;
         let (request_log, log_receiver) = match settings.request_log.enabled {
             true => {
                 let (queue, receiver) = crate::request_log::queue();
@@ -345,7 +355,7 @@ impl Application {
                 .wrap(from_fn(crate::metrics::record_request))
                 .configure(routes::configure)
                 .configure(|config| crate::metrics::configure(config, &metrics_settings))
-                .configure(crate::pages::configure)
+                .configure(|config| crate::pages::configure(config, console_enabled))
                 .default_service(web::to(routes::route_not_found))
         })
         .shutdown_timeout(SHUTDOWN_TIMEOUT_SECONDS);
@@ -382,15 +392,14 @@ impl Application {
         let deliveries = self.worker.map(|worker| tokio::spawn(worker.run()));
         let mail = tokio::spawn(self.services.mail_worker().run());
         let checkpoints = tokio::spawn(checkpoint_storage(self.services.storage.clone()));
-        let request_log = self.request_log.map(|receiver| {
-            let writer = tokio::spawn(write_request_logs(receiver, self.services.clone()));
-            (writer, tokio::spawn(prune_request_logs(self.services.request_logs.clone())))
-        });
+        let request_log =
+            self.request_log.map(|receiver| tokio::spawn(write_request_logs(receiver, self.services.clone())));
+        let tidy_up = tokio::spawn(tidy_up(self.services.clone()));
         let outcome = self.server.await;
-        if let Some((writer, pruner)) = request_log {
+        tidy_up.abort();
+        if let Some(writer) = request_log {
             // The server is gone with every sender: the writer drains what is left and ends.
             let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
-            pruner.abort();
         }
         mail.abort();
         checkpoints.abort();
@@ -451,17 +460,23 @@ async fn checkpoint_storage(storage: DieselUnitOfWork) {
     }
 }
 
-/// Background job: drops request log entries past their retention or their account's row cap.
-/// Deleting is idempotent, so several instances may prune at once.
-async fn prune_request_logs(service: Arc<RequestLogService>) {
-    let mut interval = tokio::time::interval(REQUEST_LOG_PRUNE_INTERVAL);
+/// Background job: drops request log entries past their retention or their account's row cap, and
+/// ends console sessions left idle. Deleting is idempotent, so several instances may prune at once.
+async fn tidy_up(services: Services) {
+    let mut interval = tokio::time::interval(TIDY_UP_INTERVAL);
     loop {
         interval.tick().await;
-        let service = service.clone();
-        match tokio::task::spawn_blocking(move || service.prune()).await {
+        let pruning = services.clone();
+        match tokio::task::spawn_blocking(move || pruning.request_logs.prune()).await {
             Ok(Ok(pruned)) => tracing::debug!(pruned, "pruned the request log"),
             Ok(Err(error)) => tracing::warn!(%error, "could not prune the request log"),
             Err(error) => tracing::warn!(%error, "the request log prune task failed"),
+        }
+        let ending = services.clone();
+        match tokio::task::spawn_blocking(move || ending.console_sessions.end_idle()).await {
+            Ok(Ok(ended)) => tracing::debug!(ended, "ended idle console sessions"),
+            Ok(Err(error)) => tracing::warn!(%error, "could not end idle console sessions"),
+            Err(error) => tracing::warn!(%error, "the console session task failed"),
         }
     }
 }

@@ -8,9 +8,10 @@ use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::metrics::Metrics;
 use payments_application::ports::{Clock, Mailer};
 use payments_application::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
-    EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentMethodService, PaymentService,
-    RefundService, RequestLogService, SetupIntentService, WebhookDeliveryService, WebhookService,
+    AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
+    CustomerSessionService, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
+    PaymentMethodService, PaymentService, RefundService, RequestLogService, SetupIntentService, WebhookDeliveryService,
+    WebhookService,
 };
 use payments_application::ApplicationError;
 use std::sync::Arc;
@@ -35,6 +36,9 @@ pub struct Services {
     pub webhooks: Arc<WebhookService>,
     pub deliveries: Arc<WebhookDeliveryService>,
     pub request_logs: Arc<RequestLogService>,
+    pub console_sessions: Arc<ConsoleSessionService>,
+    /// Whether the console's cookie is `Secure` (the public base URL is https).
+    pub(crate) secure_cookies: bool,
     /// The database every service works on (the composition root's own handle: readiness, and
     /// SQLite's checkpoints).
     pub storage: DieselUnitOfWork,

@@ -7,6 +7,7 @@ pub mod absolute_url;
 pub mod account;
 pub mod billing_statement;
 pub mod checkout_session;
+pub mod console_session;
 pub mod customer;
 pub mod customer_session;
 pub mod description;

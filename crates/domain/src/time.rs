@@ -63,6 +63,23 @@ impl Timestamp {
         (year, month as u32, day as u32)
     }
 
+    /// The start (midnight UTC) of a calendar date; `None` for a date that does not exist.
+    #[must_use]
+    pub fn from_civil_date(year: i64, month: u32, day: u32) -> Option<Self> {
+        // Civil date to days, after Howard Hinnant's `days_from_civil`.
+        if !(1..=12).contains(&month) || day == 0 || !(-1_000_000..=1_000_000).contains(&year) {
+            return None;
+        }
+        let year_of_march = if month <= 2 { year - 1 } else { year };
+        let era = year_of_march.div_euclid(400);
+        let year_of_era = year_of_march - era * 400;
+        let month_from_march = i64::from((month + 9) % 12);
+        let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        let at = Self::from_unix_seconds((era * 146_097 + day_of_era - 719_468) * 86_400);
+        (at.civil_date() == (year, month, day)).then_some(at)
+    }
+
     /// This instant moved by `seconds` (negative moves back).
     #[must_use]
     pub const fn plus_seconds(self, seconds: i64) -> Self {
@@ -73,6 +90,21 @@ impl Timestamp {
 #[cfg(test)]
 mod tests {
     use super::Timestamp;
+
+    #[test]
+    fn a_calendar_date_is_its_midnight_and_a_date_that_does_not_exist_is_none() {
+        assert_eq!(Timestamp::from_civil_date(1970, 1, 1), Some(Timestamp::from_unix_seconds(0)));
+        assert_eq!(Timestamp::from_civil_date(2026, 12, 31), Some(Timestamp::from_unix_seconds(1_798_675_200)));
+        assert_eq!(Timestamp::from_civil_date(2000, 2, 29), Some(Timestamp::from_unix_seconds(951_782_400)));
+        for (year, month, day) in [(2026, 2, 29), (2026, 13, 1), (2026, 0, 1), (2026, 4, 31), (2026, 1, 0)] {
+            assert_eq!(Timestamp::from_civil_date(year, month, day), None, "{year}-{month}-{day}");
+        }
+        for seconds in [0, 86_399, 951_782_400, 1_798_761_599, -86_400] {
+            let (year, month, day) = Timestamp::from_unix_seconds(seconds).civil_date();
+            let midnight = Timestamp::from_civil_date(year, month, day).unwrap();
+            assert_eq!(midnight.unix_seconds(), seconds.div_euclid(86_400) * 86_400);
+        }
+    }
 
     #[test]
     fn year_and_month_of_known_instants() {

@@ -26,7 +26,12 @@ pub struct AttemptOutcome {
     /// Why there was no answer, or why the attempt was not made.
     pub error: Option<String>,
     pub duration_ms: i64,
+    /// The start of the receiver's answer, at most [`RESPONSE_EXCERPT_BYTES`], for the merchant.
+    pub response_excerpt: Option<String>,
 }
+
+/// How much of a receiver's answer an attempt keeps.
+pub const RESPONSE_EXCERPT_BYTES: usize = 500;
 
 impl AttemptOutcome {
     /// A 2xx answer within the timeout.
@@ -431,11 +436,16 @@ mod tests {
     }
 
     fn failure() -> AttemptOutcome {
-        AttemptOutcome { status_code: Some(503), error: None, duration_ms: 3 }
+        AttemptOutcome { status_code: Some(503), error: None, duration_ms: 3, response_excerpt: None }
     }
 
     fn no_answer() -> AttemptOutcome {
-        AttemptOutcome { status_code: None, error: Some("timed out".into()), duration_ms: 10_000 }
+        AttemptOutcome {
+            status_code: None,
+            error: Some("timed out".into()),
+            duration_ms: 10_000,
+            response_excerpt: None,
+        }
     }
 
     #[test]
@@ -452,10 +462,15 @@ mod tests {
         assert_eq!(delivery.status(), DeliveryStatus::Failed);
 
         let mut next = delivery_to(&webhook, 2);
-        let ok = AttemptOutcome { status_code: Some(204), error: None, duration_ms: 1 };
+        let ok = AttemptOutcome { status_code: Some(204), error: None, duration_ms: 1, response_excerpt: None };
         assert_eq!(next.record(&ok, &SCHEDULE, start, 0.5), DeliveryStep::Delivered);
         assert_eq!(next.status(), DeliveryStatus::Delivered);
-        let timed_out = AttemptOutcome { status_code: Some(200), error: Some("timed out".into()), duration_ms: 1 };
+        let timed_out = AttemptOutcome {
+            status_code: Some(200),
+            error: Some("timed out".into()),
+            duration_ms: 1,
+            response_excerpt: None,
+        };
         assert!(!timed_out.delivered());
     }
 

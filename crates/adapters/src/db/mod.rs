@@ -74,6 +74,7 @@ mod account;
 mod billing_statement;
 mod checkout_session;
 mod connection;
+mod console_session;
 mod customer;
 mod customer_session;
 mod error;

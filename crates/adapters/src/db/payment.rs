@@ -121,4 +121,17 @@ impl PaymentRepository for DbSession<'_> {
         .set(PaymentRow::from_domain(payment)?);
         self.write(update, Expect::OneRow)
     }
+
+    fn of_intent(&mut self, scope: &Scope, intent_id: &PaymentIntentId) -> Result<Vec<Payment>, StoreError> {
+        payments::table
+            .filter(in_scope!(payments, scope))
+            .filter(payments::payment_intent_id.eq(intent_id.as_str()))
+            .order(payments::seq.asc())
+            .select(PaymentRow::as_select())
+            .load(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .map(PaymentRow::into_domain)
+            .collect()
+    }
 }

@@ -1,12 +1,14 @@
 //! Payment intents in the database.
 
+use super::cursor_seq;
 use super::error::store_error;
 use super::json::{description, from_json, invalid, parse_id, to_json};
-use super::schema::payment_intents;
+use super::schema::{payment_intent_metadata, payment_intents};
 use super::session::DbSession;
 use super::write_batch::Expect;
 use diesel::prelude::*;
-use payments_application::ports::{PaymentIntentRepository, StoreError};
+use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::ports::{PaymentIntentFilter, PaymentIntentRepository, StatusCount, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
 use payments_domain::money::{Amount, Currency};
@@ -130,12 +132,76 @@ impl PaymentIntentRow {
     }
 }
 
+/// One metadata pair of an intent, kept beside it for the search by value.
+#[derive(Insertable, Clone)]
+#[diesel(table_name = payment_intent_metadata, treat_none_as_default_value = false)]
+struct MetadataPairRow {
+    payment_intent_id: String,
+    account_id: String,
+    livemode: bool,
+    key: String,
+    value: String,
+}
+
+impl DbSession<'_> {
+    /// Writes the metadata pairs of `intent`: inserted with a new intent, upserted with a changed one
+    /// (one statement, so a change's writes still go out together on PostgreSQL). An intent without
+    /// metadata writes nothing. A pair of a key the intent no longer has stays behind; the search
+    /// checks the intent's own metadata too (see `list`), so it is never found by it.
+    fn write_intent_metadata_pairs(&mut self, intent: &PaymentIntent, replace: bool) -> Result<(), StoreError> {
+        let Some(metadata) = intent.metadata() else { return Ok(()) };
+        let rows: Vec<MetadataPairRow> = metadata
+            .pairs()
+            .iter()
+            .map(|(key, value)| MetadataPairRow {
+                payment_intent_id: intent.id().to_string(),
+                account_id: intent.account_id().to_string(),
+                livemode: intent.livemode(),
+                key: key.clone(),
+                value: value.clone(),
+            })
+            .collect();
+        if !replace {
+            return self.insert(payment_intent_metadata::table, rows);
+        }
+        use diesel::upsert::excluded;
+        use payment_intent_metadata as pairs;
+        let each: Vec<_> = rows
+            .iter()
+            .map(|row| {
+                diesel::insert_into(payment_intent_metadata::table)
+                    .values(row.clone())
+                    .on_conflict((pairs::payment_intent_id, pairs::key))
+                    .do_update()
+                    .set(pairs::value.eq(excluded(pairs::value)))
+            })
+            .collect();
+        let all = diesel::insert_into(payment_intent_metadata::table)
+            .values(rows)
+            .on_conflict((pairs::payment_intent_id, pairs::key))
+            .do_update()
+            .set(pairs::value.eq(excluded(pairs::value)));
+        self.write_each_way(all, each)
+    }
+
+    fn payment_intent_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
+        let found = payment_intents::table
+            .filter(in_scope!(payment_intents, scope))
+            .filter(payment_intents::id.eq(id))
+            .select(payment_intents::seq)
+            .get_result(self.reading()?)
+            .optional();
+        cursor_seq(found)
+    }
+}
+
 impl PaymentIntentRepository for DbSession<'_> {
     fn insert(&mut self, intent: &PaymentIntent) -> Result<(), StoreError> {
         self.write(
             diesel::insert_into(payment_intents::table).values(PaymentIntentRow::from_domain(intent)?),
             Expect::AnyRows,
-        )
+        )?;
+        self.write_intent_metadata_pairs(intent, false)
     }
 
     fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
@@ -158,7 +224,8 @@ impl PaymentIntentRepository for DbSession<'_> {
                 .filter(payment_intents::version.eq(expected_version)),
         )
         .set(PaymentIntentRow::from_domain(intent)?);
-        self.write(statement, Expect::OneRow)
+        self.write(statement, Expect::OneRow)?;
+        self.write_intent_metadata_pairs(intent, true)
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {
@@ -185,9 +252,103 @@ impl PaymentIntentRepository for DbSession<'_> {
             .map(PaymentIntentRow::into_domain)
             .collect()
     }
+
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &PaymentIntentFilter,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentIntent>, StoreError> {
+        let mut query = payment_intents::table
+            .filter(listed!(payment_intents, scope))
+            .select(PaymentIntentRow::as_select())
+            .limit(i64::from(page.limit()) + 1)
+            .into_boxed();
+        if let Some(status) = filter.status {
+            query = query.filter(payment_intents::status.eq(status.as_str()));
+        }
+        if let Some(customers) = &filter.customers {
+            query = query.filter(payment_intents::customer_id.eq_any(customers.iter().map(ToString::to_string)));
+        }
+        if let Some(from) = filter.amount_from {
+            query = query.filter(payment_intents::amount.ge(from));
+        }
+        if let Some(to) = filter.amount_to {
+            query = query.filter(payment_intents::amount.le(to));
+        }
+        if let Some(from) = filter.created_from {
+            query = query.filter(payment_intents::created_at.ge(from.unix_seconds()));
+        }
+        if let Some(to) = filter.created_to {
+            query = query.filter(payment_intents::created_at.le(to.unix_seconds()));
+        }
+        if let Some(value) = &filter.metadata_value {
+            let having = payment_intent_metadata::table
+                .filter(in_scope!(payment_intent_metadata, scope))
+                .filter(payment_intent_metadata::value.eq(value.clone()))
+                .select(payment_intent_metadata::payment_intent_id);
+            // A pair left from a key the intent no longer has is passed over: its own metadata must
+            // hold the value (as JSON, `…:"value"…`).
+            let held = format!("%:{}%", like_escaped(&serde_json::Value::String(value.clone()).to_string()));
+            query = query
+                .filter(payment_intents::id.eq_any(having))
+                .filter(payment_intents::metadata.like(held).escape('\\'));
+        }
+        let query = match page.cursor() {
+            None => query.order(payment_intents::seq.desc()),
+            Some(Cursor::After(id)) => query
+                .filter(payment_intents::seq.lt(self.payment_intent_seq(scope, id)?))
+                .order(payment_intents::seq.desc()),
+            Some(Cursor::Before(id)) => query
+                .filter(payment_intents::seq.gt(self.payment_intent_seq(scope, id)?))
+                .order(payment_intents::seq.asc()),
+        };
+        let rows = query.load::<PaymentIntentRow>(self.reading()?).map_err(store_error)?;
+        let intents = rows.into_iter().map(PaymentIntentRow::into_domain).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_overfetched(intents, page))
+    }
+
+    fn count_by_status(&mut self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, StoreError> {
+        let rows: Vec<(String, i64, Option<i64>)> = payment_intents::table
+            .filter(listed!(payment_intents, scope))
+            .filter(payment_intents::created_at.ge(since.unix_seconds()))
+            .group_by(payment_intents::status)
+            .select((
+                payment_intents::status,
+                diesel::dsl::count_star(),
+                // SUM of a BIGINT is NUMERIC on PostgreSQL.
+                diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::BigInt>>(
+                    "CAST(SUM(amount_received) AS BIGINT)",
+                ),
+            ))
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        let mut counts = rows
+            .into_iter()
+            .map(|(status, count, received)| {
+                let status = PaymentIntentStatus::parse(&status)
+                    .ok_or_else(|| super::error::corrupt("payment intent status", &status))?;
+                Ok(StatusCount { status, count, amount_received: received.unwrap_or(0) })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        counts.sort_by_key(|count| PaymentIntentStatus::ALL.iter().position(|status| *status == count.status));
+        Ok(counts)
+    }
 }
 
 /// The statuses with a background action, as stored.
 fn with_due_actions() -> Vec<&'static str> {
     PaymentIntentStatus::with_due_actions().map(PaymentIntentStatus::as_str).collect()
+}
+
+/// `text` with the wildcards of `LIKE` (and its escape character) escaped by `\`.
+fn like_escaped(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
 }

@@ -103,4 +103,17 @@ impl RefundRepository for DbSession<'_> {
         .set(RefundRow::from_domain(refund)?);
         self.write(update, Expect::OneRow)
     }
+
+    fn of_payment(&mut self, scope: &Scope, payment_id: &PaymentId) -> Result<Vec<Refund>, StoreError> {
+        refunds::table
+            .filter(in_scope!(refunds, scope))
+            .filter(refunds::payment_id.eq(payment_id.as_str()))
+            .order(refunds::seq.asc())
+            .select(RefundRow::as_select())
+            .load(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .map(RefundRow::into_domain)
+            .collect()
+    }
 }

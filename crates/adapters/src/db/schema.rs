@@ -294,6 +294,7 @@ diesel::table! {
         duration_ms -> BigInt,
         account_id -> Text,
         livemode -> Bool,
+        response_excerpt -> Nullable<Text>,
     }
 }
 
@@ -387,11 +388,33 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    console_sessions (digest) {
+        digest -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        form_token -> Text,
+        created_at -> BigInt,
+        last_seen_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    payment_intent_metadata (payment_intent_id, key) {
+        payment_intent_id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        key -> Text,
+        value -> Text,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     billing_statements,
     billing_statement_line_items,
     mail_messages,
     checkout_sessions,
+    console_sessions,
     accounts,
     api_keys,
     customer_metadata,
@@ -400,6 +423,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     idempotency_keys,
     payment_intents,
+    payment_intent_metadata,
     payment_methods,
     payments,
     refunds,

@@ -5,6 +5,7 @@
 //! - [`DbSession::write`]: a write whose answer the use case does not need (an insert, an update),
 //!   checked as [`Expect`] says (`OneRow` for a versioned update, whose lost race is a conflict);
 //! - [`DbSession::insert`]: rows of one table, in one statement;
+//! - [`DbSession::write_each_way`]: a write that each backend is told differently;
 //! - [`DbSession::write_now`]: a write whose answer the use case needs at once: the rows it changed
 //!   or returned, or a unique violation the use case turns into an error of its own.
 //!
@@ -122,6 +123,26 @@ impl<'a> DbSession<'a> {
             AnyConnection::Sqlite(_) => {
                 expect.check(statement.prepared().execute(self.connection).map_err(store_error)?)
             }
+        }
+    }
+
+    /// A write said one way for each backend, where they differ (an upsert of several rows, which
+    /// SQLite takes one row at a time): held back on PostgreSQL like [`DbSession::write`]; run now,
+    /// statement by statement, on SQLite.
+    pub(crate) fn write_each_way<P, S>(&mut self, postgres: P, sqlite: Vec<S>) -> Result<(), StoreError>
+    where
+        P: QueryFragment<Pg> + QueryId + Send + 'static,
+        S: QueryFragment<Sqlite> + QueryId,
+    {
+        self.ensure_writing()?;
+        match &mut *self.connection {
+            AnyConnection::Postgresql(_) => self.held.push(postgres, Expect::AnyRows),
+            AnyConnection::Sqlite(connection) => sqlite.into_iter().try_for_each(|statement| {
+                Rendered::new(statement, Sqlite)
+                    .and_then(|statement| statement.execute(connection))
+                    .map(drop)
+                    .map_err(store_error)
+            }),
         }
     }
 

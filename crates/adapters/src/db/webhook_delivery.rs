@@ -101,6 +101,24 @@ struct AttemptRow {
     status_code: Option<i32>,
     error: Option<String>,
     duration_ms: i64,
+    response_excerpt: Option<String>,
+}
+
+impl AttemptRow {
+    fn into_domain(self) -> Result<DeliveryAttempt, StoreError> {
+        Ok(DeliveryAttempt {
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            delivery_id: parse_id("delivery id", &self.delivery_id, DeliveryId::parse)?,
+            webhook_id: parse_id("webhook id", &self.webhook_id, WebhookId::parse)?,
+            event_id: parse_id("event id", &self.event_id, EventId::parse)?,
+            attempted_at: Timestamp::from_unix_millis(self.attempted_at_ms),
+            status_code: self.status_code.map(|code| u16::try_from(code).unwrap_or(0)),
+            error: self.error,
+            duration_ms: self.duration_ms,
+            response_excerpt: self.response_excerpt,
+        })
+    }
 }
 
 /// Makes a delivery of each appended event to every enabled webhook of its scope that listens to it
@@ -265,6 +283,7 @@ impl DeliveryRepository for DbSession<'_> {
                 status_code: attempt.status_code.map(i32::from),
                 error: attempt.error.clone(),
                 duration_ms: attempt.duration_ms,
+                response_excerpt: attempt.response_excerpt.clone(),
             })
             .collect();
         self.insert(attempts::table, rows)
@@ -279,21 +298,18 @@ impl DeliveryRepository for DbSession<'_> {
             .select(AttemptRow::as_select())
             .load(self.reading()?)
             .map_err(store_error)?;
-        rows.into_iter()
-            .map(|row| {
-                Ok(DeliveryAttempt {
-                    account_id: parse_id("account id", &row.account_id, AccountId::parse)?,
-                    livemode: row.livemode,
-                    delivery_id: parse_id("delivery id", &row.delivery_id, DeliveryId::parse)?,
-                    webhook_id: parse_id("webhook id", &row.webhook_id, WebhookId::parse)?,
-                    event_id: parse_id("event id", &row.event_id, EventId::parse)?,
-                    attempted_at: Timestamp::from_unix_millis(row.attempted_at_ms),
-                    status_code: row.status_code.map(|code| u16::try_from(code).unwrap_or(0)),
-                    error: row.error,
-                    duration_ms: row.duration_ms,
-                })
-            })
-            .collect()
+        rows.into_iter().map(AttemptRow::into_domain).collect()
+    }
+
+    fn attempts_of_event(&mut self, scope: &Scope, event_id: &EventId) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        let rows: Vec<AttemptRow> = attempts::table
+            .filter(in_scope!(attempts, scope))
+            .filter(attempts::event_id.eq(event_id.as_str()))
+            .order(attempts::seq.asc())
+            .select(AttemptRow::as_select())
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        rows.into_iter().map(AttemptRow::into_domain).collect()
     }
 
     fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError> {

@@ -5,7 +5,7 @@
 use super::signer::signature_header;
 use payments_application::ports::{OutgoingWebhook, Sending, WebhookSender};
 use payments_domain::public_address::is_public_address;
-use payments_domain::webhook_delivery::AttemptOutcome;
+use payments_domain::webhook_delivery::{AttemptOutcome, RESPONSE_EXCERPT_BYTES};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -57,7 +57,7 @@ impl HttpWebhookSender {
         // An IP literal is never resolved, so the resolver's check does not see it: check it here.
         if public_only && !has_public_or_named_host(webhook.url) {
             let error = Some("the webhook address is not a public internet address".to_owned());
-            return AttemptOutcome { status_code: None, error, duration_ms: 0 };
+            return AttemptOutcome { status_code: None, error, duration_ms: 0, response_excerpt: None };
         }
         let started = Instant::now();
         let sent = client
@@ -69,7 +69,10 @@ impl HttpWebhookSender {
             .await;
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         match sent {
-            Ok(response) => AttemptOutcome { status_code: Some(response.status().as_u16()), error: None, duration_ms },
+            Ok(response) => {
+                let status_code = Some(response.status().as_u16());
+                AttemptOutcome { status_code, error: None, duration_ms, response_excerpt: excerpt(response).await }
+            }
             Err(error) => {
                 let reason = if error.is_timeout() {
                     "timed out".to_owned()
@@ -78,10 +81,25 @@ impl HttpWebhookSender {
                 } else {
                     error.to_string()
                 };
-                AttemptOutcome { status_code: None, error: Some(reason), duration_ms }
+                AttemptOutcome { status_code: None, error: Some(reason), duration_ms, response_excerpt: None }
             }
         }
     }
+}
+
+/// The start of a receiver's answer, as text: what arrives of its first
+/// [`RESPONSE_EXCERPT_BYTES`] within the request's timeout; `None` when it is empty.
+async fn excerpt(mut response: reqwest::Response) -> Option<String> {
+    let mut start = Vec::new();
+    while start.len() < RESPONSE_EXCERPT_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => start.extend_from_slice(&chunk),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    start.truncate(RESPONSE_EXCERPT_BYTES);
+    let text = String::from_utf8_lossy(&start).trim_end_matches('\u{fffd}').to_owned();
+    Some(text).filter(|text| !text.is_empty())
 }
 
 impl WebhookSender for HttpWebhookSender {

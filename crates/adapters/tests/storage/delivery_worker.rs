@@ -40,7 +40,7 @@ impl WebhookSender for ScriptedSender {
             if silent {
                 std::future::pending::<()>().await;
             }
-            AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1 }
+            AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1, response_excerpt: None }
         })
     }
 }

@@ -2,6 +2,7 @@
 
 mod billing_statement;
 mod checkout;
+mod console;
 mod hosted;
 mod mailbox;
 mod payment_form;
@@ -15,9 +16,10 @@ pub(crate) use hosted::{long_date, pesos};
 
 use actix_web::web;
 
-/// Registers every page.
-pub fn configure(config: &mut web::ServiceConfig) {
+/// Registers every page; the developer console's when `console` is on.
+pub fn configure(config: &mut web::ServiceConfig, console: bool) {
     hosted::configure(config);
+    console::configure(config, console);
     checkout::configure(config);
     billing_statement::configure(config);
     mailbox::configure(config);

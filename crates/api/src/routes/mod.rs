@@ -11,14 +11,15 @@ pub(crate) mod endpoint;
 mod event;
 mod health;
 mod payment;
-mod payment_intent;
+pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
-mod refund;
-mod request_log;
+pub(crate) mod refund;
+pub(crate) mod request_log;
 mod setup_intent;
 mod support;
 mod webhook;
 
+pub(crate) use support::page_request;
 pub use support::{allow_header, allow_only, get_or_head, route_not_found};
 
 use actix_web::http::Method;

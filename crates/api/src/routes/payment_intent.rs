@@ -206,7 +206,7 @@ fn shared_fields(params: &mut Params) -> SharedFields {
 }
 
 /// A capture's `amount`; the whole capturable amount when absent.
-fn capture_amount(params: &mut Params) -> Option<Option<Amount>> {
+pub(crate) fn capture_amount(params: &mut Params) -> Option<Option<Amount>> {
     Some(params.amount("amount"))
 }
 

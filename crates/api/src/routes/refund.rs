@@ -54,7 +54,7 @@ fn refund_changes(params: &mut Params) -> Option<Option<Metadata>> {
     Some(params.metadata("metadata"))
 }
 
-fn new_refund(params: &mut Params) -> Option<NewRefund> {
+pub(crate) fn new_refund(params: &mut Params) -> Option<NewRefund> {
     // A refund's amount is any positive part of a payment, so it is not held to the 2000 minimum.
     let amount = params.integer_between("amount", Some(1), Some(Amount::MAXIMUM));
     let currency = params

@@ -83,6 +83,7 @@ mod billing_statements;
 mod browser;
 mod checkout_browser;
 mod checkout_sessions;
+mod console;
 mod cors;
 mod customer_sessions;
 mod customers;

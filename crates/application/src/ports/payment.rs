@@ -2,7 +2,7 @@
 
 use crate::error::StoreError;
 use crate::scope::Scope;
-use payments_domain::ids::PaymentId;
+use payments_domain::ids::{PaymentId, PaymentIntentId};
 use payments_domain::payment::Payment;
 
 /// Payments, confined to a scope.
@@ -20,4 +20,10 @@ pub trait PaymentRepository {
     /// # Errors
     /// [`StoreError::Conflict`] when the version moved on; storage failures.
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError>;
+
+    /// The scope's payments of the intent `intent_id`, oldest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn of_intent(&mut self, scope: &Scope, intent_id: &PaymentIntentId) -> Result<Vec<Payment>, StoreError>;
 }

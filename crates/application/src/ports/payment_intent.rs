@@ -1,10 +1,52 @@
 //! Storage of payment intents.
 
 use crate::error::StoreError;
+use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
-use payments_domain::ids::PaymentIntentId;
-use payments_domain::payment_intent::PaymentIntent;
+use payments_domain::ids::{CustomerId, PaymentIntentId};
+use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
 use payments_domain::time::Timestamp;
+
+/// The filters of a list of payment intents; every given one must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaymentIntentFilter {
+    pub status: Option<PaymentIntentStatus>,
+    /// Intents of any of these customers.
+    pub customers: Option<Vec<CustomerId>>,
+    /// The amount, from and to, in centavos.
+    pub amount_from: Option<i64>,
+    pub amount_to: Option<i64>,
+    /// Created at or after, and at or before.
+    pub created_from: Option<Timestamp>,
+    pub created_to: Option<Timestamp>,
+    /// Intents with a metadata value equal to this, under any key.
+    pub metadata_value: Option<String>,
+}
+
+impl PaymentIntentFilter {
+    /// Whether `intent` passes this filter.
+    #[must_use]
+    pub fn matches(&self, intent: &PaymentIntent) -> bool {
+        let created = intent.created_at();
+        self.status.is_none_or(|status| intent.status() == status)
+            && self.customers.as_ref().is_none_or(|ids| intent.customer_id().is_some_and(|id| ids.contains(id)))
+            && self.amount_from.is_none_or(|from| intent.amount().centavos() >= from)
+            && self.amount_to.is_none_or(|to| intent.amount().centavos() <= to)
+            && self.created_from.is_none_or(|from| created >= from)
+            && self.created_to.is_none_or(|to| created <= to)
+            && self.metadata_value.as_ref().is_none_or(|value| {
+                intent.metadata().is_some_and(|metadata| metadata.pairs().values().any(|found| found == value))
+            })
+    }
+}
+
+/// How many of a scope's intents created since a time are in one status, and their amounts received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusCount {
+    pub status: PaymentIntentStatus,
+    pub count: i64,
+    pub amount_received: i64,
+}
 
 /// Payment intents, confined to a scope except where a secret token or a job finds them.
 pub trait PaymentIntentRepository {
@@ -33,4 +75,22 @@ pub trait PaymentIntentRepository {
     /// # Errors
     /// Storage failures.
     fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError>;
+
+    /// A page of the scope's intents that match `filter`, newest first.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when the cursor names no intent of the scope; storage failures.
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &PaymentIntentFilter,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentIntent>, StoreError>;
+
+    /// For each status with intents of the scope created at or after `since`: how many, and what they
+    /// received.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn count_by_status(&mut self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, StoreError>;
 }

@@ -2,7 +2,7 @@
 
 use crate::error::StoreError;
 use crate::scope::Scope;
-use payments_domain::ids::RefundId;
+use payments_domain::ids::{PaymentId, RefundId};
 use payments_domain::refund::Refund;
 
 /// Refunds, confined to a scope.
@@ -20,4 +20,10 @@ pub trait RefundRepository {
     /// # Errors
     /// [`StoreError::Conflict`] when the version moved on; storage failures.
     fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError>;
+
+    /// The scope's refunds of the payment `payment_id`, oldest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn of_payment(&mut self, scope: &Scope, payment_id: &PaymentId) -> Result<Vec<Refund>, StoreError>;
 }

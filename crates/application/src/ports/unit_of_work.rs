@@ -5,6 +5,7 @@
 use super::account::AccountRepository;
 use super::billing_statement::BillingStatementRepository;
 use super::checkout_session::CheckoutSessionRepository;
+use super::console_session::ConsoleSessionRepository;
 use super::customer::CustomerRepository;
 use super::customer_session::CustomerSessionRepository;
 use super::event::EventRepository;
@@ -55,6 +56,7 @@ repositories! {
     webhooks: WebhookRepository,
     deliveries: DeliveryRepository,
     request_logs: RequestLogRepository,
+    console_sessions: ConsoleSessionRepository,
 }
 
 /// A callback run against the repositories of one unit of work.

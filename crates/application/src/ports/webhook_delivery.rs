@@ -1,6 +1,7 @@
 //! Storage of webhook deliveries and their attempts, and the sending of a signed delivery.
 
 use crate::error::StoreError;
+use crate::scope::Scope;
 use payments_domain::ids::{AccountId, DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{DeliveryMove, Webhook};
@@ -28,6 +29,8 @@ pub struct DeliveryAttempt {
     pub status_code: Option<u16>,
     pub error: Option<String>,
     pub duration_ms: i64,
+    /// The start of the receiver's answer.
+    pub response_excerpt: Option<String>,
 }
 
 impl DeliveryAttempt {
@@ -44,6 +47,7 @@ impl DeliveryAttempt {
             status_code: outcome.status_code,
             error: outcome.error.clone(),
             duration_ms: outcome.duration_ms,
+            response_excerpt: outcome.response_excerpt.clone(),
         }
     }
 }
@@ -117,6 +121,12 @@ pub trait DeliveryRepository {
     /// # Errors
     /// Storage failures.
     fn attempts(&mut self, webhook: &Webhook, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError>;
+
+    /// The attempts to deliver the scope's event `event_id`, to any webhook, oldest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn attempts_of_event(&mut self, scope: &Scope, event_id: &EventId) -> Result<Vec<DeliveryAttempt>, StoreError>;
 
     /// How many deliveries of every account are pending, and since when the oldest is.
     ///

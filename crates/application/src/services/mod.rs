@@ -3,6 +3,7 @@
 pub mod account;
 pub mod billing_statement;
 pub mod checkout_session;
+pub mod console_session;
 pub mod customer;
 pub mod customer_session;
 pub mod event;
@@ -24,6 +25,7 @@ pub use billing_statement::{
     BillingStatementService, BillingStatementView, LineItemView, NewBillingStatement, NewLineItem, StatementPage,
 };
 pub use checkout_session::{CheckoutPage, CheckoutSessionService, CheckoutSessionView};
+pub use console_session::{caller_of, ConsoleSessionService, SignedIn};
 pub use customer::CustomerService;
 pub use customer_session::{CustomerSessionService, CustomerSessionView};
 pub use event::EventService;
@@ -31,8 +33,8 @@ pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use mail_message::MailMessageService;
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
-    AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentSettings, PaymentIntentView, PaymentMethodChoice,
-    Processors,
+    AttachOutcome, AttachRequest, IntentHistory, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,
+    PaymentMethodChoice, Processors,
 };
 pub use payment_method::PaymentMethodService;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};

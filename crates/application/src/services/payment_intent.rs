@@ -10,9 +10,11 @@ use super::redirect::{
     RedirectCompletion, RedirectPage,
 };
 use crate::error::ApplicationError;
+use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, IdGenerator, PaymentMethodInput,
-    PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
+    in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, CustomerFilter, IdGenerator,
+    PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, StatusCount,
+    UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
@@ -29,6 +31,7 @@ use payments_domain::payment_intent::{
 use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
 use payments_domain::pending_authorization::DueAction;
 use payments_domain::redirect_url::RedirectUrl;
+use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use serde_json::Value;
@@ -71,6 +74,13 @@ pub struct PaymentIntentView {
     pub intent: PaymentIntent,
     pub latest_payment: Option<Payment>,
     pub customer: Option<Customer>,
+}
+
+/// An intent and what became of it: each payment attempted, oldest first, with its refunds.
+#[derive(Debug, Clone)]
+pub struct IntentHistory {
+    pub view: PaymentIntentView,
+    pub payments: Vec<(Payment, Vec<Refund>)>,
 }
 
 /// What pays: a payment method given in the request, or one saved to the intent's customer.
@@ -169,6 +179,60 @@ impl PaymentIntentService {
             let intent = load(repositories, scope, id)?;
             check_client_secret(intent.client_secret(), access, "payment intent")?;
             view(repositories, scope, intent)
+        })
+    }
+
+    /// The scope's intents that match `filter`, newest first; with `customer_email`, only those of the
+    /// scope's customers with that e-mail address (the newest hundred of them).
+    ///
+    /// # Errors
+    /// `resource_not_found` naming the cursor when it is unknown; storage failures.
+    pub fn list(
+        &self,
+        scope: &Scope,
+        mut filter: PaymentIntentFilter,
+        customer_email: Option<&str>,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentIntent>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            if let Some(email) = customer_email {
+                let customers = CustomerFilter { email: Some(email.to_owned()), ..CustomerFilter::default() };
+                let most = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None)
+                    .map_err(ApplicationError::Validation)?;
+                let found = repositories.customers().list(scope, &customers, &most)?;
+                let mut ids: Vec<CustomerId> = found.data.into_iter().map(|customer| customer.id).collect();
+                if let Some(given) = filter.customers.take() {
+                    ids.retain(|id| given.contains(id));
+                }
+                filter.customers = Some(ids);
+            }
+            repositories.payment_intents().list(scope, &filter, page).map_err(|error| page.explain(error))
+        })
+    }
+
+    /// How the scope's intents created at or after `since` stand, by status.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn count_by_status(&self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.payment_intents().count_by_status(scope, since)?)
+        })
+    }
+
+    /// An intent with what became of it: each payment attempted, with its refunds.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn history(&self, scope: &Scope, id: &str) -> Result<IntentHistory, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let intent = load(repositories, scope, id)?;
+            let mut payments = Vec::new();
+            for payment in repositories.payments().of_intent(scope, intent.id())? {
+                let refunds = repositories.refunds().of_payment(scope, payment.id())?;
+                payments.push((payment, refunds));
+            }
+            Ok(IntentHistory { view: view(repositories, scope, intent)?, payments })
         })
     }
 

@@ -8,7 +8,8 @@ use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, BillingStatementFilter, CheckoutSessionFilter, CustomerFilter, DeliveryAttempt,
-    EventFilter, IdempotencyRecord, IdempotencyState, PassOver, RequestLogFilter, UnitOfWork, WebhookFilter,
+    EventFilter, IdempotencyRecord, IdempotencyState, PassOver, PaymentIntentFilter, RequestLogFilter, StatusCount,
+    UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -19,6 +20,7 @@ use payments_domain::checkout_session::{
     BillingDetailsCollection, CheckoutSession, CheckoutSessionStatus, LineItem as CheckoutLineItem, NewCheckoutSession,
     SubmitType,
 };
+use payments_domain::console_session::{ConsoleSession, SessionToken};
 use payments_domain::customer::{Billing, BillingStatementPrefix, Customer, CustomerName, Email, NewCustomer};
 use payments_domain::customer_session::{Component, ComponentName, CustomerSession, Feature, Toggle};
 use payments_domain::description::Description;
@@ -34,7 +36,8 @@ use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment::{FeeRate, Payment};
 use payments_domain::payment_intent::{
-    Attempt, AuthorizationOutcome, CardOptions, NewPaymentIntent, PaymentIntent, PaymentIntentStatus,
+    Attempt, AuthorizationOutcome, CardOptions, NewPaymentIntent, PaymentIntent, PaymentIntentChanges,
+    PaymentIntentStatus,
 };
 use payments_domain::payment_method::{
     CardSummary, Funding, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
@@ -99,6 +102,8 @@ macro_rules! repository_contract {
             a_read_refuses_to_write,
             a_write_keeps_to_its_tenant,
             request_logs_are_listed_filtered_and_pruned,
+            console_sessions_are_found_by_digest_touched_and_ended,
+            payment_intents_are_listed_filtered_and_counted,
         );
     };
     (@checks $make:expr; $($check:ident),* $(,)?) => {$(
@@ -287,6 +292,12 @@ pub fn idempotency_keys_record_and_replay_per_api_key(store: &dyn UnitOfWork) {
 /// Payment intent number `n` of `scope`, awaiting a payment method.
 #[must_use]
 pub fn new_intent(scope: &Scope, n: u32) -> PaymentIntent {
+    new_intent_at(scope, n, 0)
+}
+
+/// As [`new_intent`], created at `offset` seconds.
+#[must_use]
+pub fn new_intent_at(scope: &Scope, n: u32, offset: i64) -> PaymentIntent {
     let id = PaymentIntentId::from_random(&format!("intent{n}"));
     let new = NewPaymentIntent {
         amount: Amount::new(10_000).unwrap(),
@@ -300,7 +311,7 @@ pub fn new_intent(scope: &Scope, n: u32) -> PaymentIntent {
         card_options: CardOptions::default(),
     };
     let secret = ClientSecret::new(id.as_str(), "secret");
-    PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, at(0))
+    PaymentIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, at(offset))
 }
 
 fn gcash_attempt(n: u32) -> Attempt {
@@ -380,6 +391,19 @@ pub fn payments_and_refunds_round_trip_with_versioned_updates(store: &dyn UnitOf
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.payments().find(&elsewhere, payment.id())), None);
     assert_eq!(read(store, |r| r.refunds().find(&elsewhere, refund.id())), None);
+
+    // An intent's payments, and a payment's refunds, oldest first and in their scope only.
+    let other_intent = new_intent(&scope, 2);
+    write(store, |r| r.payment_intents().insert(&other_intent));
+    let other = Payment::paid(PaymentId::from_random("pay2"), &other_intent, 10_000, gcash_attempt(2), rate, at(8));
+    write(store, |r| r.payments().insert(&other));
+    let payment = read(store, |r| r.payments().find(&scope, payment.id())).unwrap();
+    assert_eq!(read(store, |r| r.payments().of_intent(&scope, intent.id())), vec![payment.clone()]);
+    assert_eq!(read(store, |r| r.payments().of_intent(&scope, other_intent.id())), vec![other]);
+    assert_eq!(read(store, |r| r.refunds().of_payment(&scope, payment.id())), vec![refund.clone()]);
+    assert!(read(store, |r| r.payments().of_intent(&elsewhere, intent.id())).is_empty());
+    assert!(read(store, |r| r.refunds().of_payment(&elsewhere, payment.id())).is_empty());
+    assert!(read(store, |r| r.refunds().of_payment(&scope, &PaymentId::from_random("none"))).is_empty());
 }
 
 fn verified_card() -> VerifiedCard {
@@ -631,7 +655,7 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     let due = read(store, |r| r.deliveries().due(at(10), 10, &PassOver::default()));
     let mut delivered =
         due.into_iter().find(|d| d.event_id() == &events[0].id && d.webhook_id() == hooks[0].id()).unwrap();
-    let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1 };
+    let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 1, response_excerpt: None };
     let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
     delivered.record(&ok, &schedule, at(2), 0.0);
     assert_eq!(
@@ -813,13 +837,18 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     );
 
     let schedule = RetrySchedule { base_ms: 1_000, cap_ms: 10_000, jitter: 0.0, give_up_after_ms: 60_000 };
-    let failure = AttemptOutcome { status_code: Some(503), error: None, duration_ms: 4 };
+    let failure =
+        AttemptOutcome { status_code: Some(503), error: None, duration_ms: 4, response_excerpt: Some("busy".into()) };
     first.record(&failure, &schedule, at(41), 0.5);
     assert!(!write(store, |r| r.deliveries().settle(&first, "a")), "a lost its lease");
     assert!(write(store, |r| r.deliveries().settle(&first, "b")));
     let attempt = DeliveryAttempt::of(&first, at(41), &failure);
     write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
-    assert_eq!(read(store, |r| r.deliveries().attempts(&hook, 10)), vec![attempt]);
+    assert_eq!(read(store, |r| r.deliveries().attempts(&hook, 10)), vec![attempt.clone()]);
+    assert_eq!(read(store, |r| r.deliveries().attempts_of_event(&scope, first.event_id())), vec![attempt.clone()]);
+    assert!(read(store, |r| r.deliveries().attempts_of_event(&scope, second.event_id())).is_empty());
+    let elsewhere = Scope { mode: Mode::Live, ..scope.clone() };
+    assert!(read(store, |r| r.deliveries().attempts_of_event(&elsewhere, first.event_id())).is_empty());
     let retried = read(store, |r| r.deliveries().due(at(43), 10, &everything));
     assert_eq!(retried.iter().find(|d| d.id() == first.id()), Some(&first), "due again after its backoff");
 
@@ -1141,7 +1170,7 @@ pub fn a_write_keeps_to_its_tenant(store: &dyn UnitOfWork) {
         r.events().append(std::slice::from_ref(&paid))?;
         r.deliveries().insert(std::slice::from_ref(&delivery))
     });
-    let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 3 };
+    let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 3, response_excerpt: None };
     let attempt = DeliveryAttempt::of(&delivery, at(1), &ok);
     write(store, |r| r.deliveries().record_attempts(std::slice::from_ref(&attempt)));
     assert!(read(store, |r| r.deliveries().attempts(&forged_hook, 10)).is_empty());
@@ -1252,4 +1281,113 @@ pub fn request_logs_are_listed_filtered_and_pruned(store: &dyn UnitOfWork) {
     assert_eq!(write(store, |r| r.request_logs().prune(retention, at(102))), 0, "pruning again finds nothing");
     let everything = Retention { max_age_seconds: 0, max_rows: 1_000 };
     assert_eq!(write(store, |r| r.request_logs().prune(everything, at(1_000))), 4);
+}
+
+pub fn console_sessions_are_found_by_digest_touched_and_ended(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let open = |token: &str, at_offset: i64| {
+        ConsoleSession::open(
+            &SessionToken::new(token.into()),
+            scope.account_id.clone(),
+            Mode::Live,
+            "f".into(),
+            at(at_offset),
+        )
+    };
+    let (first, second) = (open("first", 0), open("second", 10));
+    write(store, |r| r.console_sessions().insert(&first));
+    write(store, |r| r.console_sessions().insert(&second));
+    assert_eq!(read(store, |r| r.console_sessions().find(&first.digest)), Some(first.clone()));
+    assert_eq!(read(store, |r| r.console_sessions().find("unknown")), None);
+    let again = in_transaction(store, |r| {
+        r.console_sessions().insert(&first).map_err(|e| match e {
+            StoreError::UniqueViolation(_) => ApplicationError::Conflict,
+            other => ApplicationError::internal(&format!("{other:?}")),
+        })
+    });
+    assert!(matches!(again, Err(ApplicationError::Conflict)), "a digest is stored once: {again:?}");
+    write(store, |r| r.console_sessions().touch(&first.digest, at(30)));
+    let touched = read(store, |r| r.console_sessions().find(&first.digest)).unwrap();
+    assert_eq!(touched.last_seen_at, at(30));
+    assert_eq!(write(store, |r| r.console_sessions().delete_seen_before(at(20))), 1, "the second, seen at 10");
+    assert_eq!(read(store, |r| r.console_sessions().find(&second.digest)), None);
+    write(store, |r| r.console_sessions().delete(&first.digest));
+    write(store, |r| r.console_sessions().delete(&first.digest));
+    assert_eq!(read(store, |r| r.console_sessions().find(&first.digest)), None);
+}
+
+pub fn payment_intents_are_listed_filtered_and_counted(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let customer = customer(&scope, 1);
+    write(store, |r| r.customers().insert(&customer));
+    let mut intents: Vec<PaymentIntent> = (0..5).map(|n| new_intent_at(&scope, n + 1, i64::from(n) * 100)).collect();
+    for (n, intent) in (0_i64..).zip(intents.iter_mut()) {
+        let changes = PaymentIntentChanges {
+            amount: Some(Amount::new(10_000 * (n + 1)).unwrap()),
+            metadata: Some(metadata(&[("order", &format!("A-{n}")), ("note", "shared")])),
+            customer_id: (n % 2 == 0).then(|| customer.id.clone()),
+            ..PaymentIntentChanges::default()
+        };
+        intent.update(changes, at(n * 100)).unwrap();
+    }
+    for intent in &intents {
+        write(store, |r| r.payment_intents().insert(intent));
+    }
+    let elsewhere = new_intent(&account(store, "other"), 9);
+    write(store, |r| r.payment_intents().insert(&elsewhere));
+    // The metadata of intent 1 changes: its old value is no longer found, its new one is.
+    let mut changed = intents[1].clone();
+    let version = changed.version();
+    let changes = PaymentIntentChanges { metadata: Some(metadata(&[("order", "B-1")])), ..Default::default() };
+    changed.update(changes, at(150)).unwrap();
+    write(store, |r| r.payment_intents().update(&changed, version));
+    // Intent 4 is canceled.
+    let mut canceled = intents[4].clone();
+    let version = canceled.version();
+    canceled.cancel(at(500)).unwrap();
+    write(store, |r| r.payment_intents().update(&canceled, version));
+
+    let id = |i: &PaymentIntent| i.id().to_string();
+    let list = |filter: &PaymentIntentFilter, page: &PageRequest| {
+        read(store, |r| r.payment_intents().list(&scope, filter, page))
+    };
+    let all = PaymentIntentFilter::default();
+    let newest_first: Vec<String> = intents.iter().rev().map(id).collect();
+    assert_eq!(ids(&list(&all, &PageRequest::default()), id), newest_first);
+    let status = PaymentIntentFilter { status: Some(PaymentIntentStatus::Canceled), ..all.clone() };
+    assert_eq!(ids(&list(&status, &PageRequest::default()), id), vec![id(&intents[4])]);
+    let of_customer = PaymentIntentFilter { customers: Some(vec![customer.id.clone()]), ..all.clone() };
+    assert_eq!(
+        ids(&list(&of_customer, &PageRequest::default()), id),
+        vec![id(&intents[4]), id(&intents[2]), id(&intents[0])]
+    );
+    let nobody = PaymentIntentFilter { customers: Some(vec![]), ..all.clone() };
+    assert!(list(&nobody, &PageRequest::default()).data.is_empty(), "no customers, no intents");
+    let amounts = PaymentIntentFilter { amount_from: Some(20_000), amount_to: Some(30_000), ..all.clone() };
+    assert_eq!(ids(&list(&amounts, &PageRequest::default()), id), vec![id(&intents[2]), id(&intents[1])]);
+    let created = PaymentIntentFilter { created_from: Some(at(100)), created_to: Some(at(200)), ..all.clone() };
+    assert_eq!(ids(&list(&created, &PageRequest::default()), id), vec![id(&intents[2]), id(&intents[1])]);
+    let value = |text: &str| PaymentIntentFilter { metadata_value: Some(text.into()), ..all.clone() };
+    assert_eq!(ids(&list(&value("A-3"), &PageRequest::default()), id), vec![id(&intents[3])]);
+    assert!(list(&value("A-1"), &PageRequest::default()).data.is_empty(), "the value it had before");
+    assert_eq!(ids(&list(&value("B-1"), &PageRequest::default()), id), vec![id(&intents[1])]);
+    assert_eq!(list(&value("shared"), &PageRequest::default()).data.len(), 4, "every intent with it, none elsewhere");
+    assert!(list(&value("1"), &PageRequest::default()).data.is_empty(), "values, not keys or parts");
+    let page = PageRequest::new(Some(2), Some(id(&intents[3])), None).unwrap();
+    let older = list(&value("shared"), &page);
+    assert_eq!((ids(&older, id), older.has_more), (vec![id(&intents[2]), id(&intents[0])], false));
+    let unknown = PageRequest::new(None, Some(id(&elsewhere)), None).unwrap();
+    let refused = reading(store, |r| r.payment_intents().list(&scope, &all, &unknown).map_err(|e| unknown.explain(e)));
+    assert!(matches!(refused, Err(ApplicationError::Validation(_))), "{refused:?}");
+
+    let counts = read(store, |r| r.payment_intents().count_by_status(&scope, at(100)));
+    assert_eq!(
+        counts,
+        vec![
+            StatusCount { status: PaymentIntentStatus::AwaitingPaymentMethod, count: 3, amount_received: 0 },
+            StatusCount { status: PaymentIntentStatus::Canceled, count: 1, amount_received: 0 },
+        ],
+        "intents created at 100 and later, by status"
+    );
+    assert!(read(store, |r| r.payment_intents().count_by_status(&scope, at(1_000))).is_empty());
 }

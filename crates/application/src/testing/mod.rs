@@ -9,6 +9,7 @@ mod account;
 mod billing_statement;
 mod checkout_session;
 mod clock;
+mod console_session;
 pub mod contract;
 mod customer;
 mod customer_session;
@@ -42,14 +43,15 @@ use crate::ports::unit_of_work::Work;
 use crate::ports::{DeliveryAttempt, IdempotencyRecord, KeyRecord, StoreError, UnitOfWork};
 use crate::scope::{Caller, Scope};
 use crate::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, CustomerService, CustomerSessionService,
-    EventService, IdempotencyService, MailMessageService, PaymentIntentService, PaymentIntentSettings,
-    PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService, WebhookDeliveryService,
-    WebhookService,
+    AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
+    CustomerSessionService, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
+    PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService,
+    WebhookDeliveryService, WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::billing_statement::BillingStatement;
 use payments_domain::checkout_session::CheckoutSession;
+use payments_domain::console_session::ConsoleSession;
 use payments_domain::customer::Customer;
 use payments_domain::customer_session::CustomerSession;
 use payments_domain::event::Event;
@@ -98,6 +100,7 @@ struct State {
     attempts: Vec<DeliveryAttempt>,
     /// Logged requests in the order they were recorded.
     request_logs: Vec<RequestLog>,
+    console_sessions: Vec<ConsoleSession>,
 }
 
 /// An in-memory [`UnitOfWork`].
@@ -271,6 +274,13 @@ impl TestPorts {
     #[must_use]
     pub fn account_service(&self) -> AccountService {
         AccountService::new(self.store.clone(), self.clock.clone(), self.ids.clone())
+    }
+
+    /// Console sessions that end after an hour without a request.
+    #[must_use]
+    pub fn console_session_service(&self) -> ConsoleSessionService {
+        let accounts = Arc::new(self.account_service());
+        ConsoleSessionService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), accounts, 3_600)
     }
 
     #[must_use]

@@ -3,7 +3,7 @@
 use super::{in_scope_of, replace_versioned, State};
 use crate::ports::{PaymentRepository, StoreError};
 use crate::scope::Scope;
-use payments_domain::ids::PaymentId;
+use payments_domain::ids::{PaymentId, PaymentIntentId};
 use payments_domain::payment::Payment;
 
 impl PaymentRepository for State {
@@ -18,5 +18,14 @@ impl PaymentRepository for State {
 
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
         replace_versioned(&mut self.payments, payment, expected_version)
+    }
+
+    fn of_intent(&mut self, scope: &Scope, intent_id: &PaymentIntentId) -> Result<Vec<Payment>, StoreError> {
+        Ok(self
+            .payments
+            .iter()
+            .filter(|p| p.payment_intent_id() == intent_id && in_scope_of(p.account_id(), p.livemode(), scope))
+            .cloned()
+            .collect())
     }
 }

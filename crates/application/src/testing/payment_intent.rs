@@ -1,7 +1,8 @@
 //! Payment intents.
 
-use super::{in_scope_of, replace_versioned, State};
-use crate::ports::{PaymentIntentRepository, StoreError};
+use super::{filtered_page_of, in_scope_of, replace_versioned, State};
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{PaymentIntentFilter, PaymentIntentRepository, StatusCount, StoreError};
 use crate::scope::Scope;
 use payments_domain::ids::PaymentIntentId;
 use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
@@ -42,5 +43,38 @@ impl PaymentIntentRepository for State {
             .collect();
         due.sort_by_key(|i| i.action_due_at());
         Ok(due.into_iter().take(limit as usize).cloned().collect())
+    }
+
+    fn list(
+        &mut self,
+        scope: &Scope,
+        filter: &PaymentIntentFilter,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentIntent>, StoreError> {
+        let in_scope: Vec<&PaymentIntent> =
+            self.payment_intents.iter().filter(|i| in_scope_of(i.account_id(), i.livemode(), scope)).collect();
+        filtered_page_of(&in_scope, |i| i.id().as_str(), |i| filter.matches(i), page)
+    }
+
+    fn count_by_status(&mut self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, StoreError> {
+        let mut counts: Vec<StatusCount> = Vec::new();
+        for intent in self.payment_intents.iter().filter(|i| in_scope_of(i.account_id(), i.livemode(), scope)) {
+            if intent.created_at() < since {
+                continue;
+            }
+            match counts.iter_mut().find(|count| count.status == intent.status()) {
+                Some(count) => {
+                    count.count += 1;
+                    count.amount_received += intent.amount_received();
+                }
+                None => counts.push(StatusCount {
+                    status: intent.status(),
+                    count: 1,
+                    amount_received: intent.amount_received(),
+                }),
+            }
+        }
+        counts.sort_by_key(|count| PaymentIntentStatus::ALL.iter().position(|status| *status == count.status));
+        Ok(counts)
     }
 }

@@ -3,7 +3,7 @@
 use super::{in_scope_of, replace_versioned, State};
 use crate::ports::{RefundRepository, StoreError};
 use crate::scope::Scope;
-use payments_domain::ids::RefundId;
+use payments_domain::ids::{PaymentId, RefundId};
 use payments_domain::refund::Refund;
 
 impl RefundRepository for State {
@@ -18,5 +18,14 @@ impl RefundRepository for State {
 
     fn update(&mut self, refund: &Refund, expected_version: i64) -> Result<(), StoreError> {
         replace_versioned(&mut self.refunds, refund, expected_version)
+    }
+
+    fn of_payment(&mut self, scope: &Scope, payment_id: &PaymentId) -> Result<Vec<Refund>, StoreError> {
+        Ok(self
+            .refunds
+            .iter()
+            .filter(|r| r.payment_id() == payment_id && in_scope_of(r.account_id(), r.livemode(), scope))
+            .cloned()
+            .collect())
     }
 }

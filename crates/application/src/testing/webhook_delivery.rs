@@ -1,7 +1,8 @@
 //! Webhook deliveries, leased to one worker at a time, and their attempts.
 
-use super::State;
+use super::{in_scope_of, State};
 use crate::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, StoreError};
+use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{DeliveryMove, DeliveryStatus, Webhook};
@@ -132,6 +133,11 @@ impl DeliveryRepository for State {
             &a.webhook_id == webhook.id() && &a.account_id == webhook.account_id() && a.livemode == webhook.livemode()
         };
         Ok(self.attempts.iter().rev().filter(of_webhook).take(limit as usize).cloned().collect())
+    }
+
+    fn attempts_of_event(&mut self, scope: &Scope, event_id: &EventId) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        let of_event = |a: &&DeliveryAttempt| &a.event_id == event_id && in_scope_of(&a.account_id, a.livemode, scope);
+        Ok(self.attempts.iter().filter(of_event).cloned().collect())
     }
 
     fn backlog(&mut self) -> Result<DeliveryBacklog, StoreError> {

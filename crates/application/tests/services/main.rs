@@ -6,6 +6,7 @@
 
 mod billing_statements;
 mod checkout_sessions;
+mod console_sessions;
 mod customer_sessions;
 mod payment_intents;
 mod refunds;

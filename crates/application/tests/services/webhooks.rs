@@ -55,7 +55,7 @@ fn pending_webhooks(ports: &TestPorts, scope: &Scope) -> i64 {
 }
 
 fn outcome(status: u16) -> AttemptOutcome {
-    AttemptOutcome { status_code: Some(status), error: None, duration_ms: 3 }
+    AttemptOutcome { status_code: Some(status), error: None, duration_ms: 3, response_excerpt: None }
 }
 
 #[test]
@@ -148,7 +148,7 @@ fn a_refused_url_is_a_parameter_error() {
 }
 
 fn no_answer() -> AttemptOutcome {
-    AttemptOutcome { status_code: None, error: Some("timed out".into()), duration_ms: 10_000 }
+    AttemptOutcome { status_code: None, error: Some("timed out".into()), duration_ms: 10_000, response_excerpt: None }
 }
 
 fn webhook_ids(jobs: &[DeliveryJob]) -> Vec<String> {

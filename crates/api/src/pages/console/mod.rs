@@ -1,0 +1,322 @@
+//! The developer console at `/dashboard`: pages rendered on the server, without scripts, where a
+//! developer signed in with an account's secret key sees and acts on everything the account's
+//! integration does. A session is a random token in an `HttpOnly`, `SameSite=Strict` cookie scoped
+//! to `/dashboard` (`Secure` behind https); every form sends back the session's form token. Every
+//! action calls the application service the API's route calls, with the same parameter readers, and
+//! is logged in the request log as the console's.
+
+mod json;
+mod overview;
+mod payment_intent;
+mod request_log;
+mod sign_in;
+
+use super::hosted::{html, message, secured};
+use crate::decode::{form, read_body, Params};
+use crate::request_log::LoggedBody;
+use crate::state::{blocking, Services};
+use actix_web::body::BoxBody;
+use actix_web::dev::Payload;
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseError};
+use payments_application::services::caller_of;
+use payments_application::{ApplicationError, Scope};
+use payments_domain::console_session::ConsoleSession;
+use payments_domain::ids::ClientSecret;
+use std::future::Future;
+use std::pin::Pin;
+
+/// Where the console lives.
+pub(crate) const ROOT: &str = "/dashboard";
+/// The cookie holding a signed-in browser's session token.
+const SESSION_COOKIE: &str = "console_session";
+/// The form field carrying the session's form token.
+const FORM_TOKEN_FIELD: &str = "form_token";
+
+/// Registers the console's pages when it is on.
+pub(super) fn configure(config: &mut web::ServiceConfig, enabled: bool) {
+    if !enabled {
+        return;
+    }
+    let css = || async {
+        secured(HttpResponse::Ok())
+            .content_type("text/css; charset=utf-8")
+            .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
+            .body(include_str!("../../../assets/console.css"))
+    };
+    config.service(
+        web::resource("/assets/console.css")
+            .route(crate::routes::get_or_head().to(css))
+            .default_service(crate::routes::allow_only(&[actix_web::http::Method::GET])),
+    );
+    sign_in::configure(config);
+    overview::configure(config);
+    payment_intent::configure(config);
+    request_log::configure(config);
+}
+
+/// The sections of the console, in the order of its navigation.
+const SECTIONS: [(&str, &str); 3] =
+    [("Overview", ""), ("Payments", "/payment_intents"), ("Request log", "/request_logs")];
+
+/// What every page of a session shows around its content: the mode, the navigation, sign-out.
+pub(super) struct Chrome {
+    pub livemode: bool,
+    pub account_id: String,
+    pub form_token: String,
+    /// The navigation: each section's name, address and whether it is this page's.
+    pub sections: Vec<(&'static str, String, bool)>,
+}
+
+impl Chrome {
+    pub(super) fn new(signed: &Signed, current: &str) -> Self {
+        Self {
+            livemode: signed.session.mode.is_live(),
+            account_id: signed.session.account_id.to_string(),
+            form_token: signed.session.form_token.clone(),
+            sections: SECTIONS.iter().map(|(name, path)| (*name, format!("{ROOT}{path}"), *name == current)).collect(),
+        }
+    }
+}
+
+/// A request of a signed-in session.
+pub(super) struct Signed {
+    pub session: ConsoleSession,
+}
+
+impl Signed {
+    /// The account and mode the session sees.
+    pub(super) fn scope(&self) -> Scope {
+        caller_of(&self.session).scope
+    }
+}
+
+/// Why a console request is not served.
+#[derive(Debug)]
+pub(super) enum Refusal {
+    /// No session, or it ended: to the sign-in page.
+    SignedOut,
+    /// A form without its session's form token.
+    StaleForm,
+    /// The storage did not answer.
+    Unavailable,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
+
+impl ResponseError for Refusal {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::SignedOut => StatusCode::SEE_OTHER,
+            Self::StaleForm => StatusCode::FORBIDDEN,
+            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse<BoxBody> {
+        match self {
+            Self::SignedOut => {
+                secured(HttpResponse::SeeOther()).insert_header((header::LOCATION, format!("{ROOT}/sign_in"))).finish()
+            }
+            Self::StaleForm => message(
+                StatusCode::FORBIDDEN,
+                "This form has expired",
+                "Nothing was changed. Go back, reload the page and try again.",
+                Some((ROOT, "Back to the console")),
+                false,
+            ),
+            Self::Unavailable => message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Try again in a moment",
+                "The console cannot reach its database right now.",
+                None,
+                false,
+            ),
+        }
+    }
+}
+
+impl FromRequest for Signed {
+    type Error = Refusal;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Refusal>>>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = request.cookie(SESSION_COOKIE).map(|cookie| cookie.value().to_owned());
+        let services = request.app_data::<web::Data<Services>>().cloned();
+        Box::pin(async move {
+            let (Some(token), Some(services)) = (token, services) else { return Err(Refusal::SignedOut) };
+            match blocking(move || services.console_sessions.resume(&token)).await {
+                Ok(Some(session)) => Ok(Self { session }),
+                Ok(None) => Err(Refusal::SignedOut),
+                Err(_) => Err(Refusal::Unavailable),
+            }
+        })
+    }
+}
+
+/// A form posted by a signed-in session with its form token: the parameters as the API's readers
+/// take them. The request is marked as the session's, so the request log records it.
+pub(super) struct Action {
+    pub signed: Signed,
+    pub params: Params,
+}
+
+impl FromRequest for Action {
+    type Error = Refusal;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Refusal>>>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let signed = Signed::from_request(&request, &mut Payload::None).await?;
+            let body = read_body(&request, &mut payload).await.map_err(|_| Refusal::StaleForm)?;
+            let mut fields = form::parse(&body).map_err(|_| Refusal::StaleForm)?;
+            let presented = fields.remove(FORM_TOKEN_FIELD);
+            let expected = ClientSecret::from_stored(signed.session.form_token.clone());
+            if !presented.as_ref().and_then(|token| token.as_str()).is_some_and(|token| expected.matches(token)) {
+                return Err(Refusal::StaleForm);
+            }
+            request.extensions_mut().insert(caller_of(&signed.session));
+            Ok(Self { signed, params: Params::new(fields) })
+        })
+    }
+}
+
+/// A page of the console.
+pub(super) fn page(rendered: Result<String, askama::Error>) -> HttpResponse {
+    html(StatusCode::OK, rendered)
+}
+
+/// 303 to a page of the console.
+pub(super) fn after_action(path: &str) -> HttpResponse {
+    secured(HttpResponse::SeeOther()).insert_header((header::LOCATION, path.to_owned())).finish()
+}
+
+/// 303 to a page of the console after an action that answered `object` (the API's JSON of what it
+/// made or changed, for the request log).
+pub(super) fn after_success(path: &str, object: serde_json::Value) -> HttpResponse {
+    let mut response = after_action(path);
+    response.extensions_mut().insert(LoggedBody(object.to_string()));
+    response
+}
+
+/// A use case's refusal as a page: what was wrong, and the way back. Nothing was changed. The
+/// request log records the API's error body.
+pub(super) fn refused(error: &crate::error::ApiError, back: &str) -> HttpResponse {
+    let status = error.status();
+    let detail = error.details().join(" ");
+    let mut response = message(status, "That did not work", &detail, Some((back, "Back")), false);
+    response.extensions_mut().insert(LoggedBody(error.body()));
+    response
+}
+
+/// Runs a read of the console on the blocking pool; a refusal becomes a page.
+pub(super) async fn load<T: Send + 'static>(
+    read: impl FnOnce() -> Result<T, ApplicationError> + Send + 'static,
+) -> Result<T, HttpResponse> {
+    blocking(read).await.map_err(|error| refused(&error, ROOT))
+}
+
+/// How many rows a list page shows unless it is asked for another number.
+const PAGE_SIZE: &str = "25";
+
+/// The query of a list page: its parameters for the API's list reader (with the page size the
+/// console uses), and its filters as given, to keep in the links to the next and previous pages.
+pub(super) struct ListQuery {
+    pub params: Params,
+    filters: Vec<(String, String)>,
+    cursor: Option<&'static str>,
+}
+
+impl ListQuery {
+    /// The query string of `request`; `None` when it is no valid query.
+    pub(super) fn of(request: &HttpRequest) -> Option<Self> {
+        let mut map = form::parse_query(request.query_string().as_bytes()).ok()?;
+        let mut filters = Vec::new();
+        for (key, value) in &map {
+            if let (false, Some(text)) = (["after", "before", "limit"].contains(&key.as_str()), value.as_str()) {
+                if !text.is_empty() {
+                    filters.push((key.clone(), text.to_owned()));
+                }
+            }
+        }
+        let cursor = ["after", "before"]
+            .into_iter()
+            .find(|key| map.get(*key).and_then(|value| value.as_str()).is_some_and(|value| !value.is_empty()));
+        map.entry("limit").or_insert_with(|| PAGE_SIZE.into());
+        Some(Self { params: Params::new(map), filters, cursor })
+    }
+
+    /// The value the filter `key` was given, for the filter form.
+    pub(super) fn filter(&self, key: &str) -> &str {
+        self.filters.iter().find(|(name, _)| name == key).map_or("", |(_, value)| value.as_str())
+    }
+
+    /// The links to the newer and the older page of a page whose first and last ids are given.
+    pub(super) fn pager(&self, base: &str, first: Option<&str>, last: Option<&str>, has_more: bool) -> Pager {
+        let link = |cursor: &str, id: &str| {
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            for (key, value) in &self.filters {
+                query.append_pair(key, value);
+            }
+            query.append_pair(cursor, id);
+            format!("{base}?{}", query.finish())
+        };
+        let (newer, older) = match self.cursor {
+            None => (false, has_more),
+            Some("after") => (true, has_more),
+            Some(_) => (has_more, true),
+        };
+        Pager {
+            newer: first.filter(|_| newer).map(|id| link("before", id)),
+            older: last.filter(|_| older).map(|id| link("after", id)),
+        }
+    }
+}
+
+/// Links to the pages beside a list page.
+pub(super) struct Pager {
+    pub newer: Option<String>,
+    pub older: Option<String>,
+}
+
+/// A time as the console shows it: `2026-11-26 10:00:35 UTC`.
+pub(super) fn date_time(at: payments_domain::time::Timestamp) -> String {
+    let (year, month, day) = at.civil_date();
+    let seconds = at.unix_seconds().rem_euclid(86_400);
+    format!("{year}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", seconds / 3_600, seconds / 60 % 60, seconds % 60)
+}
+
+/// The class of a status badge: `good`, `bad`, `wait` or none.
+pub(super) fn tone(status: &str) -> &'static str {
+    match status {
+        "succeeded" | "paid" | "delivered" | "enabled" | "completed" | "active" => "good",
+        "failed" | "canceled" | "voided" | "uncollectible" | "expired" | "disabled" => "bad",
+        "awaiting_payment_method"
+        | "awaiting_next_action"
+        | "awaiting_capture"
+        | "processing"
+        | "pending"
+        | "open"
+        | "draft" => "wait",
+        _ => "",
+    }
+}
+
+/// The page a list query asks for (`limit`, `after`, `before`), read as the API reads it.
+pub(super) fn page_of(
+    query: &mut ListQuery,
+) -> Result<payments_application::pagination::PageRequest, crate::error::ApiError> {
+    let mut params = std::mem::replace(&mut query.params, Params::new(serde_json::Map::new()));
+    let page = crate::routes::page_request(&mut params);
+    // The console reads its own filters from the query; the API's reader takes the page only.
+    for key in params.values().keys().cloned().collect::<Vec<_>>() {
+        params.discard(&key);
+    }
+    params.finish(page)
+}

@@ -1,0 +1,423 @@
+//! Payment intents in the console: the list, searched by id, customer e-mail or metadata value and
+//! filtered by status, customer, amount and creation date; one intent with its timeline (attempts,
+//! payments, refunds, events), its JSON and the actions it allows: capture, cancel, refund. Each
+//! action reads its form with the API's reader and calls the service the API's route calls.
+
+use super::json::{href, to_html};
+use super::{
+    after_action, after_success, date_time, load, page, refused, tone, Action, Chrome, ListQuery, Pager, Signed, ROOT,
+};
+use crate::error::ApiError;
+use crate::pages::hosted::{not_allowed, pesos};
+use crate::representation::payment_intent::PaymentIntentResource;
+use crate::routes::payment_intent::capture_amount;
+use crate::routes::refund::new_refund;
+use crate::state::{blocking, Services};
+use actix_web::http::Method;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use payments_application::pagination::PageRequest;
+use payments_application::ports::{EventFilter, PaymentIntentFilter};
+use payments_application::services::IntentHistory;
+use payments_domain::ids::{CustomerId, PaymentIntentId};
+use payments_domain::payment::PaymentStatus;
+use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
+use payments_domain::refund::RefundReason;
+use payments_domain::time::Timestamp;
+use payments_domain::validation::FieldError;
+
+const LIST: &str = "/dashboard/payment_intents";
+/// Events shown per object on an intent's timeline, at most.
+const EVENTS_PER_OBJECT: i64 = 100;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    let get_only = || not_allowed(&[Method::GET], "Open the page.", false);
+    let post_only = || not_allowed(&[Method::POST], "Use the form on the payment's page.", false);
+    config
+        .service(web::resource(LIST).route(crate::routes::get_or_head().to(list)).default_service(get_only()))
+        .service(
+            web::resource(format!("{LIST}/{{id}}"))
+                .route(crate::routes::get_or_head().to(detail))
+                .default_service(get_only()),
+        )
+        .service(
+            web::resource(format!("{LIST}/{{id}}/capture")).route(web::post().to(capture)).default_service(post_only()),
+        )
+        .service(
+            web::resource(format!("{LIST}/{{id}}/cancel")).route(web::post().to(cancel)).default_service(post_only()),
+        )
+        .service(
+            web::resource(format!("{LIST}/{{id}}/refund")).route(web::post().to(refund)).default_service(post_only()),
+        );
+}
+
+/// An intent as a row of the list.
+struct Row {
+    id: String,
+    amount: String,
+    status: &'static str,
+    tone: &'static str,
+    customer: Option<String>,
+    description: String,
+    created: String,
+}
+
+impl Row {
+    fn of(intent: &PaymentIntent) -> Self {
+        Self {
+            id: intent.id().to_string(),
+            amount: pesos(intent.amount().centavos()),
+            status: intent.status().as_str(),
+            tone: tone(intent.status().as_str()),
+            customer: intent.customer_id().map(ToString::to_string),
+            description: intent.description().map(|text| text.as_str().to_owned()).unwrap_or_default(),
+            created: date_time(intent.created_at()),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "console/payment_intents.html")]
+struct ListPage<'a> {
+    chrome: Chrome,
+    rows: Vec<Row>,
+    query: &'a ListQuery,
+    statuses: Vec<&'static str>,
+    pager: Pager,
+}
+
+/// The list's filters, read from the query; a bad one is a field error naming it.
+fn filters(query: &ListQuery) -> Result<(PaymentIntentFilter, Option<String>), FieldError> {
+    let mut filter = PaymentIntentFilter::default();
+    let mut email = None;
+    let search = query.filter("q").trim();
+    if search.contains('@') {
+        email = Some(search.to_owned());
+    } else if !search.is_empty() {
+        filter.metadata_value = Some(search.to_owned());
+    }
+    if let Some(status) = Some(query.filter("status")).filter(|text| !text.is_empty()) {
+        filter.status = Some(
+            PaymentIntentStatus::ALL
+                .into_iter()
+                .find(|known| known.as_str() == status)
+                .ok_or_else(|| FieldError::invalid("status", "Choose a status from the list."))?,
+        );
+    }
+    if let Some(customer) = Some(query.filter("customer").trim()).filter(|text| !text.is_empty()) {
+        let id =
+            CustomerId::parse(customer).ok_or_else(|| FieldError::invalid("customer", "That is no customer id."))?;
+        filter.customers = Some(vec![id]);
+    }
+    filter.amount_from = centavos(query.filter("amount_from"), "amount_from")?;
+    filter.amount_to = centavos(query.filter("amount_to"), "amount_to")?;
+    filter.created_from = date(query.filter("created_from"), "created_from")?;
+    filter.created_to = date(query.filter("created_to"), "created_to")?.map(|day| day.plus_seconds(86_399));
+    Ok((filter, email))
+}
+
+/// Pesos as typed (`1,000.50`) in centavos; empty is no bound.
+fn centavos(text: &str, parameter: &str) -> Result<Option<i64>, FieldError> {
+    let text = text.trim().replace(',', "");
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let refused = || FieldError::invalid(parameter, "Give an amount in pesos, such as 1500 or 1500.50.");
+    let (whole, cents) = text.split_once('.').unwrap_or((&text, ""));
+    if whole.is_empty()
+        || whole.len() > 12
+        || cents.len() > 2
+        || !(whole.bytes().chain(cents.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return Err(refused());
+    }
+    let cents = format!("{cents:0<2}");
+    Ok(Some(whole.parse::<i64>().map_err(|_| refused())? * 100 + cents.parse::<i64>().map_err(|_| refused())?))
+}
+
+/// A date as a date input sends it (`2026-11-26`), as its midnight UTC; empty is no bound.
+fn date(text: &str, parameter: &str) -> Result<Option<Timestamp>, FieldError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let refused = || FieldError::invalid(parameter, "Give a date as YYYY-MM-DD.");
+    let mut parts = text.splitn(3, '-');
+    let (Some(year), Some(month), Some(day)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(refused());
+    };
+    let (Ok(year), Ok(month), Ok(day)) = (year.parse(), month.parse(), day.parse()) else { return Err(refused()) };
+    Timestamp::from_civil_date(year, month, day).map(Some).ok_or_else(refused)
+}
+
+async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let Some(mut query) = ListQuery::of(&request) else {
+        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
+    };
+    let search = query.filter("q").trim().to_owned();
+    if PaymentIntentId::parse(&search).is_some() {
+        return after_action(&format!("{LIST}/{search}"));
+    }
+    let (filter, email) = match filters(&query) {
+        Ok(filters) => filters,
+        Err(error) => return refused(&ApiError::validation(vec![error]), LIST),
+    };
+    let page_request = super::page_of(&mut query);
+    let page_request = match page_request {
+        Ok(page_request) => page_request,
+        Err(error) => return refused(&error, LIST),
+    };
+    let scope = signed.scope();
+    let found = load(move || services.payment_intents.list(&scope, filter, email.as_deref(), &page_request)).await;
+    let intents = match found {
+        Ok(intents) => intents,
+        Err(response) => return response,
+    };
+    let rows: Vec<Row> = intents.data.iter().map(Row::of).collect();
+    let pager = query.pager(
+        LIST,
+        rows.first().map(|row| row.id.as_str()),
+        rows.last().map(|row| row.id.as_str()),
+        intents.has_more,
+    );
+    let statuses = PaymentIntentStatus::ALL.iter().map(|status| status.as_str()).collect();
+    page(ListPage { chrome: Chrome::new(&signed, "Payments"), rows, query: &query, statuses, pager }.render())
+}
+
+/// One moment of an intent's history.
+struct Moment {
+    at: Timestamp,
+    time: String,
+    text: String,
+    link: Option<(String, String)>,
+}
+
+/// A paid payment that can still be refunded: what a refund form needs.
+struct Refundable {
+    payment_id: String,
+    refundable: i64,
+    shown: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/payment_intent.html")]
+struct DetailPage {
+    chrome: Chrome,
+    row: Row,
+    notice: Option<&'static str>,
+    customer: Option<(String, Option<String>)>,
+    facts: Vec<(&'static str, String)>,
+    capturable: Option<i64>,
+    cancelable: bool,
+    refundable: Vec<Refundable>,
+    reasons: Vec<&'static str>,
+    timeline: Vec<Moment>,
+    json: String,
+}
+
+/// What an action's notice says, by the code it sends the browser back with.
+fn notice(request: &HttpRequest) -> Option<&'static str> {
+    let done = request.query_string().strip_prefix("done=")?;
+    [("captured", "Captured."), ("canceled", "Canceled."), ("refunded", "Refund created.")]
+        .into_iter()
+        .find(|(code, _)| *code == done)
+        .map(|(_, text)| text)
+}
+
+async fn detail(
+    signed: Signed,
+    id: web::Path<String>,
+    request: HttpRequest,
+    services: web::Data<Services>,
+) -> HttpResponse {
+    let scope = signed.scope();
+    let loaded = load(move || {
+        let history = services.payment_intents.history(&scope, &id)?;
+        let mut objects = vec![history.view.intent.id().to_string()];
+        for (payment, refunds) in &history.payments {
+            objects.push(payment.id().to_string());
+            objects.extend(refunds.iter().map(|refund| refund.id().to_string()));
+        }
+        let page = PageRequest::new(Some(EVENTS_PER_OBJECT), None, None)
+            .map_err(payments_application::ApplicationError::Validation)?;
+        let mut events = Vec::new();
+        for object_id in objects {
+            let filter = EventFilter { object_id: Some(object_id), ..EventFilter::default() };
+            events.extend(services.events.list(&scope, &filter, &page)?.data);
+        }
+        Ok((history, events))
+    })
+    .await;
+    let (history, events) = match loaded {
+        Ok(loaded) => loaded,
+        Err(response) => return response,
+    };
+    let IntentHistory { view, payments } = &history;
+    let intent = &view.intent;
+    let mut timeline = vec![Moment {
+        at: intent.created_at(),
+        time: date_time(intent.created_at()),
+        text: format!("Created for {}", pesos(intent.amount().centavos())),
+        link: None,
+    }];
+    let mut refundable = Vec::new();
+    for (payment, refunds) in payments {
+        let text = match payment.status() {
+            PaymentStatus::Paid => {
+                format!("Paid {} by {}", pesos(payment.amount()), payment.payment_method().method.as_str())
+            }
+            PaymentStatus::Failed => format!("A payment by {} failed", payment.payment_method().method.as_str()),
+        };
+        timeline.push(Moment {
+            at: payment.created_at(),
+            time: date_time(payment.created_at()),
+            text,
+            link: Some((payment.id().to_string(), format!("{ROOT}/request_logs?object_id={}", payment.id()))),
+        });
+        for refund in refunds {
+            timeline.push(Moment {
+                at: refund.created_at(),
+                time: date_time(refund.created_at()),
+                text: format!(
+                    "Refunded {} ({}, {})",
+                    pesos(refund.amount()),
+                    refund.reason().as_str(),
+                    refund.status().as_str()
+                ),
+                link: Some((refund.id().to_string(), format!("{ROOT}/request_logs?object_id={}", refund.id()))),
+            });
+        }
+        if payment.status() == PaymentStatus::Paid && payment.refundable() > 0 {
+            refundable.push(Refundable {
+                payment_id: payment.id().to_string(),
+                refundable: payment.refundable(),
+                shown: pesos(payment.refundable()),
+            });
+        }
+    }
+    for event in &events {
+        timeline.push(Moment {
+            at: event.created_at,
+            time: date_time(event.created_at),
+            text: format!("Event {}", event.event_type.as_str()),
+            link: href(event.id.as_str()).map(|link| (event.id.to_string(), link)),
+        });
+    }
+    timeline.sort_by_key(|moment| moment.at);
+    let mut facts = vec![("Created", date_time(intent.created_at()))];
+    facts.push((
+        "Payment methods",
+        intent.payment_methods().iter().map(|method| method.as_str()).collect::<Vec<_>>().join(", "),
+    ));
+    if let Some(description) = intent.description() {
+        facts.push(("Description", description.as_str().to_owned()));
+    }
+    if let Some(error) = intent.last_payment_error() {
+        facts.push(("Last payment error", format!("{}: {}", error.code, error.detail)));
+    }
+    if let Some(before) = intent.capture_before_at() {
+        facts.push(("Capture before", date_time(before)));
+    }
+    if let Some(metadata) = intent.metadata() {
+        for (key, value) in metadata.pairs() {
+            facts.push(("Metadata", format!("{key}: {value}")));
+        }
+    }
+    let json = serde_json::to_value(PaymentIntentResource::new(view)).map(|value| to_html(&value)).unwrap_or_default();
+    let status = intent.status();
+    page(
+        DetailPage {
+            chrome: Chrome::new(&signed, "Payments"),
+            row: Row::of(intent),
+            notice: notice(&request),
+            customer: intent.customer_id().map(|id| (id.to_string(), href(id.as_str()))),
+            facts,
+            capturable: (status == PaymentIntentStatus::AwaitingCapture).then(|| intent.amount_capturable()),
+            cancelable: matches!(
+                status,
+                PaymentIntentStatus::AwaitingPaymentMethod
+                    | PaymentIntentStatus::AwaitingNextAction
+                    | PaymentIntentStatus::AwaitingCapture
+            ),
+            refundable,
+            reasons: RefundReason::ALL.iter().map(|reason| reason.as_str()).collect(),
+            timeline,
+            json,
+        }
+        .render(),
+    )
+}
+
+/// Runs an action on the intent `id` and sends the browser back to its page, or says why not. The
+/// action answers the API's JSON of what it made or changed.
+async fn act(
+    id: &str,
+    done: &str,
+    run: impl FnOnce() -> Result<serde_json::Value, payments_application::ApplicationError> + Send + 'static,
+) -> HttpResponse {
+    let back = format!("{LIST}/{id}");
+    match blocking(run).await {
+        Ok(object) => after_success(&format!("{back}?done={done}"), object),
+        Err(error) => refused(&error, &back),
+    }
+}
+
+/// The API's JSON of an intent.
+fn intent_json(view: &payments_application::services::PaymentIntentView) -> serde_json::Value {
+    serde_json::to_value(PaymentIntentResource::new(view)).unwrap_or_default()
+}
+
+async fn capture(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let Action { signed, mut params } = action;
+    let back = format!("{LIST}/{id}");
+    let amount = capture_amount(&mut params);
+    let amount = match params.finish(amount) {
+        Ok(amount) => amount,
+        Err(error) => return refused(&error, &back),
+    };
+    let scope = signed.scope();
+    let intent = id.clone();
+    act(&id, "captured", move || Ok(intent_json(&services.payment_intents.capture(&scope, &intent, amount)?))).await
+}
+
+async fn cancel(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let Action { signed, params } = action;
+    if let Err(error) = params.finish(Some(())) {
+        return refused(&error, &format!("{LIST}/{id}"));
+    }
+    let scope = signed.scope();
+    let intent = id.clone();
+    act(&id, "canceled", move || Ok(intent_json(&services.payment_intents.cancel(&scope, &intent)?))).await
+}
+
+async fn refund(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let Action { signed, mut params } = action;
+    let back = format!("{LIST}/{id}");
+    let new = new_refund(&mut params);
+    let new = match params.finish(new) {
+        Ok(new) => new,
+        Err(error) => return refused(&error, &back),
+    };
+    let scope = signed.scope();
+    // The payment refunded must be one of this intent's.
+    let (check_scope, check_services, intent, payment) =
+        (scope.clone(), services.clone(), id.clone(), new.payment_id.clone());
+    let ours = blocking(move || {
+        let history = check_services.payment_intents.history(&check_scope, &intent)?;
+        Ok(history.payments.iter().any(|(paid, _)| paid.id().as_str() == payment))
+    })
+    .await;
+    match ours {
+        Ok(true) => {}
+        Ok(false) => {
+            let error = FieldError::invalid("payment_id", "That payment is not one of this payment intent's.");
+            return refused(&ApiError::validation(vec![error]), &back);
+        }
+        Err(error) => return refused(&error, &back),
+    }
+    act(&id, "refunded", move || {
+        let refund = services.refunds.create(&scope, &new)?;
+        Ok(serde_json::to_value(crate::representation::refund::RefundResource::new(&refund)).unwrap_or_default())
+    })
+    .await
+}

@@ -1,0 +1,369 @@
+//! The developer console over HTTP: signing in with a secret key (and only with one), the session's
+//! cookie, its form token on every form, idle expiry, signing out; the request log's pages, escaped
+//! and confined to the session's account and mode. The browser tests are in `console_browser.rs`.
+
+use crate::helpers::{browser, TestApp};
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use reqwest::{Method, Response};
+
+on_both_backends!(only_a_secret_key_signs_in_and_every_wrong_key_is_told_the_same);
+on_one_backend!(pages_need_a_session_and_forms_their_sessions_token, a_session_ends_idle_or_signed_out);
+on_one_backend!(the_request_log_pages_show_the_accounts_requests_escaped);
+on_both_backends_with!(|settings| settings.console.enabled = false => a_disabled_console_is_not_there);
+on_both_backends_with!(|settings| settings.server.public_base_url = "https://pay.example".into() => behind_https_the_cookie_is_secure);
+
+/// A browser of the console: the session cookie it holds, if any.
+pub struct Console<'a> {
+    app: &'a TestApp,
+    pub cookie: Option<String>,
+}
+
+/// The value of `name`'s `form_token` input on `page`.
+pub fn form_token(page: &str) -> String {
+    let start = page.find("name=\"form_token\" value=\"").expect("a form token") + 25;
+    page[start..start + page[start..].find('"').unwrap()].to_owned()
+}
+
+impl<'a> Console<'a> {
+    pub fn new(app: &'a TestApp) -> Self {
+        Self { app, cookie: None }
+    }
+
+    /// Signs in with `key`: the sign-in page's answer.
+    pub async fn sign_in(&mut self, key: &str) -> Response {
+        let page = browser().get(format!("{}/dashboard/sign_in", self.app.address)).send().await.unwrap();
+        let page_cookie = page.headers()[SET_COOKIE].to_str().unwrap().split(';').next().unwrap().to_owned();
+        let token = form_token(&page.text().await.unwrap());
+        let mut request = browser()
+            .post(format!("{}/dashboard/sign_in", self.app.address))
+            .form(&[("form_token", token.as_str()), ("key", key)]);
+        let cookies = [Some(page_cookie), self.cookie.clone()].into_iter().flatten().collect::<Vec<_>>().join("; ");
+        request = request.header(COOKIE, cookies);
+        let response = request.send().await.unwrap();
+        if let Some(set) = response.headers().get_all(SET_COOKIE).iter().find_map(|value| {
+            value.to_str().ok().filter(|value| value.starts_with("console_session=")).map(str::to_owned)
+        }) {
+            self.cookie = Some(set.split(';').next().unwrap().to_owned());
+        }
+        response
+    }
+
+    fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        let request = browser().request(method, format!("{}{path}", self.app.address));
+        match &self.cookie {
+            Some(cookie) => request.header(COOKIE, cookie),
+            None => request,
+        }
+    }
+
+    /// A page: its status and text.
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        let response = self.request(Method::GET, path).send().await.unwrap();
+        (response.status().as_u16(), response.text().await.unwrap())
+    }
+
+    /// A form posted with `fields`: its status and where it sends the browser.
+    pub async fn post(&self, path: &str, fields: &[(&str, &str)]) -> (u16, String) {
+        let response = self.request(Method::POST, path).form(fields).send().await.unwrap();
+        let location = response.headers().get(LOCATION).map(|value| value.to_str().unwrap().to_owned());
+        let status = response.status().as_u16();
+        (status, location.unwrap_or_default())
+    }
+
+    /// The form token of the session's pages.
+    pub async fn form_token(&self) -> String {
+        form_token(&self.get("/dashboard").await.1)
+    }
+}
+
+async fn only_a_secret_key_signs_in_and_every_wrong_key_is_told_the_same(app: TestApp) {
+    let unknown = format!("{}0", &app.keys.secret_test[..app.keys.secret_test.len() - 1]);
+    let mut refusals = Vec::new();
+    for wrong in [app.keys.public_test.as_str(), unknown.as_str(), "", "sk_test_", "<script>", "pk_live_x"] {
+        let mut console = Console::new(&app);
+        let response = console.sign_in(wrong).await;
+        assert_eq!(response.status(), 401, "{wrong}");
+        assert!(console.cookie.is_none(), "{wrong} opened a session");
+        let page = response.text().await.unwrap();
+        assert!(!page.contains("<script>"), "{page}");
+        refusals.push(page[page.find("class=\"alert\"").unwrap()..].split("</p>").next().unwrap().to_owned());
+    }
+    refusals.dedup();
+    assert_eq!(refusals.len(), 1, "one message for every wrong key: {refusals:?}");
+
+    let mut console = Console::new(&app);
+    let response = console.sign_in(&app.keys.secret_test).await;
+    assert_eq!((response.status().as_u16(), response.headers()[LOCATION].to_str().unwrap()), (303, "/dashboard"));
+    let set = response.headers().get_all(SET_COOKIE).iter().map(|v| v.to_str().unwrap().to_owned()).collect::<Vec<_>>();
+    let session = set.iter().find(|cookie| cookie.starts_with("console_session=")).unwrap();
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/dashboard"] {
+        assert!(session.contains(attribute), "{attribute} missing: {session}");
+    }
+    assert!(!session.contains("Secure"), "plain http here: {session}");
+    let (status, page) = console.get("/dashboard").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("TEST MODE") && !page.contains("LIVE MODE"), "{page}");
+
+    let mut live = Console::new(&app);
+    assert_eq!(live.sign_in(&app.keys.secret_live).await.status(), 303);
+    let (status, page) = live.get("/dashboard/request_logs").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("LIVE MODE") && !page.contains("TEST MODE"), "{page}");
+}
+
+async fn pages_need_a_session_and_forms_their_sessions_token(app: TestApp) {
+    for path in ["/dashboard", "/dashboard/request_logs", "/dashboard/request_logs/req_1"] {
+        let anonymous = Console::new(&app).get(path).await;
+        assert_eq!(anonymous.0, 303, "{path}");
+        let forged = Console { app: &app, cookie: Some("console_session=made-up".into()) };
+        assert_eq!(forged.get(path).await.0, 303, "{path}");
+    }
+    let (status, _) = Console::new(&app).post("/dashboard/sign_out", &[]).await;
+    assert_eq!(status, 303, "no session: to the sign-in page");
+
+    let mut mine = Console::new(&app);
+    mine.sign_in(&app.keys.secret_test).await;
+    let mut theirs = Console::new(&app);
+    theirs.sign_in(&app.other_account_key).await;
+    let their_token = theirs.form_token().await;
+    for fields in [vec![], vec![("form_token", "")], vec![("form_token", their_token.as_str())]] {
+        let (status, _) = mine.post("/dashboard/sign_out", &fields).await;
+        assert_eq!(status, 403, "{fields:?}");
+        assert_eq!(mine.get("/dashboard").await.0, 200, "the session goes on");
+    }
+    // Signing in again makes a new session and ends the browser's old one.
+    let old = mine.cookie.clone();
+    mine.sign_in(&app.keys.secret_test).await;
+    assert_ne!(mine.cookie, old);
+    assert_eq!(Console { app: &app, cookie: old }.get("/dashboard").await.0, 303);
+    assert_eq!(mine.get("/dashboard").await.0, 200);
+    // A sign-in form without its own token opens nothing.
+    let response = browser()
+        .post(format!("{}/dashboard/sign_in", app.address))
+        .form(&[("key", app.keys.secret_test.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    assert!(response.headers().get_all(SET_COOKIE).iter().all(|c| !c.to_str().unwrap().starts_with("console_session")));
+}
+
+async fn a_session_ends_idle_or_signed_out(app: TestApp) {
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    app.clock.advance(59 * 60);
+    assert_eq!(console.get("/dashboard").await.0, 200);
+    app.clock.advance(59 * 60);
+    assert_eq!(console.get("/dashboard").await.0, 200, "an hour after the last request, not the first");
+    app.clock.advance(61 * 60);
+    assert_eq!(console.get("/dashboard").await.0, 303, "left idle for an hour");
+
+    console.sign_in(&app.keys.secret_test).await;
+    let token = console.form_token().await;
+    let (status, location) = console.post("/dashboard/sign_out", &[("form_token", &token)]).await;
+    assert_eq!((status, location.as_str()), (303, "/dashboard/sign_in"));
+    assert_eq!(console.get("/dashboard").await.0, 303, "signed out");
+}
+
+async fn the_request_log_pages_show_the_accounts_requests_escaped(app: TestApp) {
+    let hostile = "<script>alert(1)</script>";
+    let body =
+        format!("name={}&email=a%40example.com&currency=PHP&metadata[note]={}", percent(hostile), percent(hostile));
+    let created = app.form(Method::POST, "/customers", &app.keys.secret_test, &body).await;
+    assert_eq!(created.status(), 200);
+    let (_, theirs) = crate::helpers::read(app.form(Method::GET, "/customers", &app.other_account_key, "").await).await;
+    assert_eq!(theirs["data"].as_array().map(Vec::len), Some(0));
+    let entries = crate::request_logs::logged(&app, "", 1).await;
+    let mine = entries[0]["id"].as_str().unwrap().to_owned();
+    let their_log =
+        crate::helpers::read(app.form(Method::GET, "/request_logs", &app.other_account_key, "").await).await.1;
+    let theirs = their_log["data"][0]["id"].as_str().unwrap().to_owned();
+
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let (status, list) = console.get("/dashboard/request_logs").await;
+    assert_eq!(status, 200);
+    assert!(list.contains("POST /customers") && list.contains(&mine), "{list}");
+    assert!(!list.contains(&theirs), "another account's request");
+    let (status, detail) = console.get(&format!("/dashboard/request_logs/{mine}")).await;
+    assert_eq!(status, 200);
+    assert!(!detail.contains(hostile), "{detail}");
+    assert!(detail.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{detail}");
+    assert_eq!(console.get(&format!("/dashboard/request_logs/{theirs}")).await.0, 404);
+    let (status, filtered) = console.get("/dashboard/request_logs?status=4xx").await;
+    assert_eq!(status, 200);
+    assert!(filtered.contains("No requests match"), "{filtered}");
+    let (status, refused) = console.get("/dashboard/request_logs?status=9xx").await;
+    assert_eq!(status, 400);
+    assert!(refused.contains("The parameter status must be"), "{refused}");
+}
+
+async fn a_disabled_console_is_not_there(app: TestApp) {
+    for path in ["/dashboard", "/dashboard/sign_in", "/assets/console.css"] {
+        assert_eq!(Console::new(&app).get(path).await.0, 404, "{path}");
+    }
+}
+
+async fn behind_https_the_cookie_is_secure(app: TestApp) {
+    let mut console = Console::new(&app);
+    let response = console.sign_in(&app.keys.secret_test).await;
+    let session = response
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .find_map(|v| v.to_str().ok().filter(|v| v.starts_with("console_session=")).map(str::to_owned));
+    assert!(session.unwrap().contains("Secure"));
+}
+
+fn percent(text: &str) -> String {
+    crate::browser::percent(text)
+}
+
+on_both_backends!(payments_are_found_and_acted_on_from_the_console);
+
+/// The ids of the payment intents a console page links to, in their order, each once.
+fn intents_on(page: &str) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    let prefix = "/dashboard/payment_intents/";
+    for (at, _) in page.match_indices(prefix) {
+        let id: String =
+            page[at + prefix.len()..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if id.starts_with("pi_") && !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+async fn payments_are_found_and_acted_on_from_the_console(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let paid = app.create_intent(10_000, &format!("&metadata[order]=A-1&customer_id={customer_id}")).await;
+    let paid_id = paid["id"].as_str().unwrap().to_owned();
+    assert_eq!(app.attach_card(&paid_id, "4242424242424242").await.0, 200);
+    let held =
+        app.create_intent(25_000, "&metadata[order]=A-2&payment_method_options[card][capture_type]=manual").await;
+    let held_id = held["id"].as_str().unwrap().to_owned();
+    assert_eq!(app.attach_card(&held_id, "4242424242424242").await.0, 200);
+    let open = app.create_intent(5_000, "&description=%3Cb%3Ebold%3C%2Fb%3E").await;
+    let open_id = open["id"].as_str().unwrap().to_owned();
+    let theirs = read_json(
+        app.form(
+            Method::POST,
+            "/payment_intents",
+            &app.other_account_key,
+            "amount=10000&currency=PHP&payment_methods[]=card&metadata[order]=A-1",
+        )
+        .await,
+    )
+    .await;
+    let their_id = theirs["id"].as_str().unwrap().to_owned();
+
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let (status, all) = console.get("/dashboard/payment_intents").await;
+    assert_eq!(status, 200);
+    assert_eq!(intents_on(&all), [open_id.clone(), held_id.clone(), paid_id.clone()], "newest first, theirs not");
+    assert!(all.contains("&#60;b&#62;bold") && !all.contains("<b>bold"), "escaped");
+    for (query, expected) in [
+        ("q=A-1", vec![paid_id.clone()]),
+        ("q=ana%40example.com", vec![paid_id.clone()]),
+        ("q=nobody%40example.com", vec![]),
+        ("status=awaiting_capture", vec![held_id.clone()]),
+        (&format!("customer={customer_id}") as &str, vec![paid_id.clone()]),
+        ("amount_from=100&amount_to=250.00", vec![held_id.clone(), paid_id.clone()]),
+        ("created_from=2000-01-01&created_to=2000-01-02", vec![]),
+        ("limit=1&status=", vec![open_id.clone()]),
+    ] {
+        let (status, page) = console.get(&format!("/dashboard/payment_intents?{query}")).await;
+        assert_eq!(status, 200, "{query}: {page}");
+        assert_eq!(intents_on(&page), expected, "{query}");
+    }
+    let (status, older) = console.get(&format!("/dashboard/payment_intents?limit=1&after={open_id}")).await;
+    assert_eq!((status, intents_on(&older)), (200, vec![held_id.clone()]));
+    assert!(older.contains("rel=\"prev\"") && older.contains("rel=\"next\""), "{older}");
+    for bad in ["status=lost", "amount_from=abc", "created_from=2026-02-30", "customer=nobody", "limit=1000"] {
+        assert_eq!(console.get(&format!("/dashboard/payment_intents?{bad}")).await.0, 400, "{bad}");
+    }
+    let found = browser().get(format!("{}/dashboard/payment_intents?q={paid_id}", app.address));
+    let found = found.header(COOKIE, console.cookie.clone().unwrap()).send().await.unwrap();
+    assert_eq!(found.headers()[LOCATION], format!("/dashboard/payment_intents/{paid_id}"), "an id goes to its page");
+    assert_eq!(console.get(&format!("/dashboard/payment_intents/{their_id}")).await.0, 404, "another account's");
+
+    let (status, page) = console.get(&format!("/dashboard/payment_intents/{paid_id}")).await;
+    assert_eq!(status, 200);
+    for shown in ["₱100.00", "succeeded", "payment_intent.succeeded", "payment.paid", "order: A-1", customer_id] {
+        assert!(page.contains(shown), "{shown} missing");
+    }
+    let token = form_token(&page);
+    let payment_id = paid["latest_payment"].as_str().map(str::to_owned).unwrap_or_else(|| {
+        let start = page.find("name=\"payment_id\" value=\"").unwrap() + 25;
+        page[start..start + page[start..].find('"').unwrap()].to_owned()
+    });
+    let refund = |amount: &'static str, token: String, payment: String| {
+        let path = format!("/dashboard/payment_intents/{paid_id}/refund");
+        let console = &console;
+        async move {
+            console
+                .post(
+                    &path,
+                    &[
+                        ("form_token", &token),
+                        ("payment_id", &payment),
+                        ("currency", "PHP"),
+                        ("amount", amount),
+                        ("reason", "others"),
+                    ],
+                )
+                .await
+        }
+    };
+    assert_eq!(refund("2500", String::new(), payment_id.clone()).await.0, 403, "no form token");
+    assert_eq!(refund("99999", token.clone(), payment_id.clone()).await.0, 400, "more than was paid");
+    let held_payment = read_json(app.get(&format!("/payment_intents/{held_id}")).await).await;
+    let held_payment = held_payment["latest_payment"]["id"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(refund("100", token.clone(), held_payment).await.0, 400, "another intent's payment");
+    let (status, location) = refund("2500", token.clone(), payment_id.clone()).await;
+    assert_eq!(
+        (status, location.as_str()),
+        (303, format!("/dashboard/payment_intents/{paid_id}?done=refunded").as_str())
+    );
+    let (_, page) = console.get(&location).await;
+    assert!(
+        page.contains("Refund created") && page.contains("Refunded ₱25.00") && page.contains("refund.created"),
+        "{page}"
+    );
+    let payment = read_json(app.get(&format!("/payments/{payment_id}")).await).await;
+    assert_eq!(payment["amount_refunded"], 2500, "exactly one refund, through the API's service");
+
+    let capture = format!("/dashboard/payment_intents/{held_id}/capture");
+    assert_eq!(console.post(&capture, &[("form_token", &token), ("amount", "1")]).await.0, 400);
+    let (status, _) = console.post(&capture, &[("form_token", &token), ("amount", "20000")]).await;
+    assert_eq!(status, 303);
+    let captured = read_json(app.get(&format!("/payment_intents/{held_id}")).await).await;
+    assert_eq!((captured["status"].as_str(), captured["amount_received"].as_i64()), (Some("succeeded"), Some(20_000)));
+    let cancel = format!("/dashboard/payment_intents/{open_id}/cancel");
+    assert_eq!(console.post(&cancel, &[("form_token", &token)]).await.0, 303);
+    assert_eq!(console.post(&cancel, &[("form_token", &token)]).await.0, 400, "canceled once");
+    let their_cancel = format!("/dashboard/payment_intents/{their_id}/cancel");
+    assert_eq!(console.post(&their_cancel, &[("form_token", &token)]).await.0, 404);
+    let theirs =
+        read_json(app.form(Method::GET, &format!("/payment_intents/{their_id}"), &app.other_account_key, "").await)
+            .await;
+    assert_eq!(theirs["status"], "awaiting_payment_method", "untouched");
+
+    // The console's actions are in the request log, as the console's, with what they answered.
+    let entries = crate::request_logs::logged(&app, "&source=dashboard", 7).await;
+    let refunded =
+        entries.iter().find(|e| e["status"] == 303 && e["path"].as_str().unwrap().ends_with("/refund")).unwrap();
+    assert_eq!(refunded["response_body"]["resource"], "refund");
+    assert_eq!(refunded["request_body"]["form_token"], "[redacted]");
+    assert_eq!(refunded["object_id"], paid_id.as_str());
+    let over = entries.iter().find(|e| e["status"] == 400 && e["request_body"]["amount"] == "99999").unwrap();
+    assert_eq!(over["response_body"]["errors"][0]["code"], "parameter_above_maximum");
+    assert!(entries.iter().all(|e| e["status"] != 403), "a form without its token is not the session's");
+}
+
+async fn read_json(response: Response) -> serde_json::Value {
+    crate::helpers::read(response).await.1
+}

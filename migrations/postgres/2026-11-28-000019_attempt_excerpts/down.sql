@@ -1,0 +1,2 @@
+DROP INDEX webhook_delivery_attempts_of_event;
+ALTER TABLE webhook_delivery_attempts DROP COLUMN response_excerpt;
