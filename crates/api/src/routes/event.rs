@@ -52,7 +52,7 @@ async fn retrieve(
 }
 
 /// A list request: the page and the filters.
-fn list_request(params: &mut Params) -> Option<(EventFilter, PageRequest)> {
+pub(crate) fn list_request(params: &mut Params) -> Option<(EventFilter, PageRequest)> {
     let page = page_request(params);
     let filter = EventFilter {
         event_type: params.one_of("type", EventType::ALL, EventType::as_str),

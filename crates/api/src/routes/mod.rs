@@ -8,7 +8,7 @@ mod checkout_session;
 mod customer;
 mod customer_session;
 pub(crate) mod endpoint;
-mod event;
+pub(crate) mod event;
 mod health;
 mod payment;
 pub(crate) mod payment_intent;
@@ -17,7 +17,7 @@ pub(crate) mod refund;
 pub(crate) mod request_log;
 mod setup_intent;
 mod support;
-mod webhook;
+pub(crate) mod webhook;
 
 pub(crate) use support::page_request;
 pub use support::{allow_header, allow_only, get_or_head, route_not_found};

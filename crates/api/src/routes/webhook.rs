@@ -171,7 +171,7 @@ async fn resend(
     Ok(ok(&WebhookResource::new(&webhook)))
 }
 
-fn new_webhook(params: &mut Params) -> Option<NewWebhook> {
+pub(crate) fn new_webhook(params: &mut Params) -> Option<NewWebhook> {
     let url = url(params);
     let url = params.require("url", url);
     let events = events(params);
@@ -180,7 +180,7 @@ fn new_webhook(params: &mut Params) -> Option<NewWebhook> {
     url.zip(events).map(|(url, events)| NewWebhook { url, events, description })
 }
 
-fn webhook_changes(params: &mut Params) -> Option<WebhookChanges> {
+pub(crate) fn webhook_changes(params: &mut Params) -> Option<WebhookChanges> {
     let url = url(params);
     let events = events(params);
     let description = params.description("description");
@@ -188,7 +188,7 @@ fn webhook_changes(params: &mut Params) -> Option<WebhookChanges> {
 }
 
 /// A list request: the page and the filters.
-fn list_request(params: &mut Params) -> Option<(WebhookFilter, PageRequest)> {
+pub(crate) fn list_request(params: &mut Params) -> Option<(WebhookFilter, PageRequest)> {
     let page = page_request(params);
     let filter = WebhookFilter {
         url: params.string("url", URL_LENGTH),

@@ -367,3 +367,100 @@ async fn payments_are_found_and_acted_on_from_the_console(app: TestApp) {
 async fn read_json(response: Response) -> serde_json::Value {
     crate::helpers::read(response).await.1
 }
+
+on_both_backends!(webhooks_and_events_are_managed_from_the_console);
+
+/// The id after `prefix` in `text` (a link's path), if any.
+fn id_after(text: &str, prefix: &str) -> Option<String> {
+    let at = text.find(prefix)? + prefix.len();
+    Some(text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect())
+}
+
+async fn webhooks_and_events_are_managed_from_the_console(app: TestApp) {
+    use crate::receiver::{Receiver, Reply};
+    let receiver = Receiver::start(vec![Reply::Status(500)]);
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let token = console.form_token().await;
+    let (status, _) = console
+        .post("/dashboard/webhooks", &[("form_token", &token), ("url", "not a url"), ("events[]", "payment.paid")])
+        .await;
+    assert_eq!(status, 400);
+    let (status, _) = console.post("/dashboard/webhooks", &[("form_token", &token), ("url", &receiver.url)]).await;
+    assert_eq!(status, 400, "no events");
+    let fields = [
+        ("form_token", token.as_str()),
+        ("url", receiver.url.as_str()),
+        ("description", "<i>shop</i>"),
+        ("events[]", "payment_intent.succeeded"),
+        ("events[]", "refund.created"),
+    ];
+    let (status, location) = console.post("/dashboard/webhooks", &fields).await;
+    assert_eq!(status, 303);
+    let webhook_id = id_after(&location, "/dashboard/webhooks/").unwrap();
+    let (status, page) = console.get(&location).await;
+    assert_eq!(status, 200);
+    let api_view = read_json(app.get(&format!("/webhooks/{webhook_id}")).await).await;
+    let secret = api_view["secret_key"].as_str().unwrap();
+    assert!(page.contains(secret) && page.contains("Reveal") && page.contains("&#60;i&#62;shop&#60;/i&#62;"), "{page}");
+    assert!(page.contains("No event of the types it listens to yet"));
+
+    let intent = app.create_intent(10_000, "").await;
+    let intent_id = intent["id"].as_str().unwrap();
+    assert_eq!(app.attach_card(intent_id, "4242424242424242").await.0, 200);
+    receiver.wait_for(1, std::time::Duration::from_secs(5)).await;
+    let events =
+        read_json(app.get(&format!("/events?object_id={intent_id}&type=payment_intent.succeeded")).await).await;
+    let event_id = events["data"][0]["id"].as_str().unwrap().to_owned();
+    // The first attempt was answered 500; it shows with the receiver's answer.
+    let mut event_page = String::new();
+    for _ in 0..50 {
+        event_page = console.get(&format!("/dashboard/events/{event_id}")).await.1;
+        if event_page.contains("answered 500") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(event_page.contains("answered 500") && event_page.contains(&webhook_id), "{event_page}");
+    let (status, listed) = console.get("/dashboard/events?type=payment_intent.succeeded").await;
+    assert_eq!(status, 200);
+    assert!(listed.contains(&event_id) && !listed.contains("<code>payment.paid</code>"), "filtered by type");
+    assert_eq!(console.get("/dashboard/events?type=nothing").await.0, 400);
+
+    let before = receiver.received().len();
+    let resend = format!("/dashboard/events/{event_id}/resend");
+    assert_eq!(console.post(&resend, &[("form_token", &token), ("webhook_id", "wh_none")]).await.0, 404);
+    let (status, location) = console.post(&resend, &[("form_token", &token), ("webhook_id", &webhook_id)]).await;
+    assert_eq!((status, location), (303, format!("/dashboard/events/{event_id}?done=resent")));
+    let received = receiver.wait_for(before + 1, std::time::Duration::from_secs(5)).await;
+    assert!(received.last().unwrap().body.contains(&event_id), "the same event, sent again");
+
+    // Disable, enable, edit, send a test event, delete.
+    let hook = format!("/dashboard/webhooks/{webhook_id}");
+    assert_eq!(console.post(&format!("{hook}/disable"), &[("form_token", &token)]).await.0, 303);
+    assert_eq!(read_json(app.get(&format!("/webhooks/{webhook_id}")).await).await["status"], "disabled");
+    assert_eq!(console.post(&format!("{hook}/enable"), &[("form_token", &token)]).await.0, 303);
+    assert_eq!(read_json(app.get(&format!("/webhooks/{webhook_id}")).await).await["status"], "enabled");
+    let edit = [
+        ("form_token", token.as_str()),
+        ("url", receiver.url.as_str()),
+        ("description", "Shop"),
+        ("events[]", "payment.paid"),
+    ];
+    assert_eq!(console.post(&hook, &edit).await.0, 303);
+    let edited = read_json(app.get(&format!("/webhooks/{webhook_id}")).await).await;
+    assert_eq!((edited["description"].as_str(), edited["events"].as_array().map(Vec::len)), (Some("Shop"), Some(1)));
+    let page = console.get(&hook).await.1;
+    let latest = id_after(&page, "name=\"event_id\" value=\"").expect("the latest payment.paid to send");
+    let before = receiver.received().len();
+    assert_eq!(console.post(&format!("{hook}/resend"), &[("form_token", &token), ("event_id", &latest)]).await.0, 303);
+    receiver.wait_for(before + 1, std::time::Duration::from_secs(5)).await;
+    let mut theirs = Console::new(&app);
+    theirs.sign_in(&app.other_account_key).await;
+    assert_eq!(theirs.get(&hook).await.0, 404, "another account's webhook");
+    assert_eq!(theirs.get(&format!("/dashboard/events/{event_id}")).await.0, 404, "another account's event");
+    let their_token = theirs.form_token().await;
+    assert_eq!(theirs.post(&format!("{hook}/delete"), &[("form_token", &their_token)]).await.0, 404);
+    assert_eq!(console.post(&format!("{hook}/delete"), &[("form_token", &token)]).await.0, 303);
+    assert_eq!(console.get(&hook).await.0, 404, "deleted");
+}

@@ -84,6 +84,7 @@ mod browser;
 mod checkout_browser;
 mod checkout_sessions;
 mod console;
+mod console_browser;
 mod cors;
 mod customer_sessions;
 mod customers;

@@ -1,4 +1,5 @@
-//! A webhook receiver on a loopback port: records every request and answers from a script.
+//! A webhook receiver on a loopback port: records every request and answers from a script, with
+//! `answered <status>` as the body.
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use std::collections::VecDeque;
@@ -87,11 +88,13 @@ async fn receive(request: HttpRequest, body: web::Bytes, state: web::Data<State>
     });
     let reply = state.script.lock().unwrap_or_else(PoisonError::into_inner).pop_front();
     match reply {
-        Some(Reply::Status(code)) => HttpResponse::build(actix_web::http::StatusCode::from_u16(code).unwrap()).finish(),
+        Some(Reply::Status(code)) => {
+            HttpResponse::build(actix_web::http::StatusCode::from_u16(code).unwrap()).body(format!("answered {code}"))
+        }
         Some(Reply::Slow(delay)) => {
             tokio::time::sleep(delay).await;
             HttpResponse::Ok().finish()
         }
-        None => HttpResponse::Ok().finish(),
+        None => HttpResponse::Ok().body("answered 200"),
     }
 }

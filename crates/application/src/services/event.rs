@@ -2,7 +2,7 @@
 
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{reading, EventFilter, IdGenerator, Presenter, Repositories, UnitOfWork};
+use crate::ports::{reading, DeliveryAttempt, EventFilter, IdGenerator, Presenter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
@@ -28,6 +28,17 @@ impl EventService {
         let event_id = EventId::parse(id).ok_or_else(not_found)?;
         reading(self.unit_of_work.as_ref(), |repositories| {
             repositories.events().find(scope, &event_id)?.ok_or_else(not_found)
+        })
+    }
+
+    /// Every attempt to deliver the event `id` to a webhook, oldest first.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn attempts(&self, scope: &Scope, id: &str) -> Result<Vec<DeliveryAttempt>, ApplicationError> {
+        let event = self.retrieve(scope, id)?;
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.deliveries().attempts_of_event(scope, &event.id)?)
         })
     }
 

@@ -5,11 +5,13 @@
 //! action calls the application service the API's route calls, with the same parameter readers, and
 //! is logged in the request log as the console's.
 
+mod event;
 mod json;
 mod overview;
 mod payment_intent;
 mod request_log;
 mod sign_in;
+mod webhook;
 
 use super::hosted::{html, message, secured};
 use crate::decode::{form, read_body, Params};
@@ -52,12 +54,19 @@ pub(super) fn configure(config: &mut web::ServiceConfig, enabled: bool) {
     sign_in::configure(config);
     overview::configure(config);
     payment_intent::configure(config);
+    event::configure(config);
+    webhook::configure(config);
     request_log::configure(config);
 }
 
 /// The sections of the console, in the order of its navigation.
-const SECTIONS: [(&str, &str); 3] =
-    [("Overview", ""), ("Payments", "/payment_intents"), ("Request log", "/request_logs")];
+const SECTIONS: [(&str, &str); 5] = [
+    ("Overview", ""),
+    ("Payments", "/payment_intents"),
+    ("Events", "/events"),
+    ("Webhooks", "/webhooks"),
+    ("Request log", "/request_logs"),
+];
 
 /// What every page of a session shows around its content: the mode, the navigation, sign-out.
 pub(super) struct Chrome {

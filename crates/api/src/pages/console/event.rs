@@ -1,0 +1,187 @@
+//! Events in the console: the list by type and object, and one event with its body and every attempt
+//! to deliver it to each webhook (time, status, latency, the start of the receiver's answer), with a
+//! form that sends it again to a webhook, through the service `POST /webhooks/:id/resend` calls.
+
+use super::json::{href, to_html};
+use super::{after_success, date_time, load, page, refused, Action, Chrome, ListQuery, Pager, Signed};
+use crate::error::ApiError;
+use crate::pages::hosted::not_allowed;
+use crate::representation::event::live_envelope;
+use crate::representation::webhook::WebhookResource;
+use crate::routes::event::list_request;
+use crate::state::{blocking, Services};
+use actix_web::http::Method;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use payments_application::pagination::PageRequest;
+use payments_application::ports::WebhookFilter;
+use payments_domain::event::{Event, EventType};
+use payments_domain::limits::IDENTIFIER_LENGTH;
+
+const LIST: &str = "/dashboard/events";
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    let get_only = || not_allowed(&[Method::GET], "Open the page.", false);
+    config
+        .service(web::resource(LIST).route(crate::routes::get_or_head().to(list)).default_service(get_only()))
+        .service(
+            web::resource(format!("{LIST}/{{id}}"))
+                .route(crate::routes::get_or_head().to(detail))
+                .default_service(get_only()),
+        )
+        .service(
+            web::resource(format!("{LIST}/{{id}}/resend")).route(web::post().to(resend)).default_service(not_allowed(
+                &[Method::POST],
+                "Use the form on the event's page.",
+                false,
+            )),
+        );
+}
+
+struct Row {
+    id: String,
+    time: String,
+    event_type: &'static str,
+    object: (String, Option<String>),
+    pending_webhooks: i64,
+}
+
+impl Row {
+    fn of(event: &Event) -> Self {
+        Self {
+            id: event.id.to_string(),
+            time: date_time(event.created_at),
+            event_type: event.event_type.as_str(),
+            object: (event.object_id.clone(), href(&event.object_id)),
+            pending_webhooks: event.pending_webhooks,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "console/events.html")]
+struct ListPage<'a> {
+    chrome: Chrome,
+    rows: Vec<Row>,
+    query: &'a ListQuery,
+    types: Vec<&'static str>,
+    pager: Pager,
+}
+
+async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let Some(mut query) = ListQuery::of(&request) else {
+        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
+    };
+    let read = list_request(&mut query.params);
+    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
+    let (filter, page_request) = match params.finish(read) {
+        Ok(read) => read,
+        Err(error) => return refused(&error, LIST),
+    };
+    let scope = signed.scope();
+    let events = match load(move || services.events.list(&scope, &filter, &page_request)).await {
+        Ok(events) => events,
+        Err(response) => return response,
+    };
+    let rows: Vec<Row> = events.data.iter().map(Row::of).collect();
+    let pager = query.pager(
+        LIST,
+        rows.first().map(|row| row.id.as_str()),
+        rows.last().map(|row| row.id.as_str()),
+        events.has_more,
+    );
+    let types = EventType::ALL.iter().map(|event_type| event_type.as_str()).collect();
+    page(ListPage { chrome: Chrome::new(&signed, "Events"), rows, query: &query, types, pager }.render())
+}
+
+/// One attempt to deliver the event, as a row.
+struct AttemptRow {
+    time: String,
+    webhook: String,
+    status: String,
+    failed: bool,
+    duration_ms: i64,
+    excerpt: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/event.html")]
+struct DetailPage {
+    chrome: Chrome,
+    row: Row,
+    notice: bool,
+    attempts: Vec<AttemptRow>,
+    webhooks: Vec<(String, String)>,
+    body: String,
+}
+
+async fn detail(
+    signed: Signed,
+    id: web::Path<String>,
+    request: HttpRequest,
+    services: web::Data<Services>,
+) -> HttpResponse {
+    let scope = signed.scope();
+    let loaded = load(move || {
+        let event = services.events.retrieve(&scope, &id)?;
+        let attempts = services.events.attempts(&scope, &id)?;
+        let most = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None)
+            .map_err(payments_application::ApplicationError::Validation)?;
+        let webhooks = services.webhooks.list(&scope, &WebhookFilter::default(), &most)?.data;
+        Ok((event, attempts, webhooks))
+    })
+    .await;
+    let (event, attempts, webhooks) = match loaded {
+        Ok(loaded) => loaded,
+        Err(response) => return response,
+    };
+    let body = live_envelope(&event)
+        .ok()
+        .and_then(|envelope| serde_json::from_str(envelope.get()).ok())
+        .map(|value| to_html(&value))
+        .unwrap_or_default();
+    let attempts = attempts
+        .iter()
+        .map(|attempt| AttemptRow {
+            time: date_time(attempt.attempted_at),
+            webhook: attempt.webhook_id.to_string(),
+            status: attempt
+                .status_code
+                .map_or_else(|| attempt.error.clone().unwrap_or_else(|| "no answer".into()), |code| code.to_string()),
+            failed: !attempt.status_code.is_some_and(|code| (200..300).contains(&code)) || attempt.error.is_some(),
+            duration_ms: attempt.duration_ms,
+            excerpt: attempt.response_excerpt.clone().unwrap_or_default(),
+        })
+        .collect();
+    let webhooks = webhooks.iter().map(|hook| (hook.id().to_string(), hook.url().as_str().to_owned())).collect();
+    page(
+        DetailPage {
+            chrome: Chrome::new(&signed, "Events"),
+            row: Row::of(&event),
+            notice: request.query_string() == "done=resent",
+            attempts,
+            webhooks,
+            body,
+        }
+        .render(),
+    )
+}
+
+async fn resend(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let Action { signed, mut params } = action;
+    let back = format!("{LIST}/{id}");
+    let webhook_id = params.required_string("webhook_id", IDENTIFIER_LENGTH);
+    let webhook_id = match params.finish(webhook_id) {
+        Ok(webhook_id) => webhook_id,
+        Err(error) => return refused(&error, &back),
+    };
+    let scope = signed.scope();
+    let event_id = id.clone();
+    match blocking(move || services.webhooks.resend(&scope, &webhook_id, &event_id)).await {
+        Ok(webhook) => {
+            let answered = serde_json::to_value(WebhookResource::new(&webhook)).unwrap_or_default();
+            after_success(&format!("{back}?done=resent"), answered)
+        }
+        Err(error) => refused(&error, &back),
+    }
+}

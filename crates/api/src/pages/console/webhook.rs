@@ -1,0 +1,261 @@
+//! Webhooks in the console: the list with a form that registers one; one webhook with its secret
+//! (revealed on demand), its latest delivery attempts, and forms that edit, enable, disable or delete
+//! it, or send it the latest event it listens to again. Each form is read by the API's reader and
+//! runs the service the API's route runs.
+
+use super::json::to_html;
+use super::{
+    after_action, after_success, date_time, load, page, refused, tone, Action, Chrome, ListQuery, Pager, Signed,
+};
+use crate::error::ApiError;
+use crate::pages::hosted::not_allowed;
+use crate::representation::webhook::WebhookResource;
+use crate::routes::webhook::{list_request, new_webhook, webhook_changes};
+use crate::state::{blocking, Services};
+use actix_web::http::Method;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use payments_application::pagination::PageRequest;
+use payments_application::ports::EventFilter;
+use payments_application::ApplicationError;
+use payments_domain::event::EventType;
+use payments_domain::webhook::Webhook;
+
+const LIST: &str = "/dashboard/webhooks";
+/// Attempts shown on a webhook's page.
+const ATTEMPTS_SHOWN: u32 = 20;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    let post_only = || not_allowed(&[Method::POST], "Use the form on the webhook's page.", false);
+    config
+        .service(
+            web::resource(LIST)
+                .route(crate::routes::get_or_head().to(list))
+                .route(web::post().to(create))
+                .default_service(not_allowed(&[Method::GET, Method::POST], "Open the page.", false)),
+        )
+        .service(
+            web::resource(format!("{LIST}/{{id}}"))
+                .route(crate::routes::get_or_head().to(detail))
+                .route(web::post().to(update))
+                .default_service(not_allowed(&[Method::GET, Method::POST], "Open the page.", false)),
+        );
+    for action in ["enable", "disable", "delete", "resend"] {
+        config.service(
+            web::resource(format!("{LIST}/{{id}}/{action}")).route(web::post().to(act)).default_service(post_only()),
+        );
+    }
+}
+
+struct Row {
+    id: String,
+    url: String,
+    description: String,
+    status: &'static str,
+    tone: &'static str,
+    events: Vec<&'static str>,
+    created: String,
+}
+
+impl Row {
+    fn of(webhook: &Webhook) -> Self {
+        Self {
+            id: webhook.id().to_string(),
+            url: webhook.url().as_str().to_owned(),
+            description: webhook.description().map(|text| text.as_str().to_owned()).unwrap_or_default(),
+            status: webhook.status().as_str(),
+            tone: tone(webhook.status().as_str()),
+            events: webhook.events().iter().map(|event_type| event_type.as_str()).collect(),
+            created: date_time(webhook.created_at()),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "console/webhooks.html")]
+struct ListPage<'a> {
+    chrome: Chrome,
+    rows: Vec<Row>,
+    query: &'a ListQuery,
+    types: Vec<&'static str>,
+    pager: Pager,
+}
+
+async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let Some(mut query) = ListQuery::of(&request) else {
+        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
+    };
+    let read = list_request(&mut query.params);
+    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
+    let (filter, page_request) = match params.finish(read) {
+        Ok(read) => read,
+        Err(error) => return refused(&error, LIST),
+    };
+    let scope = signed.scope();
+    let webhooks = match load(move || services.webhooks.list(&scope, &filter, &page_request)).await {
+        Ok(webhooks) => webhooks,
+        Err(response) => return response,
+    };
+    let rows: Vec<Row> = webhooks.data.iter().map(Row::of).collect();
+    let pager = query.pager(
+        LIST,
+        rows.first().map(|row| row.id.as_str()),
+        rows.last().map(|row| row.id.as_str()),
+        webhooks.has_more,
+    );
+    let types = EventType::ALL.iter().map(|event_type| event_type.as_str()).collect();
+    page(ListPage { chrome: Chrome::new(&signed, "Webhooks"), rows, query: &query, types, pager }.render())
+}
+
+async fn create(action: Action, services: web::Data<Services>) -> HttpResponse {
+    let Action { signed, mut params } = action;
+    let new = new_webhook(&mut params);
+    let new = match params.finish(new) {
+        Ok(new) => new,
+        Err(error) => return refused(&error, LIST),
+    };
+    let scope = signed.scope();
+    match blocking(move || services.webhooks.create(&scope, new)).await {
+        Ok(webhook) => after_success(&format!("{LIST}/{}?done=created", webhook.id()), json_of(&webhook)),
+        Err(error) => refused(&error, LIST),
+    }
+}
+
+struct AttemptRow {
+    time: String,
+    event: String,
+    status: String,
+    failed: bool,
+    duration_ms: i64,
+    excerpt: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/webhook.html")]
+struct DetailPage {
+    chrome: Chrome,
+    row: Row,
+    notice: Option<&'static str>,
+    secret: String,
+    types: Vec<(&'static str, bool)>,
+    latest_event: Option<String>,
+    attempts: Vec<AttemptRow>,
+    json: String,
+}
+
+fn json_of(webhook: &Webhook) -> serde_json::Value {
+    serde_json::to_value(WebhookResource::new(webhook)).unwrap_or_default()
+}
+
+async fn detail(
+    signed: Signed,
+    id: web::Path<String>,
+    request: HttpRequest,
+    services: web::Data<Services>,
+) -> HttpResponse {
+    let scope = signed.scope();
+    let loaded = load(move || {
+        let webhook = services.webhooks.retrieve(&scope, &id)?;
+        let attempts = services.webhooks.attempts(&scope, &id, ATTEMPTS_SHOWN)?;
+        let recent = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None)
+            .map_err(ApplicationError::Validation)?;
+        let events = services.events.list(&scope, &EventFilter::default(), &recent)?.data;
+        let latest =
+            events.into_iter().find(|event| webhook.receives(event.event_type)).map(|event| event.id.to_string());
+        Ok((webhook, attempts, latest))
+    })
+    .await;
+    let (webhook, attempts, latest_event) = match loaded {
+        Ok(loaded) => loaded,
+        Err(response) => return response,
+    };
+    let notice = [
+        ("done=created", "Created. Its secret signs every delivery: keep it in your receiver's settings."),
+        ("done=updated", "Saved."),
+        ("done=enable", "Enabled: held deliveries go out now."),
+        ("done=disable", "Disabled: its deliveries are held until it is enabled again."),
+        ("done=resend", "Sent again."),
+    ]
+    .into_iter()
+    .find(|(query, _)| *query == request.query_string())
+    .map(|(_, text)| text);
+    let attempts = attempts
+        .iter()
+        .map(|attempt| AttemptRow {
+            time: date_time(attempt.attempted_at),
+            event: attempt.event_id.to_string(),
+            status: attempt
+                .status_code
+                .map_or_else(|| attempt.error.clone().unwrap_or_else(|| "no answer".into()), |code| code.to_string()),
+            failed: !attempt.status_code.is_some_and(|code| (200..300).contains(&code)) || attempt.error.is_some(),
+            duration_ms: attempt.duration_ms,
+            excerpt: attempt.response_excerpt.clone().unwrap_or_default(),
+        })
+        .collect();
+    let types = EventType::ALL.iter().map(|event_type| (event_type.as_str(), webhook.receives(*event_type))).collect();
+    page(
+        DetailPage {
+            chrome: Chrome::new(&signed, "Webhooks"),
+            row: Row::of(&webhook),
+            notice,
+            secret: webhook.secret_key().reveal().to_owned(),
+            types,
+            latest_event,
+            attempts,
+            json: to_html(&json_of(&webhook)),
+        }
+        .render(),
+    )
+}
+
+async fn update(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let Action { signed, mut params } = action;
+    let back = format!("{LIST}/{id}");
+    let changes = webhook_changes(&mut params);
+    let changes = match params.finish(changes) {
+        Ok(changes) => changes,
+        Err(error) => return refused(&error, &back),
+    };
+    let scope = signed.scope();
+    match blocking(move || services.webhooks.update(&scope, &id, changes)).await {
+        Ok(webhook) => after_success(&format!("{back}?done=updated"), json_of(&webhook)),
+        Err(error) => refused(&error, &back),
+    }
+}
+
+/// Enable, disable, delete or resend: the last segment of the path says which.
+async fn act(
+    action: Action,
+    id: web::Path<String>,
+    request: HttpRequest,
+    services: web::Data<Services>,
+) -> HttpResponse {
+    let Action { signed, mut params } = action;
+    let id = id.into_inner();
+    let which = request.path().rsplit('/').next().unwrap_or_default().to_owned();
+    let back = format!("{LIST}/{id}");
+    let event_id =
+        (which == "resend").then(|| params.required_string("event_id", payments_domain::limits::IDENTIFIER_LENGTH));
+    let event_id = match params.finish(Some(event_id.flatten())) {
+        Ok(event_id) => event_id,
+        Err(error) => return refused(&error, &back),
+    };
+    let scope = signed.scope();
+    let (run_which, webhook_id) = (which.clone(), id.clone());
+    let done = blocking(move || match run_which.as_str() {
+        "enable" => services.webhooks.enable(&scope, &webhook_id),
+        "disable" => services.webhooks.disable(&scope, &webhook_id),
+        "delete" => services.webhooks.delete(&scope, &webhook_id),
+        _ => services.webhooks.resend(&scope, &webhook_id, event_id.as_deref().unwrap_or_default()),
+    })
+    .await;
+    match (done, which.as_str()) {
+        (Ok(webhook), "delete") => {
+            let mut response = after_action(LIST);
+            response.extensions_mut().insert(crate::request_log::LoggedBody(json_of(&webhook).to_string()));
+            response
+        }
+        (Ok(webhook), _) => after_success(&format!("{back}?done={which}"), json_of(&webhook)),
+        (Err(error), _) => refused(&error, &back),
+    }
+}
