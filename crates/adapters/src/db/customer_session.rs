@@ -75,4 +75,23 @@ impl CustomerSessionRepository for DbSession<'_> {
             .map(CustomerSessionRow::into_domain)
             .transpose()
     }
+
+    fn of_customer(
+        &mut self,
+        scope: &Scope,
+        customer_id: &CustomerId,
+        limit: u32,
+    ) -> Result<Vec<CustomerSession>, StoreError> {
+        customer_sessions::table
+            .filter(in_scope!(customer_sessions, scope))
+            .filter(customer_sessions::customer_id.eq(customer_id.as_str()))
+            .order(customer_sessions::seq.desc())
+            .limit(i64::from(limit))
+            .select(CustomerSessionRow::as_select())
+            .load(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .map(CustomerSessionRow::into_domain)
+            .collect()
+    }
 }

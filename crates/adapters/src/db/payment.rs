@@ -6,7 +6,8 @@ use super::schema::payments;
 use super::session::DbSession;
 use super::write_batch::Expect;
 use diesel::prelude::*;
-use payments_application::ports::{PaymentRepository, StoreError};
+use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::ports::{PaymentFilter, PaymentRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId};
 use payments_domain::money::Currency;
@@ -94,6 +95,18 @@ impl PaymentRow {
     }
 }
 
+impl DbSession<'_> {
+    fn payment_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
+        let found = payments::table
+            .filter(in_scope!(payments, scope))
+            .filter(payments::id.eq(id))
+            .select(payments::seq)
+            .get_result(self.reading()?)
+            .optional();
+        super::cursor_seq(found)
+    }
+}
+
 impl PaymentRepository for DbSession<'_> {
     fn insert(&mut self, payment: &Payment) -> Result<(), StoreError> {
         self.write(diesel::insert_into(payments::table).values(PaymentRow::from_domain(payment)?), Expect::AnyRows)
@@ -133,5 +146,28 @@ impl PaymentRepository for DbSession<'_> {
             .into_iter()
             .map(PaymentRow::into_domain)
             .collect()
+    }
+
+    fn list(&mut self, scope: &Scope, filter: &PaymentFilter, page: &PageRequest) -> Result<Page<Payment>, StoreError> {
+        let mut query = payments::table
+            .filter(in_scope!(payments, scope))
+            .select(PaymentRow::as_select())
+            .limit(i64::from(page.limit()) + 1)
+            .into_boxed();
+        if let Some(status) = filter.status {
+            query = query.filter(payments::status.eq(status.as_str()));
+        }
+        let query = match page.cursor() {
+            None => query.order(payments::seq.desc()),
+            Some(Cursor::After(id)) => {
+                query.filter(payments::seq.lt(self.payment_seq(scope, id)?)).order(payments::seq.desc())
+            }
+            Some(Cursor::Before(id)) => {
+                query.filter(payments::seq.gt(self.payment_seq(scope, id)?)).order(payments::seq.asc())
+            }
+        };
+        let rows = query.load::<PaymentRow>(self.reading()?).map_err(store_error)?;
+        let found = rows.into_iter().map(PaymentRow::into_domain).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_overfetched(found, page))
     }
 }

@@ -6,6 +6,7 @@ use super::schema::refunds;
 use super::session::DbSession;
 use super::write_batch::Expect;
 use diesel::prelude::*;
+use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{RefundRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, PaymentId, RefundId};
@@ -76,6 +77,18 @@ impl RefundRow {
     }
 }
 
+impl DbSession<'_> {
+    fn refund_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
+        let found = refunds::table
+            .filter(in_scope!(refunds, scope))
+            .filter(refunds::id.eq(id))
+            .select(refunds::seq)
+            .get_result(self.reading()?)
+            .optional();
+        super::cursor_seq(found)
+    }
+}
+
 impl RefundRepository for DbSession<'_> {
     fn insert(&mut self, refund: &Refund) -> Result<(), StoreError> {
         self.write(diesel::insert_into(refunds::table).values(RefundRow::from_domain(refund)?), Expect::AnyRows)
@@ -115,5 +128,25 @@ impl RefundRepository for DbSession<'_> {
             .into_iter()
             .map(RefundRow::into_domain)
             .collect()
+    }
+
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Refund>, StoreError> {
+        let query = refunds::table
+            .filter(in_scope!(refunds, scope))
+            .select(RefundRow::as_select())
+            .limit(i64::from(page.limit()) + 1)
+            .into_boxed();
+        let query = match page.cursor() {
+            None => query.order(refunds::seq.desc()),
+            Some(Cursor::After(id)) => {
+                query.filter(refunds::seq.lt(self.refund_seq(scope, id)?)).order(refunds::seq.desc())
+            }
+            Some(Cursor::Before(id)) => {
+                query.filter(refunds::seq.gt(self.refund_seq(scope, id)?)).order(refunds::seq.asc())
+            }
+        };
+        let rows = query.load::<RefundRow>(self.reading()?).map_err(store_error)?;
+        let found = rows.into_iter().map(RefundRow::into_domain).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_overfetched(found, page))
     }
 }

@@ -8,6 +8,7 @@ use crate::state::{blocking, Services};
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use payments_application::Scope;
 use payments_domain::account::{KeyKind, Mode};
 use payments_domain::mail_message::{MailMessage, MailStatus};
 
@@ -43,11 +44,12 @@ struct Shown<'a> {
 struct Mailbox<'a> {
     messages: Vec<Shown<'a>>,
     delivers: bool,
+    back: Option<&'a str>,
 }
 
 async fn mailbox(request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
     if !services.mailbox {
-        return message(StatusCode::NOT_FOUND, "Not found", "The test mailbox is switched off here.", None, false);
+        return show(&services, None, None).await;
     }
     let scope = match authenticate(&request).await {
         Ok(caller) if caller.key_kind == KeyKind::Secret && caller.scope.mode == Mode::Test => caller.scope,
@@ -66,6 +68,16 @@ async fn mailbox(request: HttpRequest, services: web::Data<Services>) -> HttpRes
             return response;
         }
     };
+    show(&services, Some(scope), None).await
+}
+
+/// The test mailbox of `scope`, a test mode: its e-mail, newest first, with a link `back` (the
+/// console shows it to a session signed in with a test key, as `/test/mailbox` shows it to the
+/// holder of that key). Without a scope, or with the mailbox off, a 404 page.
+pub(crate) async fn show(services: &Services, scope: Option<Scope>, back: Option<&str>) -> HttpResponse {
+    let (Some(scope), true) = (scope, services.mailbox) else {
+        return message(StatusCode::NOT_FOUND, "Not found", "The test mailbox is switched off here.", None, false);
+    };
     let delivers = services.mailer.delivers();
     let service = services.mail_messages.clone();
     let messages = match blocking(move || service.latest(&scope, SHOWN)).await {
@@ -81,7 +93,7 @@ async fn mailbox(request: HttpRequest, services: web::Data<Services>) -> HttpRes
         }
     };
     let shown = messages.iter().map(shown).collect();
-    let mut response = html(StatusCode::OK, Mailbox { messages: shown, delivers }.render());
+    let mut response = html(StatusCode::OK, Mailbox { messages: shown, delivers, back }.render());
     // The messages' own inline styles, so they look as they will in a mail client; still no scripts.
     response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, header::HeaderValue::from_static(MAILBOX_POLICY));
     response

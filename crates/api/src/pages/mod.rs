@@ -4,7 +4,7 @@ mod billing_statement;
 mod checkout;
 mod console;
 mod hosted;
-mod mailbox;
+pub(crate) mod mailbox;
 mod payment_form;
 mod reference;
 mod test_authorization;

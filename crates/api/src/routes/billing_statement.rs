@@ -196,7 +196,7 @@ fn statement_changes(params: &mut Params) -> Option<StatementChanges> {
 }
 
 /// A list request: the page and the filters.
-fn list_request(params: &mut Params) -> Option<(BillingStatementFilter, PageRequest)> {
+pub(crate) fn list_request(params: &mut Params) -> Option<(BillingStatementFilter, PageRequest)> {
     let page = page_request(params);
     // An id of no customer simply matches nothing, as a filter should.
     let customer_id = params

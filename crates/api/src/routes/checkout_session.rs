@@ -169,7 +169,7 @@ fn line_item(params: &mut Params) -> Option<NewLineItem> {
 }
 
 /// A list request: the page and the filters.
-fn list_request(params: &mut Params) -> Option<(CheckoutSessionFilter, PageRequest)> {
+pub(crate) fn list_request(params: &mut Params) -> Option<(CheckoutSessionFilter, PageRequest)> {
     let page = page_request(params);
     let filter = CheckoutSessionFilter {
         status: params.one_of("status", &CheckoutSessionStatus::ALL, CheckoutSessionStatus::as_str),

@@ -112,7 +112,7 @@ fn render(customer: &Customer) -> HttpResponse {
 }
 
 /// A list request: the page and the filters.
-fn list_request(params: &mut Params) -> Option<(CustomerFilter, PageRequest)> {
+pub(crate) fn list_request(params: &mut Params) -> Option<(CustomerFilter, PageRequest)> {
     let page = page_request(params);
     let filter = CustomerFilter {
         name: params.string("name", CustomerName::MAX_LENGTH),

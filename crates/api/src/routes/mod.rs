@@ -2,15 +2,15 @@
 //! service method and answers with the resource's representation; no business rule lives here.
 
 mod billing;
-mod billing_statement;
+pub(crate) mod billing_statement;
 mod billing_statement_line_item;
-mod checkout_session;
-mod customer;
+pub(crate) mod checkout_session;
+pub(crate) mod customer;
 mod customer_session;
 pub(crate) mod endpoint;
 pub(crate) mod event;
 mod health;
-mod payment;
+pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
 pub(crate) mod refund;

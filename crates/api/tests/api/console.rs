@@ -464,3 +464,104 @@ async fn webhooks_and_events_are_managed_from_the_console(app: TestApp) {
     assert_eq!(console.post(&format!("{hook}/delete"), &[("form_token", &token)]).await.0, 303);
     assert_eq!(console.get(&hook).await.0, 404, "deleted");
 }
+
+on_both_backends!(customers_sessions_statements_payments_and_refunds_have_pages);
+
+async fn customers_sessions_statements_payments_and_refunds_have_pages(app: TestApp) {
+    // A statement with hostile text, finalized and then moved on from the console.
+    let statement = crate::billing_statements::open_statement(&app).await;
+    let statement_id = statement["id"].as_str().unwrap().to_owned();
+    let customer_id = statement["customer_id"].as_str().unwrap().to_owned();
+    let (status, draft) = app
+        .post("/billing_statements", &format!("customer_id={customer_id}&description=%3Cscript%3Ex%3C%2Fscript%3E"))
+        .await;
+    assert_eq!(status, 200, "{draft}");
+    let draft_id = draft["id"].as_str().unwrap().to_owned();
+    let session = crate::checkout_sessions::create_session(&app, "").await;
+    let session_id = session["id"].as_str().unwrap().to_owned();
+    let intent = app.create_intent(10_000, "").await;
+    let intent_id = intent["id"].as_str().unwrap();
+    app.attach_card(intent_id, "4242424242424242").await;
+    let paid = read_json(app.get(&format!("/payment_intents/{intent_id}")).await).await;
+    let payment_id = paid["latest_payment"]["id"].as_str().unwrap().to_owned();
+    let (status, refund) =
+        app.post("/refunds", &format!("amount=1000&currency=PHP&payment_id={payment_id}&reason=others")).await;
+    assert_eq!(status, 200, "{refund}");
+    let refund_id = refund["id"].as_str().unwrap().to_owned();
+
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let token = console.form_token().await;
+    for (path, shown) in [
+        ("/dashboard/customers".to_owned(), vec!["Juan dela Cruz", customer_id.as_str()]),
+        (
+            format!("/dashboard/customers/{customer_id}"),
+            vec!["Billing statements", statement_id.as_str(), "Customer sessions"],
+        ),
+        ("/dashboard/customers?email=juan%40example.com".to_owned(), vec![customer_id.as_str()]),
+        ("/dashboard/checkout_sessions?status=active".to_owned(), vec![session_id.as_str()]),
+        (format!("/dashboard/checkout_sessions/{session_id}"), vec!["Mug", "Tea", "₱3,123.45", "/c/cs_"]),
+        ("/dashboard/billing_statements?status=open".to_owned(), vec![statement_id.as_str()]),
+        (
+            format!("/dashboard/billing_statements/{statement_id}"),
+            vec!["Consulting", "Travel", "/b/bstm_", "Send by e-mail"],
+        ),
+        ("/dashboard/payments".to_owned(), vec![payment_id.as_str()]),
+        (format!("/dashboard/payments/{payment_id}"), vec![refund_id.as_str(), "₱100.00"]),
+        ("/dashboard/refunds".to_owned(), vec![refund_id.as_str()]),
+        (format!("/dashboard/refunds/{refund_id}"), vec![payment_id.as_str(), "others"]),
+    ] {
+        let (status, page) = console.get(&path).await;
+        assert_eq!(status, 200, "{path}");
+        for words in shown {
+            assert!(page.contains(words), "{words} missing from {path}");
+        }
+    }
+    let (status, draft_page) = console.get(&format!("/dashboard/billing_statements/{draft_id}")).await;
+    assert_eq!(status, 200);
+    assert!(!draft_page.contains("<script>x") && draft_page.contains("Finalize"), "escaped, and a draft finalizes");
+    assert_eq!(console.get("/dashboard/checkout_sessions?status=lost").await.0, 400);
+    assert_eq!(console.get("/dashboard/payments?status=lost").await.0, 400);
+    assert_eq!(console.get("/dashboard/customers?colour=red").await.0, 400);
+
+    // Moves from the console, through the API's services.
+    let statement_path = format!("/dashboard/billing_statements/{statement_id}");
+    assert_eq!(
+        console.post(&format!("{statement_path}/finalize"), &[("form_token", &token)]).await.0,
+        400,
+        "open already"
+    );
+    assert_eq!(console.post(&format!("{statement_path}/void"), &[("form_token", &token)]).await.0, 303);
+    assert_eq!(read_json(app.get(&format!("/billing_statements/{statement_id}")).await).await["status"], "void");
+    assert_eq!(console.post(&format!("{statement_path}/send"), &[("form_token", &token)]).await.0, 400, "void now");
+    let session_path = format!("/dashboard/checkout_sessions/{session_id}/expire");
+    assert_eq!(console.post(&session_path, &[]).await.0, 403, "no form token");
+    assert_eq!(read_json(app.get(&format!("/checkout_sessions/{session_id}")).await).await["status"], "active");
+    assert_eq!(console.post(&session_path, &[("form_token", &token)]).await.0, 303);
+    assert_eq!(read_json(app.get(&format!("/checkout_sessions/{session_id}")).await).await["status"], "expired");
+
+    // Another account sees none of it.
+    let mut theirs = Console::new(&app);
+    theirs.sign_in(&app.other_account_key).await;
+    for path in [
+        format!("/dashboard/customers/{customer_id}"),
+        format!("/dashboard/checkout_sessions/{session_id}"),
+        format!("/dashboard/billing_statements/{statement_id}"),
+        format!("/dashboard/payments/{payment_id}"),
+        format!("/dashboard/refunds/{refund_id}"),
+    ] {
+        assert_eq!(theirs.get(&path).await.0, 404, "{path}");
+    }
+    for list in ["/dashboard/customers", "/dashboard/payments", "/dashboard/refunds", "/dashboard/billing_statements"] {
+        let (status, page) = theirs.get(list).await;
+        assert!(status == 200 && page.contains("None."), "{list}: {page}");
+    }
+    let their_token = theirs.form_token().await;
+    assert_eq!(
+        theirs
+            .post(&format!("/dashboard/billing_statements/{draft_id}/finalize"), &[("form_token", &their_token)])
+            .await
+            .0,
+        404
+    );
+}

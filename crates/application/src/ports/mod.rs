@@ -34,7 +34,7 @@ pub use event::{EventFilter, EventRepository};
 pub use id_generator::IdGenerator;
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
 pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer, StatementNotice};
-pub use payment::PaymentRepository;
+pub use payment::{PaymentFilter, PaymentRepository};
 pub use payment_intent::{PaymentIntentFilter, PaymentIntentRepository, StatusCount};
 pub use payment_method::PaymentMethodRepository;
 pub use presenter::Presenter;

@@ -1,9 +1,16 @@
 //! Storage of payments.
 
 use crate::error::StoreError;
+use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::ids::{PaymentId, PaymentIntentId};
-use payments_domain::payment::Payment;
+use payments_domain::payment::{Payment, PaymentStatus};
+
+/// The filters of a list of payments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaymentFilter {
+    pub status: Option<PaymentStatus>,
+}
 
 /// Payments, confined to a scope.
 pub trait PaymentRepository {
@@ -26,4 +33,10 @@ pub trait PaymentRepository {
     /// # Errors
     /// Storage failures.
     fn of_intent(&mut self, scope: &Scope, intent_id: &PaymentIntentId) -> Result<Vec<Payment>, StoreError>;
+
+    /// A page of the scope's payments that match `filter`, newest first.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when the cursor names no payment of the scope; storage failures.
+    fn list(&mut self, scope: &Scope, filter: &PaymentFilter, page: &PageRequest) -> Result<Page<Payment>, StoreError>;
 }

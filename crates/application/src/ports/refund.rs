@@ -1,6 +1,7 @@
 //! Storage of refunds.
 
 use crate::error::StoreError;
+use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::ids::{PaymentId, RefundId};
 use payments_domain::refund::Refund;
@@ -26,4 +27,10 @@ pub trait RefundRepository {
     /// # Errors
     /// Storage failures.
     fn of_payment(&mut self, scope: &Scope, payment_id: &PaymentId) -> Result<Vec<Refund>, StoreError>;
+
+    /// A page of the scope's refunds, newest first.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when the cursor names no refund of the scope; storage failures.
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Refund>, StoreError>;
 }

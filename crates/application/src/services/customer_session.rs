@@ -71,6 +71,23 @@ impl CustomerSessionService {
         })
     }
 
+    /// The latest `limit` sessions of the customer `customer_id`, newest first (none for an id of no
+    /// customer of the scope).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn of_customer(
+        &self,
+        scope: &Scope,
+        customer_id: &str,
+        limit: u32,
+    ) -> Result<Vec<CustomerSession>, ApplicationError> {
+        let Some(customer_id) = CustomerId::parse(customer_id) else { return Ok(Vec::new()) };
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.customer_sessions().of_customer(scope, &customer_id, limit)?)
+        })
+    }
+
     /// The session, if the caller may see it: a secret key, or a public key with its client secret
     /// (which also gets the saved methods the session lets it show).
     ///

@@ -2,7 +2,8 @@
 
 use super::payment_intent::load_customer;
 use crate::error::ApplicationError;
-use crate::ports::{in_transaction, reading, Clock, Repositories, UnitOfWork};
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{in_transaction, reading, Clock, PaymentFilter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
 use payments_domain::description::Description;
@@ -39,6 +40,21 @@ impl PaymentService {
             let payment = load(repositories, scope, id)?;
             let customer = load_customer(repositories, scope, payment.customer_id())?;
             Ok(PaymentView { payment, customer })
+        })
+    }
+
+    /// The scope's payments that match `filter`, newest first.
+    ///
+    /// # Errors
+    /// `resource_not_found` naming the cursor when it is unknown; storage failures.
+    pub fn list(
+        &self,
+        scope: &Scope,
+        filter: &PaymentFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Payment>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            repositories.payments().list(scope, filter, page).map_err(|error| page.explain(error))
         })
     }
 

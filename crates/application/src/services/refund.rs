@@ -3,7 +3,10 @@
 use super::event::EventLog;
 use super::payment_intent::load_customer;
 use crate::error::ApplicationError;
-use crate::ports::{in_transaction, retry_on_conflict, Clock, IdGenerator, Presenter, Repositories, UnitOfWork};
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{
+    in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, Repositories, UnitOfWork,
+};
 use crate::scope::Scope;
 use payments_domain::event::EventType;
 use payments_domain::ids::RefundId;
@@ -31,6 +34,26 @@ impl RefundService {
         presenter: Arc<dyn Presenter>,
     ) -> Self {
         Self { unit_of_work, clock, ids, presenter }
+    }
+
+    /// The scope's refunds, newest first.
+    ///
+    /// # Errors
+    /// `resource_not_found` naming the cursor when it is unknown; storage failures.
+    pub fn list(&self, scope: &Scope, page: &PageRequest) -> Result<Page<Refund>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            repositories.refunds().list(scope, page).map_err(|error| page.explain(error))
+        })
+    }
+
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn retrieve(&self, scope: &Scope, id: &str) -> Result<Refund, ApplicationError> {
+        let not_found = || ApplicationError::NotFound { resource: "refund", id: id.to_owned() };
+        let refund_id = RefundId::parse(id).ok_or_else(not_found)?;
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            repositories.refunds().find(scope, &refund_id)?.ok_or_else(not_found)
+        })
     }
 
     /// Refunds part or all of a paid payment.

@@ -8,8 +8,8 @@ use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, BillingStatementFilter, CheckoutSessionFilter, CustomerFilter, DeliveryAttempt,
-    EventFilter, IdempotencyRecord, IdempotencyState, PassOver, PaymentIntentFilter, RequestLogFilter, StatusCount,
-    UnitOfWork, WebhookFilter,
+    EventFilter, IdempotencyRecord, IdempotencyState, PassOver, PaymentFilter, PaymentIntentFilter, RequestLogFilter,
+    StatusCount, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -34,7 +34,7 @@ use payments_domain::ids::{RefundId, RequestLogId, WebhookId};
 use payments_domain::mail_message::{MailContent, MailMessage, MailOutcome, MailStatus};
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
-use payments_domain::payment::{FeeRate, Payment};
+use payments_domain::payment::{FeeRate, Payment, PaymentStatus};
 use payments_domain::payment_intent::{
     Attempt, AuthorizationOutcome, CardOptions, NewPaymentIntent, PaymentIntent, PaymentIntentChanges,
     PaymentIntentStatus,
@@ -399,11 +399,32 @@ pub fn payments_and_refunds_round_trip_with_versioned_updates(store: &dyn UnitOf
     write(store, |r| r.payments().insert(&other));
     let payment = read(store, |r| r.payments().find(&scope, payment.id())).unwrap();
     assert_eq!(read(store, |r| r.payments().of_intent(&scope, intent.id())), vec![payment.clone()]);
-    assert_eq!(read(store, |r| r.payments().of_intent(&scope, other_intent.id())), vec![other]);
+    assert_eq!(read(store, |r| r.payments().of_intent(&scope, other_intent.id())), vec![other.clone()]);
     assert_eq!(read(store, |r| r.refunds().of_payment(&scope, payment.id())), vec![refund.clone()]);
     assert!(read(store, |r| r.payments().of_intent(&elsewhere, intent.id())).is_empty());
     assert!(read(store, |r| r.refunds().of_payment(&elsewhere, payment.id())).is_empty());
     assert!(read(store, |r| r.refunds().of_payment(&scope, &PaymentId::from_random("none"))).is_empty());
+
+    // Lists, newest first, in their scope; payments by status.
+    let id = |p: &Payment| p.id().to_string();
+    let listed = read(store, |r| r.payments().list(&scope, &PaymentFilter::default(), &PageRequest::default()));
+    assert_eq!(ids(&listed, id), vec![id(&other), id(&payment)]);
+    let failed = PaymentFilter { status: Some(PaymentStatus::Failed) };
+    assert!(read(store, |r| r.payments().list(&scope, &failed, &PageRequest::default())).data.is_empty());
+    let older = PageRequest::new(Some(1), Some(id(&other)), None).unwrap();
+    assert_eq!(
+        ids(&read(store, |r| r.payments().list(&scope, &PaymentFilter::default(), &older)), id),
+        vec![id(&payment)]
+    );
+    assert!(read(store, |r| r.payments().list(&elsewhere, &PaymentFilter::default(), &PageRequest::default()))
+        .data
+        .is_empty());
+    let refunds = read(store, |r| r.refunds().list(&scope, &PageRequest::default()));
+    assert_eq!(refunds.data, vec![refund.clone()]);
+    assert!(read(store, |r| r.refunds().list(&elsewhere, &PageRequest::default())).data.is_empty());
+    let unknown = PageRequest::new(None, Some("re_none".into()), None).unwrap();
+    let refused = reading(store, |r| r.refunds().list(&scope, &unknown).map_err(|e| unknown.explain(e)));
+    assert!(matches!(refused, Err(ApplicationError::Validation(_))), "{refused:?}");
 }
 
 fn verified_card() -> VerifiedCard {
@@ -619,7 +640,22 @@ pub fn customer_sessions_round_trip_in_their_scope(store: &dyn UnitOfWork) {
     let other = account(store, "other");
     for elsewhere in [live, other] {
         assert_eq!(read(store, |r| r.customer_sessions().find(&elsewhere, &session.id)), None, "from {elsewhere:?}");
+        assert!(read(store, |r| r.customer_sessions().of_customer(&elsewhere, &customer.id, 10)).is_empty());
     }
+    let second_id = CustomerSessionId::from_random("session2");
+    let second = CustomerSession::create(
+        second_id.clone(),
+        scope.account_id.clone(),
+        scope.livemode(),
+        ClientSecret::new(second_id.as_str(), "secret"),
+        customer.id.clone(),
+        session.components.clone(),
+        at(1),
+    );
+    write(store, |r| r.customer_sessions().insert(&second));
+    let of_customer = read(store, |r| r.customer_sessions().of_customer(&scope, &customer.id, 10));
+    assert_eq!(of_customer, vec![second.clone(), session.clone()], "newest first");
+    assert_eq!(read(store, |r| r.customer_sessions().of_customer(&scope, &customer.id, 1)), vec![second]);
 }
 
 /// Event number `n` of `scope`, waiting for `pending_webhooks`.

@@ -1,7 +1,8 @@
 //! Payments.
 
-use super::{in_scope_of, replace_versioned, State};
-use crate::ports::{PaymentRepository, StoreError};
+use super::{filtered_page_of, in_scope_of, replace_versioned, State};
+use crate::pagination::{Page, PageRequest};
+use crate::ports::{PaymentFilter, PaymentRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::ids::{PaymentId, PaymentIntentId};
 use payments_domain::payment::Payment;
@@ -27,5 +28,16 @@ impl PaymentRepository for State {
             .filter(|p| p.payment_intent_id() == intent_id && in_scope_of(p.account_id(), p.livemode(), scope))
             .cloned()
             .collect())
+    }
+
+    fn list(&mut self, scope: &Scope, filter: &PaymentFilter, page: &PageRequest) -> Result<Page<Payment>, StoreError> {
+        let in_scope: Vec<&Payment> =
+            self.payments.iter().filter(|p| in_scope_of(p.account_id(), p.livemode(), scope)).collect();
+        filtered_page_of(
+            &in_scope,
+            |p| p.id().as_str(),
+            |p| filter.status.is_none_or(|status| p.status() == status),
+            page,
+        )
     }
 }

@@ -1,6 +1,7 @@
 //! Refunds.
 
-use super::{in_scope_of, replace_versioned, State};
+use super::{in_scope_of, page_of, replace_versioned, State};
+use crate::pagination::{Page, PageRequest};
 use crate::ports::{RefundRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::ids::{PaymentId, RefundId};
@@ -27,5 +28,11 @@ impl RefundRepository for State {
             .filter(|r| r.payment_id() == payment_id && in_scope_of(r.account_id(), r.livemode(), scope))
             .cloned()
             .collect())
+    }
+
+    fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Refund>, StoreError> {
+        let in_scope: Vec<&Refund> =
+            self.refunds.iter().filter(|r| in_scope_of(r.account_id(), r.livemode(), scope)).collect();
+        page_of(&in_scope, |r| r.id().as_str(), page)
     }
 }

@@ -7,9 +7,21 @@ use std::fmt::Write;
 
 /// The console's page of the object `id`, when it has one.
 pub(super) fn href(id: &str) -> Option<String> {
-    const PAGES: [(&str, &str); 4] =
-        [("pi_", "payment_intents"), ("evt_", "events"), ("wh_", "webhooks"), ("req_", "request_logs")];
-    if !payments_domain::ids::is_object_id(id) && !id.starts_with("req_") {
+    // Ids whose prefix starts with another's, and that have no page of their own.
+    const WITHOUT_PAGES: [&str; 4] = ["cus_s_", "cs_li_", "bstm_li_", "whd_"];
+    const PAGES: [(&str, &str); 9] = [
+        ("pi_", "payment_intents"),
+        ("pay_", "payments"),
+        ("re_", "refunds"),
+        ("cus_", "customers"),
+        ("cs_", "checkout_sessions"),
+        ("bstm_", "billing_statements"),
+        ("evt_", "events"),
+        ("wh_", "webhooks"),
+        ("req_", "request_logs"),
+    ];
+    let known = payments_domain::ids::is_object_id(id) || id.starts_with("req_");
+    if !known || WITHOUT_PAGES.iter().any(|prefix| id.starts_with(prefix)) {
         return None;
     }
     PAGES.iter().find(|(prefix, _)| id.starts_with(prefix)).map(|(_, section)| format!("{ROOT}/{section}/{id}"))
@@ -90,6 +102,8 @@ mod tests {
         assert!(!html.contains("<script"), "{html}");
         assert!(html.contains("  &quot;items&quot;: [\n    1,\n    {}\n  ]"), "{html}");
         assert_eq!(href("pi_<b>"), None, "only ids of the service's shape");
-        assert_eq!(href("cus_1"), None, "no page for it yet");
+        assert_eq!(href("cus_1").as_deref(), Some("/dashboard/customers/cus_1"));
+        assert_eq!(href("pm_1"), None, "no page for it");
+        assert_eq!(href("cs_li_1"), None, "a line item is shown on its session's page");
     }
 }

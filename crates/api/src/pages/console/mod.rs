@@ -5,12 +5,18 @@
 //! action calls the application service the API's route calls, with the same parameter readers, and
 //! is logged in the request log as the console's.
 
+mod billing_statement;
+mod checkout_session;
+mod customer;
 mod event;
 mod json;
 mod overview;
+mod payment;
 mod payment_intent;
+mod refund;
 mod request_log;
 mod sign_in;
+mod table;
 mod webhook;
 
 use super::hosted::{html, message, secured};
@@ -54,15 +60,47 @@ pub(super) fn configure(config: &mut web::ServiceConfig, enabled: bool) {
     sign_in::configure(config);
     overview::configure(config);
     payment_intent::configure(config);
+    payment::configure(config);
+    refund::configure(config);
+    customer::configure(config);
+    checkout_session::configure(config);
+    billing_statement::configure(config);
     event::configure(config);
     webhook::configure(config);
     request_log::configure(config);
 }
 
+/// Registers the list page at `path` and the object pages below it, both for GET and HEAD only.
+fn pages<L, LArgs, D, DArgs>(config: &mut web::ServiceConfig, path: &str, list: L, detail: D)
+where
+    L: actix_web::Handler<LArgs>,
+    LArgs: FromRequest + 'static,
+    L::Output: actix_web::Responder + 'static,
+    D: actix_web::Handler<DArgs>,
+    DArgs: FromRequest + 'static,
+    D::Output: actix_web::Responder + 'static,
+{
+    let get_only = || super::hosted::not_allowed(&[actix_web::http::Method::GET], "Open the page.", false);
+    config
+        .service(
+            web::resource(path.to_owned()).route(crate::routes::get_or_head().to(list)).default_service(get_only()),
+        )
+        .service(
+            web::resource(format!("{path}/{{id}}"))
+                .route(crate::routes::get_or_head().to(detail))
+                .default_service(get_only()),
+        );
+}
+
 /// The sections of the console, in the order of its navigation.
-const SECTIONS: [(&str, &str); 5] = [
+const SECTIONS: [(&str, &str); 10] = [
     ("Overview", ""),
-    ("Payments", "/payment_intents"),
+    ("Payment intents", "/payment_intents"),
+    ("Payments", "/payments"),
+    ("Refunds", "/refunds"),
+    ("Customers", "/customers"),
+    ("Checkout sessions", "/checkout_sessions"),
+    ("Billing statements", "/billing_statements"),
     ("Events", "/events"),
     ("Webhooks", "/webhooks"),
     ("Request log", "/request_logs"),

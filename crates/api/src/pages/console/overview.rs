@@ -1,24 +1,40 @@
-//! The console's first page: what needs a look now (failed requests) and what happened last.
+//! The console's first page: the last 24 hours' payment intents by status and what they received,
+//! what needs a look (failed requests, failed webhook deliveries) and the latest events.
 
 use super::json::href;
-use super::{date_time, load, page, Chrome, Signed, ROOT};
+use super::{date_time, load, page, tone, Chrome, Signed, ROOT};
+use crate::pages::hosted::pesos;
 use crate::state::Services;
 use actix_web::http::Method;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{EventFilter, RequestLogFilter};
+use payments_application::ports::{EventFilter, RequestLogFilter, WebhookFilter};
+use payments_application::ApplicationError;
 use payments_domain::request_log::StatusRange;
 
 /// Rows of each list of the overview.
 const SHOWN: i64 = 10;
+/// The overview's counts and volume cover this long.
+const DAY_SECONDS: i64 = 24 * 60 * 60;
+/// The latest attempts of each webhook looked at for failures.
+const ATTEMPTS_LOOKED_AT: u32 = 20;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config.service(
-        web::resource(ROOT)
-            .route(crate::routes::get_or_head().to(overview))
-            .default_service(crate::pages::hosted::not_allowed(&[Method::GET], "Open the page.", false)),
-    );
+    let get_only = || crate::pages::hosted::not_allowed(&[Method::GET], "Open the page.", false);
+    config
+        .service(web::resource(ROOT).route(crate::routes::get_or_head().to(overview)).default_service(get_only()))
+        .service(
+            web::resource(format!("{ROOT}/mailbox"))
+                .route(crate::routes::get_or_head().to(mailbox))
+                .default_service(get_only()),
+        );
+}
+
+/// The test mailbox, for a session of test mode.
+async fn mailbox(signed: Signed, services: web::Data<Services>) -> HttpResponse {
+    let scope = Some(signed.scope()).filter(|scope| !scope.livemode());
+    crate::pages::mailbox::show(&services, scope, Some(ROOT)).await
 }
 
 struct FailedRequest {
@@ -27,6 +43,13 @@ struct FailedRequest {
     method: String,
     path: String,
     status: u16,
+}
+
+struct FailedDelivery {
+    time: String,
+    webhook: String,
+    event: String,
+    answer: String,
 }
 
 struct RecentEvent {
@@ -40,23 +63,38 @@ struct RecentEvent {
 #[template(path = "console/overview.html")]
 struct Overview {
     chrome: Chrome,
+    counts: Vec<(&'static str, i64, &'static str)>,
+    received: String,
     failed_requests: Vec<FailedRequest>,
+    failed_deliveries: Vec<FailedDelivery>,
     events: Vec<RecentEvent>,
 }
 
 async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
+    let since = services.clock.now().plus_seconds(-DAY_SECONDS);
     let read = load(move || {
-        let page =
-            PageRequest::new(Some(SHOWN), None, None).map_err(payments_application::ApplicationError::Validation)?;
+        let page = PageRequest::new(Some(SHOWN), None, None).map_err(ApplicationError::Validation)?;
+        let counts = services.payment_intents.count_by_status(&scope, since)?;
         let failed =
             RequestLogFilter { status: Some(StatusRange { min: 400, max: 599 }), ..RequestLogFilter::default() };
         let requests = services.request_logs.list(&scope, &failed, &page)?;
         let events = services.events.list(&scope, &EventFilter::default(), &page)?;
-        Ok((requests, events))
+        let most = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None)
+            .map_err(ApplicationError::Validation)?;
+        let mut failed_attempts = Vec::new();
+        for webhook in services.webhooks.list(&scope, &WebhookFilter::default(), &most)?.data {
+            let attempts = services.webhooks.attempts(&scope, webhook.id().as_str(), ATTEMPTS_LOOKED_AT)?;
+            failed_attempts.extend(attempts.into_iter().filter(|attempt| {
+                attempt.error.is_some() || !attempt.status_code.is_some_and(|code| (200..300).contains(&code))
+            }));
+        }
+        failed_attempts.sort_by_key(|attempt| std::cmp::Reverse(attempt.attempted_at));
+        failed_attempts.truncate(usize::try_from(SHOWN).unwrap_or(10));
+        Ok((counts, requests, failed_attempts, events))
     })
     .await;
-    let (requests, events) = match read {
+    let (counts, requests, failed_attempts, events) = match read {
         Ok(read) => read,
         Err(response) => return response,
     };
@@ -81,5 +119,28 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
             object: (event.object_id.clone(), href(&event.object_id)),
         })
         .collect();
-    page(Overview { chrome: Chrome::new(&signed, "Overview"), failed_requests, events }.render())
+    let failed_deliveries = failed_attempts
+        .iter()
+        .map(|attempt| FailedDelivery {
+            time: date_time(attempt.attempted_at),
+            webhook: attempt.webhook_id.to_string(),
+            event: attempt.event_id.to_string(),
+            answer: attempt
+                .status_code
+                .map_or_else(|| attempt.error.clone().unwrap_or_default(), |code| code.to_string()),
+        })
+        .collect();
+    let received = pesos(counts.iter().map(|count| count.amount_received).sum());
+    let counts = counts.iter().map(|count| (count.status.as_str(), count.count, tone(count.status.as_str()))).collect();
+    page(
+        Overview {
+            chrome: Chrome::new(&signed, "Overview"),
+            counts,
+            received,
+            failed_requests,
+            failed_deliveries,
+            events,
+        }
+        .render(),
+    )
 }

@@ -181,7 +181,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         intents.has_more,
     );
     let statuses = PaymentIntentStatus::ALL.iter().map(|status| status.as_str()).collect();
-    page(ListPage { chrome: Chrome::new(&signed, "Payments"), rows, query: &query, statuses, pager }.render())
+    page(ListPage { chrome: Chrome::new(&signed, "Payment intents"), rows, query: &query, statuses, pager }.render())
 }
 
 /// One moment of an intent's history.
@@ -327,7 +327,7 @@ async fn detail(
     let status = intent.status();
     page(
         DetailPage {
-            chrome: Chrome::new(&signed, "Payments"),
+            chrome: Chrome::new(&signed, "Payment intents"),
             row: Row::of(intent),
             notice: notice(&request),
             customer: intent.customer_id().map(|id| (id.to_string(), href(id.as_str()))),

@@ -1,0 +1,192 @@
+//! Billing statements in the console: the list by status and customer, and one statement with its
+//! line items, its hosted page's link, and the forms of the moves it allows now (finalize a draft;
+//! send, void or mark uncollectible an open one), each through the API's service.
+
+use super::json::to_html;
+use super::table::{list_page, object_page, ActionForm, Cell, Filter, Object, Table};
+use super::{after_success, date_time, load, refused, Action, Chrome, ListQuery, Signed};
+use crate::error::ApiError;
+use crate::pages::hosted::{not_allowed, pesos};
+use crate::representation::billing_statement::BillingStatementResource;
+use crate::routes::billing_statement::list_request;
+use crate::state::{blocking, Services};
+use actix_web::http::Method;
+use actix_web::{web, HttpRequest, HttpResponse};
+use payments_application::services::BillingStatementView;
+use payments_domain::billing_statement::BillingStatementStatus;
+
+const LIST: &str = "/dashboard/billing_statements";
+/// The moves a statement's page offers: the last segment of the form's path, its title, its button,
+/// its class, its note, and the status it needs.
+const MOVES: [(&str, &str, &str, &str, &str, BillingStatementStatus); 4] = [
+    ("finalize", "Finalize", "Finalize", "primary", "It gets its number and its page.", BillingStatementStatus::Draft),
+    ("send", "Send", "Send by e-mail", "primary", "E-mails the customer its link.", BillingStatementStatus::Open),
+    ("void", "Void", "Void", "danger", "It can no longer be paid.", BillingStatementStatus::Open),
+    (
+        "mark_uncollectible",
+        "Mark uncollectible",
+        "Mark uncollectible",
+        "secondary",
+        "It stays payable.",
+        BillingStatementStatus::Open,
+    ),
+];
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    super::pages(config, LIST, list, detail);
+    for (segment, ..) in MOVES {
+        config.service(
+            web::resource(format!("{LIST}/{{id}}/{segment}")).route(web::post().to(act)).default_service(not_allowed(
+                &[Method::POST],
+                "Use the form on the statement's page.",
+                false,
+            )),
+        );
+    }
+}
+
+fn row(view: &BillingStatementView) -> Vec<Cell> {
+    let statement = &view.statement;
+    vec![
+        Cell::pesos(statement.amount()),
+        Cell::status(statement.status().as_str()),
+        Cell::id(statement.id().as_str()),
+        Cell::text(view.customer.name.as_str()),
+        Cell::text(statement.details().due_at.map(date_time).unwrap_or_default()),
+    ]
+}
+
+async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let Some(mut query) = ListQuery::of(&request) else {
+        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
+    };
+    let read = list_request(&mut query.params);
+    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
+    let (filter, page_request) = match params.finish(read) {
+        Ok(read) => read,
+        Err(error) => return refused(&error, LIST),
+    };
+    let scope = signed.scope();
+    let statements = match load(move || services.billing_statements.list(&scope, &filter, &page_request)).await {
+        Ok(statements) => statements,
+        Err(response) => return response,
+    };
+    let ids: Vec<&str> = statements.data.iter().map(|view| view.statement.id().as_str()).collect();
+    let pager = query.pager(LIST, ids.first().copied(), ids.last().copied(), statements.has_more);
+    let table = Table {
+        headers: vec!["Amount", "Status", "Billing statement", "Customer", "Due"],
+        rows: statements.data.iter().map(row).collect(),
+    };
+    let statuses = BillingStatementStatus::ALL.iter().map(|status| status.as_str()).collect();
+    let filters =
+        vec![Filter::choice(&query, "status", "Status", statuses), Filter::text(&query, "customer_id", "Customer id")];
+    list_page(Chrome::new(&signed, "Billing statements"), "Billing statements", LIST, filters, table, pager)
+}
+
+async fn detail(
+    signed: Signed,
+    id: web::Path<String>,
+    request: HttpRequest,
+    services: web::Data<Services>,
+) -> HttpResponse {
+    let scope = signed.scope();
+    let view = match load(move || services.billing_statements.retrieve(&scope, &id)).await {
+        Ok(view) => view,
+        Err(response) => return response,
+    };
+    let statement = &view.statement;
+    let mut facts = vec![
+        ("Customer", Cell::linked(view.customer.name.as_str(), format!("/dashboard/customers/{}", view.customer.id))),
+        ("Created", Cell::text(date_time(statement.created_at()))),
+    ];
+    if let Some(due) = statement.details().due_at {
+        facts.push(("Due", Cell::text(date_time(due))));
+    }
+    if let Some(finalization) = statement.finalization() {
+        facts.push(("Number", Cell::text(finalization.number.as_str())));
+        facts.push(("Payment intent", Cell::id(finalization.payment_intent_id.as_str())));
+        facts.push(("Hosted page", Cell::linked(finalization.url.as_str(), finalization.url.as_str())));
+    }
+    let items = Table {
+        headers: vec!["Item", "Unit price", "Quantity", "Total"],
+        rows: statement
+            .line_items()
+            .iter()
+            .map(|item| {
+                vec![
+                    Cell::text(item.description.as_str()),
+                    Cell::pesos(item.unit_price),
+                    Cell::text(item.quantity.to_string()),
+                    Cell::pesos(item.total()),
+                ]
+            })
+            .collect(),
+    };
+    let actions = MOVES
+        .iter()
+        .filter(|(.., needs)| *needs == statement.status())
+        .map(|(segment, title, button, class, note, _)| ActionForm {
+            title,
+            path: format!("{LIST}/{}/{segment}", statement.id()),
+            button,
+            class,
+            note,
+            fields: Vec::new(),
+        })
+        .collect();
+    let notice = request.query_string().strip_prefix("done=").and_then(|done| {
+        MOVES
+            .iter()
+            .find(|(segment, ..)| *segment == done)
+            .map(|_| "Done: the statement moved on, and its event went out.")
+    });
+    let json = serde_json::to_value(BillingStatementResource::new(&view)).unwrap_or_default();
+    object_page(
+        Chrome::new(&signed, "Billing statements"),
+        Object {
+            back: ("Billing statements", LIST.to_owned()),
+            heading: pesos(statement.amount()),
+            status: Some(Cell::status(statement.status().as_str())),
+            id: statement.id().to_string(),
+            notice,
+            facts,
+            actions,
+            sections: vec![("Line items", items)],
+            json: to_html(&json),
+        },
+    )
+}
+
+/// Finalize, send, void or mark uncollectible: the last segment of the path says which.
+async fn act(
+    action: Action,
+    id: web::Path<String>,
+    request: HttpRequest,
+    services: web::Data<Services>,
+) -> HttpResponse {
+    let Action { signed, params } = action;
+    let back = format!("{LIST}/{id}");
+    if let Err(error) = params.finish(Some(())) {
+        return refused(&error, &back);
+    }
+    let segment = request.path().rsplit('/').next().unwrap_or_default().to_owned();
+    let scope = signed.scope();
+    let move_to = segment.clone();
+    let moved = blocking(move || {
+        let statements = &services.billing_statements;
+        match move_to.as_str() {
+            "finalize" => statements.finalize(&scope, &id),
+            "send" => statements.send(&scope, &id),
+            "void" => statements.void(&scope, &id),
+            _ => statements.mark_uncollectible(&scope, &id),
+        }
+    })
+    .await;
+    match moved {
+        Ok(view) => {
+            let answered = serde_json::to_value(BillingStatementResource::new(&view)).unwrap_or_default();
+            after_success(&format!("{back}?done={segment}"), answered)
+        }
+        Err(error) => refused(&error, &back),
+    }
+}

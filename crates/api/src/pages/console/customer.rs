@@ -1,0 +1,176 @@
+//! Customers in the console: the list by name or e-mail, and one customer with their saved payment
+//! methods, billing statements, customer sessions and payment intents.
+
+use super::json::to_html;
+use super::table::{list_page, object_page, Cell, Filter, Object, Table};
+use super::{date_time, load, refused, Chrome, ListQuery, Signed};
+use crate::error::ApiError;
+use crate::representation::customer::CustomerResource;
+use crate::routes::customer::list_request;
+use crate::state::Services;
+use actix_web::{web, HttpRequest, HttpResponse};
+use payments_application::pagination::PageRequest;
+use payments_application::ports::{BillingStatementFilter, PaymentIntentFilter};
+use payments_application::services::Access;
+use payments_application::ApplicationError;
+use payments_domain::customer::Customer;
+
+const LIST: &str = "/dashboard/customers";
+/// Related objects shown on a customer's page, of each kind.
+const RELATED: i64 = 20;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    super::pages(config, LIST, list, detail);
+}
+
+fn row(customer: &Customer) -> Vec<Cell> {
+    vec![
+        Cell::linked(customer.name.as_str(), format!("{LIST}/{}", customer.id)),
+        Cell::text(customer.email.as_str()),
+        Cell::id(customer.id.as_str()),
+        Cell::text(date_time(customer.created_at)),
+    ]
+}
+
+async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let Some(mut query) = ListQuery::of(&request) else {
+        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
+    };
+    let read = list_request(&mut query.params);
+    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
+    let (filter, page_request) = match params.finish(read) {
+        Ok(read) => read,
+        Err(error) => return refused(&error, LIST),
+    };
+    let scope = signed.scope();
+    let customers = match load(move || services.customers.list(&scope, &filter, &page_request)).await {
+        Ok(customers) => customers,
+        Err(response) => return response,
+    };
+    let ids: Vec<&str> = customers.data.iter().map(|customer| customer.id.as_str()).collect();
+    let pager = query.pager(LIST, ids.first().copied(), ids.last().copied(), customers.has_more);
+    let table = Table {
+        headers: vec!["Name", "E-mail", "Customer", "Created"],
+        rows: customers.data.iter().map(row).collect(),
+    };
+    let filters = vec![Filter::text(&query, "name", "Name"), Filter::text(&query, "email", "E-mail")];
+    list_page(Chrome::new(&signed, "Customers"), "Customers", LIST, filters, table, pager)
+}
+
+async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let scope = signed.scope();
+    let now = services.clock.now();
+    let loaded = load(move || {
+        let customer = services.customers.retrieve(&scope, &id)?;
+        if customer.is_deleted() {
+            return Err(ApplicationError::NotFound { resource: "customer", id: id.to_string() });
+        }
+        let page = PageRequest::new(Some(RELATED), None, None).map_err(ApplicationError::Validation)?;
+        let methods = services.payment_methods.list(&scope, &id, Access::SecretKey, &page)?.data;
+        let statements =
+            BillingStatementFilter { customer_id: Some(customer.id.clone()), ..BillingStatementFilter::default() };
+        let statements = services.billing_statements.list(&scope, &statements, &page)?.data;
+        let sessions = services.customer_sessions.of_customer(&scope, &id, u32::try_from(RELATED).unwrap_or(20))?;
+        let intents =
+            PaymentIntentFilter { customers: Some(vec![customer.id.clone()]), ..PaymentIntentFilter::default() };
+        let intents = services.payment_intents.list(&scope, intents, None, &page)?.data;
+        Ok((customer, methods, statements, sessions, intents))
+    })
+    .await;
+    let (customer, methods, statements, sessions, intents) = match loaded {
+        Ok(loaded) => loaded,
+        Err(response) => return response,
+    };
+    let facts = vec![
+        ("E-mail", Cell::text(customer.email.as_str())),
+        ("Created", Cell::text(date_time(customer.created_at))),
+        ("Statement prefix", Cell::text(customer.billing_statement_prefix.as_str())),
+    ];
+    let sections = vec![
+        (
+            "Payment intents",
+            Table {
+                headers: vec!["Amount", "Status", "Payment intent", "Created"],
+                rows: intents
+                    .iter()
+                    .map(|intent| {
+                        vec![
+                            Cell::pesos(intent.amount().centavos()),
+                            Cell::status(intent.status().as_str()),
+                            Cell::id(intent.id().as_str()),
+                            Cell::text(date_time(intent.created_at())),
+                        ]
+                    })
+                    .collect(),
+            },
+        ),
+        (
+            "Saved payment methods",
+            Table {
+                headers: vec!["Card", "Expires", "Payment method", "Saved"],
+                rows: methods
+                    .iter()
+                    .map(|method| {
+                        let card = &method.verified.card;
+                        vec![
+                            Cell::text(format!("{} •••• {}", card.brand, card.last4)),
+                            Cell::text(format!("{:02}/{}", card.exp_month, card.exp_year)),
+                            Cell::id(method.id.as_str()),
+                            Cell::text(date_time(method.created_at)),
+                        ]
+                    })
+                    .collect(),
+            },
+        ),
+        (
+            "Billing statements",
+            Table {
+                headers: vec!["Amount", "Status", "Billing statement", "Created"],
+                rows: statements
+                    .iter()
+                    .map(|view| {
+                        let statement = &view.statement;
+                        vec![
+                            Cell::pesos(statement.amount()),
+                            Cell::status(statement.status().as_str()),
+                            Cell::id(statement.id().as_str()),
+                            Cell::text(date_time(statement.created_at())),
+                        ]
+                    })
+                    .collect(),
+            },
+        ),
+        (
+            "Customer sessions",
+            Table {
+                headers: vec!["Customer session", "Created", "Expires"],
+                rows: sessions
+                    .iter()
+                    .map(|session| {
+                        let expiry = if session.expired(now) { "expired" } else { "active" };
+                        vec![
+                            Cell::id(session.id.as_str()),
+                            Cell::text(date_time(session.created_at)),
+                            Cell::text(format!("{} ({expiry})", date_time(session.expired_at))),
+                        ]
+                    })
+                    .collect(),
+            },
+        ),
+    ];
+    let json = serde_json::to_value(CustomerResource::from(&customer)).unwrap_or_default();
+    object_page(
+        Chrome::new(&signed, "Customers"),
+        Object {
+            back: ("Customers", LIST.to_owned()),
+            heading: customer.name.as_str().to_owned(),
+            status: None,
+            id: customer.id.to_string(),
+            notice: None,
+            facts,
+            actions: Vec::new(),
+            sections,
+            json: to_html(&json),
+        },
+    )
+}
