@@ -102,3 +102,130 @@ async fn a_developer_finds_refunds_and_traces_a_payment_in_the_console(app: Test
     let listed = app.form(Method::GET, "/webhooks", &app.keys.secret_test, "").await;
     assert_eq!(read(listed).await.1["data"].as_array().map(Vec::len), Some(2));
 }
+
+on_both_backends!(every_page_and_action_of_the_console_works_in_a_browser);
+
+/// Opens `path`, waits for `words`, and saves a screenshot named `name`.
+async fn open(browser: &crate::browser::Browser, app: &TestApp, path: &str, words: &str, name: &str) -> String {
+    browser.client.goto(&format!("{}{path}", app.address)).await.unwrap();
+    let text = browser.see(words).await;
+    browser.screenshot(&format!("{name}-{}", backend_name(app))).await;
+    text
+}
+
+async fn every_page_and_action_of_the_console_works_in_a_browser(app: TestApp) {
+    let statement = crate::billing_statements::open_statement(&app).await;
+    let statement_id = statement["id"].as_str().unwrap().to_owned();
+    let customer_id = statement["customer_id"].as_str().unwrap().to_owned();
+    let due_at = statement["created_at"].as_i64().unwrap() + 10 * 24 * 60 * 60;
+    let (_, draft) = app.post("/billing_statements", &format!("customer_id={customer_id}&due_at={due_at}")).await;
+    let draft_id = draft["id"].as_str().unwrap().to_owned();
+    let (_, item) = app
+        .post(
+            "/billing_statement_line_items",
+            &format!("billing_statement_id={draft_id}&description=Audit&unit_price=500000&quantity=1"),
+        )
+        .await;
+    assert!(item["id"].is_string(), "{item}");
+    let session = crate::checkout_sessions::create_session(&app, "").await;
+    let session_id = session["id"].as_str().unwrap().to_owned();
+    let held = app.create_intent(30_000, "&payment_method_options[card][capture_type]=manual").await;
+    let held_id = held["id"].as_str().unwrap().to_owned();
+    app.attach_card(&held_id, "4242424242424242").await;
+    let open_intent = app.create_intent(5_000, "").await;
+    let open_id = open_intent["id"].as_str().unwrap().to_owned();
+    let receiver = Receiver::start(vec![crate::receiver::Reply::Status(503)]);
+    let (_, hook) = app.post("/webhooks", &format!("url={}&events[]=payment_intent.succeeded", receiver.url)).await;
+    let hook_id = hook["id"].as_str().unwrap().to_owned();
+
+    let browser = browser().await;
+    browser.client.goto(&format!("{}/dashboard/sign_in", app.address)).await.unwrap();
+    browser.fill("key", &app.keys.secret_test).await;
+    browser.click("button[type=submit]").await;
+    browser.see("Latest events").await;
+
+    // Capture the held intent, cancel the open one.
+    open(&browser, &app, &format!("/dashboard/payment_intents/{held_id}"), "Capture", "console-capture").await;
+    browser.fill("capture-amount", "25000").await;
+    browser.click("form[action$='/capture'] button").await;
+    browser.see("Captured.").await;
+    receiver.wait_for(1, Duration::from_secs(5)).await;
+    open(&browser, &app, &format!("/dashboard/payment_intents/{open_id}"), "Cancel payment intent", "console-open")
+        .await;
+    browser.click("form[action$='/cancel'] button").await;
+    browser.see("Canceled.").await;
+
+    // Statements: finalize the draft, void the open one.
+    open(&browser, &app, &format!("/dashboard/billing_statements/{draft_id}"), "Finalize", "console-statement-draft")
+        .await;
+    browser.click("form[action$='/finalize'] button").await;
+    browser.see("Send by e-mail").await;
+    browser.click("form[action$='/send'] button").await;
+    browser.see("Done: the statement moved on").await;
+    open(&browser, &app, &format!("/dashboard/billing_statements/{statement_id}"), "Consulting", "console-statement")
+        .await;
+    browser.click("form[action$='/void'] button").await;
+    let text = browser.see("Done: the statement moved on").await;
+    assert!(text.contains("void"), "{text}");
+    open(&browser, &app, "/dashboard/billing_statements", "Billing statements", "console-statements").await;
+
+    // The checkout session, expired; the lists of everything else.
+    open(
+        &browser,
+        &app,
+        &format!("/dashboard/checkout_sessions/{session_id}"),
+        "Line items",
+        "console-checkout-session",
+    )
+    .await;
+    browser.click("form[action$='/expire'] button").await;
+    browser.see("Expired.").await;
+    open(&browser, &app, "/dashboard/checkout_sessions", "Checkout sessions", "console-checkout-sessions").await;
+    let text = open(
+        &browser,
+        &app,
+        &format!("/dashboard/customers/{customer_id}"),
+        "Saved payment methods",
+        "console-customer",
+    )
+    .await;
+    assert!(text.contains("Juan dela Cruz"), "{text}");
+    open(&browser, &app, "/dashboard/customers", "Juan dela Cruz", "console-customers").await;
+    browser.click("table.list a.id").await;
+    let text = open(&browser, &app, "/dashboard/payments", "Payments", "console-payments-list").await;
+    assert!(text.contains("₱250.00"), "the captured amount: {text}");
+    browser.click("table.list a.id").await;
+    browser.see("Refunds").await;
+    open(&browser, &app, "/dashboard/refunds", "Refunds", "console-refunds").await;
+    open(&browser, &app, "/dashboard/mailbox", "Test mailbox", "console-mailbox").await;
+    open(&browser, &app, "/dashboard/events", "Events", "console-events").await;
+
+    // The webhook: its failed delivery on the overview, then disabled, enabled, edited, deleted.
+    let text = open(&browser, &app, "/dashboard", "Failed webhook deliveries", "console-overview-failures").await;
+    assert!(text.contains("503") && text.contains("received"), "{text}");
+    open(
+        &browser,
+        &app,
+        &format!("/dashboard/webhooks/{hook_id}"),
+        "Latest delivery attempts",
+        "console-webhook-attempts",
+    )
+    .await;
+    browser.click("form[action$='/disable'] button").await;
+    browser.see("Disabled").await;
+    browser.click("form[action$='/enable'] button").await;
+    browser.see("Enabled").await;
+    browser.click("form[action$='/resend'] button").await;
+    browser.see("Sent again.").await;
+    browser.fill("description", "Orders").await;
+    browser.click(&format!("form[action='/dashboard/webhooks/{hook_id}'] button")).await;
+    browser.see("Saved.").await;
+    browser.click("form[action$='/delete'] button").await;
+    browser.arrive("/dashboard/webhooks").await;
+    let (status, _) = read(app.get(&format!("/webhooks/{hook_id}")).await).await;
+    assert_eq!(status, 404, "deleted");
+    let captured = read(app.get(&format!("/payment_intents/{held_id}")).await).await.1;
+    assert_eq!(captured["amount_received"], 25_000);
+    let canceled = read(app.get(&format!("/payment_intents/{open_id}")).await).await.1;
+    assert_eq!(canceled["status"], "canceled");
+}
