@@ -8,7 +8,7 @@ use super::session::DbSession;
 use super::write_batch::Expect;
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
-use payments_application::ports::{PaymentIntentFilter, PaymentIntentRepository, StatusCount, StoreError};
+use payments_application::ports::{IntentOutcome, PaymentIntentFilter, PaymentIntentRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
 use payments_domain::money::{Amount, Currency};
@@ -308,31 +308,21 @@ impl PaymentIntentRepository for DbSession<'_> {
         Ok(Page::from_overfetched(intents, page))
     }
 
-    fn count_by_status(&mut self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, StoreError> {
-        let rows: Vec<(String, i64, Option<i64>)> = payment_intents::table
+    fn latest_outcomes(&mut self, scope: &Scope, limit: u32) -> Result<Vec<IntentOutcome>, StoreError> {
+        let rows: Vec<(String, i64, i64)> = payment_intents::table
             .filter(listed!(payment_intents, scope))
-            .filter(payment_intents::created_at.ge(since.unix_seconds()))
-            .group_by(payment_intents::status)
-            .select((
-                payment_intents::status,
-                diesel::dsl::count_star(),
-                // SUM of a BIGINT is NUMERIC on PostgreSQL.
-                diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::BigInt>>(
-                    "CAST(SUM(amount_received) AS BIGINT)",
-                ),
-            ))
+            .order(payment_intents::seq.desc())
+            .limit(i64::from(limit))
+            .select((payment_intents::status, payment_intents::amount_received, payment_intents::created_at))
             .load(self.reading()?)
             .map_err(store_error)?;
-        let mut counts = rows
-            .into_iter()
-            .map(|(status, count, received)| {
+        rows.into_iter()
+            .map(|(status, amount_received, created_at)| {
                 let status = PaymentIntentStatus::parse(&status)
                     .ok_or_else(|| super::error::corrupt("payment intent status", &status))?;
-                Ok(StatusCount { status, count, amount_received: received.unwrap_or(0) })
+                Ok(IntentOutcome { status, amount_received, created_at: Timestamp::from_unix_seconds(created_at) })
             })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        counts.sort_by_key(|count| PaymentIntentStatus::ALL.iter().position(|status| *status == count.status));
-        Ok(counts)
+            .collect()
     }
 }
 

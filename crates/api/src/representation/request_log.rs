@@ -33,10 +33,10 @@ pub(crate) struct RequestLogResource<'a> {
     /// The object the request was about: the id in its path, else the id of the object it answered.
     object_id: Option<&'a str>,
     /// The body sent, as JSON (a form as the parameters it holds).
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<serde_json::Value>)]
     request_body: Option<&'a RawValue>,
     /// The body answered, as JSON.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<serde_json::Value>)]
     response_body: Option<&'a RawValue>,
     created_at: i64,
 }

@@ -77,7 +77,8 @@ impl<'a> Console<'a> {
 }
 
 async fn only_a_secret_key_signs_in_and_every_wrong_key_is_told_the_same(app: TestApp) {
-    let unknown = format!("{}0", &app.keys.secret_test[..app.keys.secret_test.len() - 1]);
+    let (start, last) = app.keys.secret_test.split_at(app.keys.secret_test.len() - 1);
+    let unknown = format!("{start}{}", if last == "0" { "1" } else { "0" });
     let mut refusals = Vec::new();
     for wrong in [app.keys.public_test.as_str(), unknown.as_str(), "", "sk_test_", "<script>", "pk_live_x"] {
         let mut console = Console::new(&app);
@@ -564,4 +565,37 @@ async fn customers_sessions_statements_payments_and_refunds_have_pages(app: Test
             .0,
         404
     );
+}
+
+mod signing_in_is_rate_limited_like_any_request_without_a_key {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        let tight = |settings: &mut payments_api::settings::Settings| {
+            settings.rate_limit.per_address_per_second = 1;
+            settings.rate_limit.per_address_burst = 3;
+        };
+        let app = crate::helpers::spawn_app_with(payments_adapters::db::Backend::Sqlite, tight).await;
+        super::signing_in_is_rate_limited_like_any_request_without_a_key(app).await;
+    }
+}
+
+async fn signing_in_is_rate_limited_like_any_request_without_a_key(app: TestApp) {
+    let mut statuses = Vec::new();
+    for _ in 0..6 {
+        let response = browser()
+            .post(format!("{}/dashboard/sign_in", app.address))
+            .form(&[("form_token", "guess"), ("key", "sk_test_guess")])
+            .send()
+            .await
+            .unwrap();
+        statuses.push(response.status().as_u16());
+    }
+    assert!(statuses.contains(&429), "wrong keys are limited per address: {statuses:?}");
+    let right_key = browser()
+        .post(format!("{}/dashboard/sign_in", app.address))
+        .form(&[("form_token", "guess"), ("key", app.keys.secret_test.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right_key.status(), 429, "the address waits, whatever the key");
 }

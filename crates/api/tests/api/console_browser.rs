@@ -221,7 +221,7 @@ async fn every_page_and_action_of_the_console_works_in_a_browser(app: TestApp) {
     browser.click(&format!("form[action='/dashboard/webhooks/{hook_id}'] button")).await;
     browser.see("Saved.").await;
     browser.click("form[action$='/delete'] button").await;
-    browser.arrive("/dashboard/webhooks").await;
+    browser.see("Add a webhook").await;
     let (status, _) = read(app.get(&format!("/webhooks/{hook_id}")).await).await;
     assert_eq!(status, 404, "deleted");
     let captured = read(app.get(&format!("/payment_intents/{held_id}")).await).await.1;

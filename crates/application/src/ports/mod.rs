@@ -35,7 +35,7 @@ pub use id_generator::IdGenerator;
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
 pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer, StatementNotice};
 pub use payment::{PaymentFilter, PaymentRepository};
-pub use payment_intent::{PaymentIntentFilter, PaymentIntentRepository, StatusCount};
+pub use payment_intent::{IntentOutcome, PaymentIntentFilter, PaymentIntentRepository};
 pub use payment_method::PaymentMethodRepository;
 pub use presenter::Presenter;
 pub use processor::{

@@ -40,12 +40,12 @@ impl PaymentIntentFilter {
     }
 }
 
-/// How many of a scope's intents created since a time are in one status, and their amounts received.
+/// Where an intent stands: what the console's overview counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusCount {
+pub struct IntentOutcome {
     pub status: PaymentIntentStatus,
-    pub count: i64,
     pub amount_received: i64,
+    pub created_at: Timestamp,
 }
 
 /// Payment intents, confined to a scope except where a secret token or a job finds them.
@@ -87,10 +87,9 @@ pub trait PaymentIntentRepository {
         page: &PageRequest,
     ) -> Result<Page<PaymentIntent>, StoreError>;
 
-    /// For each status with intents of the scope created at or after `since`: how many, and what they
-    /// received.
+    /// Where the scope's latest `limit` intents stand, newest first.
     ///
     /// # Errors
     /// Storage failures.
-    fn count_by_status(&mut self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, StoreError>;
+    fn latest_outcomes(&mut self, scope: &Scope, limit: u32) -> Result<Vec<IntentOutcome>, StoreError>;
 }

@@ -34,7 +34,7 @@ pub use mail_message::MailMessageService;
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
     AttachOutcome, AttachRequest, IntentHistory, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,
-    PaymentMethodChoice, Processors,
+    PaymentMethodChoice, Processors, StatusCount, StatusCounts,
 };
 pub use payment_method::PaymentMethodService;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};

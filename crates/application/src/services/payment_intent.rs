@@ -13,8 +13,7 @@ use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, CustomerFilter, IdGenerator,
-    PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, StatusCount,
-    UnitOfWork,
+    PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::account::Mode;
@@ -74,6 +73,21 @@ pub struct PaymentIntentView {
     pub intent: PaymentIntent,
     pub latest_payment: Option<Payment>,
     pub customer: Option<Customer>,
+}
+
+/// How many intents are in one status, and what they received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusCount {
+    pub status: PaymentIntentStatus,
+    pub count: i64,
+    pub amount_received: i64,
+}
+
+/// Intents counted by status; `complete` unless the count stopped at its limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusCounts {
+    pub counts: Vec<StatusCount>,
+    pub complete: bool,
 }
 
 /// An intent and what became of it: each payment attempted, oldest first, with its refunds.
@@ -210,14 +224,37 @@ impl PaymentIntentService {
         })
     }
 
-    /// How the scope's intents created at or after `since` stand, by status.
+    /// How the scope's intents created at or after `since` stand, by status, counting at most its
+    /// latest `at_most` intents (a view that must answer at once, whatever the account holds).
     ///
     /// # Errors
     /// Storage failures.
-    pub fn count_by_status(&self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, ApplicationError> {
-        reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(repositories.payment_intents().count_by_status(scope, since)?)
-        })
+    pub fn count_by_status(
+        &self,
+        scope: &Scope,
+        since: Timestamp,
+        at_most: u32,
+    ) -> Result<StatusCounts, ApplicationError> {
+        let latest = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.payment_intents().latest_outcomes(scope, at_most)?)
+        })?;
+        let complete = latest.len() < at_most as usize || latest.iter().any(|outcome| outcome.created_at < since);
+        let mut counts: Vec<StatusCount> = Vec::new();
+        for outcome in latest.iter().filter(|outcome| outcome.created_at >= since) {
+            match counts.iter_mut().find(|count| count.status == outcome.status) {
+                Some(count) => {
+                    count.count += 1;
+                    count.amount_received += outcome.amount_received;
+                }
+                None => counts.push(StatusCount {
+                    status: outcome.status,
+                    count: 1,
+                    amount_received: outcome.amount_received,
+                }),
+            }
+        }
+        counts.sort_by_key(|count| PaymentIntentStatus::ALL.iter().position(|status| *status == count.status));
+        Ok(StatusCounts { counts, complete })
     }
 
     /// An intent with what became of it: each payment attempted, with its refunds.

@@ -8,8 +8,8 @@ use crate::error::{ApplicationError, StoreError};
 use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, BillingStatementFilter, CheckoutSessionFilter, CustomerFilter, DeliveryAttempt,
-    EventFilter, IdempotencyRecord, IdempotencyState, PassOver, PaymentFilter, PaymentIntentFilter, RequestLogFilter,
-    StatusCount, UnitOfWork, WebhookFilter,
+    EventFilter, IdempotencyRecord, IdempotencyState, IntentOutcome, PassOver, PaymentFilter, PaymentIntentFilter,
+    RequestLogFilter, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -1416,14 +1416,9 @@ pub fn payment_intents_are_listed_filtered_and_counted(store: &dyn UnitOfWork) {
     let refused = reading(store, |r| r.payment_intents().list(&scope, &all, &unknown).map_err(|e| unknown.explain(e)));
     assert!(matches!(refused, Err(ApplicationError::Validation(_))), "{refused:?}");
 
-    let counts = read(store, |r| r.payment_intents().count_by_status(&scope, at(100)));
-    assert_eq!(
-        counts,
-        vec![
-            StatusCount { status: PaymentIntentStatus::AwaitingPaymentMethod, count: 3, amount_received: 0 },
-            StatusCount { status: PaymentIntentStatus::Canceled, count: 1, amount_received: 0 },
-        ],
-        "intents created at 100 and later, by status"
-    );
-    assert!(read(store, |r| r.payment_intents().count_by_status(&scope, at(1_000))).is_empty());
+    let outcome =
+        |i: &PaymentIntent| IntentOutcome { status: i.status(), amount_received: 0, created_at: i.created_at() };
+    let latest = read(store, |r| r.payment_intents().latest_outcomes(&scope, 2));
+    assert_eq!(latest, vec![outcome(&canceled), outcome(&intents[3])], "newest first, as many as asked");
+    assert_eq!(read(store, |r| r.payment_intents().latest_outcomes(&scope, 100)).len(), 5, "its own only");
 }

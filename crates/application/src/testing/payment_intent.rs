@@ -2,7 +2,7 @@
 
 use super::{filtered_page_of, in_scope_of, replace_versioned, State};
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{PaymentIntentFilter, PaymentIntentRepository, StatusCount, StoreError};
+use crate::ports::{IntentOutcome, PaymentIntentFilter, PaymentIntentRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::ids::PaymentIntentId;
 use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
@@ -56,25 +56,18 @@ impl PaymentIntentRepository for State {
         filtered_page_of(&in_scope, |i| i.id().as_str(), |i| filter.matches(i), page)
     }
 
-    fn count_by_status(&mut self, scope: &Scope, since: Timestamp) -> Result<Vec<StatusCount>, StoreError> {
-        let mut counts: Vec<StatusCount> = Vec::new();
-        for intent in self.payment_intents.iter().filter(|i| in_scope_of(i.account_id(), i.livemode(), scope)) {
-            if intent.created_at() < since {
-                continue;
-            }
-            match counts.iter_mut().find(|count| count.status == intent.status()) {
-                Some(count) => {
-                    count.count += 1;
-                    count.amount_received += intent.amount_received();
-                }
-                None => counts.push(StatusCount {
-                    status: intent.status(),
-                    count: 1,
-                    amount_received: intent.amount_received(),
-                }),
-            }
-        }
-        counts.sort_by_key(|count| PaymentIntentStatus::ALL.iter().position(|status| *status == count.status));
-        Ok(counts)
+    fn latest_outcomes(&mut self, scope: &Scope, limit: u32) -> Result<Vec<IntentOutcome>, StoreError> {
+        Ok(self
+            .payment_intents
+            .iter()
+            .rev()
+            .filter(|i| in_scope_of(i.account_id(), i.livemode(), scope))
+            .take(limit as usize)
+            .map(|i| IntentOutcome {
+                status: i.status(),
+                amount_received: i.amount_received(),
+                created_at: i.created_at(),
+            })
+            .collect())
     }
 }

@@ -17,6 +17,9 @@ use payments_domain::request_log::StatusRange;
 const SHOWN: i64 = 10;
 /// The overview's counts and volume cover this long.
 const DAY_SECONDS: i64 = 24 * 60 * 60;
+/// The latest payment intents the overview counts, at most: it answers at once whatever the account
+/// holds, and says when it stopped there.
+const COUNTED: u32 = 10_000;
 /// The latest attempts of each webhook looked at for failures.
 const ATTEMPTS_LOOKED_AT: u32 = 20;
 
@@ -64,6 +67,9 @@ struct RecentEvent {
 struct Overview {
     chrome: Chrome,
     counts: Vec<(&'static str, i64, &'static str)>,
+    /// Whether the counts cover every intent of the last 24 hours, or the latest `counted`.
+    complete: bool,
+    counted: u32,
     received: String,
     failed_requests: Vec<FailedRequest>,
     failed_deliveries: Vec<FailedDelivery>,
@@ -75,7 +81,7 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
     let since = services.clock.now().plus_seconds(-DAY_SECONDS);
     let read = load(move || {
         let page = PageRequest::new(Some(SHOWN), None, None).map_err(ApplicationError::Validation)?;
-        let counts = services.payment_intents.count_by_status(&scope, since)?;
+        let counts = services.payment_intents.count_by_status(&scope, since, COUNTED)?;
         let failed =
             RequestLogFilter { status: Some(StatusRange { min: 400, max: 599 }), ..RequestLogFilter::default() };
         let requests = services.request_logs.list(&scope, &failed, &page)?;
@@ -130,12 +136,16 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
                 .map_or_else(|| attempt.error.clone().unwrap_or_default(), |code| code.to_string()),
         })
         .collect();
-    let received = pesos(counts.iter().map(|count| count.amount_received).sum());
-    let counts = counts.iter().map(|count| (count.status.as_str(), count.count, tone(count.status.as_str()))).collect();
+    let received = pesos(counts.counts.iter().map(|count| count.amount_received).sum());
+    let complete = counts.complete;
+    let counts =
+        counts.counts.iter().map(|count| (count.status.as_str(), count.count, tone(count.status.as_str()))).collect();
     page(
         Overview {
             chrome: Chrome::new(&signed, "Overview"),
             counts,
+            complete,
+            counted: COUNTED,
             received,
             failed_requests,
             failed_deliveries,
