@@ -5,6 +5,7 @@ Usage: payrex_client.py BASE_URL SECRET_KEY
 """
 import base64
 import http.cookiejar
+import json
 import re
 import secrets
 import sys
@@ -145,6 +146,7 @@ def main(base_url, secret_key):
     check(checkout.id in by_status and checkout.id not in still_active, "the list filters by status")
 
     check_billing_statements(client, base_url.rstrip("/"), secret_key)
+    check_console(client, base_url.rstrip("/"), secret_key)
 
     # A bad request is a RequestInvalidException carrying every error.
     try:
@@ -257,6 +259,47 @@ def check_billing_statements(client, base_url, secret_key):
         check(error.errors[0].code == "resource_invalid_state", "a closed statement takes no line items")
     else:
         sys.exit("a line item was added to a closed statement")
+
+
+def check_console(client, base_url, secret_key):
+    """The README's flow: a payment made through the client is found in the console by its metadata,
+    refunded there, and every request that did it is in the request log."""
+    order = f"CI-{secrets.token_hex(4)}"
+    intent = client.payment_intents.create(
+        {"amount": 25000, "currency": "PHP", "payment_methods": ["card"], "metadata": {"order": order}}
+    )
+    card = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}
+    paid = client.payment_intents.attach(intent.id, {"payment_method": {"type": "card", "card": card}})
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    with browser.open(base_url + "/dashboard/sign_in") as page:
+        token = re.search(r'name="form_token" value="([^"]+)"', page.read().decode()).group(1)
+    fields = urllib.parse.urlencode({"form_token": token, "key": secret_key}).encode()
+    with browser.open(base_url + "/dashboard/sign_in", fields) as answer:
+        overview = answer.read().decode()
+    check("TEST MODE" in overview and answer.url.endswith("/dashboard"), "the console opens with the secret key")
+    with browser.open(base_url + "/dashboard/payment_intents?q=" + order) as answer:
+        found = answer.read().decode()
+    check(intent.id in found and found.count("/dashboard/payment_intents/pi_") == 1, "the payment is found by metadata")
+    with browser.open(base_url + f"/dashboard/payment_intents/{intent.id}") as answer:
+        page = answer.read().decode()
+    token = re.search(r'name="form_token" value="([^"]+)"', page).group(1)
+    refund = {"form_token": token, "payment_id": paid.latest_payment["id"], "currency": "PHP", "amount": "5000",
+              "reason": "others"}
+    with browser.open(base_url + f"/dashboard/payment_intents/{intent.id}/refund", urllib.parse.urlencode(refund).encode()) as answer:
+        check("Refund created" in answer.read().decode(), "it is refunded from the console")
+    payment = client.payments.retrieve(paid.latest_payment["id"])
+    check(payment.amount_refunded == 5000, "once, through the service the API uses")
+    logged = urllib.request.Request(base_url + f"/request_logs?object_id={intent.id}&limit=100")
+    logged.add_header("Authorization", "Basic " + base64.b64encode(f"{secret_key}:".encode()).decode())
+    for _ in range(50):
+        with urllib.request.urlopen(logged) as answer:
+            entries = json.load(answer)["data"]
+        if len(entries) >= 3:
+            break
+        time.sleep(0.1)
+    sources = sorted({entry["source"] for entry in entries})
+    check(sources == ["api", "dashboard"] and len(entries) >= 3, "the request log holds the client's requests and the console's")
+    check(all("4242424242424242" not in str(entry) for entry in entries), "without the card number")
 
 
 if __name__ == "__main__":

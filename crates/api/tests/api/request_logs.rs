@@ -84,7 +84,7 @@ async fn every_keyed_request_is_logged_as_answered_and_redacted(app: TestApp) {
     assert_eq!(created["request_body"]["metadata"]["order"], "A-1", "a form body as its parameters");
     assert_eq!(created["request_body"]["amount"], "10000");
     assert_eq!(created["response_body"]["id"], id);
-    assert_eq!(created["response_body"]["client_secret"], "[redacted]");
+    assert_eq!(created["response_body"]["client_secret"], format!("{id}_secret_[redacted]"));
     assert_eq!(replayed["response_body"], created["response_body"]);
     assert_eq!((created["key_kind"].as_str(), created["source"].as_str()), (Some("secret"), Some("api")));
     assert_eq!(attached["object_id"], id, "the object in the path");
