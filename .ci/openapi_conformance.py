@@ -184,6 +184,18 @@ def webhooks_and_events(api):
     api.call("delete", "/customers/{id}", id=customer["id"])
 
 
+def request_logs(api):
+    # The log is written a moment after each answer.
+    for _ in range(50):
+        logged = api.call("get", "/request_logs", params={"limit": 100, "method": "POST", "status": "2xx"})
+        if logged["data"]:
+            break
+        time.sleep(0.1)
+    api.call("get", "/request_logs", params={"path": "/payment_intents", "source": "api", "status": "200"})
+    api.call("get", "/request_logs/{id}", id=logged["data"][0]["id"])
+    api.call("get", "/request_logs/{id}", status=404, id="req_nothing_here")
+
+
 def errors(api):
     api.call("get", "/customers/{id}", status=404, id="cus_nothing_here")
     api.call("get", "/customers", key="sk_test_not_a_key", status=401)
@@ -199,6 +211,7 @@ def main(base_url, secret_key, public_key):
     checkout(api)
     billing_statements(api, customer)
     webhooks_and_events(api)
+    request_logs(api)
     errors(api)
     uncovered = api.uncovered()
     assert not uncovered, f"operations never answered 200 here: {uncovered}"

@@ -218,7 +218,8 @@ impl TestDatabase {
             Backend::Sqlite => {
                 let path = self.url.trim_start_matches("sqlite://");
                 let mut connection = SqliteConnection::establish(path).expect("open the test database");
-                connection.batch_execute("BEGIN IMMEDIATE").expect("take the write lock");
+                // Waits for a write under way (the request log's, say) rather than failing at once.
+                connection.batch_execute("PRAGMA busy_timeout = 5000; BEGIN IMMEDIATE").expect("take the write lock");
                 HeldConnection::Sqlite(connection)
             }
         };

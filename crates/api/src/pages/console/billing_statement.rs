@@ -4,13 +4,11 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, ActionForm, Cell, Filter, Object, Table};
-use super::{after_success, date_time, load, refused, Action, Chrome, ListQuery, Signed};
-use crate::error::ApiError;
-use crate::pages::hosted::{not_allowed, pesos};
+use super::{date_time, load, refused, Action, Chrome, ListQuery, Signed};
+use crate::pages::hosted::pesos;
 use crate::representation::billing_statement::BillingStatementResource;
 use crate::routes::billing_statement::list_request;
-use crate::state::{blocking, Services};
-use actix_web::http::Method;
+use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
 use payments_application::services::BillingStatementView;
 use payments_domain::billing_statement::BillingStatementStatus;
@@ -35,13 +33,7 @@ const MOVES: [(&str, &str, &str, &str, &str, BillingStatementStatus); 4] = [
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     super::pages(config, LIST, list, detail);
     for (segment, ..) in MOVES {
-        config.service(
-            web::resource(format!("{LIST}/{{id}}/{segment}")).route(web::post().to(act)).default_service(not_allowed(
-                &[Method::POST],
-                "Use the form on the statement's page.",
-                false,
-            )),
-        );
+        super::form(config, format!("{LIST}/{{id}}/{segment}"), move_statement);
     }
 }
 
@@ -57,14 +49,9 @@ fn row(view: &BillingStatementView) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
-    };
-    let read = list_request(&mut query.params);
-    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
-    let (filter, page_request) = match params.finish(read) {
+    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
         Ok(read) => read,
-        Err(error) => return refused(&error, LIST),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let statements = match load(move || services.billing_statements.list(&scope, &filter, &page_request)).await {
@@ -72,7 +59,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let ids: Vec<&str> = statements.data.iter().map(|view| view.statement.id().as_str()).collect();
-    let pager = query.pager(LIST, ids.first().copied(), ids.last().copied(), statements.has_more);
+    let pager = query.pager(LIST, &ids, statements.has_more);
     let table = Table {
         headers: vec!["Amount", "Status", "Billing statement", "Customer", "Due"],
         rows: statements.data.iter().map(row).collect(),
@@ -158,7 +145,7 @@ async fn detail(
 }
 
 /// Finalize, send, void or mark uncollectible: the last segment of the path says which.
-async fn act(
+async fn move_statement(
     action: Action,
     id: web::Path<String>,
     request: HttpRequest,
@@ -171,22 +158,15 @@ async fn act(
     }
     let segment = request.path().rsplit('/').next().unwrap_or_default().to_owned();
     let scope = signed.scope();
-    let move_to = segment.clone();
-    let moved = blocking(move || {
+    super::act(&back, &segment.clone(), move || {
         let statements = &services.billing_statements;
-        match move_to.as_str() {
+        let view = match segment.as_str() {
             "finalize" => statements.finalize(&scope, &id),
             "send" => statements.send(&scope, &id),
             "void" => statements.void(&scope, &id),
             _ => statements.mark_uncollectible(&scope, &id),
-        }
+        }?;
+        Ok(serde_json::to_value(BillingStatementResource::new(&view)).unwrap_or_default())
     })
-    .await;
-    match moved {
-        Ok(view) => {
-            let answered = serde_json::to_value(BillingStatementResource::new(&view)).unwrap_or_default();
-            after_success(&format!("{back}?done={segment}"), answered)
-        }
-        Err(error) => refused(&error, &back),
-    }
+    .await
 }

@@ -3,13 +3,11 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, ActionForm, Cell, Filter, Object, Table};
-use super::{after_success, date_time, load, refused, Action, Chrome, ListQuery, Signed};
-use crate::error::ApiError;
-use crate::pages::hosted::{not_allowed, pesos};
+use super::{date_time, load, refused, Action, Chrome, ListQuery, Signed};
+use crate::pages::hosted::pesos;
 use crate::representation::checkout_session::CheckoutSessionResource;
 use crate::routes::checkout_session::list_request;
-use crate::state::{blocking, Services};
-use actix_web::http::Method;
+use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
 use payments_application::services::CheckoutSessionView;
 use payments_domain::checkout_session::CheckoutSessionStatus;
@@ -18,13 +16,7 @@ const LIST: &str = "/dashboard/checkout_sessions";
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     super::pages(config, LIST, list, detail);
-    config.service(
-        web::resource(format!("{LIST}/{{id}}/expire")).route(web::post().to(expire)).default_service(not_allowed(
-            &[Method::POST],
-            "Use the form on the session's page.",
-            false,
-        )),
-    );
+    super::form(config, format!("{LIST}/{{id}}/expire"), expire);
 }
 
 fn row(view: &CheckoutSessionView) -> Vec<Cell> {
@@ -39,14 +31,9 @@ fn row(view: &CheckoutSessionView) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
-    };
-    let read = list_request(&mut query.params);
-    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
-    let (filter, page_request) = match params.finish(read) {
+    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
         Ok(read) => read,
-        Err(error) => return refused(&error, LIST),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let sessions = match load(move || services.checkout_sessions.list(&scope, &filter, &page_request)).await {
@@ -54,7 +41,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let ids: Vec<&str> = sessions.data.iter().map(|view| view.session.id().as_str()).collect();
-    let pager = query.pager(LIST, ids.first().copied(), ids.last().copied(), sessions.has_more);
+    let pager = query.pager(LIST, &ids, sessions.has_more);
     let table = Table {
         headers: vec!["Amount", "Status", "Checkout session", "Reference", "Created"],
         rows: sessions.data.iter().map(row).collect(),
@@ -142,11 +129,9 @@ async fn expire(action: Action, id: web::Path<String>, services: web::Data<Servi
         return refused(&error, &back);
     }
     let scope = signed.scope();
-    match blocking(move || services.checkout_sessions.expire(&scope, &id)).await {
-        Ok(view) => {
-            let answered = serde_json::to_value(CheckoutSessionResource::new(&view)).unwrap_or_default();
-            after_success(&format!("{back}?done=expired"), answered)
-        }
-        Err(error) => refused(&error, &back),
-    }
+    super::act(&back, "expired", move || {
+        let view = services.checkout_sessions.expire(&scope, &id)?;
+        Ok(serde_json::to_value(CheckoutSessionResource::new(&view)).unwrap_or_default())
+    })
+    .await
 }

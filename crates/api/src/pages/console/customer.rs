@@ -3,8 +3,7 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, Cell, Filter, Object, Table};
-use super::{date_time, load, refused, Chrome, ListQuery, Signed};
-use crate::error::ApiError;
+use super::{date_time, load, Chrome, ListQuery, Signed};
 use crate::representation::customer::CustomerResource;
 use crate::routes::customer::list_request;
 use crate::state::Services;
@@ -33,14 +32,9 @@ fn row(customer: &Customer) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
-    };
-    let read = list_request(&mut query.params);
-    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
-    let (filter, page_request) = match params.finish(read) {
+    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
         Ok(read) => read,
-        Err(error) => return refused(&error, LIST),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let customers = match load(move || services.customers.list(&scope, &filter, &page_request)).await {
@@ -48,7 +42,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let ids: Vec<&str> = customers.data.iter().map(|customer| customer.id.as_str()).collect();
-    let pager = query.pager(LIST, ids.first().copied(), ids.last().copied(), customers.has_more);
+    let pager = query.pager(LIST, &ids, customers.has_more);
     let table = Table {
         headers: vec!["Name", "E-mail", "Customer", "Created"],
         rows: customers.data.iter().map(row).collect(),

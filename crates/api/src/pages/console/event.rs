@@ -3,14 +3,11 @@
 //! form that sends it again to a webhook, through the service `POST /webhooks/:id/resend` calls.
 
 use super::json::{href, to_html};
-use super::{after_success, date_time, load, page, refused, Action, Chrome, ListQuery, Pager, Signed};
-use crate::error::ApiError;
-use crate::pages::hosted::not_allowed;
+use super::{date_time, load, page, refused, Action, AttemptRow, Chrome, ListQuery, Pager, Signed};
 use crate::representation::event::live_envelope;
 use crate::representation::webhook::WebhookResource;
 use crate::routes::event::list_request;
-use crate::state::{blocking, Services};
-use actix_web::http::Method;
+use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_application::pagination::PageRequest;
@@ -21,21 +18,8 @@ use payments_domain::limits::IDENTIFIER_LENGTH;
 const LIST: &str = "/dashboard/events";
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    let get_only = || not_allowed(&[Method::GET], "Open the page.", false);
-    config
-        .service(web::resource(LIST).route(crate::routes::get_or_head().to(list)).default_service(get_only()))
-        .service(
-            web::resource(format!("{LIST}/{{id}}"))
-                .route(crate::routes::get_or_head().to(detail))
-                .default_service(get_only()),
-        )
-        .service(
-            web::resource(format!("{LIST}/{{id}}/resend")).route(web::post().to(resend)).default_service(not_allowed(
-                &[Method::POST],
-                "Use the form on the event's page.",
-                false,
-            )),
-        );
+    super::pages(config, LIST, list, detail);
+    super::form(config, format!("{LIST}/{{id}}/resend"), resend);
 }
 
 struct Row {
@@ -69,14 +53,9 @@ struct ListPage<'a> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
-    };
-    let read = list_request(&mut query.params);
-    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
-    let (filter, page_request) = match params.finish(read) {
+    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
         Ok(read) => read,
-        Err(error) => return refused(&error, LIST),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let events = match load(move || services.events.list(&scope, &filter, &page_request)).await {
@@ -84,24 +63,10 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let rows: Vec<Row> = events.data.iter().map(Row::of).collect();
-    let pager = query.pager(
-        LIST,
-        rows.first().map(|row| row.id.as_str()),
-        rows.last().map(|row| row.id.as_str()),
-        events.has_more,
-    );
+    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+    let pager = query.pager(LIST, &ids, events.has_more);
     let types = EventType::ALL.iter().map(|event_type| event_type.as_str()).collect();
     page(ListPage { chrome: Chrome::new(&signed, "Events"), rows, query: &query, types, pager }.render())
-}
-
-/// One attempt to deliver the event, as a row.
-struct AttemptRow {
-    time: String,
-    webhook: String,
-    status: String,
-    failed: bool,
-    duration_ms: i64,
-    excerpt: String,
 }
 
 #[derive(Template)]
@@ -111,6 +76,8 @@ struct DetailPage {
     row: Row,
     notice: bool,
     attempts: Vec<AttemptRow>,
+    /// The attempts' table names the webhook of each (on a webhook's page, the event).
+    attempts_of_event: bool,
     webhooks: Vec<(String, String)>,
     body: String,
 }
@@ -140,19 +107,7 @@ async fn detail(
         .and_then(|envelope| serde_json::from_str(envelope.get()).ok())
         .map(|value| to_html(&value))
         .unwrap_or_default();
-    let attempts = attempts
-        .iter()
-        .map(|attempt| AttemptRow {
-            time: date_time(attempt.attempted_at),
-            webhook: attempt.webhook_id.to_string(),
-            status: attempt
-                .status_code
-                .map_or_else(|| attempt.error.clone().unwrap_or_else(|| "no answer".into()), |code| code.to_string()),
-            failed: !attempt.status_code.is_some_and(|code| (200..300).contains(&code)) || attempt.error.is_some(),
-            duration_ms: attempt.duration_ms,
-            excerpt: attempt.response_excerpt.clone().unwrap_or_default(),
-        })
-        .collect();
+    let attempts = attempts.iter().map(AttemptRow::of).collect();
     let webhooks = webhooks.iter().map(|hook| (hook.id().to_string(), hook.url().as_str().to_owned())).collect();
     page(
         DetailPage {
@@ -160,6 +115,7 @@ async fn detail(
             row: Row::of(&event),
             notice: request.query_string() == "done=resent",
             attempts,
+            attempts_of_event: true,
             webhooks,
             body,
         }
@@ -177,11 +133,9 @@ async fn resend(action: Action, id: web::Path<String>, services: web::Data<Servi
     };
     let scope = signed.scope();
     let event_id = id.clone();
-    match blocking(move || services.webhooks.resend(&scope, &webhook_id, &event_id)).await {
-        Ok(webhook) => {
-            let answered = serde_json::to_value(WebhookResource::new(&webhook)).unwrap_or_default();
-            after_success(&format!("{back}?done=resent"), answered)
-        }
-        Err(error) => refused(&error, &back),
-    }
+    super::act(&back, "resent", move || {
+        let webhook = services.webhooks.resend(&scope, &webhook_id, &event_id)?;
+        Ok(serde_json::to_value(WebhookResource::new(&webhook)).unwrap_or_default())
+    })
+    .await
 }

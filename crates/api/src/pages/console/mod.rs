@@ -92,6 +92,17 @@ where
         );
 }
 
+/// Registers the form at `path` (POST only; another method gets a page saying where the form is).
+fn form<F, Args>(config: &mut web::ServiceConfig, path: String, handler: F)
+where
+    F: actix_web::Handler<Args>,
+    Args: FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    let elsewhere = super::hosted::not_allowed(&[actix_web::http::Method::POST], "Use the form on its page.", false);
+    config.service(web::resource(path).route(web::post().to(handler)).default_service(elsewhere));
+}
+
 /// The sections of the console, in the order of its navigation.
 const SECTIONS: [(&str, &str); 10] = [
     ("Overview", ""),
@@ -299,13 +310,43 @@ impl ListQuery {
         Some(Self { params: Params::new(map), filters, cursor })
     }
 
+    /// The query of the list page at `base`, with its filter and page read by the API's list reader
+    /// `read`; or the page that says what is wrong with it (boxed: a response is large).
+    pub(super) fn read<T>(
+        request: &HttpRequest,
+        base: &str,
+        read: impl FnOnce(&mut Params) -> Option<T>,
+    ) -> Result<(Self, T), Box<HttpResponse>> {
+        let mut query = Self::of(request).ok_or_else(|| {
+            Box::new(refused(&crate::error::ApiError::bad_body("The filters are not a valid query."), base))
+        })?;
+        let value = read(&mut query.params);
+        let params = std::mem::replace(&mut query.params, Params::new(serde_json::Map::new()));
+        let value = params.finish(value).map_err(|error| Box::new(refused(&error, base)))?;
+        Ok((query, value))
+    }
+
+    /// The query of the list page at `base`, whose filters the console reads itself, and its page as
+    /// the API reads it; or the page that says what is wrong with it.
+    pub(super) fn read_page(
+        request: &HttpRequest,
+        base: &str,
+    ) -> Result<(Self, payments_application::pagination::PageRequest), Box<HttpResponse>> {
+        let mut query = Self::of(request).ok_or_else(|| {
+            Box::new(refused(&crate::error::ApiError::bad_body("The filters are not a valid query."), base))
+        })?;
+        let page = page_of(&mut query).map_err(|error| Box::new(refused(&error, base)))?;
+        Ok((query, page))
+    }
+
     /// The value the filter `key` was given, for the filter form.
     pub(super) fn filter(&self, key: &str) -> &str {
         self.filters.iter().find(|(name, _)| name == key).map_or("", |(_, value)| value.as_str())
     }
 
-    /// The links to the newer and the older page of a page whose first and last ids are given.
-    pub(super) fn pager(&self, base: &str, first: Option<&str>, last: Option<&str>, has_more: bool) -> Pager {
+    /// The links to the newer and the older page of a page that shows `ids`.
+    pub(super) fn pager(&self, base: &str, ids: &[&str], has_more: bool) -> Pager {
+        let (first, last) = (ids.first().copied(), ids.last().copied());
         let link = |cursor: &str, id: &str| {
             let mut query = url::form_urlencoded::Serializer::new(String::new());
             for (key, value) in &self.filters {
@@ -356,9 +397,7 @@ pub(super) fn tone(status: &str) -> &'static str {
 }
 
 /// The page a list query asks for (`limit`, `after`, `before`), read as the API reads it.
-pub(super) fn page_of(
-    query: &mut ListQuery,
-) -> Result<payments_application::pagination::PageRequest, crate::error::ApiError> {
+fn page_of(query: &mut ListQuery) -> Result<payments_application::pagination::PageRequest, crate::error::ApiError> {
     let mut params = std::mem::replace(&mut query.params, Params::new(serde_json::Map::new()));
     let page = crate::routes::page_request(&mut params);
     // The console reads its own filters from the query; the API's reader takes the page only.
@@ -366,4 +405,49 @@ pub(super) fn page_of(
         params.discard(&key);
     }
     params.finish(page)
+}
+
+/// An attempt to deliver an event to a webhook, as a row of the event's or the webhook's page.
+pub(super) struct AttemptRow {
+    pub time: String,
+    pub webhook: String,
+    pub event: String,
+    pub answer: String,
+    pub failed: bool,
+    pub duration_ms: i64,
+    pub excerpt: String,
+}
+
+impl AttemptRow {
+    pub(super) fn of(attempt: &payments_application::ports::DeliveryAttempt) -> Self {
+        Self {
+            time: date_time(attempt.attempted_at),
+            webhook: attempt.webhook_id.to_string(),
+            event: attempt.event_id.to_string(),
+            answer: attempt
+                .status_code
+                .map_or_else(|| attempt.error.clone().unwrap_or_else(|| "no answer".into()), |code| code.to_string()),
+            failed: failed(attempt),
+            duration_ms: attempt.duration_ms,
+            excerpt: attempt.response_excerpt.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// Whether an attempt was not delivered.
+pub(super) fn failed(attempt: &payments_application::ports::DeliveryAttempt) -> bool {
+    attempt.error.is_some() || !attempt.status_code.is_some_and(|code| (200..300).contains(&code))
+}
+
+/// Runs an action and sends the browser to `back` with `?done=<done>`, or shows why not. The action
+/// answers the API's JSON of what it made or changed, which the request log keeps.
+pub(super) async fn act(
+    back: &str,
+    done: &str,
+    run: impl FnOnce() -> Result<serde_json::Value, ApplicationError> + Send + 'static,
+) -> HttpResponse {
+    match blocking(run).await {
+        Ok(object) => after_success(&format!("{back}?done={done}"), object),
+        Err(error) => refused(&error, back),
+    }
 }

@@ -2,7 +2,7 @@
 //! what needs a look (failed requests, failed webhook deliveries) and the latest events.
 
 use super::json::href;
-use super::{date_time, load, page, tone, Chrome, Signed, ROOT};
+use super::{date_time, load, page, tone, AttemptRow, Chrome, Signed, ROOT};
 use crate::pages::hosted::pesos;
 use crate::state::Services;
 use actix_web::http::Method;
@@ -48,13 +48,6 @@ struct FailedRequest {
     status: u16,
 }
 
-struct FailedDelivery {
-    time: String,
-    webhook: String,
-    event: String,
-    answer: String,
-}
-
 struct RecentEvent {
     id: String,
     time: String,
@@ -72,7 +65,7 @@ struct Overview {
     counted: u32,
     received: String,
     failed_requests: Vec<FailedRequest>,
-    failed_deliveries: Vec<FailedDelivery>,
+    failed_deliveries: Vec<AttemptRow>,
     events: Vec<RecentEvent>,
 }
 
@@ -91,9 +84,7 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
         let mut failed_attempts = Vec::new();
         for webhook in services.webhooks.list(&scope, &WebhookFilter::default(), &most)?.data {
             let attempts = services.webhooks.attempts(&scope, webhook.id().as_str(), ATTEMPTS_LOOKED_AT)?;
-            failed_attempts.extend(attempts.into_iter().filter(|attempt| {
-                attempt.error.is_some() || !attempt.status_code.is_some_and(|code| (200..300).contains(&code))
-            }));
+            failed_attempts.extend(attempts.into_iter().filter(super::failed));
         }
         failed_attempts.sort_by_key(|attempt| std::cmp::Reverse(attempt.attempted_at));
         failed_attempts.truncate(usize::try_from(SHOWN).unwrap_or(10));
@@ -125,17 +116,7 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
             object: (event.object_id.clone(), href(&event.object_id)),
         })
         .collect();
-    let failed_deliveries = failed_attempts
-        .iter()
-        .map(|attempt| FailedDelivery {
-            time: date_time(attempt.attempted_at),
-            webhook: attempt.webhook_id.to_string(),
-            event: attempt.event_id.to_string(),
-            answer: attempt
-                .status_code
-                .map_or_else(|| attempt.error.clone().unwrap_or_default(), |code| code.to_string()),
-        })
-        .collect();
+    let failed_deliveries = failed_attempts.iter().map(AttemptRow::of).collect();
     let received = pesos(counts.counts.iter().map(|count| count.amount_received).sum());
     let complete = counts.complete;
     let counts =

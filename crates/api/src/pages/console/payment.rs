@@ -2,7 +2,7 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, Cell, Filter, Object, Table};
-use super::{date_time, load, page_of, refused, Chrome, ListQuery, Signed};
+use super::{date_time, load, refused, Chrome, ListQuery, Signed};
 use crate::error::ApiError;
 use crate::representation::payment::PaymentResource;
 use crate::state::Services;
@@ -29,8 +29,9 @@ fn row(payment: &Payment) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
+    let (query, page_request) = match ListQuery::read_page(&request, LIST) {
+        Ok(read) => read,
+        Err(page) => return *page,
     };
     let status = match query.filter("status") {
         "" => None,
@@ -41,10 +42,6 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
             }
         },
     };
-    let page_request = match page_of(&mut query) {
-        Ok(page_request) => page_request,
-        Err(error) => return refused(&error, LIST),
-    };
     let scope = signed.scope();
     let filter = PaymentFilter { status };
     let payments = match load(move || services.payments.list(&scope, &filter, &page_request)).await {
@@ -52,7 +49,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let ids: Vec<&str> = payments.data.iter().map(|payment| payment.id().as_str()).collect();
-    let pager = query.pager(LIST, ids.first().copied(), ids.last().copied(), payments.has_more);
+    let pager = query.pager(LIST, &ids, payments.has_more);
     let table = Table {
         headers: vec!["Amount", "Status", "Payment", "Method", "Payment intent", "Created"],
         rows: payments.data.iter().map(row).collect(),

@@ -4,16 +4,13 @@
 //! action reads its form with the API's reader and calls the service the API's route calls.
 
 use super::json::{href, to_html};
-use super::{
-    after_action, after_success, date_time, load, page, refused, tone, Action, Chrome, ListQuery, Pager, Signed, ROOT,
-};
+use super::{after_action, date_time, load, page, refused, tone, Action, Chrome, ListQuery, Pager, Signed, ROOT};
 use crate::error::ApiError;
-use crate::pages::hosted::{not_allowed, pesos};
+use crate::pages::hosted::pesos;
 use crate::representation::payment_intent::PaymentIntentResource;
 use crate::routes::payment_intent::capture_amount;
 use crate::routes::refund::new_refund;
 use crate::state::{blocking, Services};
-use actix_web::http::Method;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_application::pagination::PageRequest;
@@ -31,24 +28,10 @@ const LIST: &str = "/dashboard/payment_intents";
 const EVENTS_PER_OBJECT: i64 = 100;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    let get_only = || not_allowed(&[Method::GET], "Open the page.", false);
-    let post_only = || not_allowed(&[Method::POST], "Use the form on the payment's page.", false);
-    config
-        .service(web::resource(LIST).route(crate::routes::get_or_head().to(list)).default_service(get_only()))
-        .service(
-            web::resource(format!("{LIST}/{{id}}"))
-                .route(crate::routes::get_or_head().to(detail))
-                .default_service(get_only()),
-        )
-        .service(
-            web::resource(format!("{LIST}/{{id}}/capture")).route(web::post().to(capture)).default_service(post_only()),
-        )
-        .service(
-            web::resource(format!("{LIST}/{{id}}/cancel")).route(web::post().to(cancel)).default_service(post_only()),
-        )
-        .service(
-            web::resource(format!("{LIST}/{{id}}/refund")).route(web::post().to(refund)).default_service(post_only()),
-        );
+    super::pages(config, LIST, list, detail);
+    super::form(config, format!("{LIST}/{{id}}/capture"), capture);
+    super::form(config, format!("{LIST}/{{id}}/cancel"), cancel);
+    super::form(config, format!("{LIST}/{{id}}/refund"), refund);
 }
 
 /// An intent as a row of the list.
@@ -151,8 +134,9 @@ fn date(text: &str, parameter: &str) -> Result<Option<Timestamp>, FieldError> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
+    let (query, page_request) = match ListQuery::read_page(&request, LIST) {
+        Ok(read) => read,
+        Err(page) => return *page,
     };
     let search = query.filter("q").trim().to_owned();
     if PaymentIntentId::parse(&search).is_some() {
@@ -162,11 +146,6 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Ok(filters) => filters,
         Err(error) => return refused(&ApiError::validation(vec![error]), LIST),
     };
-    let page_request = super::page_of(&mut query);
-    let page_request = match page_request {
-        Ok(page_request) => page_request,
-        Err(error) => return refused(&error, LIST),
-    };
     let scope = signed.scope();
     let found = load(move || services.payment_intents.list(&scope, filter, email.as_deref(), &page_request)).await;
     let intents = match found {
@@ -174,12 +153,8 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let rows: Vec<Row> = intents.data.iter().map(Row::of).collect();
-    let pager = query.pager(
-        LIST,
-        rows.first().map(|row| row.id.as_str()),
-        rows.last().map(|row| row.id.as_str()),
-        intents.has_more,
-    );
+    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+    let pager = query.pager(LIST, &ids, intents.has_more);
     let statuses = PaymentIntentStatus::ALL.iter().map(|status| status.as_str()).collect();
     page(ListPage { chrome: Chrome::new(&signed, "Payment intents"), rows, query: &query, statuses, pager }.render())
 }
@@ -348,20 +323,6 @@ async fn detail(
     )
 }
 
-/// Runs an action on the intent `id` and sends the browser back to its page, or says why not. The
-/// action answers the API's JSON of what it made or changed.
-async fn act(
-    id: &str,
-    done: &str,
-    run: impl FnOnce() -> Result<serde_json::Value, payments_application::ApplicationError> + Send + 'static,
-) -> HttpResponse {
-    let back = format!("{LIST}/{id}");
-    match blocking(run).await {
-        Ok(object) => after_success(&format!("{back}?done={done}"), object),
-        Err(error) => refused(&error, &back),
-    }
-}
-
 /// The API's JSON of an intent.
 fn intent_json(view: &payments_application::services::PaymentIntentView) -> serde_json::Value {
     serde_json::to_value(PaymentIntentResource::new(view)).unwrap_or_default()
@@ -377,7 +338,8 @@ async fn capture(action: Action, id: web::Path<String>, services: web::Data<Serv
     };
     let scope = signed.scope();
     let intent = id.clone();
-    act(&id, "captured", move || Ok(intent_json(&services.payment_intents.capture(&scope, &intent, amount)?))).await
+    super::act(&back, "captured", move || Ok(intent_json(&services.payment_intents.capture(&scope, &intent, amount)?)))
+        .await
 }
 
 async fn cancel(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
@@ -387,7 +349,10 @@ async fn cancel(action: Action, id: web::Path<String>, services: web::Data<Servi
     }
     let scope = signed.scope();
     let intent = id.clone();
-    act(&id, "canceled", move || Ok(intent_json(&services.payment_intents.cancel(&scope, &intent)?))).await
+    super::act(&format!("{LIST}/{id}"), "canceled", move || {
+        Ok(intent_json(&services.payment_intents.cancel(&scope, &intent)?))
+    })
+    .await
 }
 
 async fn refund(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
@@ -415,7 +380,7 @@ async fn refund(action: Action, id: web::Path<String>, services: web::Data<Servi
         }
         Err(error) => return refused(&error, &back),
     }
-    act(&id, "refunded", move || {
+    super::act(&back, "refunded", move || {
         let refund = services.refunds.create(&scope, &new)?;
         Ok(serde_json::to_value(crate::representation::refund::RefundResource::new(&refund)).unwrap_or_default())
     })

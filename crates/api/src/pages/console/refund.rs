@@ -2,8 +2,7 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, Cell, Object, Table};
-use super::{date_time, load, page_of, refused, Chrome, ListQuery, Signed};
-use crate::error::ApiError;
+use super::{date_time, load, Chrome, ListQuery, Signed};
 use crate::representation::refund::RefundResource;
 use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -27,12 +26,9 @@ fn row(refund: &Refund) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
-    };
-    let page_request = match page_of(&mut query) {
-        Ok(page_request) => page_request,
-        Err(error) => return refused(&error, LIST),
+    let (query, page_request) = match ListQuery::read_page(&request, LIST) {
+        Ok(read) => read,
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let refunds = match load(move || services.refunds.list(&scope, &page_request)).await {
@@ -40,7 +36,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let ids: Vec<&str> = refunds.data.iter().map(|refund| refund.id().as_str()).collect();
-    let pager = query.pager(LIST, ids.first().copied(), ids.last().copied(), refunds.has_more);
+    let pager = query.pager(LIST, &ids, refunds.has_more);
     let table = Table {
         headers: vec!["Amount", "Status", "Refund", "Reason", "Payment", "Created"],
         rows: refunds.data.iter().map(row).collect(),

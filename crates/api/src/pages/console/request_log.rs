@@ -2,28 +2,17 @@
 //! and one request with its bodies.
 
 use super::json::{href, to_html};
-use super::{date_time, load, page, refused, Chrome, ListQuery, Pager, Signed, ROOT};
-use crate::error::ApiError;
+use super::{date_time, load, page, Chrome, ListQuery, Pager, Signed};
 use crate::routes::request_log::list_request;
 use crate::state::Services;
-use actix_web::http::Method;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_domain::request_log::RequestLog;
 
+const LIST: &str = "/dashboard/request_logs";
+
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    let get_only = || crate::pages::hosted::not_allowed(&[Method::GET], "Open the page.", false);
-    config
-        .service(
-            web::resource(format!("{ROOT}/request_logs"))
-                .route(crate::routes::get_or_head().to(list))
-                .default_service(get_only()),
-        )
-        .service(
-            web::resource(format!("{ROOT}/request_logs/{{id}}"))
-                .route(crate::routes::get_or_head().to(detail))
-                .default_service(get_only()),
-        );
+    super::pages(config, LIST, list, detail);
 }
 
 /// One logged request as a row.
@@ -67,14 +56,9 @@ struct ListPage<'a> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), &format!("{ROOT}/request_logs"));
-    };
-    let read = list_request(&mut query.params);
-    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
-    let (filter, page_request) = match params.finish(read) {
+    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
         Ok(read) => read,
-        Err(error) => return refused(&error, &format!("{ROOT}/request_logs")),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let entries = match load(move || services.request_logs.list(&scope, &filter, &page_request)).await {
@@ -82,9 +66,8 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let rows: Vec<Row> = entries.data.iter().map(Row::of).collect();
-    let first = rows.first().map(|row| row.id.as_str());
-    let pager =
-        query.pager(&format!("{ROOT}/request_logs"), first, rows.last().map(|row| row.id.as_str()), entries.has_more);
+    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+    let pager = query.pager(LIST, &ids, entries.has_more);
     page(ListPage { chrome: Chrome::new(&signed, "Request log"), rows, query: &query, pager }.render())
 }
 

@@ -5,9 +5,9 @@
 
 use super::json::to_html;
 use super::{
-    after_action, after_success, date_time, load, page, refused, tone, Action, Chrome, ListQuery, Pager, Signed,
+    after_action, after_success, date_time, load, page, refused, tone, Action, AttemptRow, Chrome, ListQuery, Pager,
+    Signed,
 };
-use crate::error::ApiError;
 use crate::pages::hosted::not_allowed;
 use crate::representation::webhook::WebhookResource;
 use crate::routes::webhook::{list_request, new_webhook, webhook_changes};
@@ -26,24 +26,22 @@ const LIST: &str = "/dashboard/webhooks";
 const ATTEMPTS_SHOWN: u32 = 20;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    let post_only = || not_allowed(&[Method::POST], "Use the form on the webhook's page.", false);
+    let get_or_post = || not_allowed(&[Method::GET, Method::POST], "Open the page.", false);
     config
         .service(
             web::resource(LIST)
                 .route(crate::routes::get_or_head().to(list))
                 .route(web::post().to(create))
-                .default_service(not_allowed(&[Method::GET, Method::POST], "Open the page.", false)),
+                .default_service(get_or_post()),
         )
         .service(
             web::resource(format!("{LIST}/{{id}}"))
                 .route(crate::routes::get_or_head().to(detail))
                 .route(web::post().to(update))
-                .default_service(not_allowed(&[Method::GET, Method::POST], "Open the page.", false)),
+                .default_service(get_or_post()),
         );
-    for action in ["enable", "disable", "delete", "resend"] {
-        config.service(
-            web::resource(format!("{LIST}/{{id}}/{action}")).route(web::post().to(act)).default_service(post_only()),
-        );
+    for segment in ["enable", "disable", "delete", "resend"] {
+        super::form(config, format!("{LIST}/{{id}}/{segment}"), act);
     }
 }
 
@@ -82,14 +80,9 @@ struct ListPage<'a> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let Some(mut query) = ListQuery::of(&request) else {
-        return refused(&ApiError::bad_body("The filters are not a valid query."), LIST);
-    };
-    let read = list_request(&mut query.params);
-    let params = std::mem::replace(&mut query.params, crate::decode::Params::new(serde_json::Map::new()));
-    let (filter, page_request) = match params.finish(read) {
+    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
         Ok(read) => read,
-        Err(error) => return refused(&error, LIST),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let webhooks = match load(move || services.webhooks.list(&scope, &filter, &page_request)).await {
@@ -97,12 +90,8 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         Err(response) => return response,
     };
     let rows: Vec<Row> = webhooks.data.iter().map(Row::of).collect();
-    let pager = query.pager(
-        LIST,
-        rows.first().map(|row| row.id.as_str()),
-        rows.last().map(|row| row.id.as_str()),
-        webhooks.has_more,
-    );
+    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+    let pager = query.pager(LIST, &ids, webhooks.has_more);
     let types = EventType::ALL.iter().map(|event_type| event_type.as_str()).collect();
     page(ListPage { chrome: Chrome::new(&signed, "Webhooks"), rows, query: &query, types, pager }.render())
 }
@@ -121,15 +110,6 @@ async fn create(action: Action, services: web::Data<Services>) -> HttpResponse {
     }
 }
 
-struct AttemptRow {
-    time: String,
-    event: String,
-    status: String,
-    failed: bool,
-    duration_ms: i64,
-    excerpt: String,
-}
-
 #[derive(Template)]
 #[template(path = "console/webhook.html")]
 struct DetailPage {
@@ -140,6 +120,8 @@ struct DetailPage {
     types: Vec<(&'static str, bool)>,
     latest_event: Option<String>,
     attempts: Vec<AttemptRow>,
+    /// The attempts' table names the event of each (on an event's page, the webhook).
+    attempts_of_event: bool,
     json: String,
 }
 
@@ -179,19 +161,7 @@ async fn detail(
     .into_iter()
     .find(|(query, _)| *query == request.query_string())
     .map(|(_, text)| text);
-    let attempts = attempts
-        .iter()
-        .map(|attempt| AttemptRow {
-            time: date_time(attempt.attempted_at),
-            event: attempt.event_id.to_string(),
-            status: attempt
-                .status_code
-                .map_or_else(|| attempt.error.clone().unwrap_or_else(|| "no answer".into()), |code| code.to_string()),
-            failed: !attempt.status_code.is_some_and(|code| (200..300).contains(&code)) || attempt.error.is_some(),
-            duration_ms: attempt.duration_ms,
-            excerpt: attempt.response_excerpt.clone().unwrap_or_default(),
-        })
-        .collect();
+    let attempts = attempts.iter().map(AttemptRow::of).collect();
     let types = EventType::ALL.iter().map(|event_type| (event_type.as_str(), webhook.receives(*event_type))).collect();
     page(
         DetailPage {
@@ -202,6 +172,7 @@ async fn detail(
             types,
             latest_event,
             attempts,
+            attempts_of_event: false,
             json: to_html(&json_of(&webhook)),
         }
         .render(),
@@ -217,10 +188,7 @@ async fn update(action: Action, id: web::Path<String>, services: web::Data<Servi
         Err(error) => return refused(&error, &back),
     };
     let scope = signed.scope();
-    match blocking(move || services.webhooks.update(&scope, &id, changes)).await {
-        Ok(webhook) => after_success(&format!("{back}?done=updated"), json_of(&webhook)),
-        Err(error) => refused(&error, &back),
-    }
+    super::act(&back, "updated", move || Ok(json_of(&services.webhooks.update(&scope, &id, changes)?))).await
 }
 
 /// Enable, disable, delete or resend: the last segment of the path says which.
