@@ -4,7 +4,7 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, ActionForm, Cell, Filter, Object, Table};
-use super::{date_time, load, refused, Action, Chrome, ListQuery, Signed};
+use super::{date_time, load, refused, Action, Chrome, Signed};
 use crate::pages::hosted::pesos;
 use crate::representation::billing_statement::BillingStatementResource;
 use crate::routes::billing_statement::list_request;
@@ -49,20 +49,21 @@ fn row(view: &BillingStatementView) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
-        Ok(read) => read,
-        Err(page) => return *page,
+    let found = super::listed(
+        &signed,
+        &request,
+        LIST,
+        list_request,
+        move |scope, filter, page| services.billing_statements.list(scope, filter, page),
+        |view| view.statement.id().as_str(),
+    );
+    let (query, statements, pager) = match found.await {
+        Ok(listed) => listed,
+        Err(page) => return page,
     };
-    let scope = signed.scope();
-    let statements = match load(move || services.billing_statements.list(&scope, &filter, &page_request)).await {
-        Ok(statements) => statements,
-        Err(response) => return response,
-    };
-    let ids: Vec<&str> = statements.data.iter().map(|view| view.statement.id().as_str()).collect();
-    let pager = query.pager(LIST, &ids, statements.has_more);
     let table = Table {
         headers: vec!["Amount", "Status", "Billing statement", "Customer", "Due"],
-        rows: statements.data.iter().map(row).collect(),
+        rows: statements.iter().map(row).collect(),
     };
     let statuses = BillingStatementStatus::ALL.iter().map(|status| status.as_str()).collect();
     let filters =

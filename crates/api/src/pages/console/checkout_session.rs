@@ -3,7 +3,7 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, ActionForm, Cell, Filter, Object, Table};
-use super::{date_time, load, refused, Action, Chrome, ListQuery, Signed};
+use super::{date_time, load, refused, Action, Chrome, Signed};
 use crate::pages::hosted::pesos;
 use crate::representation::checkout_session::CheckoutSessionResource;
 use crate::routes::checkout_session::list_request;
@@ -31,20 +31,21 @@ fn row(view: &CheckoutSessionView) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
-        Ok(read) => read,
-        Err(page) => return *page,
+    let found = super::listed(
+        &signed,
+        &request,
+        LIST,
+        list_request,
+        move |scope, filter, page| services.checkout_sessions.list(scope, filter, page),
+        |view| view.session.id().as_str(),
+    );
+    let (query, sessions, pager) = match found.await {
+        Ok(listed) => listed,
+        Err(page) => return page,
     };
-    let scope = signed.scope();
-    let sessions = match load(move || services.checkout_sessions.list(&scope, &filter, &page_request)).await {
-        Ok(sessions) => sessions,
-        Err(response) => return response,
-    };
-    let ids: Vec<&str> = sessions.data.iter().map(|view| view.session.id().as_str()).collect();
-    let pager = query.pager(LIST, &ids, sessions.has_more);
     let table = Table {
         headers: vec!["Amount", "Status", "Checkout session", "Reference", "Created"],
-        rows: sessions.data.iter().map(row).collect(),
+        rows: sessions.iter().map(row).collect(),
     };
     let statuses = CheckoutSessionStatus::ALL.iter().map(|status| status.as_str()).collect();
     let filters = vec![

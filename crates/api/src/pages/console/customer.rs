@@ -3,7 +3,7 @@
 
 use super::json::to_html;
 use super::table::{list_page, object_page, Cell, Filter, Object, Table};
-use super::{date_time, load, Chrome, ListQuery, Signed};
+use super::{date_time, load, Chrome, Signed};
 use crate::representation::customer::CustomerResource;
 use crate::routes::customer::list_request;
 use crate::state::Services;
@@ -32,21 +32,20 @@ fn row(customer: &Customer) -> Vec<Cell> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
-        Ok(read) => read,
-        Err(page) => return *page,
+    let found = super::listed(
+        &signed,
+        &request,
+        LIST,
+        list_request,
+        move |scope, filter, page| services.customers.list(scope, filter, page),
+        |customer| customer.id.as_str(),
+    );
+    let (query, customers, pager) = match found.await {
+        Ok(listed) => listed,
+        Err(page) => return page,
     };
-    let scope = signed.scope();
-    let customers = match load(move || services.customers.list(&scope, &filter, &page_request)).await {
-        Ok(customers) => customers,
-        Err(response) => return response,
-    };
-    let ids: Vec<&str> = customers.data.iter().map(|customer| customer.id.as_str()).collect();
-    let pager = query.pager(LIST, &ids, customers.has_more);
-    let table = Table {
-        headers: vec!["Name", "E-mail", "Customer", "Created"],
-        rows: customers.data.iter().map(row).collect(),
-    };
+    let table =
+        Table { headers: vec!["Name", "E-mail", "Customer", "Created"], rows: customers.iter().map(row).collect() };
     let filters = vec![Filter::text(&query, "name", "Name"), Filter::text(&query, "email", "E-mail")];
     list_page(Chrome::new(&signed, "Customers"), "Customers", LIST, filters, table, pager)
 }

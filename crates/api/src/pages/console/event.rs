@@ -53,18 +53,19 @@ struct ListPage<'a> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
-        Ok(read) => read,
-        Err(page) => return *page,
+    let found = super::listed(
+        &signed,
+        &request,
+        LIST,
+        list_request,
+        move |scope, filter, page| services.events.list(scope, filter, page),
+        |event| event.id.as_str(),
+    );
+    let (query, events, pager) = match found.await {
+        Ok(listed) => listed,
+        Err(page) => return page,
     };
-    let scope = signed.scope();
-    let events = match load(move || services.events.list(&scope, &filter, &page_request)).await {
-        Ok(events) => events,
-        Err(response) => return response,
-    };
-    let rows: Vec<Row> = events.data.iter().map(Row::of).collect();
-    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-    let pager = query.pager(LIST, &ids, events.has_more);
+    let rows: Vec<Row> = events.iter().map(Row::of).collect();
     let types = EventType::ALL.iter().map(|event_type| event_type.as_str()).collect();
     page(ListPage { chrome: Chrome::new(&signed, "Events"), rows, query: &query, types, pager }.render())
 }

@@ -451,3 +451,32 @@ pub(super) async fn act(
         Err(error) => refused(&error, back),
     }
 }
+
+/// A list page's query, read by the API's list reader `read`, with what `fetch` finds for it and the
+/// links to the pages beside it (`id_of` names a found object in them); or the page that says why
+/// not.
+pub(super) async fn listed<Q, T>(
+    signed: &Signed,
+    request: &HttpRequest,
+    base: &str,
+    read: impl FnOnce(&mut Params) -> Option<(Q, payments_application::pagination::PageRequest)>,
+    fetch: impl FnOnce(
+            &Scope,
+            &Q,
+            &payments_application::pagination::PageRequest,
+        ) -> Result<payments_application::pagination::Page<T>, ApplicationError>
+        + Send
+        + 'static,
+    id_of: fn(&T) -> &str,
+) -> Result<(ListQuery, Vec<T>, Pager), HttpResponse>
+where
+    Q: Send + 'static,
+    T: Send + 'static,
+{
+    let (query, (filter, page)) = ListQuery::read(request, base, read).map_err(|page| *page)?;
+    let scope = signed.scope();
+    let found = load(move || fetch(&scope, &filter, &page)).await?;
+    let ids: Vec<&str> = found.data.iter().map(id_of).collect();
+    let pager = query.pager(base, &ids, found.has_more);
+    Ok((query, found.data, pager))
+}

@@ -56,18 +56,19 @@ struct ListPage<'a> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
-        Ok(read) => read,
-        Err(page) => return *page,
+    let found = super::listed(
+        &signed,
+        &request,
+        LIST,
+        list_request,
+        move |scope, filter, page| services.request_logs.list(scope, filter, page),
+        |entry| entry.id.as_str(),
+    );
+    let (query, entries, pager) = match found.await {
+        Ok(listed) => listed,
+        Err(page) => return page,
     };
-    let scope = signed.scope();
-    let entries = match load(move || services.request_logs.list(&scope, &filter, &page_request)).await {
-        Ok(entries) => entries,
-        Err(response) => return response,
-    };
-    let rows: Vec<Row> = entries.data.iter().map(Row::of).collect();
-    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-    let pager = query.pager(LIST, &ids, entries.has_more);
+    let rows: Vec<Row> = entries.iter().map(Row::of).collect();
     page(ListPage { chrome: Chrome::new(&signed, "Request log"), rows, query: &query, pager }.render())
 }
 

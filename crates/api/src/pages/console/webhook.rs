@@ -80,18 +80,19 @@ struct ListPage<'a> {
 }
 
 async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let (query, (filter, page_request)) = match ListQuery::read(&request, LIST, list_request) {
-        Ok(read) => read,
-        Err(page) => return *page,
+    let found = super::listed(
+        &signed,
+        &request,
+        LIST,
+        list_request,
+        move |scope, filter, page| services.webhooks.list(scope, filter, page),
+        |webhook| webhook.id().as_str(),
+    );
+    let (query, webhooks, pager) = match found.await {
+        Ok(listed) => listed,
+        Err(page) => return page,
     };
-    let scope = signed.scope();
-    let webhooks = match load(move || services.webhooks.list(&scope, &filter, &page_request)).await {
-        Ok(webhooks) => webhooks,
-        Err(response) => return response,
-    };
-    let rows: Vec<Row> = webhooks.data.iter().map(Row::of).collect();
-    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-    let pager = query.pager(LIST, &ids, webhooks.has_more);
+    let rows: Vec<Row> = webhooks.iter().map(Row::of).collect();
     let types = EventType::ALL.iter().map(|event_type| event_type.as_str()).collect();
     page(ListPage { chrome: Chrome::new(&signed, "Webhooks"), rows, query: &query, types, pager }.render())
 }
