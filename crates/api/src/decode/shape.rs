@@ -160,13 +160,16 @@ fn as_sent(schema: Schema, required: bool) -> Schema {
 }
 
 /// What a client may send for a query parameter of `schema`: every value is text there, so no
-/// `null`; an optional one may be empty (absent), which a choice lists among its values and a plain
-/// string already allows; a map is as it is; other kinds are as in a body.
+/// `null`; an optional one may be empty (absent), which a choice lists among its values and a
+/// pattern allows beside its own; a map is as it is; other kinds are as in a body.
 fn as_sent_in_query(schema: Schema, required: bool) -> Schema {
     match schema {
         Schema::Object(mut object) if !required && accepts_strings(&object.schema_type) => {
             if let Some(values) = &mut object.enum_values {
                 values.push(serde_json::Value::String(String::new()));
+            }
+            if let Some(pattern) = &mut object.pattern {
+                *pattern = format!("^$|{pattern}");
             }
             Schema::Object(object)
         }
