@@ -33,6 +33,32 @@ impl FromRequest for SecretKey {
     }
 }
 
+/// A caller with a test secret key: the only kind the test helpers take. A live or public key is a
+/// 400 that says so (the request is understood; it is the key that cannot do this).
+#[derive(Debug, Clone)]
+pub struct TestSecretKey(pub Scope);
+
+impl FromRequest for TestSecretKey {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        Box::pin(async move {
+            let caller = authenticate(&request).await?;
+            match (caller.key_kind, caller.scope.livemode()) {
+                (KeyKind::Secret, false) => Ok(Self(caller.scope)),
+                (KeyKind::Secret, true) => Err(ApiError::test_mode_only(
+                    "Test helpers work only in test mode: live mode runs on real time. Use a test secret key (sk_test_…).",
+                )),
+                (KeyKind::Public, _) => Err(ApiError::test_mode_only(
+                    "Test helpers need a test secret key (sk_test_…), not a public key.",
+                )),
+            }
+        })
+    }
+}
+
 /// A caller with any key, secret or public; the handler decides what a public key may do.
 #[derive(Debug, Clone)]
 pub struct AnyKey(pub Caller);

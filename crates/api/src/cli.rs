@@ -71,7 +71,7 @@ pub fn run() -> Result<(), CliError> {
             runtime.block_on(serve(settings))
         }
         Command::Accounts { command: AccountsCommand::Create { name } } => {
-            let services = Services::connect(&settings, std::sync::Arc::new(payments_adapters::clock::SystemClock))?;
+            let services = Services::connect(&settings, std::sync::Arc::default())?;
             let (account, keys) = services.accounts.create(&name).map_err(CliError::Account)?;
             println!("{:#}", account_json(&account, &keys, true));
             Ok(())

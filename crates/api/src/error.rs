@@ -107,6 +107,12 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, "parameter_invalid", detail)
     }
 
+    /// 400 for a test helper called with a key it does not take (a live or public key).
+    #[must_use]
+    pub fn test_mode_only(detail: &str) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "parameter_invalid", detail)
+    }
+
     /// 400 for a cross-origin request the CORS rules refuse (a preflight for a method a public key
     /// may not use on that path).
     #[must_use]

@@ -13,7 +13,7 @@ use crate::telemetry::{request_id_header, RequestSpan};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
-use payments_adapters::clock::SystemClock;
+use payments_adapters::clock::{AccountClocks, RealTime};
 use payments_adapters::db::DatabaseError;
 use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::id_generator::RandomIds;
@@ -26,9 +26,9 @@ use payments_adapters::webhooks::{
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
+    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
     PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, RequestLogService,
-    SetupIntentService, WebhookDeliveryService, WebhookService,
+    SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::request_log::Retention;
@@ -70,7 +70,7 @@ impl Services {
     /// When `mail.smtp_url` is not a usable SMTP URL.
     pub fn new(
         database: DieselUnitOfWork,
-        clock: Arc<dyn Clock>,
+        real_time: Arc<RealTime>,
         ids: Arc<dyn IdGenerator>,
         settings: &ValidSettings,
         deliveries_due: Arc<Notify>,
@@ -78,6 +78,7 @@ impl Services {
         metrics: Arc<Metrics>,
     ) -> Result<Self, SmtpSettingsError> {
         let storage: Arc<dyn UnitOfWork> = Arc::new(database.clone());
+        let clock: Arc<dyn Clock> = Arc::new(AccountClocks::new(storage.clone(), real_time));
         let presenter = Arc::new(ApiPresenter);
         let mailer: Arc<dyn Mailer> = match settings.mail.smtp_url() {
             Some(url) => Arc::new(SmtpMailer::new(url, Duration::from_secs(settings.mail.timeout_seconds))?),
@@ -100,6 +101,46 @@ impl Services {
             presenter.clone(),
             payment_settings,
         ));
+        let setup_intents = Arc::new(SetupIntentService::new(
+            storage.clone(),
+            clock.clone(),
+            ids.clone(),
+            processors,
+            presenter.clone(),
+            settings.public_base_url.as_str().to_owned(),
+        ));
+        let checkout_sessions = Arc::new(CheckoutSessionService::new(
+            storage.clone(),
+            clock.clone(),
+            ids.clone(),
+            presenter.clone(),
+            payment_intents.clone(),
+            settings.public_base_url.as_str().to_owned(),
+        ));
+        let billing_statements = Arc::new(BillingStatementService::new(
+            storage.clone(),
+            clock.clone(),
+            ids.clone(),
+            presenter.clone(),
+            composer,
+            payment_intents.clone(),
+            mailer.delivers(),
+            settings.public_base_url.as_str().to_owned(),
+        ));
+        let due_work = Arc::new(DueWork::new(
+            payment_intents.clone(),
+            setup_intents.clone(),
+            checkout_sessions.clone(),
+            billing_statements.clone(),
+            clock.clone(),
+        ));
+        let deliveries = Arc::new(WebhookDeliveryService::new(
+            storage.clone(),
+            clock.clone(),
+            ids.clone(),
+            presenter.clone(),
+            retry_schedule(&settings.webhooks),
+        ));
         let accounts = Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone()));
         Ok(Self {
             accounts: accounts.clone(),
@@ -107,38 +148,15 @@ impl Services {
             customer_sessions: Arc::new(CustomerSessionService::new(storage.clone(), clock.clone(), ids.clone())),
             idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock.clone())),
             payment_intents: payment_intents.clone(),
-            checkout_sessions: Arc::new(CheckoutSessionService::new(
-                storage.clone(),
-                clock.clone(),
-                ids.clone(),
-                presenter.clone(),
-                payment_intents.clone(),
-                settings.public_base_url.as_str().to_owned(),
-            )),
-            billing_statements: Arc::new(BillingStatementService::new(
-                storage.clone(),
-                clock.clone(),
-                ids.clone(),
-                presenter.clone(),
-                composer,
-                payment_intents,
-                mailer.delivers(),
-                settings.public_base_url.as_str().to_owned(),
-            )),
+            checkout_sessions: checkout_sessions.clone(),
+            billing_statements: billing_statements.clone(),
             mail_messages: Arc::new(MailMessageService::new(
                 storage.clone(),
                 clock.clone(),
                 ids.clone(),
                 retry_schedule(&settings.webhooks),
             )),
-            setup_intents: Arc::new(SetupIntentService::new(
-                storage.clone(),
-                clock.clone(),
-                ids.clone(),
-                processors,
-                presenter.clone(),
-                settings.public_base_url.as_str().to_owned(),
-            )),
+            setup_intents: setup_intents.clone(),
             payment_methods: Arc::new(PaymentMethodService::new(storage.clone(), clock.clone())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
             refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone())),
@@ -151,13 +169,9 @@ impl Services {
                     private_targets_in_test: settings.webhooks.allow_private_targets_in_test,
                 }),
             )),
-            deliveries: Arc::new(WebhookDeliveryService::new(
-                storage.clone(),
-                clock.clone(),
-                ids.clone(),
-                presenter.clone(),
-                retry_schedule(&settings.webhooks),
-            )),
+            deliveries: deliveries.clone(),
+            test_clocks: Arc::new(TestClockService::new(clock.clone(), due_work.clone(), deliveries)),
+            due_work,
             console_sessions: Arc::new(ConsoleSessionService::new(
                 storage.clone(),
                 clock.clone(),
@@ -185,11 +199,11 @@ impl Services {
         })
     }
 
-    /// The services over the configured database, with `clock` and random ids.
+    /// The services over the configured database, with `real_time` and random ids.
     ///
     /// # Errors
     /// Why the database could not be reached or migrated, or the SMTP URL used.
-    pub fn connect(settings: &ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
+    pub fn connect(settings: &ValidSettings, real_time: Arc<RealTime>) -> Result<Self, StartupError> {
         let metrics = Arc::new(Metrics::new());
         let pool = settings.database_url.connect_with_events(settings.pool, metrics.pool_events())?;
         let writer = settings.database_url.writer_pool(settings.pool, metrics.pool_events())?;
@@ -206,7 +220,7 @@ impl Services {
                     mail.notify_one();
                 }
             }));
-        Ok(Self::new(database, clock, ids, settings, deliveries_due, mail_due, metrics)?)
+        Ok(Self::new(database, real_time, ids, settings, deliveries_due, mail_due, metrics)?)
     }
 
     /// The mail worker of this instance.
@@ -227,10 +241,7 @@ impl Services {
     /// # Errors
     /// Storage failures of a scan.
     pub fn run_due_actions(&self, batch: u32) -> Result<usize, ApplicationError> {
-        let payments = self.payment_intents.run_due_actions(batch)?;
-        let setups = self.setup_intents.run_due_actions(batch)?;
-        let sessions = self.checkout_sessions.run_due_expirations(batch)?;
-        Ok(payments + setups + sessions + self.billing_statements.run_due_notices(batch)?)
+        self.due_work.run(batch)
     }
 
     /// The webhook delivery worker of this instance.
@@ -301,16 +312,16 @@ impl Application {
     /// # Errors
     /// Why the database, the listen address or the webhook client could not be used.
     pub async fn build(settings: ValidSettings) -> Result<Self, StartupError> {
-        Self::build_with_clock(settings, Arc::new(SystemClock)).await
+        Self::build_with_clock(settings, Arc::new(RealTime::default())).await
     }
 
-    /// As [`Application::build`], with another clock (tests move time forward).
+    /// As [`Application::build`], with real time that tests move forward.
     ///
     /// # Errors
     /// Why the database, the listen address or the webhook client could not be used.
-    pub async fn build_with_clock(settings: ValidSettings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
+    pub async fn build_with_clock(settings: ValidSettings, real_time: Arc<RealTime>) -> Result<Self, StartupError> {
         let connect_settings = settings.clone();
-        let services = tokio::task::spawn_blocking(move || Services::connect(&connect_settings, clock))
+        let services = tokio::task::spawn_blocking(move || Services::connect(&connect_settings, real_time))
             .await
             .map_err(StartupError::Task)??;
         Self::with_services(&settings, services)

@@ -9,11 +9,12 @@ use payments_adapters::metrics::Metrics;
 use payments_application::ports::{Clock, Mailer};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
-    PaymentMethodService, PaymentService, RefundService, RequestLogService, SetupIntentService, WebhookDeliveryService,
-    WebhookService,
+    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
+    PaymentMethodService, PaymentService, RefundService, RequestLogService, SetupIntentService, TestClockService,
+    WebhookDeliveryService, WebhookService,
 };
-use payments_application::ApplicationError;
+use payments_application::{ApplicationError, Scope};
+use payments_domain::time::Timestamp;
 use std::sync::Arc;
 use tokio::sync::Notify;
 
@@ -37,6 +38,9 @@ pub struct Services {
     pub deliveries: Arc<WebhookDeliveryService>,
     pub request_logs: Arc<RequestLogService>,
     pub console_sessions: Arc<ConsoleSessionService>,
+    pub test_clocks: Arc<TestClockService>,
+    /// What falls due in the background, run by real time and by each moved test clock.
+    pub due_work: Arc<DueWork>,
     /// Whether the console's cookie is `Secure` (the public base URL is https).
     pub(crate) secure_cookies: bool,
     /// The database every service works on (the composition root's own handle: readiness, and
@@ -53,8 +57,20 @@ pub struct Services {
     /// Whether `GET /test/mailbox` answers.
     pub(crate) mailbox: bool,
     pub(crate) webhook_settings: WebhookSettings,
-    /// The clock every service reads; webhook signatures take their time from it too.
+    /// The clock every service reads: real time, and each account's test clock; webhook
+    /// signatures take real time from it.
     pub(crate) clock: Arc<dyn Clock>,
+}
+
+impl Services {
+    /// The time in `scope`: its test clock in test mode, real time in live mode.
+    ///
+    /// # Errors
+    /// 503 when the test clock cannot be read.
+    pub(crate) async fn now_in(&self, scope: &Scope) -> Result<Timestamp, ApiError> {
+        let (clock, scope) = (self.clock.clone(), scope.clone());
+        blocking(move || clock.now_in(&scope)).await
+    }
 }
 
 /// Runs a use case on the blocking pool: storage is synchronous.

@@ -12,6 +12,12 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// The scope of an object of `account_id` in live mode or not.
+    #[must_use]
+    pub fn of(account_id: &AccountId, livemode: bool) -> Self {
+        Self { account_id: account_id.clone(), mode: Mode::from_livemode(livemode) }
+    }
+
     #[must_use]
     pub fn livemode(&self) -> bool {
         self.mode.is_live()

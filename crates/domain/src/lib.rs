@@ -29,6 +29,7 @@ pub mod request_log;
 pub mod retry;
 pub mod setup_intent;
 pub mod statement_descriptor;
+pub mod test_clock;
 pub mod time;
 pub mod validation;
 pub mod webhook;

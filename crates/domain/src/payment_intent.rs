@@ -673,6 +673,17 @@ impl PaymentIntent {
         Ok(result)
     }
 
+    /// The redirect ends in a decline with `error` (a test helper's chosen decline code).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting the redirect.
+    pub fn decline_redirect(&mut self, error: PaymentError, now: Timestamp) -> Result<AttemptResult, DomainError> {
+        let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "authenticate")?;
+        let result = self.fail(attempt, error);
+        self.touch(now);
+        Ok(result)
+    }
+
     /// An abandoned redirect expires: the attempt fails with `authentication_expired`.
     ///
     /// # Errors
@@ -695,8 +706,24 @@ impl PaymentIntent {
         if !self.is_due(now) {
             return Err(self.refuse("finish processing"));
         }
-        let attempt = self.take_pending(PaymentIntentStatus::Processing, "finish processing")?;
-        let result = self.approve(attempt, now);
+        self.settle_processing(None, now)
+    }
+
+    /// The processor answers a `processing` attempt now, before its time: an approval, or the
+    /// decline `decline` (a test helper settling it).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing.
+    pub fn settle_processing(
+        &mut self,
+        decline: Option<PaymentError>,
+        now: Timestamp,
+    ) -> Result<AttemptResult, DomainError> {
+        let attempt = self.take_pending(PaymentIntentStatus::Processing, "settle")?;
+        let result = match decline {
+            None => self.approve(attempt, now),
+            Some(error) => self.fail(attempt, error),
+        };
         self.touch(now);
         Ok(result)
     }

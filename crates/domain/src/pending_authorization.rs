@@ -39,6 +39,43 @@ impl PaymentError {
     }
 }
 
+/// How a test helper ends a pending authorization before the customer or the processor does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Approve,
+    /// Declined with this error, or without one as the test page's "Fail" button declines
+    /// (`authentication_failed`; a processing attempt fails `generic_decline`).
+    Decline(Option<PaymentError>),
+}
+
+impl Verdict {
+    /// The decline a processing attempt settles with, if any.
+    #[must_use]
+    pub fn processing_decline(&self) -> Option<PaymentError> {
+        match self {
+            Self::Approve => None,
+            Self::Decline(chosen) => {
+                Some(chosen.clone().unwrap_or_else(|| PaymentError::new("generic_decline", "The processor declined.")))
+            }
+        }
+    }
+}
+
+/// The error of a decline a test helper chose by its code.
+#[must_use]
+pub fn chosen_decline(code: &str) -> PaymentError {
+    PaymentError::new(code, &format!("The payment was declined with {code} by a test helper."))
+}
+
+/// Whether `code` can be a decline code: 1 to 64 lowercase letters, digits and underscores,
+/// starting with a letter.
+#[must_use]
+pub fn is_decline_code(code: &str) -> bool {
+    (1..=64).contains(&code.len())
+        && code.starts_with(|first: char| first.is_ascii_lowercase())
+        && code.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// What a processor's answer asks the intent to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -128,6 +165,15 @@ mod tests {
             Step::of(AuthorizationOutcome::Processing { finishes_at: later }, None, NOW),
             Step::AwaitProcessor { due_at: later }
         );
+    }
+
+    #[test]
+    fn a_decline_code_is_a_lowercase_word() {
+        assert!(is_decline_code("card_declined") && is_decline_code("funds_insufficient") && is_decline_code("e2"));
+        for bad in ["", "Card", "9lives", "card-declined", "café", &"a".repeat(65)] {
+            assert!(!is_decline_code(bad), "{bad}");
+        }
+        assert_eq!(chosen_decline("blocked").code, "blocked");
     }
 
     #[test]

@@ -318,6 +318,17 @@ impl SetupIntent {
         Ok(result)
     }
 
+    /// The redirect ends in a decline with `error` (a test helper's chosen decline code).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting the redirect.
+    pub fn decline_redirect(&mut self, error: PaymentError, now: Timestamp) -> Result<SetupResult, DomainError> {
+        self.take_pending(SetupIntentStatus::AwaitingNextAction, "authenticate")?;
+        let result = self.fail(error);
+        self.touch(now);
+        Ok(result)
+    }
+
     /// An abandoned redirect expires: the setup fails with `authentication_expired`.
     ///
     /// # Errors
@@ -340,8 +351,24 @@ impl SetupIntent {
         if !self.is_due(now) {
             return Err(self.refuse("finish processing"));
         }
-        let pending = self.take_pending(SetupIntentStatus::Processing, "finish processing")?;
-        let result = self.save(pending, now);
+        self.settle_processing(None, now)
+    }
+
+    /// The processor answers a `processing` verification now, before its time: an approval, or
+    /// the decline `decline` (a test helper settling it).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing.
+    pub fn settle_processing(
+        &mut self,
+        decline: Option<PaymentError>,
+        now: Timestamp,
+    ) -> Result<SetupResult, DomainError> {
+        let pending = self.take_pending(SetupIntentStatus::Processing, "settle")?;
+        let result = match decline {
+            None => self.save(pending, now),
+            Some(error) => self.fail(error),
+        };
         self.touch(now);
         Ok(result)
     }

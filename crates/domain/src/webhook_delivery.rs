@@ -161,6 +161,16 @@ impl Delivery {
         true
     }
 
+    /// Makes a pending delivery that would fall due after `now` but before `until` due at `now`
+    /// (its account's test clock jumped over its retry); tells whether it moved.
+    pub fn bring_forward(&mut self, until: Timestamp, now: Timestamp) -> bool {
+        if self.status != DeliveryStatus::Pending || self.next_attempt_at <= now || self.next_attempt_at >= until {
+            return false;
+        }
+        self.next_attempt_at = now;
+        true
+    }
+
     /// Makes a pending delivery that would fall due before `until` wait until then (its endpoint is
     /// backed off); tells whether it moved.
     pub fn postpone(&mut self, until: Timestamp) -> bool {

@@ -5,6 +5,7 @@ use super::error::{corrupt, store_error};
 use super::schema::{accounts, api_keys};
 use super::session::DbSession;
 use super::write_batch::Expect;
+use super::Positive;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use payments_application::ports::{AccountRepository, KeyRecord, StoreError};
@@ -98,5 +99,37 @@ impl AccountRepository for DbSession<'_> {
             // Write transactions begin IMMEDIATE: SQLite runs them one at a time already.
             AnyConnection::Sqlite(_) => Ok(()),
         }
+    }
+
+    fn test_clock_offset(&mut self, id: &AccountId) -> Result<i64, StoreError> {
+        accounts::table
+            .filter(accounts::id.eq(id.as_str()))
+            .select(accounts::test_clock_offset_ms)
+            .get_result(self.reading()?)
+            .optional()
+            .map(Option::unwrap_or_default)
+            .map_err(store_error)
+    }
+
+    fn move_test_clock(&mut self, id: &AccountId, from: i64, to: i64) -> Result<bool, StoreError> {
+        diesel::update(
+            accounts::table.filter(accounts::id.eq(id.as_str())).filter(accounts::test_clock_offset_ms.eq(from)),
+        )
+        .set(accounts::test_clock_offset_ms.eq(to))
+        .execute(self.write_now()?)
+        .map(|moved| moved > 0)
+        .map_err(store_error)
+    }
+
+    fn with_moved_test_clock(&mut self, after: Option<&AccountId>, limit: u32) -> Result<Vec<AccountId>, StoreError> {
+        let ids: Vec<String> = accounts::table
+            .filter(Positive(accounts::test_clock_offset_ms))
+            .filter(accounts::id.gt(after.map_or("", AccountId::as_str)))
+            .order(accounts::id.asc())
+            .limit(i64::from(limit))
+            .select(accounts::id)
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        ids.iter().map(|id| AccountId::parse(id).ok_or_else(|| corrupt("account id", id))).collect()
     }
 }

@@ -354,8 +354,17 @@ impl BillingStatementRepository for DbSession<'_> {
         Ok(Page::from_overfetched(statements, page))
     }
 
-    fn with_notice_due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<BillingStatement>, StoreError> {
-        let rows = billing_statements::table
+    fn with_notice_due(
+        &mut self,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<BillingStatement>, StoreError> {
+        let mut query = billing_statements::table.into_boxed();
+        if let Some(scope) = within {
+            query = query.filter(in_scope!(billing_statements, scope));
+        }
+        let rows = query
             .filter(billing_statements::status.eq(BillingStatementStatus::Open.as_str()))
             .filter(billing_statements::next_notice_at.le(now.unix_seconds()))
             .order(billing_statements::next_notice_at.asc())

@@ -255,8 +255,17 @@ impl CheckoutSessionRepository for DbSession<'_> {
         Ok(Page::from_overfetched(sessions, page))
     }
 
-    fn expired(&mut self, now: Timestamp, limit: u32) -> Result<Vec<CheckoutSession>, StoreError> {
-        checkout_sessions::table
+    fn expired(
+        &mut self,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<CheckoutSession>, StoreError> {
+        let mut query = checkout_sessions::table.into_boxed();
+        if let Some(scope) = within {
+            query = query.filter(in_scope!(checkout_sessions, scope));
+        }
+        query
             .filter(checkout_sessions::status.eq(CheckoutSessionStatus::Active.as_str()))
             .filter(checkout_sessions::expires_at.le(now.unix_seconds()))
             .order(checkout_sessions::expires_at.asc())

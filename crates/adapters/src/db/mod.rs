@@ -25,13 +25,13 @@ macro_rules! in_scope {
 }
 
 /// The condition of a list of `$table`'s rows in a scope: [`in_scope!`] and `seq > 0` (a
-/// [`ListPosition`]), true of every row. On PostgreSQL the listing indexes are partial on
+/// [`Positive`]), true of every row. On PostgreSQL the listing indexes are partial on
 /// `seq > 0`, so only a query that states it, a list, can take them; a lookup by key never does, so
 /// it cannot tie with them in a plan made before the table has statistics
 /// (docs/architecture.md#scaling-out).
 macro_rules! listed {
     ($table:ident, $scope:expr) => {
-        in_scope!($table, $scope).and($crate::db::ListPosition($table::seq))
+        in_scope!($table, $scope).and($crate::db::Positive($table::seq))
     };
 }
 
@@ -39,15 +39,15 @@ macro_rules! listed {
 /// it to a partial index's predicate in a plan it caches ([`listed!`]). Unlike diesel's `sql`
 /// literal it leaves the statement in the connection's cache: its SQL follows from its type alone.
 #[derive(Debug, Clone, Copy, diesel::query_builder::QueryId, diesel::expression::ValidGrouping)]
-pub(crate) struct ListPosition<C>(pub(crate) C);
+pub(crate) struct Positive<C>(pub(crate) C);
 
-impl<C> diesel::Expression for ListPosition<C> {
+impl<C> diesel::Expression for Positive<C> {
     type SqlType = diesel::sql_types::Bool;
 }
 
-impl<C: diesel::AppearsOnTable<QS>, QS> diesel::AppearsOnTable<QS> for ListPosition<C> {}
+impl<C: diesel::AppearsOnTable<QS>, QS> diesel::AppearsOnTable<QS> for Positive<C> {}
 
-impl<C, DB> diesel::query_builder::QueryFragment<DB> for ListPosition<C>
+impl<C, DB> diesel::query_builder::QueryFragment<DB> for Positive<C>
 where
     DB: diesel::backend::Backend,
     C: diesel::query_builder::QueryFragment<DB>,

@@ -239,8 +239,12 @@ impl PaymentIntentRepository for DbSession<'_> {
             .transpose()
     }
 
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
-        payment_intents::table
+    fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
+        let mut query = payment_intents::table.into_boxed();
+        if let Some(scope) = within {
+            query = query.filter(in_scope!(payment_intents, scope));
+        }
+        query
             .filter(payment_intents::action_due_at.le(now.unix_seconds()))
             .filter(payment_intents::status.eq_any(with_due_actions()))
             .order(payment_intents::action_due_at.asc())

@@ -5,7 +5,7 @@ use super::error::{corrupt, store_error};
 use super::json::parse_id;
 use super::schema::request_logs as logs;
 use super::session::DbSession;
-use super::ListPosition;
+use super::Positive;
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{RequestLogFilter, RequestLogRepository, StoreError};
@@ -176,7 +176,7 @@ impl RequestLogRepository for DbSession<'_> {
         for (account_id, livemode) in over_cap {
             // The newest row beyond the cap: it and everything older go.
             let oldest_kept: Option<i64> = logs::table
-                .filter(in_scope!(logs, account_id, livemode).and(ListPosition(logs::seq)))
+                .filter(in_scope!(logs, account_id, livemode).and(Positive(logs::seq)))
                 .order(logs::seq.desc())
                 .offset(i64::from(retention.max_rows))
                 .limit(1)

@@ -35,6 +35,7 @@ diesel::table! {
         id -> Text,
         name -> Text,
         created_at -> BigInt,
+        test_clock_offset_ms -> BigInt,
     }
 }
 

@@ -162,8 +162,12 @@ impl SetupIntentRepository for DbSession<'_> {
             .transpose()
     }
 
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError> {
-        setup_intents::table
+    fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError> {
+        let mut query = setup_intents::table.into_boxed();
+        if let Some(scope) = within {
+            query = query.filter(in_scope!(setup_intents, scope));
+        }
+        query
             .filter(setup_intents::action_due_at.le(now.unix_seconds()))
             .filter(setup_intents::status.eq_any(with_due_actions()))
             .order(setup_intents::action_due_at.asc())

@@ -267,6 +267,22 @@ impl DeliveryRepository for DbSession<'_> {
         .map_err(store_error)
     }
 
+    fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        let now_ms = now.unix_millis();
+        diesel::update(
+            deliveries::table
+                .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
+                .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+                .filter(deliveries::next_attempt_at_ms.gt(now_ms))
+                .filter(deliveries::next_attempt_at_ms.lt(until.unix_millis()))
+                .filter(deliveries::lease_until_ms.le(now_ms)),
+        )
+        .set(deliveries::next_attempt_at_ms.eq(now_ms))
+        .execute(self.write_now()?)
+        .map(|moved| u64::try_from(moved).unwrap_or(u64::MAX))
+        .map_err(store_error)
+    }
+
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
         if attempts.is_empty() {
             return Ok(());

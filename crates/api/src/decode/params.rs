@@ -154,6 +154,16 @@ impl Params {
         value
     }
 
+    /// Reports that none of several alternative parameters came, naming `key` with `detail`; not
+    /// while the document is described (it shows them all as optional), nor after an error about
+    /// one of them was reported.
+    pub fn missing_alternatives(&mut self, key: &str, detail: &str) {
+        if self.shape.is_none() && self.errors.is_empty() {
+            let name = self.name(key);
+            self.push(FieldError::new(name, ErrorCode::ParameterRequired, detail));
+        }
+    }
+
     /// As [`Params::require`], for a parameter another one can stand in for (`payment_method`, or
     /// `payment_method_id`): the document shows both as optional.
     pub fn require_unless_replaced<T>(&mut self, key: &str, value: Option<T>) -> Option<T> {

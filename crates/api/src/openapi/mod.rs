@@ -125,7 +125,7 @@ fn require_present_properties(schemas: &mut [(String, RefOr<Schema>)]) {
 
 /// The `resource` of each answer's schema: the one value it always has, or (for a deletion's
 /// tombstone) the resources that can be deleted.
-const RESOURCES: [(&str, &[&str]); 18] = [
+const RESOURCES: [(&str, &[&str]); 19] = [
     ("Attempt", &["webhook_attempt"]),
     ("BillingStatement", &["billing_statement"]),
     ("BillingStatementLineItem", &["billing_statement_line_item"]),
@@ -143,6 +143,7 @@ const RESOURCES: [(&str, &[&str]); 18] = [
     ("Refund", &["refund"]),
     ("RequestLog", &["request_log"]),
     ("SetupIntent", &["setup_intent"]),
+    ("TestClock", &["test_clock"]),
     ("Webhook", &["webhook"]),
 ];
 

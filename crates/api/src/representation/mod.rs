@@ -15,6 +15,7 @@ pub(crate) mod payment_method;
 pub(crate) mod refund;
 pub(crate) mod request_log;
 pub(crate) mod setup_intent;
+pub(crate) mod test_clock;
 pub(crate) mod webhook;
 
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};

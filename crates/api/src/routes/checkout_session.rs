@@ -51,7 +51,7 @@ async fn create(
     BodyParams(mut params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let now = services.clock.now();
+    let now = services.now_in(&scope).await?;
     let new = new_checkout_session(&mut params, now);
     let new = params.finish(new)?;
     let view = blocking(move || services.checkout_sessions.create(&scope, new)).await?;

@@ -17,6 +17,7 @@ pub(crate) mod refund;
 pub(crate) mod request_log;
 mod setup_intent;
 mod support;
+mod test_clock;
 pub(crate) mod webhook;
 
 pub(crate) use support::page_request;
@@ -33,7 +34,7 @@ type Endpoints = fn() -> Vec<Endpoint>;
 
 /// Every endpoint of the API, each resource's under its tag, in the order the document lists them.
 pub(crate) fn endpoints() -> Vec<Endpoint> {
-    let resources: [(&str, Endpoints); 14] = [
+    let resources: [(&str, Endpoints); 15] = [
         ("customers", customer::endpoints),
         ("customer_sessions", customer_session::endpoints),
         ("payment_intents", payment_intent::endpoints),
@@ -47,6 +48,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
         ("events", event::endpoints),
         ("webhooks", webhook::endpoints),
         ("request_logs", request_log::endpoints),
+        ("test_helpers", test_clock::endpoints),
         ("health", health::endpoints),
     ];
     resources.into_iter().flat_map(|(tag, endpoints)| endpoints().into_iter().map(move |e| e.tagged(tag))).collect()

@@ -1,10 +1,10 @@
 //! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
-//! attach, capture and cancel.
+//! attach, capture and cancel; and the test helpers that finish a pending redirect or processing.
 
 use super::endpoint::{Auth, Endpoint};
 use super::payment_method::{card_options, payment_method, payment_methods};
-use super::support::{access, client_secret, ok};
-use crate::auth::{AnyKey, SecretKey};
+use super::support::{access, client_secret, ok, verdict};
+use crate::auth::{AnyKey, SecretKey, TestSecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::payment_intent::{PaymentIntentResource, PublicPaymentIntentResource};
@@ -50,6 +50,17 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .answers::<PaymentIntentResource>(),
         Endpoint::post("/payment_intents/{id}/cancel", cancel)
             .named("cancel_payment_intent", "Cancel a payment intent")
+            .answers::<PaymentIntentResource>(),
+        Endpoint::post("/test_helpers/payment_intents/{id}/complete_redirect", complete_redirect)
+            .named(
+                "complete_payment_intent_redirect",
+                "Test mode: finish the pending 3-D Secure or e-wallet redirect as the test page would",
+            )
+            .body(verdict)
+            .answers::<PaymentIntentResource>(),
+        Endpoint::post("/test_helpers/payment_intents/{id}/finish_processing", finish_processing)
+            .named("finish_payment_intent_processing", "Test mode: the processor answers a processing payment now")
+            .body(verdict)
             .answers::<PaymentIntentResource>(),
     ]
 }
@@ -123,6 +134,30 @@ async fn capture(
     let amount = capture_amount(&mut params);
     let amount = params.finish(amount)?;
     let view = blocking(move || services.payment_intents.capture(&scope, &id, amount)).await?;
+    Ok(ok(&PaymentIntentResource::new(&view)))
+}
+
+async fn complete_redirect(
+    TestSecretKey(scope): TestSecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let verdict = verdict(&mut params);
+    let verdict = params.finish(verdict)?;
+    let view = blocking(move || services.payment_intents.finish_redirect(&scope, &id, &verdict)).await?;
+    Ok(ok(&PaymentIntentResource::new(&view)))
+}
+
+async fn finish_processing(
+    TestSecretKey(scope): TestSecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let verdict = verdict(&mut params);
+    let verdict = params.finish(verdict)?;
+    let view = blocking(move || services.payment_intents.settle_processing(&scope, &id, &verdict)).await?;
     Ok(ok(&PaymentIntentResource::new(&view)))
 }
 

@@ -1,10 +1,10 @@
 //! `/setup_intents`: create, retrieve (secret key, or public key with the client secret), attach a
-//! card to save, and cancel.
+//! card to save, and cancel; and the test helpers that finish a pending redirect or processing.
 
 use super::endpoint::{Auth, Endpoint};
 use super::payment_method::{card_rules, card_to_save, payment_methods_of};
-use super::support::{access, client_secret, ok};
-use crate::auth::{AnyKey, SecretKey};
+use super::support::{access, client_secret, ok, verdict};
+use crate::auth::{AnyKey, SecretKey, TestSecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::setup_intent::{PublicSetupIntentResource, SetupIntentResource};
@@ -40,6 +40,17 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .answers::<PublicSetupIntentResource>(),
         Endpoint::post("/setup_intents/{id}/cancel", cancel)
             .named("cancel_setup_intent", "Cancel a setup intent")
+            .answers::<SetupIntentResource>(),
+        Endpoint::post("/test_helpers/setup_intents/{id}/complete_redirect", complete_redirect)
+            .named(
+                "complete_setup_intent_redirect",
+                "Test mode: finish the pending 3-D Secure redirect as the test page would",
+            )
+            .body(verdict)
+            .answers::<SetupIntentResource>(),
+        Endpoint::post("/test_helpers/setup_intents/{id}/finish_processing", finish_processing)
+            .named("finish_setup_intent_processing", "Test mode: the processor answers a processing verification now")
+            .body(verdict)
             .answers::<SetupIntentResource>(),
     ]
 }
@@ -90,6 +101,30 @@ async fn attach(
         SetupAttachOutcome::Attached(view) => Ok(render(&view, kind)),
         SetupAttachOutcome::Declined(_, PaymentError { code, detail }) => Err(ApiError::declined(&code, &detail)),
     }
+}
+
+async fn complete_redirect(
+    TestSecretKey(scope): TestSecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let verdict = verdict(&mut params);
+    let verdict = params.finish(verdict)?;
+    let view = blocking(move || services.setup_intents.finish_redirect(&scope, &id, &verdict)).await?;
+    Ok(ok(&SetupIntentResource::new(&view)))
+}
+
+async fn finish_processing(
+    TestSecretKey(scope): TestSecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let verdict = verdict(&mut params);
+    let verdict = params.finish(verdict)?;
+    let view = blocking(move || services.setup_intents.settle_processing(&scope, &id, &verdict)).await?;
+    Ok(ok(&SetupIntentResource::new(&view)))
 }
 
 async fn cancel(

@@ -9,6 +9,8 @@ use payments_application::pagination::PageRequest;
 use payments_application::services::Access;
 use payments_domain::account::KeyKind;
 use payments_domain::limits::IDENTIFIER_LENGTH;
+use payments_domain::pending_authorization::{chosen_decline, is_decline_code, Verdict};
+use payments_domain::validation::FieldError;
 use serde::Serialize;
 
 /// A resource serving `methods` (GET implies HEAD), whose other methods answer 405 with `Allow`.
@@ -81,5 +83,34 @@ pub(crate) fn access(kind: KeyKind, client_secret: Option<&str>) -> Access<'_> {
     match kind {
         KeyKind::Secret => Access::SecretKey,
         KeyKind::Public => Access::ClientSecret(client_secret),
+    }
+}
+
+/// How a test helper ends a pending authorization: `outcome` `approved` or `declined`, and with a
+/// decline an optional `decline_code` (else the test page's own failure).
+pub(crate) fn verdict(params: &mut Params) -> Option<Verdict> {
+    let outcome = params.required_choice("outcome", || vec!["approved", "declined"]);
+    let code = params.string("decline_code", 64);
+    params.pattern("decline_code", "^[a-z][a-z0-9_]{0,63}$");
+    let code = code.filter(|code| {
+        let valid = is_decline_code(code);
+        if !valid {
+            let detail =
+                "The parameter decline_code must be lowercase letters, digits and underscores, such as card_declined.";
+            params.push(FieldError::invalid("decline_code", detail));
+        }
+        valid
+    });
+    match outcome.as_deref()? {
+        "approved" if code.is_some() => {
+            params.push(FieldError::invalid("decline_code", "A decline_code goes only with the outcome declined."));
+            None
+        }
+        "approved" => Some(Verdict::Approve),
+        "declined" => Some(Verdict::Decline(code.map(|code| chosen_decline(&code)))),
+        _ => {
+            params.push(FieldError::invalid("outcome", "The parameter outcome must be one of approved, declined."));
+            None
+        }
     }
 }

@@ -27,7 +27,7 @@ const DAY: i64 = 24 * 60 * 60;
 
 /// A customer with the statement prefix `ACME` (the next one `ACME2`, …) and its `created_at` (the
 /// service's now).
-async fn customer(app: &TestApp) -> (String, i64) {
+pub(crate) async fn customer(app: &TestApp) -> (String, i64) {
     let (_, existing) = read(app.get("/customers?limit=100").await).await;
     let prefix = match ids(&existing).len() {
         0 => "ACME".to_owned(),
@@ -40,14 +40,20 @@ async fn customer(app: &TestApp) -> (String, i64) {
     (customer["id"].as_str().unwrap().to_owned(), customer["created_at"].as_i64().unwrap())
 }
 
-async fn draft(app: &TestApp, customer_id: &str, due_at: i64) -> Value {
+pub(crate) async fn draft(app: &TestApp, customer_id: &str, due_at: i64) -> Value {
     let body = format!("customer_id={customer_id}&due_at={due_at}&metadata[invoice]=42&payment_settings[payment_methods][]=card&payment_settings[payment_methods][]=gcash");
     let (status, statement) = app.post("/billing_statements", &body).await;
     assert_eq!(status, 200, "{statement}");
     statement
 }
 
-async fn add_item(app: &TestApp, statement_id: &str, description: &str, unit_price: i64, quantity: i64) -> Value {
+pub(crate) async fn add_item(
+    app: &TestApp,
+    statement_id: &str,
+    description: &str,
+    unit_price: i64,
+    quantity: i64,
+) -> Value {
     let body = format!(
         "billing_statement_id={statement_id}&description={description}&unit_price={unit_price}&quantity={quantity}"
     );

@@ -1,6 +1,6 @@
 //! `spawn_app` and request helpers shared by the tests.
 
-use payments_adapters::clock::ShiftedClock;
+use payments_adapters::clock::RealTime;
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::Backend;
 use payments_adapters::webhooks::DeliveryWorker;
@@ -29,7 +29,8 @@ pub struct TestApp {
     pub other_account_key: String,
     pub database: TestDatabase,
     /// The application's clock, which tests move forward.
-    pub clock: Arc<ShiftedClock>,
+    /// This instance's real time, which tests move forward (test clocks move with the API).
+    pub clock: Arc<RealTime>,
     pub services: Services,
     /// The webhook worker when the test drives it (see [`spawn_app_stepping_deliveries`]); `None`
     /// when it runs in the background.
@@ -86,7 +87,7 @@ async fn launch(backend: Backend, configure: impl FnOnce(&mut Settings), deliver
     settings.server.request_timeout_seconds = 2;
     configure(&mut settings);
     let settings = settings.validate().expect("valid test settings");
-    let clock = Arc::new(ShiftedClock::default());
+    let clock = Arc::new(RealTime::default());
     let mut application = Application::build_with_clock(settings, clock.clone()).await.expect("build the application");
     let worker = match deliveries {
         Deliveries::InBackground => None,

@@ -108,4 +108,5 @@ mod request_logs;
 mod scale_out;
 mod setup_intents;
 mod test_authorization;
+mod test_clocks;
 mod webhooks;

@@ -470,8 +470,8 @@ async fn two_instances_running_due_actions_release_each_hold_once() {
         app.attach_card(&id(&intent), "4242424242424242").await;
     }
     app.clock.advance(HOLD_SECONDS + 1);
-    let runs = [app.services.payment_intents.clone(), other_instance.payment_intents.clone()]
-        .map(|intents| tokio::task::spawn_blocking(move || intents.run_due_actions(1_000).unwrap()));
+    let runs = [app.services.due_work.clone(), other_instance.due_work.clone()]
+        .map(|due_work| tokio::task::spawn_blocking(move || due_work.run(1_000).unwrap()));
     let moved: usize = join_all(runs).await.into_iter().map(Result::unwrap).sum();
     assert_eq!(moved, holds, "each hold is released by exactly one instance");
     let canceled = app.event_types().await.iter().filter(|t| *t == "payment_intent.canceled").count();

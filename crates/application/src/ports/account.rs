@@ -44,4 +44,25 @@ pub trait AccountRepository {
     /// # Errors
     /// Storage failures.
     fn lock_first_account(&mut self) -> Result<(), StoreError>;
+
+    /// How far the test clock of account `id` stands ahead of real time, in milliseconds: 0 for a
+    /// clock never moved (and for an unknown account).
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn test_clock_offset(&mut self, id: &AccountId) -> Result<i64, StoreError>;
+
+    /// Sets the test clock offset of account `id` to `to` if it still is `from`; returns whether
+    /// it did (false for an unknown account too).
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn move_test_clock(&mut self, id: &AccountId, from: i64, to: i64) -> Result<bool, StoreError>;
+
+    /// Up to `limit` accounts whose test clock stands ahead of real time, after `after` in id
+    /// order.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn with_moved_test_clock(&mut self, after: Option<&AccountId>, limit: u32) -> Result<Vec<AccountId>, StoreError>;
 }

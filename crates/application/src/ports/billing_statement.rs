@@ -85,9 +85,15 @@ pub trait BillingStatementRepository {
         page: &PageRequest,
     ) -> Result<Page<BillingStatement>, StoreError>;
 
-    /// Up to `limit` open statements of any scope with a reminder due at `now`, the longest due first.
+    /// Up to `limit` open statements with a reminder due at `now`, in `within` or in any scope, the
+    /// longest due first.
     ///
     /// # Errors
     /// Storage failures.
-    fn with_notice_due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<BillingStatement>, StoreError>;
+    fn with_notice_due(
+        &mut self,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<BillingStatement>, StoreError>;
 }

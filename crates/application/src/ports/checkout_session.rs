@@ -58,10 +58,15 @@ pub trait CheckoutSessionRepository {
         page: &PageRequest,
     ) -> Result<Page<CheckoutSession>, StoreError>;
 
-    /// Up to `limit` active sessions of any scope whose `expires_at` has passed at `now`, the
-    /// longest expired first.
+    /// Up to `limit` active sessions whose `expires_at` has passed at `now`, in `within` or in any
+    /// scope, the longest expired first.
     ///
     /// # Errors
     /// Storage failures.
-    fn expired(&mut self, now: Timestamp, limit: u32) -> Result<Vec<CheckoutSession>, StoreError>;
+    fn expired(
+        &mut self,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<CheckoutSession>, StoreError>;
 }

@@ -70,11 +70,12 @@ pub trait PaymentIntentRepository {
     /// Storage failures.
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError>;
 
-    /// Up to `limit` intents of any scope whose background action is due at `now`.
+    /// Up to `limit` intents whose background action is due at `now`, in `within` or in any
+    /// scope, the longest due first.
     ///
     /// # Errors
     /// Storage failures.
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError>;
+    fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError>;
 
     /// A page of the scope's intents that match `filter`, newest first.
     ///

@@ -28,10 +28,10 @@ pub trait SetupIntentRepository {
     /// Storage failures.
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<SetupIntent>, StoreError>;
 
-    /// Up to `limit` setup intents of any scope, awaiting a redirect or the processor, whose
-    /// background action is due at `now`, the longest due first.
+    /// Up to `limit` setup intents, awaiting a redirect or the processor, whose background action
+    /// is due at `now`, in `within` or in any scope, the longest due first.
     ///
     /// # Errors
     /// Storage failures.
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError>;
+    fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError>;
 }

@@ -110,6 +110,14 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
 
+    /// Makes the webhook's pending deliveries that would fall due after `now` but before `until`
+    /// due at `now` (see [`Delivery::bring_forward`]), but those leased at `now`; returns how many
+    /// moved.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
+
     /// Stores the attempts.
     ///
     /// # Errors

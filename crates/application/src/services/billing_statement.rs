@@ -4,6 +4,7 @@
 
 use super::account::merchant_name;
 use super::customer::live_customer;
+use super::due_work::{Due, DueKind};
 use super::event::EventLog;
 use super::payment_intent::{load_view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::Access;
@@ -14,7 +15,6 @@ use crate::ports::{
     MailComposer, Presenter, Repositories, StatementNotice, UnitOfWork,
 };
 use crate::scope::Scope;
-use payments_domain::account::Mode;
 use payments_domain::billing_statement::{
     check_due_at, BillingStatement, BillingStatementStatus, Finalization, LineItem, LineItemChanges, StatementChanges,
     StatementDetails,
@@ -142,7 +142,7 @@ impl BillingStatementService {
     /// `parameter_invalid` on `customer_id` naming no live customer, or on a `currency` other than
     /// the customer's; `parameter_below_minimum` on a past `due_at`; storage failures.
     pub fn create(&self, scope: &Scope, new: NewBillingStatement) -> Result<BillingStatementView, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         if let Some(due_at) = new.due_at {
             check_due_at(due_at, now).map_err(|invalid| ApplicationError::invalid(invalid.at("due_at")))?;
         }
@@ -226,7 +226,7 @@ impl BillingStatementService {
         id: &str,
         changes: StatementChanges,
     ) -> Result<BillingStatementView, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         if let Some(due_at) = changes.due_at {
             check_due_at(due_at, now).map_err(|invalid| ApplicationError::invalid(invalid.at("due_at")))?;
         }
@@ -251,7 +251,7 @@ impl BillingStatementService {
     /// # Errors
     /// `resource_invalid_state` once finalized; `resource_not_found`; storage failures.
     pub fn delete(&self, scope: &Scope, id: &str) -> Result<BillingStatementView, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         retry_on_conflict(|| {
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let statement = load(repositories, scope, id)?;
@@ -275,7 +275,7 @@ impl BillingStatementService {
     /// on `amount`; `resource_not_found`; storage failures.
     pub fn finalize(&self, scope: &Scope, id: &str) -> Result<BillingStatementView, ApplicationError> {
         retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load(repositories, scope, id)?;
                 let amount = before.finalizable(now)?;
@@ -325,7 +325,7 @@ impl BillingStatementService {
     /// `resource_invalid_state` unless open, or for a deleted customer; `service_unavailable` in
     /// live mode without a mail server; `resource_not_found`; storage failures.
     pub fn send(&self, scope: &Scope, id: &str) -> Result<BillingStatementView, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         let message_id = MailMessageId::from_random(&self.ids.id_part());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let statement = load(repositories, scope, id)?;
@@ -382,7 +382,7 @@ impl BillingStatementService {
         event_type: EventType,
     ) -> Result<BillingStatementView, ApplicationError> {
         retry_on_conflict(|| {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load(repositories, scope, id)?;
                 let mut statement = before.clone();
@@ -414,7 +414,7 @@ impl BillingStatementService {
     pub fn add_line_item(&self, scope: &Scope, new: NewLineItem) -> Result<LineItemView, ApplicationError> {
         let id = BillingStatementLineItemId::from_random(&self.ids.id_part());
         retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let unknown = || {
                     ApplicationError::invalid(FieldError::missing(
@@ -470,7 +470,7 @@ impl BillingStatementService {
         changes: LineItemChanges,
     ) -> Result<LineItemView, ApplicationError> {
         retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let (before, item_id) = load_by_line_item(repositories, scope, id)?;
                 let old = before.line_item(&item_id).cloned().ok_or_else(|| line_item_not_found(id))?;
@@ -489,7 +489,7 @@ impl BillingStatementService {
     /// `resource_invalid_state` unless its statement is a draft; `resource_not_found`; storage failures.
     pub fn delete_line_item(&self, scope: &Scope, id: &str) -> Result<LineItemView, ApplicationError> {
         retry_on_conflict_up_to(CONTENDED_ATTEMPTS, || {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let (before, item_id) = load_by_line_item(repositories, scope, id)?;
                 let mut statement = before.clone();
@@ -506,13 +506,12 @@ impl BillingStatementService {
     /// # Errors
     /// `resource_not_found` for a secret that names no finalized statement; storage failures.
     pub fn page(&self, secret: &str) -> Result<StatementPage, ApplicationError> {
-        let now = self.clock.now();
-        reading(self.unit_of_work.as_ref(), |repositories| {
+        let view = reading(self.unit_of_work.as_ref(), |repositories| {
             let statement = find_by_secret(repositories, secret)?;
-            let scope = scope_of(&statement);
-            let overdue = statement.overdue(now);
-            Ok(StatementPage { view: self.complete_view(repositories, &scope, statement, None)?, overdue })
-        })
+            self.complete_view(repositories, &scope_of(&statement), statement, None)
+        })?;
+        let overdue = view.statement.overdue(self.clock.now_in(&scope_of(&view.statement))?);
+        Ok(StatementPage { view, overdue })
     }
 
     /// The customer pays on the page they loaded: the statement's intent is attached as a browser
@@ -533,46 +532,50 @@ impl BillingStatementService {
         self.payment_intents.attach(&scope_of(statement), intent.id().as_str(), access, request)
     }
 
-    /// Sends the due-date reminders that fell due: `billing_statement.will_be_due` five days before
-    /// `due_at`, `billing_statement.overdue` five days after, each once. Returns how many were sent.
-    /// Safe with several instances: each reminder is a versioned update, so only one instance's lands.
+    /// The open statements with a due-date reminder due at `now`, in `within` or in any scope:
+    /// `billing_statement.will_be_due` five days before `due_at`, `billing_statement.overdue` five
+    /// days after.
     ///
     /// # Errors
-    /// Storage failures of the scan.
-    pub fn run_due_notices(&self, limit: u32) -> Result<usize, ApplicationError> {
-        let now = self.clock.now();
+    /// Storage failures.
+    pub(crate) fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
         let due = reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(repositories.billing_statements().with_notice_due(now, limit)?)
+            Ok(repositories.billing_statements().with_notice_due(within, now, limit)?)
         })?;
-        let mut sent = 0;
-        for candidate in due {
-            let scope = scope_of(&candidate);
-            let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let Some(before) = repositories.billing_statements().find(&scope, candidate.id())? else {
-                    return Ok(false);
-                };
-                let mut statement = before.clone();
-                let notice = statement.take_due_notice(now);
-                if statement.version() == before.version() {
-                    return Ok(false);
-                }
-                repositories.billing_statements().update(&statement, before.version())?;
-                let Some(notice) = notice else {
-                    return Ok(false);
-                };
-                let view = self.complete_view(repositories, &scope, statement, None)?;
-                self.log(&scope, now).append(repositories, notice.event_type(), &self.present(&view), None)?;
-                Ok(true)
-            });
-            match outcome {
-                Ok(true) => sent += 1,
-                Ok(false) | Err(ApplicationError::Conflict) => {}
-                Err(error) => {
-                    tracing::warn!(statement = %candidate.id(), %error, "a billing statement reminder failed")
-                }
+        Ok(due
+            .iter()
+            .filter_map(|statement| {
+                Some(Due {
+                    kind: DueKind::BillingStatement,
+                    scope: scope_of(statement),
+                    id: statement.id().to_string(),
+                    at: statement.next_notice_at()?,
+                })
+            })
+            .collect())
+    }
+
+    /// Sends the reminder of the statement `due` names that is due at `at`, once. Returns whether
+    /// the statement moved.
+    ///
+    /// # Errors
+    /// `resource_conflict` when another instance sent it first; storage failures.
+    pub(crate) fn perform_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
+        let scope = &due.scope;
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let before = load(repositories, scope, &due.id)?;
+            let mut statement = before.clone();
+            let notice = statement.take_due_notice(at);
+            if statement.version() == before.version() {
+                return Ok(false);
             }
-        }
-        Ok(sent)
+            repositories.billing_statements().update(&statement, before.version())?;
+            if let Some(notice) = notice {
+                let view = self.complete_view(repositories, scope, statement, None)?;
+                self.log(scope, at).append(repositories, notice.event_type(), &self.present(&view), None)?;
+            }
+            Ok(true)
+        })
     }
 
     /// Writes a statement whose line items changed: the versioned update first, so a concurrent
@@ -699,9 +702,8 @@ pub(crate) fn present(presenter: &dyn Presenter, view: &BillingStatementView) ->
     presenter.billing_statement(&view.statement, &view.customer, intent.as_ref(), &view.merchant_name)
 }
 
-/// The name the account's statements show.
 fn scope_of(statement: &BillingStatement) -> Scope {
-    Scope { account_id: statement.account_id().clone(), mode: Mode::from_livemode(statement.livemode()) }
+    Scope::of(statement.account_id(), statement.livemode())
 }
 
 fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<BillingStatement, ApplicationError> {

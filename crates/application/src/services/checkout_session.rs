@@ -1,6 +1,7 @@
 //! Checkout sessions: create (with its payment intent, in one transaction), retrieve, list and
 //! expire; what the hosted page shows and how it pays; and the background expiry.
 
+use super::due_work::{Due, DueKind};
 use super::event::EventLog;
 use super::payment_intent::{view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::{check_redirect_url, Access};
@@ -11,7 +12,6 @@ use crate::ports::{
     UnitOfWork,
 };
 use crate::scope::Scope;
-use payments_domain::account::Mode;
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus, NewCheckoutSession, NewLineItem};
 use payments_domain::event::EventType;
 use payments_domain::ids::{CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, RANDOM_PART_LENGTH};
@@ -74,7 +74,7 @@ impl CheckoutSessionService {
     ) -> Result<CheckoutSessionView, ApplicationError> {
         check_redirect_url(scope, "success_url", Some(&new.success_url))?;
         check_redirect_url(scope, "cancel_url", Some(&new.cancel_url))?;
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         let new = new.with_line_item_ids(|| CheckoutSessionLineItemId::from_random(&self.ids.id_part()));
         let id = CheckoutSessionId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.ids.alphanumeric(RANDOM_PART_LENGTH));
@@ -152,7 +152,7 @@ impl CheckoutSessionService {
     /// `resource_not_found`; storage failures.
     pub fn expire(&self, scope: &Scope, id: &str) -> Result<CheckoutSessionView, ApplicationError> {
         retry_on_conflict(|| {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let session = load(repositories, scope, id)?;
                 self.expire_within(repositories, scope, session, now)
@@ -160,35 +160,36 @@ impl CheckoutSessionService {
         })
     }
 
-    /// Expires the active sessions whose `expires_at` passed. Returns how many expired. Safe with
-    /// several instances: each expiry is a versioned update, so only one instance's lands.
+    /// The active sessions whose `expires_at` passed at `now`, in `within` or in any scope.
     ///
     /// # Errors
-    /// Storage failures of the scan.
-    pub fn run_due_expirations(&self, limit: u32) -> Result<usize, ApplicationError> {
-        let now = self.clock.now();
+    /// Storage failures.
+    pub(crate) fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
         let due = reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(repositories.checkout_sessions().expired(now, limit)?)
+            Ok(repositories.checkout_sessions().expired(within, now, limit)?)
         })?;
-        let mut expired = 0;
-        for candidate in due {
-            let scope =
-                Scope { account_id: candidate.account_id().clone(), mode: Mode::from_livemode(candidate.livemode()) };
-            let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let Some(session) = repositories.checkout_sessions().find(&scope, candidate.id())? else {
-                    return Ok(());
-                };
-                self.expire_within(repositories, &scope, session, now).map(|_| ())
-            });
-            match outcome {
-                Ok(()) => expired += 1,
-                // Completed meanwhile, expired by another instance, or a payment still processing
-                // (tried again on the next run).
-                Err(ApplicationError::Conflict | ApplicationError::InvalidState(_)) => {}
-                Err(error) => tracing::warn!(session = %candidate.id(), %error, "a due checkout session expiry failed"),
-            }
-        }
-        Ok(expired)
+        Ok(due
+            .iter()
+            .map(|session| Due {
+                kind: DueKind::CheckoutSession,
+                scope: scope_of(session),
+                id: session.id().to_string(),
+                at: session.expires_at(),
+            })
+            .collect())
+    }
+
+    /// Expires the session `due` names, at `at`. Returns whether it expired.
+    ///
+    /// # Errors
+    /// `resource_conflict` when it was completed or expired meanwhile; `resource_invalid_state`
+    /// while its payment is processing (tried again later); storage failures.
+    pub(crate) fn perform_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
+        let scope = &due.scope;
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let session = load(repositories, scope, &due.id)?;
+            self.expire_within(repositories, scope, session, at).map(|_| true)
+        })
     }
 
     /// The session whose client secret is `secret`, for its hosted page.
@@ -196,13 +197,13 @@ impl CheckoutSessionService {
     /// # Errors
     /// `resource_not_found` for a secret that names no session; storage failures.
     pub fn page(&self, secret: &str) -> Result<CheckoutPage, ApplicationError> {
-        let now = self.clock.now();
-        reading(self.unit_of_work.as_ref(), |repositories| {
+        let (session, view) = reading(self.unit_of_work.as_ref(), |repositories| {
             let session = find_by_secret(repositories, secret)?;
-            let scope = scope_of(&session);
-            let payable = session.payable(now);
-            Ok(CheckoutPage { view: with_intent(repositories, &scope, session)?, payable })
-        })
+            let view = with_intent(repositories, &scope_of(&session), session.clone())?;
+            Ok((session, view))
+        })?;
+        let payable = session.payable(self.clock.now_in(&scope_of(&session))?);
+        Ok(CheckoutPage { view, payable })
     }
 
     /// The customer pays on the hosted page they loaded: the session's intent is attached as a
@@ -263,7 +264,7 @@ impl CheckoutSessionService {
 }
 
 fn scope_of(session: &CheckoutSession) -> Scope {
-    Scope { account_id: session.account_id().clone(), mode: Mode::from_livemode(session.livemode()) }
+    Scope::of(session.account_id(), session.livemode())
 }
 
 fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<CheckoutSession, ApplicationError> {

@@ -32,8 +32,14 @@ impl CustomerService {
         let id = CustomerId::from_random(&self.ids.id_part());
         let generated_prefix = BillingStatementPrefix::generate(&self.ids.alphanumeric(RANDOM_PART_LENGTH))
             .map_err(|_| ApplicationError::internal("the id generator drew too few characters for a prefix"))?;
-        let customer =
-            Customer::create(id, scope.account_id.clone(), scope.livemode(), new, generated_prefix, self.clock.now());
+        let customer = Customer::create(
+            id,
+            scope.account_id.clone(),
+            scope.livemode(),
+            new,
+            generated_prefix,
+            self.clock.now_in(scope)?,
+        );
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             ensure_prefix_free(repositories, scope, &customer.billing_statement_prefix, None)?;
             repositories.customers().insert(&customer).map_err(prefix_taken)?;
@@ -55,7 +61,7 @@ impl CustomerService {
     /// `resource_not_found` for a missing or deleted customer; `parameter_invalid` for a taken prefix;
     /// `resource_conflict` when a concurrent update won; storage failures.
     pub fn update(&self, scope: &Scope, id: &str, changes: CustomerChanges) -> Result<Customer, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut customer = load(repositories, scope, id)?;
             let expected_version = customer.version;
@@ -74,7 +80,7 @@ impl CustomerService {
     /// `resource_not_found` for a missing or already deleted customer; `resource_conflict` when a
     /// concurrent update won; storage failures.
     pub fn delete(&self, scope: &Scope, id: &str) -> Result<Customer, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut customer = load(repositories, scope, id)?;
             let expected_version = customer.version;

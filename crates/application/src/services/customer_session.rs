@@ -52,7 +52,7 @@ impl CustomerSessionService {
         customer_id: &CustomerId,
         components: Vec<Component>,
     ) -> Result<CustomerSessionView, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         let id = CustomerSessionId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.ids.alphanumeric(RANDOM_PART_LENGTH));
         let session = CustomerSession::create(
@@ -99,7 +99,7 @@ impl CustomerSessionService {
         id: &str,
         access: Access<'_>,
     ) -> Result<CustomerSessionView, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         reading(self.unit_of_work.as_ref(), |repositories| {
             let session = load(repositories, scope, id)?;
             super::redirect::check_client_secret(&session.client_secret, access, "customer session")?;

@@ -69,7 +69,7 @@ impl PaymentService {
         description: Option<Description>,
         metadata: Option<Metadata>,
     ) -> Result<PaymentView, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut payment = load(repositories, scope, id)?;
             let expected_version = payment.version();

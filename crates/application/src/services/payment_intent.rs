@@ -2,6 +2,7 @@
 //! redirect; and the background actions (hold expiry, redirect expiry, processing end).
 
 use super::customer::live_customer;
+use super::due_work::{Due, DueKind};
 use super::event::EventLog;
 use super::intent_owner::{became_paid, ensure_not_owned, intent_paid};
 use super::payment_method::saved_method;
@@ -16,7 +17,6 @@ use crate::ports::{
     PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
 use crate::scope::Scope;
-use payments_domain::account::Mode;
 use payments_domain::customer::Customer;
 use payments_domain::error::DomainError;
 use payments_domain::event::EventType;
@@ -28,7 +28,7 @@ use payments_domain::payment_intent::{
     Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges, PaymentIntentStatus,
 };
 use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
-use payments_domain::pending_authorization::DueAction;
+use payments_domain::pending_authorization::{DueAction, Verdict};
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
@@ -169,7 +169,7 @@ impl PaymentIntentService {
     /// live mode; storage failures.
     pub fn create(&self, scope: &Scope, new: NewPaymentIntent) -> Result<PaymentIntentView, ApplicationError> {
         check_redirect_url(scope, "return_url", new.return_url.as_ref())?;
-        let intent = self.build(scope, new, self.clock.now());
+        let intent = self.build(scope, new, self.clock.now_in(scope)?);
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = existing_customer(repositories, scope, intent.customer_id())?;
             repositories.payment_intents().insert(&intent)?;
@@ -285,7 +285,7 @@ impl PaymentIntentService {
         changes: PaymentIntentChanges,
     ) -> Result<PaymentIntentView, ApplicationError> {
         check_redirect_url(scope, "return_url", changes.return_url.as_ref())?;
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut intent = load(repositories, scope, id)?;
             let expected_version = intent.version();
@@ -331,7 +331,7 @@ impl PaymentIntentService {
         })?;
         let intent = &before.intent;
         let method = input.method();
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         let processor = self.processors.for_mode(scope.livemode())?;
         let authorization = processor
             .authorize(&AuthorizationRequest {
@@ -385,7 +385,7 @@ impl PaymentIntentService {
         amount: Option<Amount>,
     ) -> Result<PaymentIntentView, ApplicationError> {
         retry_on_conflict(|| {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load_view(repositories, scope, id)?;
                 let mut intent = before.intent.clone();
@@ -415,7 +415,7 @@ impl PaymentIntentService {
     /// `resource_invalid_state` from any other status; storage failures.
     pub fn cancel(&self, scope: &Scope, id: &str) -> Result<PaymentIntentView, ApplicationError> {
         retry_on_conflict(|| {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load_view(repositories, scope, id)?;
                 ensure_not_owned(repositories, scope, &before.intent, "canceled")?;
@@ -451,8 +451,8 @@ impl PaymentIntentService {
     /// # Errors
     /// `resource_not_found` for an unknown, used or expired token.
     pub fn redirect_page(&self, token: &str) -> Result<RedirectPage, ApplicationError> {
-        let now = self.clock.now();
         let intent = reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
+        let now = self.clock.now_in(&Scope::of(intent.account_id(), intent.livemode()))?;
         let pending = intent
             .pending()
             .filter(|pending| pending.redirect_token.as_deref() == Some(token))
@@ -478,14 +478,15 @@ impl PaymentIntentService {
     }
 
     fn complete_redirect_once(&self, token: &str, authorized: bool) -> Result<RedirectCompletion, ApplicationError> {
-        let now = self.clock.now();
+        let found = reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
+        let scope = Scope::of(found.account_id(), found.livemode());
+        let now = self.clock.now_in(&scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let intent = find_by_redirect_token(repositories, token)?;
             let pending_here = intent.pending().is_some_and(|p| p.redirect_token.as_deref() == Some(token));
             if !pending_here {
                 return Ok(outcome_of_used_page(&intent));
             }
-            let scope = Scope { account_id: intent.account_id().clone(), mode: Mode::from_livemode(intent.livemode()) };
             let before = view(repositories, &scope, intent)?;
             let mut intent = before.intent.clone();
             let result = if intent.action_due_at().is_some_and(|due| now >= due) {
@@ -505,51 +506,118 @@ impl PaymentIntentService {
         })
     }
 
-    /// Performs the background actions that are due: expired redirects fail, processing payments
-    /// finish, expired holds are released. Returns how many intents moved. Safe with several
-    /// instances: each move is a versioned update, so only one instance's move lands.
+    /// Test helper: ends the intent's pending redirect as the test authorization page would:
+    /// authorized, or failed (with the chosen decline, else `authentication_failed`). A redirect
+    /// past its time expires instead, as on the page.
     ///
     /// # Errors
-    /// Storage failures of the scan.
-    pub fn run_due_actions(&self, limit: u32) -> Result<usize, ApplicationError> {
-        let now = self.clock.now();
-        let due =
-            reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.payment_intents().due(now, limit)?))?;
-        let mut moved = 0;
-        for candidate in due {
-            let scope =
-                Scope { account_id: candidate.account_id().clone(), mode: Mode::from_livemode(candidate.livemode()) };
-            let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let Some(intent) = repositories.payment_intents().find(&scope, candidate.id())? else {
-                    return Ok(false);
-                };
-                let before = view(repositories, &scope, intent)?;
-                let mut intent = before.intent.clone();
-                match intent.status().due_action() {
-                    Some(DueAction::ExpireRedirect) => {
-                        let result = intent.expire_redirect(now)?;
-                        self.settle(repositories, &scope, before, intent, result, now)?;
-                    }
-                    Some(DueAction::FinishProcessing) => {
-                        let result = intent.finish_processing(now)?;
-                        self.settle(repositories, &scope, before, intent, result, now)?;
-                    }
-                    Some(DueAction::ReleaseHold) => {
-                        intent.expire_hold(now)?;
-                        let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
-                        self.commit(repositories, &scope, before, intent, events, now)?;
-                    }
-                    None => return Ok(false),
-                }
-                Ok(true)
-            });
-            match outcome {
-                Ok(true) => moved += 1,
-                Ok(false) | Err(ApplicationError::Conflict | ApplicationError::InvalidState(_)) => {}
-                Err(error) => tracing::warn!(intent = %candidate.id(), %error, "a due payment intent action failed"),
+    /// `resource_invalid_state` unless awaiting a redirect; `resource_not_found`; storage failures.
+    pub fn finish_redirect(
+        &self,
+        scope: &Scope,
+        id: &str,
+        verdict: &Verdict,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        self.end_pending(scope, id, |intent, now| match verdict {
+            _ if intent.status() == PaymentIntentStatus::AwaitingNextAction
+                && intent.action_due_at().is_some_and(|due| now >= due) =>
+            {
+                intent.expire_redirect(now)
             }
-        }
-        Ok(moved)
+            Verdict::Approve => intent.complete_redirect(true, now),
+            Verdict::Decline(None) => intent.complete_redirect(false, now),
+            Verdict::Decline(Some(error)) => intent.decline_redirect(error.clone(), now),
+        })
+    }
+
+    /// Test helper: the processor answers the intent's `processing` attempt now: approved, or
+    /// declined (with the chosen decline, else `generic_decline`).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing; `resource_not_found`; storage failures.
+    pub fn settle_processing(
+        &self,
+        scope: &Scope,
+        id: &str,
+        verdict: &Verdict,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        self.end_pending(scope, id, |intent, now| intent.settle_processing(verdict.processing_decline(), now))
+    }
+
+    fn end_pending(
+        &self,
+        scope: &Scope,
+        id: &str,
+        end: impl Fn(&mut PaymentIntent, Timestamp) -> Result<AttemptResult, DomainError>,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        retry_on_conflict(|| {
+            let now = self.clock.now_in(scope)?;
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let before = load_view(repositories, scope, id)?;
+                let mut intent = before.intent.clone();
+                let result = end(&mut intent, now)?;
+                Ok(self.settle(repositories, scope, before, intent, result, now)?.0)
+            })
+        })
+    }
+
+    /// The intents whose background action is due at `now`, in `within` or in any scope.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub(crate) fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
+        let due = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.payment_intents().due(within, now, limit)?)
+        })?;
+        Ok(due
+            .iter()
+            .filter_map(|intent| {
+                Some(Due {
+                    kind: DueKind::PaymentIntent,
+                    scope: Scope::of(intent.account_id(), intent.livemode()),
+                    id: intent.id().to_string(),
+                    at: intent.action_due_at()?,
+                })
+            })
+            .collect())
+    }
+
+    /// Performs the background action of the intent `due` names, at `at`: an expired redirect
+    /// fails, a processing payment finishes, an expired hold is released. Returns whether the
+    /// intent moved.
+    ///
+    /// # Errors
+    /// `resource_conflict` when another move landed first; `resource_invalid_state` when the
+    /// action is no longer due; storage failures.
+    pub(crate) fn perform_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
+        let scope = &due.scope;
+        let Some(id) = PaymentIntentId::parse(&due.id) else {
+            return Ok(false);
+        };
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let Some(intent) = repositories.payment_intents().find(scope, &id)? else {
+                return Ok(false);
+            };
+            let before = view(repositories, scope, intent)?;
+            let mut intent = before.intent.clone();
+            match intent.status().due_action() {
+                Some(DueAction::ExpireRedirect) => {
+                    let result = intent.expire_redirect(at)?;
+                    self.settle(repositories, scope, before, intent, result, at)?;
+                }
+                Some(DueAction::FinishProcessing) => {
+                    let result = intent.finish_processing(at)?;
+                    self.settle(repositories, scope, before, intent, result, at)?;
+                }
+                Some(DueAction::ReleaseHold) => {
+                    intent.expire_hold(at)?;
+                    let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
+                    self.commit(repositories, scope, before, intent, events, at)?;
+                }
+                None => return Ok(false),
+            }
+            Ok(true)
+        })
     }
 
     /// Records what an attempt came to. Returns the new view and the payment error of a failure.

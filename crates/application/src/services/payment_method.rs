@@ -38,7 +38,7 @@ impl PaymentMethodService {
         access: Access<'_>,
         page: &PageRequest,
     ) -> Result<Page<PaymentMethod>, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         reading(self.unit_of_work.as_ref(), |repositories| {
             let customer = customer(repositories, scope, customer_id)?;
             if let Access::ClientSecret(secret) = access {
@@ -61,7 +61,7 @@ impl PaymentMethodService {
         id: &str,
         access: Access<'_>,
     ) -> Result<PaymentMethod, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = customer(repositories, scope, customer_id)?;
             if let Access::ClientSecret(secret) = access {

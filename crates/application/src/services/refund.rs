@@ -66,7 +66,7 @@ impl RefundService {
     /// `parameter_above_maximum` past what is left; `resource_invalid_state` for a failed payment.
     pub fn create(&self, scope: &Scope, new: &NewRefund) -> Result<Refund, ApplicationError> {
         retry_on_conflict(|| {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let mut payment = super::payment::load(repositories, scope, &new.payment_id).map_err(|_| {
                     ApplicationError::invalid(FieldError::missing(
@@ -95,7 +95,7 @@ impl RefundService {
     /// # Errors
     /// `resource_not_found`; `resource_conflict`; storage failures.
     pub fn update(&self, scope: &Scope, id: &str, metadata: Option<Metadata>) -> Result<Refund, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut refund = load(repositories, scope, id)?;
             let before = self.presenter.refund(&refund);

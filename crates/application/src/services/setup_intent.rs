@@ -3,6 +3,7 @@
 //! background actions (redirect expiry, processing end).
 
 use super::customer::live_customer;
+use super::due_work::{Due, DueKind};
 use super::event::EventLog;
 use super::payment_intent::Processors;
 use super::redirect::{
@@ -15,12 +16,12 @@ use crate::ports::{
     UnitOfWork, VerificationRequest,
 };
 use crate::scope::Scope;
-use payments_domain::account::Mode;
 use payments_domain::customer::Customer;
+use payments_domain::error::DomainError;
 use payments_domain::event::EventType;
 use payments_domain::ids::{ClientSecret, PaymentMethodId, SetupIntentId, RANDOM_PART_LENGTH};
 use payments_domain::payment_method::{CardInput, PaymentBilling, PaymentMethodType, VerifiedCard};
-use payments_domain::pending_authorization::{DueAction, PaymentError};
+use payments_domain::pending_authorization::{DueAction, PaymentError, Verdict};
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus, SetupResult};
 use payments_domain::time::Timestamp;
@@ -99,7 +100,8 @@ impl SetupIntentService {
         }
         let id = SetupIntentId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.random());
-        let intent = SetupIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, self.clock.now());
+        let intent =
+            SetupIntent::create(id, scope.account_id.clone(), scope.livemode(), secret, new, self.clock.now_in(scope)?);
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = live_customer(repositories, scope, intent.customer_id())?;
             repositories.setup_intents().insert(&intent)?;
@@ -142,7 +144,7 @@ impl SetupIntentService {
             ensure_customer_live(repositories, scope, &intent)?;
             Ok(intent)
         })?;
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         let verification = self
             .processors
             .for_mode(scope.livemode())?
@@ -185,7 +187,7 @@ impl SetupIntentService {
     /// `resource_invalid_state` from any other status; storage failures.
     pub fn cancel(&self, scope: &Scope, id: &str) -> Result<SetupIntentView, ApplicationError> {
         retry_on_conflict(|| {
-            let now = self.clock.now();
+            let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let mut intent = load(repositories, scope, id)?;
                 let version = intent.version();
@@ -201,8 +203,8 @@ impl SetupIntentService {
     /// # Errors
     /// `resource_not_found` for an unknown, used or expired token.
     pub fn redirect_page(&self, token: &str) -> Result<RedirectPage, ApplicationError> {
-        let now = self.clock.now();
         let intent = reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
+        let now = self.clock.now_in(&scope_of(&intent))?;
         let waiting = intent.status() == SetupIntentStatus::AwaitingNextAction
             && intent.redirect_token() == Some(token)
             && intent.action_due_at().is_none_or(|due| now < due);
@@ -226,13 +228,15 @@ impl SetupIntentService {
     /// `resource_not_found` for an unknown token; storage failures.
     pub fn complete_redirect(&self, token: &str, authenticated: bool) -> Result<RedirectCompletion, ApplicationError> {
         retry_on_conflict(|| {
-            let now = self.clock.now();
+            let found =
+                reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
+            let scope = scope_of(&found);
+            let now = self.clock.now_in(&scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let mut intent = find_by_redirect_token(repositories, token)?;
                 if intent.status() != SetupIntentStatus::AwaitingNextAction {
                     return Ok(completion(&intent, true));
                 }
-                let scope = scope_of(&intent);
                 let version = intent.version();
                 if abandoned(repositories, &scope, &mut intent, version, now)? {
                     return Ok(completion(&intent, false));
@@ -248,42 +252,113 @@ impl SetupIntentService {
         })
     }
 
-    /// Fails expired redirects and finishes processing verifications. Returns how many setup
-    /// intents moved; safe with several instances (each move is a versioned update).
+    /// Test helper: ends the setup intent's pending redirect as the test authorization page
+    /// would: authorized, or failed (with the chosen decline, else `authentication_failed`). A
+    /// redirect past its time expires instead, as on the page.
     ///
     /// # Errors
-    /// Storage failures of the scan.
-    pub fn run_due_actions(&self, limit: u32) -> Result<usize, ApplicationError> {
-        let now = self.clock.now();
-        let due =
-            reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.setup_intents().due(now, limit)?))?;
-        let mut moved = 0;
-        for candidate in due {
-            let scope = scope_of(&candidate);
-            let outcome = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let Some(mut intent) = repositories.setup_intents().find(&scope, candidate.id())? else {
-                    return Ok(false);
-                };
-                let version = intent.version();
-                if abandoned(repositories, &scope, &mut intent, version, now)? {
-                    return Ok(true);
-                }
-                let result = match intent.status().due_action() {
-                    Some(DueAction::ExpireRedirect) => intent.expire_redirect(now)?,
-                    Some(DueAction::FinishProcessing) => intent.finish_processing(now)?,
-                    // Setup intents hold nothing.
-                    Some(DueAction::ReleaseHold) | None => return Ok(false),
-                };
-                self.settle(repositories, &scope, intent, version, result, now)?;
-                Ok(true)
-            });
-            match outcome {
-                Ok(true) => moved += 1,
-                Ok(false) | Err(ApplicationError::Conflict | ApplicationError::InvalidState(_)) => {}
-                Err(error) => tracing::warn!(intent = %candidate.id(), %error, "a due setup intent action failed"),
+    /// `resource_invalid_state` unless awaiting a redirect; `resource_not_found`; storage failures.
+    pub fn finish_redirect(
+        &self,
+        scope: &Scope,
+        id: &str,
+        verdict: &Verdict,
+    ) -> Result<SetupIntentView, ApplicationError> {
+        self.end_pending(scope, id, |intent, now| match verdict {
+            _ if intent.status() == SetupIntentStatus::AwaitingNextAction
+                && intent.action_due_at().is_some_and(|due| now >= due) =>
+            {
+                intent.expire_redirect(now)
             }
-        }
-        Ok(moved)
+            Verdict::Approve => intent.complete_redirect(true, now),
+            Verdict::Decline(None) => intent.complete_redirect(false, now),
+            Verdict::Decline(Some(error)) => intent.decline_redirect(error.clone(), now),
+        })
+    }
+
+    /// Test helper: the processor answers the setup intent's `processing` verification now:
+    /// approved, or declined (with the chosen decline, else `generic_decline`).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing; `resource_not_found`; storage failures.
+    pub fn settle_processing(
+        &self,
+        scope: &Scope,
+        id: &str,
+        verdict: &Verdict,
+    ) -> Result<SetupIntentView, ApplicationError> {
+        self.end_pending(scope, id, |intent, now| intent.settle_processing(verdict.processing_decline(), now))
+    }
+
+    fn end_pending(
+        &self,
+        scope: &Scope,
+        id: &str,
+        end: impl Fn(&mut SetupIntent, Timestamp) -> Result<SetupResult, DomainError>,
+    ) -> Result<SetupIntentView, ApplicationError> {
+        retry_on_conflict(|| {
+            let now = self.clock.now_in(scope)?;
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let mut intent = load(repositories, scope, id)?;
+                let version = intent.version();
+                if abandoned(repositories, scope, &mut intent, version, now)? {
+                    return view(repositories, scope, intent);
+                }
+                let result = end(&mut intent, now)?;
+                Ok(self.settle(repositories, scope, intent, version, result, now)?.0)
+            })
+        })
+    }
+
+    /// The setup intents whose background action is due at `now`, in `within` or in any scope.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub(crate) fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
+        let due = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.setup_intents().due(within, now, limit)?)
+        })?;
+        Ok(due
+            .iter()
+            .filter_map(|intent| {
+                Some(Due {
+                    kind: DueKind::SetupIntent,
+                    scope: scope_of(intent),
+                    id: intent.id().to_string(),
+                    at: intent.action_due_at()?,
+                })
+            })
+            .collect())
+    }
+
+    /// Performs the background action of the setup intent `due` names, at `at`: an expired
+    /// redirect fails, a processing verification finishes. Returns whether the intent moved.
+    ///
+    /// # Errors
+    /// `resource_conflict` when another move landed first; `resource_invalid_state` when the
+    /// action is no longer due; storage failures.
+    pub(crate) fn perform_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
+        let scope = &due.scope;
+        let Some(id) = SetupIntentId::parse(&due.id) else {
+            return Ok(false);
+        };
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let Some(mut intent) = repositories.setup_intents().find(scope, &id)? else {
+                return Ok(false);
+            };
+            let version = intent.version();
+            if abandoned(repositories, scope, &mut intent, version, at)? {
+                return Ok(true);
+            }
+            let result = match intent.status().due_action() {
+                Some(DueAction::ExpireRedirect) => intent.expire_redirect(at)?,
+                Some(DueAction::FinishProcessing) => intent.finish_processing(at)?,
+                // Setup intents hold nothing.
+                Some(DueAction::ReleaseHold) | None => return Ok(false),
+            };
+            self.settle(repositories, scope, intent, version, result, at)?;
+            Ok(true)
+        })
     }
 
     /// Writes the intent (if its version is still `version`) and, when the card was verified, the
@@ -321,7 +396,7 @@ impl SetupIntentService {
 }
 
 fn scope_of(intent: &SetupIntent) -> Scope {
-    Scope { account_id: intent.account_id().clone(), mode: Mode::from_livemode(intent.livemode()) }
+    Scope::of(intent.account_id(), intent.livemode())
 }
 
 /// Where the customer returns to after the test page, and how the setup intent stands.

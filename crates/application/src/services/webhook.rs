@@ -49,7 +49,7 @@ impl WebhookService {
             scope.livemode(),
             WebhookSecret::new(&self.random()),
             new,
-            self.clock.now(),
+            self.clock.now_in(scope)?,
         );
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             repositories.webhooks().insert(&webhook)?;
@@ -71,7 +71,7 @@ impl WebhookService {
         if let Some(url) = &changes.url {
             self.check_url(url, scope.livemode())?;
         }
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhook = load(repositories, scope, id)?;
             let expected_version = webhook.version();
@@ -147,7 +147,7 @@ impl WebhookService {
     /// # Errors
     /// `resource_not_found`; `parameter_invalid` on `event_id`; storage failures.
     pub fn resend(&self, scope: &Scope, id: &str, event_id: &str) -> Result<Webhook, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
             let unknown = || {
@@ -171,7 +171,7 @@ impl WebhookService {
         id: &str,
         change: fn(&mut Webhook, payments_domain::time::Timestamp) -> DeliveryMove,
     ) -> Result<Webhook, ApplicationError> {
-        let now = self.clock.now();
+        let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhook = load(repositories, scope, id)?;
             let expected_version = webhook.version();

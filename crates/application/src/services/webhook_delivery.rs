@@ -8,6 +8,7 @@ use crate::ports::{
     in_transaction, reading, Clock, DeliveryAttempt, DeliveryBacklog, IdGenerator, PassOver, Presenter, Repositories,
     UnitOfWork,
 };
+use crate::scope::Scope;
 use payments_domain::event::Event;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId};
 use payments_domain::retry::RetrySchedule;
@@ -75,6 +76,29 @@ impl WebhookDeliveryService {
     /// Storage failures.
     pub fn backlog(&self) -> Result<DeliveryBacklog, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.deliveries().backlog()?))
+    }
+
+    /// The scope's test clock jumped `by_millis` ahead: its pending deliveries whose retry would
+    /// fall due within that much real time fall due now, and an endpoint backed off for less than
+    /// that is tried again now. Deliveries keep real time otherwise. Returns how many moved.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn bring_forward(&self, scope: &Scope, by_millis: i64) -> Result<u64, ApplicationError> {
+        let now = self.clock.now();
+        let until = now.plus_millis(by_millis.saturating_add(1));
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let ids: Vec<WebhookId> =
+                repositories.webhooks().enabled(scope)?.iter().map(|hook| hook.id().clone()).collect();
+            let mut moved = 0;
+            for (webhook, health) in repositories.webhooks().endpoints(&ids)? {
+                if health.is_backed_off(now) && health.retry_at < until {
+                    repositories.webhooks().set_health(webhook.id(), &EndpointHealth { retry_at: now, ..health })?;
+                }
+                moved += repositories.deliveries().bring_forward(webhook.id(), until, now)?;
+            }
+            Ok(moved)
+        })
     }
 
     /// Claims due deliveries for `owner` for `lease_ms`, as many as `load` (what the sender has in

@@ -33,4 +33,28 @@ impl AccountRepository for State {
         // One fake store runs one transaction at a time.
         Ok(())
     }
+
+    fn test_clock_offset(&mut self, id: &AccountId) -> Result<i64, StoreError> {
+        Ok(self.test_clock_offsets.get(id).copied().unwrap_or(0))
+    }
+
+    fn move_test_clock(&mut self, id: &AccountId, from: i64, to: i64) -> Result<bool, StoreError> {
+        if !self.accounts.iter().any(|account| &account.id == id) || self.test_clock_offset(id)? != from {
+            return Ok(false);
+        }
+        self.test_clock_offsets.insert(id.clone(), to);
+        Ok(true)
+    }
+
+    fn with_moved_test_clock(&mut self, after: Option<&AccountId>, limit: u32) -> Result<Vec<AccountId>, StoreError> {
+        let mut moved: Vec<AccountId> = self
+            .test_clock_offsets
+            .iter()
+            .filter(|(id, offset)| **offset > 0 && after.is_none_or(|after| id.as_str() > after.as_str()))
+            .map(|(id, _)| id.clone())
+            .collect();
+        moved.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        moved.truncate(limit as usize);
+        Ok(moved)
+    }
 }

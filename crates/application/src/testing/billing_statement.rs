@@ -1,6 +1,6 @@
 //! Billing statements with their line items.
 
-use super::{filtered_page_of, in_scope_of, versioned_row, State, Stored};
+use super::{due_of, filtered_page_of, in_scope_of, versioned_row, State, Stored};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{BillingStatementFilter, BillingStatementRepository, StoreError};
 use crate::scope::Scope;
@@ -91,14 +91,16 @@ impl BillingStatementRepository for State {
         filtered_page_of(&in_scope, |s| s.id().as_str(), matches, page)
     }
 
-    fn with_notice_due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<BillingStatement>, StoreError> {
-        let mut due: Vec<&BillingStatement> = self
-            .billing_statements
-            .iter()
-            .filter(|s| s.status() == BillingStatementStatus::Open && s.next_notice_at().is_some_and(|at| at <= now))
-            .collect();
-        due.sort_by_key(|s| s.next_notice_at());
-        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    fn with_notice_due(
+        &mut self,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<BillingStatement>, StoreError> {
+        let notice = |statement: &BillingStatement| {
+            statement.next_notice_at().filter(|_| statement.status() == BillingStatementStatus::Open)
+        };
+        Ok(due_of(&self.billing_statements, within, notice, now, limit))
     }
 }
 

@@ -1,6 +1,6 @@
 //! Checkout sessions.
 
-use super::{filtered_page_of, in_scope_of, replace_versioned, State};
+use super::{due_of, filtered_page_of, in_scope_of, replace_versioned, State};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{CheckoutSessionFilter, CheckoutSessionRepository, StoreError};
 use crate::scope::Scope;
@@ -60,13 +60,15 @@ impl CheckoutSessionRepository for State {
         filtered_page_of(&in_scope, |s| s.id().as_str(), matches, page)
     }
 
-    fn expired(&mut self, now: Timestamp, limit: u32) -> Result<Vec<CheckoutSession>, StoreError> {
-        let mut due: Vec<&CheckoutSession> = self
-            .checkout_sessions
-            .iter()
-            .filter(|s| s.status() == CheckoutSessionStatus::Active && s.expires_at() <= now)
-            .collect();
-        due.sort_by_key(|s| s.expires_at());
-        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    fn expired(
+        &mut self,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<CheckoutSession>, StoreError> {
+        let expiry = |session: &CheckoutSession| {
+            Some(session.expires_at()).filter(|_| session.status() == CheckoutSessionStatus::Active)
+        };
+        Ok(due_of(&self.checkout_sessions, within, expiry, now, limit))
     }
 }

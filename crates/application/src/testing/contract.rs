@@ -80,6 +80,7 @@ macro_rules! repository_contract {
     ($make:expr) => {
         $crate::repository_contract!(@checks $make;
             accounts_are_found_by_key_digest,
+            test_clocks_move_only_from_where_they_stand,
             customers_round_trip_and_stay_in_their_scope,
             a_stale_version_is_a_conflict,
             a_taken_statement_prefix_is_a_unique_violation,
@@ -183,6 +184,26 @@ pub fn accounts_are_found_by_key_digest(store: &dyn UnitOfWork) {
     assert_eq!((found.account_id, found.kind, found.mode), (scope.account_id, KeyKind::Secret, Mode::Test));
     assert!(missing.is_none());
     assert_eq!(count, 1);
+}
+
+pub fn test_clocks_move_only_from_where_they_stand(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let other = account(store, "other");
+    let offset = |scope: &Scope| read(store, |r| r.accounts().test_clock_offset(&scope.account_id));
+    let moved = |after: Option<&AccountId>| read(store, |r| r.accounts().with_moved_test_clock(after, 10));
+    assert_eq!((offset(&scope), offset(&other)), (0, 0), "a clock starts at real time");
+    assert_eq!(moved(None), vec![]);
+    assert!(write(store, |r| r.accounts().move_test_clock(&scope.account_id, 0, 5_000)));
+    assert!(!write(store, |r| r.accounts().move_test_clock(&scope.account_id, 0, 9_000)), "it no longer stands at 0");
+    assert_eq!((offset(&scope), offset(&other)), (5_000, 0), "only its own account's clock moved");
+    assert!(write(store, |r| r.accounts().move_test_clock(&other.account_id, 0, 1_000)));
+    let mut both = vec![scope.account_id.clone(), other.account_id.clone()];
+    both.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    assert_eq!(moved(None), both);
+    assert_eq!(moved(Some(&both[0])), vec![both[1].clone()], "after an account, in id order");
+    let unknown = AccountId::from_random("nobody");
+    assert_eq!(read(store, |r| r.accounts().test_clock_offset(&unknown)), 0);
+    assert!(!write(store, |r| r.accounts().move_test_clock(&unknown, 0, 1_000)), "no account, no clock");
 }
 
 pub fn customers_round_trip_and_stay_in_their_scope(store: &dyn UnitOfWork) {
@@ -327,7 +348,7 @@ pub fn payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time(s
     let mut intent = new_intent(&scope, 1);
     write(store, |r| r.payment_intents().insert(&intent));
     assert_eq!(read(store, |r| r.payment_intents().find(&scope, intent.id())), Some(intent.clone()));
-    assert_eq!(read(store, |r| r.payment_intents().due(at(3_600), 10)), vec![], "nothing is due");
+    assert_eq!(read(store, |r| r.payment_intents().due(None, at(3_600), 10)), vec![], "nothing is due");
 
     let version = intent.version();
     let redirect = Some(("token1".to_owned(), "http://127.0.0.1/test/authorize/token1".to_owned()));
@@ -338,8 +359,21 @@ pub fn payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time(s
     assert_eq!(read(store, |r| r.payment_intents().find_by_redirect_token("token1")), Some(intent.clone()));
     assert_eq!(read(store, |r| r.payment_intents().find_by_redirect_token("other")), None);
     let due_at = intent.action_due_at().unwrap();
-    assert!(read(store, |r| r.payment_intents().due(due_at.plus_seconds(-1), 10)).is_empty());
-    assert_eq!(read(store, |r| r.payment_intents().due(due_at, 10)), vec![intent.clone()], "the redirect expires");
+    assert!(read(store, |r| r.payment_intents().due(None, due_at.plus_seconds(-1), 10)).is_empty());
+    assert_eq!(
+        read(store, |r| r.payment_intents().due(None, due_at, 10)),
+        vec![intent.clone()],
+        "the redirect expires"
+    );
+    assert_eq!(
+        read(store, |r| r.payment_intents().due(Some(&scope), due_at, 10)),
+        vec![intent.clone()],
+        "in its scope"
+    );
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    let other = account(store, "bystander");
+    assert!(read(store, |r| r.payment_intents().due(Some(&live), due_at, 10)).is_empty(), "not in live mode");
+    assert!(read(store, |r| r.payment_intents().due(Some(&other), due_at, 10)).is_empty(), "not in another account");
 
     let version = intent.version();
     intent.complete_redirect(false, at(20)).unwrap();
@@ -347,7 +381,7 @@ pub fn payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time(s
     let after_use = read(store, |r| r.payment_intents().find_by_redirect_token("token1")).unwrap();
     assert_eq!(after_use.status(), PaymentIntentStatus::AwaitingPaymentMethod);
     assert!(after_use.pending().is_none(), "a used page still finds its intent, with nothing pending");
-    assert!(read(store, |r| r.payment_intents().due(at(100_000), 10)).is_empty(), "no action is due");
+    assert!(read(store, |r| r.payment_intents().due(None, at(100_000), 10)).is_empty(), "no action is due");
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.payment_intents().find(&elsewhere, intent.id())), None);
 }
@@ -543,14 +577,17 @@ pub fn setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time(sto
     assert_eq!(read(store, |r| r.setup_intents().find(&scope, intent.id())), Some(intent.clone()), "pending kept");
     assert_eq!(read(store, |r| r.setup_intents().find_by_redirect_token("token1")), Some(intent.clone()));
     let due_at = intent.action_due_at().unwrap();
-    assert!(read(store, |r| r.setup_intents().due(due_at.plus_seconds(-1), 10)).is_empty());
-    assert_eq!(read(store, |r| r.setup_intents().due(due_at, 10)), vec![intent.clone()]);
+    assert!(read(store, |r| r.setup_intents().due(None, due_at.plus_seconds(-1), 10)).is_empty());
+    assert_eq!(read(store, |r| r.setup_intents().due(None, due_at, 10)), vec![intent.clone()]);
+    assert_eq!(read(store, |r| r.setup_intents().due(Some(&scope), due_at, 10)), vec![intent.clone()]);
+    let elsewhere = account(store, "bystander");
+    assert!(read(store, |r| r.setup_intents().due(Some(&elsewhere), due_at, 10)).is_empty(), "not elsewhere");
     let version = intent.version();
     intent.complete_redirect(true, at(20)).unwrap();
     write(store, |r| r.setup_intents().update(&intent, version));
     let stored = read(store, |r| r.setup_intents().find_by_redirect_token("token1")).unwrap();
     assert_eq!((stored.status(), stored.pending()), (SetupIntentStatus::Succeeded, None));
-    assert!(read(store, |r| r.setup_intents().due(at(100_000), 10)).is_empty(), "nothing is due");
+    assert!(read(store, |r| r.setup_intents().due(None, at(100_000), 10)).is_empty(), "nothing is due");
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.setup_intents().find(&elsewhere, intent.id())), None);
 }
@@ -896,6 +933,12 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     assert_eq!(waited.iter().map(|d| (d.id(), d.next_attempt_at())).collect::<Vec<_>>(), vec![(first.id(), at(45))]);
     assert_eq!(write(store, |r| r.deliveries().postpone(hook.id(), at(44), at(43))), 0, "never earlier");
     first.postpone(at(45));
+    // A test clock jumped over the wait: due at once, but a leased one is left to its sender.
+    assert_eq!(write(store, |r| r.deliveries().bring_forward(hook.id(), at(46), at(44))), 1);
+    assert_eq!(write(store, |r| r.deliveries().bring_forward(hook.id(), at(46), at(44))), 0, "already due");
+    assert!(first.bring_forward(at(46), at(44)));
+    let brought = read(store, |r| r.deliveries().due(at(44), 10, &everything));
+    assert_eq!(brought.iter().map(|d| (d.id(), d.next_attempt_at())).collect::<Vec<_>>(), vec![(first.id(), at(44))]);
     assert!(write(store, |r| r.deliveries().settle(&second, "a")));
 
     let paused = hook.disable(at(50));
@@ -1004,8 +1047,14 @@ pub fn billing_statements_round_trip_with_their_line_items_and_filters(store: &d
     );
     assert_eq!(read(store, |r| r.billing_statements().find_for_page(first.id())), Some(first.clone()));
     let reminder = first.next_notice_at().unwrap();
-    assert!(read(store, |r| r.billing_statements().with_notice_due(reminder.plus_seconds(-1), 10)).is_empty());
-    assert_eq!(read(store, |r| r.billing_statements().with_notice_due(reminder, 10)), vec![first.clone()]);
+    assert!(read(store, |r| r.billing_statements().with_notice_due(None, reminder.plus_seconds(-1), 10)).is_empty());
+    assert_eq!(read(store, |r| r.billing_statements().with_notice_due(None, reminder, 10)), vec![first.clone()]);
+    assert_eq!(
+        read(store, |r| r.billing_statements().with_notice_due(Some(&scope), reminder, 10)),
+        vec![first.clone()]
+    );
+    let elsewhere = Scope { mode: Mode::Live, ..scope.clone() };
+    assert!(read(store, |r| r.billing_statements().with_notice_due(Some(&elsewhere), reminder, 10)).is_empty());
 
     // Lists filter by customer and status; a cursor names any statement of the scope.
     let second = statement(&scope, &second_customer, 2);
@@ -1150,8 +1199,11 @@ pub fn checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry(stor
         assert!(list(&elsewhere, &by_reference, &PageRequest::default()).data.is_empty(), "from {elsewhere:?}");
     }
 
-    assert!(read(store, |r| r.checkout_sessions().expired(at(59), 10)).is_empty(), "none expired yet");
-    assert_eq!(read(store, |r| r.checkout_sessions().expired(at(61), 10)), vec![first.clone()]);
+    assert!(read(store, |r| r.checkout_sessions().expired(None, at(59), 10)).is_empty(), "none expired yet");
+    assert_eq!(read(store, |r| r.checkout_sessions().expired(None, at(61), 10)), vec![first.clone()]);
+    assert_eq!(read(store, |r| r.checkout_sessions().expired(Some(&scope), at(61), 10)), vec![first.clone()]);
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    assert!(read(store, |r| r.checkout_sessions().expired(Some(&live), at(61), 10)).is_empty(), "not in live mode");
     let mut expired = first.clone();
     expired.expire(at(61)).unwrap();
     write(store, |r| r.checkout_sessions().update(&expired, first.version()));
@@ -1159,7 +1211,7 @@ pub fn checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry(stor
     assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
     let stored = read(store, |r| r.checkout_sessions().find(&scope, first.id())).unwrap();
     assert_eq!((stored.status(), stored.version()), (CheckoutSessionStatus::Expired, first.version() + 1));
-    let due = read(store, |r| r.checkout_sessions().expired(at(4_000), 10));
+    let due = read(store, |r| r.checkout_sessions().expired(None, at(4_000), 10));
     assert_eq!(due.iter().map(id).collect::<Vec<_>>(), vec![id(&second)], "only active sessions expire");
     for (status, expected) in
         [(CheckoutSessionStatus::Active, id(&second)), (CheckoutSessionStatus::Expired, id(&first))]

@@ -44,9 +44,9 @@ use crate::ports::{DeliveryAttempt, IdempotencyRecord, KeyRecord, StoreError, Un
 use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
+    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
     PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService,
-    WebhookDeliveryService, WebhookService,
+    TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::billing_statement::BillingStatement;
@@ -66,6 +66,7 @@ use payments_domain::refund::Refund;
 use payments_domain::request_log::RequestLog;
 use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::SetupIntent;
+use payments_domain::time::Timestamp;
 use payments_domain::webhook::Webhook;
 use payments_domain::webhook_delivery::EndpointHealth;
 use std::collections::HashMap;
@@ -77,6 +78,8 @@ use webhook_delivery::LeasedDelivery;
 struct State {
     accounts: Vec<Account>,
     keys: HashMap<String, KeyRecord>,
+    /// Test clock offsets of the accounts whose clock was moved.
+    test_clock_offsets: HashMap<AccountId, i64>,
     /// Customers in insertion order, which is the list order reversed.
     customers: Vec<Customer>,
     idempotency: Vec<IdempotencyRecord>,
@@ -184,6 +187,25 @@ fn versioned_row<'a, T: Stored>(items: &'a mut [T], value: &T, expected_version:
 fn replace_versioned<T: Stored + Clone>(items: &mut [T], value: &T, expected_version: i64) -> Result<(), StoreError> {
     *versioned_row(items, value, expected_version)? = value.clone();
     Ok(())
+}
+
+/// Up to `limit` of `items` whose `due_at` has come at `now`, in `within` or in any scope, the
+/// longest due first.
+fn due_of<T: Stored + Clone>(
+    items: &[T],
+    within: Option<&Scope>,
+    due_at: impl Fn(&T) -> Option<Timestamp>,
+    now: Timestamp,
+    limit: u32,
+) -> Vec<T> {
+    let in_reach = |item: &&T| {
+        let (_, account_id, livemode) = item.key();
+        within.is_none_or(|scope| in_scope_of(account_id, livemode, scope))
+    };
+    let mut due: Vec<&T> =
+        items.iter().filter(in_reach).filter(|item| due_at(item).is_some_and(|due| due <= now)).collect();
+    due.sort_by_key(|item| due_at(item));
+    due.into_iter().take(limit as usize).cloned().collect()
 }
 
 /// A page of `visible` (oldest first), newest first, with cursors naming items by `id_of`.
@@ -403,6 +425,24 @@ impl TestPorts {
             Arc::new(MinimalPresenter),
             schedule,
         )
+    }
+
+    /// The background actions over the services above.
+    #[must_use]
+    pub fn due_work(&self) -> DueWork {
+        DueWork::new(
+            Arc::new(self.payment_intent_service()),
+            Arc::new(self.setup_intent_service()),
+            Arc::new(self.checkout_session_service()),
+            Arc::new(self.billing_statement_service(false)),
+            self.clock.clone(),
+        )
+    }
+
+    /// Test clocks over the services above.
+    #[must_use]
+    pub fn test_clock_service(&self) -> TestClockService {
+        TestClockService::new(self.clock.clone(), Arc::new(self.due_work()), Arc::new(self.delivery_service()))
     }
 }
 

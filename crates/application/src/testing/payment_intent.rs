@@ -1,11 +1,11 @@
 //! Payment intents.
 
-use super::{filtered_page_of, in_scope_of, replace_versioned, State};
+use super::{due_of, filtered_page_of, in_scope_of, replace_versioned, State};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{IntentOutcome, PaymentIntentFilter, PaymentIntentRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::ids::PaymentIntentId;
-use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::PaymentIntent;
 use payments_domain::time::Timestamp;
 
 impl PaymentIntentRepository for State {
@@ -30,19 +30,10 @@ impl PaymentIntentRepository for State {
         Ok(self.payment_intents.iter().find(|i| i.redirect_token() == Some(token)).cloned())
     }
 
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
-        let with_actions = [
-            PaymentIntentStatus::AwaitingNextAction,
-            PaymentIntentStatus::Processing,
-            PaymentIntentStatus::AwaitingCapture,
-        ];
-        let mut due: Vec<&PaymentIntent> = self
-            .payment_intents
-            .iter()
-            .filter(|i| with_actions.contains(&i.status()) && i.action_due_at().is_some_and(|due| due <= now))
-            .collect();
-        due.sort_by_key(|i| i.action_due_at());
-        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<PaymentIntent>, StoreError> {
+        let with_action =
+            |intent: &PaymentIntent| intent.action_due_at().filter(|_| intent.status().due_action().is_some());
+        Ok(due_of(&self.payment_intents, within, with_action, now, limit))
     }
 
     fn list(

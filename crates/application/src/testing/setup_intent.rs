@@ -1,10 +1,10 @@
 //! Setup intents.
 
-use super::{in_scope_of, replace_versioned, State};
+use super::{due_of, in_scope_of, replace_versioned, State};
 use crate::ports::{SetupIntentRepository, StoreError};
 use crate::scope::Scope;
 use payments_domain::ids::SetupIntentId;
-use payments_domain::setup_intent::{SetupIntent, SetupIntentStatus};
+use payments_domain::setup_intent::SetupIntent;
 use payments_domain::time::Timestamp;
 
 impl SetupIntentRepository for State {
@@ -29,14 +29,9 @@ impl SetupIntentRepository for State {
         Ok(self.setup_intents.iter().find(|i| i.redirect_token() == Some(token)).cloned())
     }
 
-    fn due(&mut self, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError> {
-        let with_actions = [SetupIntentStatus::AwaitingNextAction, SetupIntentStatus::Processing];
-        let mut due: Vec<&SetupIntent> = self
-            .setup_intents
-            .iter()
-            .filter(|i| with_actions.contains(&i.status()) && i.action_due_at().is_some_and(|due| due <= now))
-            .collect();
-        due.sort_by_key(|i| i.action_due_at());
-        Ok(due.into_iter().take(limit as usize).cloned().collect())
+    fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<SetupIntent>, StoreError> {
+        let with_action =
+            |intent: &SetupIntent| intent.action_due_at().filter(|_| intent.status().due_action().is_some());
+        Ok(due_of(&self.setup_intents, within, with_action, now, limit))
     }
 }

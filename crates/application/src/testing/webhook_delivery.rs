@@ -123,6 +123,16 @@ impl DeliveryRepository for State {
         Ok(moved)
     }
 
+    fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        let mut moved = 0;
+        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
+            if leased.lease_until <= now {
+                moved += u64::from(leased.delivery.bring_forward(until, now));
+            }
+        }
+        Ok(moved)
+    }
+
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
         self.attempts.extend_from_slice(attempts);
         Ok(())

@@ -84,11 +84,11 @@ fn an_expired_session_cancels_its_intent_and_cannot_be_paid() {
     assert!(!page.payable);
     assert!(matches!(service.pay(&page, card_payment()), Err(ApplicationError::InvalidState(_))));
 
-    assert_eq!(service.run_due_expirations(10).unwrap(), 0, "not yet due");
+    assert_eq!(ports.due_work().run(10).unwrap(), 0, "not yet due");
     let page_before_expiry = service.page(by_time.session.client_secret().reveal()).unwrap();
     ports.clock.advance(HOUR);
     assert!(!service.page(by_time.session.client_secret().reveal()).unwrap().payable, "past expires_at");
-    assert_eq!(service.run_due_expirations(10).unwrap(), 1);
+    assert_eq!(ports.due_work().run(10).unwrap(), 1);
     let stored = service.retrieve(&scope, by_time.session.id().as_str()).unwrap();
     assert_eq!(stored.session.status(), CheckoutSessionStatus::Expired);
     let late = service.pay(&page_before_expiry, card_payment());

@@ -13,4 +13,5 @@ mod refunds;
 mod repository_contract;
 mod setup_intents;
 mod support;
+mod test_clocks;
 mod webhooks;

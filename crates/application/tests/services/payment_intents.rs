@@ -134,9 +134,9 @@ fn an_unused_hold_is_released_after_seven_days() {
     let scope = ports.scope(Mode::Test);
     let intent = service.create(&scope, new_intent(CaptureType::Manual)).unwrap().intent;
     service.attach(&scope, intent.id().as_str(), Access::SecretKey, card_payment()).unwrap();
-    assert_eq!(service.run_due_actions(10).unwrap(), 0);
+    assert_eq!(ports.due_work().run(10).unwrap(), 0);
     ports.clock.advance(HOLD_SECONDS);
-    assert_eq!(service.run_due_actions(10).unwrap(), 1);
+    assert_eq!(ports.due_work().run(10).unwrap(), 1);
     let released = service.retrieve(&scope, intent.id().as_str(), Access::SecretKey).unwrap().intent;
     assert_eq!((released.status(), released.amount_capturable()), (PaymentIntentStatus::Canceled, 0));
     assert_eq!(event_types(&ports, &scope).last().map(String::as_str), Some("payment_intent.canceled"));
@@ -171,7 +171,7 @@ fn a_redirect_is_completed_once_through_its_token_or_expires() {
     let second = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
     service.attach(&scope, second.id().as_str(), Access::SecretKey, gcash()).unwrap();
     ports.clock.advance(REDIRECT_SECONDS);
-    assert_eq!(service.run_due_actions(10).unwrap(), 1);
+    assert_eq!(ports.due_work().run(10).unwrap(), 1);
     let expired = service.retrieve(&scope, second.id().as_str(), Access::SecretKey).unwrap().intent;
     assert_eq!(expired.status(), PaymentIntentStatus::AwaitingPaymentMethod);
     assert_eq!(expired.last_payment_error().unwrap().code, "authentication_expired");

@@ -95,7 +95,7 @@ fn a_three_d_secure_card_is_saved_once_authenticated_and_not_when_the_wait_runs_
     let second = service.create(&scope, new_setup_intent(&customer)).unwrap().intent;
     service.attach(&scope, second.id().as_str(), Access::SecretKey, request()).unwrap();
     ports.clock.advance(REDIRECT_SECONDS);
-    assert_eq!(service.run_due_actions(10).unwrap(), 1);
+    assert_eq!(ports.due_work().run(10).unwrap(), 1);
     let expired = service.retrieve(&scope, second.id().as_str(), Access::SecretKey).unwrap().intent;
     assert_eq!(expired.status(), SetupIntentStatus::AwaitingPaymentMethod);
     assert_eq!(expired.last_setup_error().map(|e| e.code.as_str()), Some("authentication_expired"));

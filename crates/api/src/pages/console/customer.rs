@@ -52,8 +52,8 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
 
 async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
-    let now = services.clock.now();
     let loaded = load(move || {
+        let now = services.clock.now_in(&scope)?;
         let customer = services.customers.retrieve(&scope, &id)?;
         if customer.is_deleted() {
             return Err(ApplicationError::NotFound { resource: "customer", id: id.to_string() });
@@ -67,10 +67,10 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
         let intents =
             PaymentIntentFilter { customers: Some(vec![customer.id.clone()]), ..PaymentIntentFilter::default() };
         let intents = services.payment_intents.list(&scope, intents, None, &page)?.data;
-        Ok((customer, methods, statements, sessions, intents))
+        Ok((customer, methods, statements, sessions, intents, now))
     })
     .await;
-    let (customer, methods, statements, sessions, intents) = match loaded {
+    let (customer, methods, statements, sessions, intents, now) = match loaded {
         Ok(loaded) => loaded,
         Err(response) => return response,
     };

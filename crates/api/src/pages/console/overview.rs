@@ -71,8 +71,8 @@ struct Overview {
 
 async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
-    let since = services.clock.now().plus_seconds(-DAY_SECONDS);
     let read = load(move || {
+        let since = services.clock.now_in(&scope)?.plus_seconds(-DAY_SECONDS);
         let page = PageRequest::new(Some(SHOWN), None, None).map_err(ApplicationError::Validation)?;
         let counts = services.payment_intents.count_by_status(&scope, since, COUNTED)?;
         let failed =

@@ -1,0 +1,160 @@
+//! What the service does on its own when its time comes: redirects left pending fail, processing
+//! payments and setup intents settle, holds past `capture_before_at` are released, checkout
+//! sessions expire, billing statements' reminders are sent. The background job runs it by real time
+//! across accounts and by each moved test clock; an advance of a test clock runs, before it
+//! answers, everything its move made due.
+
+use super::{BillingStatementService, CheckoutSessionService, PaymentIntentService, SetupIntentService};
+use crate::error::ApplicationError;
+use crate::ports::Clock;
+use crate::scope::Scope;
+use payments_domain::account::Mode;
+use payments_domain::ids::AccountId;
+use payments_domain::time::Timestamp;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Moved test clocks the background job visits per run, in turn.
+const CLOCKS_PER_RUN: u32 = 20;
+/// Objects of each kind an advance looks at per round.
+const ADVANCE_BATCH: u32 = 500;
+
+/// One object whose background action falls due at `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Due {
+    pub kind: DueKind,
+    pub scope: Scope,
+    pub id: String,
+    pub at: Timestamp,
+}
+
+/// The kinds of object that have background actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DueKind {
+    PaymentIntent,
+    SetupIntent,
+    CheckoutSession,
+    BillingStatement,
+}
+
+/// Runs due background actions, each through the service of its object.
+pub struct DueWork {
+    payment_intents: Arc<PaymentIntentService>,
+    setup_intents: Arc<SetupIntentService>,
+    checkout_sessions: Arc<CheckoutSessionService>,
+    billing_statements: Arc<BillingStatementService>,
+    clock: Arc<dyn Clock>,
+    /// The last account whose moved test clock the background job visited.
+    visited: Mutex<Option<AccountId>>,
+}
+
+impl DueWork {
+    #[must_use]
+    pub fn new(
+        payment_intents: Arc<PaymentIntentService>,
+        setup_intents: Arc<SetupIntentService>,
+        checkout_sessions: Arc<CheckoutSessionService>,
+        billing_statements: Arc<BillingStatementService>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self { payment_intents, setup_intents, checkout_sessions, billing_statements, clock, visited: Mutex::default() }
+    }
+
+    /// One run of the background job: up to `batch` objects of each kind due by real time, in any
+    /// scope, each acted on at its scope's time; then what is due by the next few moved test
+    /// clocks. Returns how many objects moved. Safe with several instances: each move is a
+    /// versioned update, so only one instance's move lands.
+    ///
+    /// # Errors
+    /// Storage failures of a scan; a failed action is logged and left for the next run.
+    pub fn run(&self, batch: u32) -> Result<usize, ApplicationError> {
+        let mut moved = 0;
+        for due in self.scan(None, self.clock.now(), batch)? {
+            let at = self.clock.now_in(&due.scope)?;
+            moved += usize::from(self.perform_logged(&due, at));
+        }
+        let accounts = {
+            let mut visited = self.visited.lock().unwrap_or_else(PoisonError::into_inner);
+            let accounts = self.clock.moved_test_clocks(visited.as_ref(), CLOCKS_PER_RUN)?;
+            *visited = if accounts.len() < CLOCKS_PER_RUN as usize { None } else { accounts.last().cloned() };
+            accounts
+        };
+        for account_id in accounts {
+            let scope = Scope { account_id, mode: Mode::Test };
+            let now = self.clock.now_in(&scope)?;
+            for due in self.scan(Some(&scope), now, batch)? {
+                moved += usize::from(self.perform_logged(&due, now));
+            }
+        }
+        Ok(moved)
+    }
+
+    /// Everything due in `scope` by `now`, acted on in the order it fell due, each at its own time
+    /// but not before `since` (the clock's time before it moved). Returns how many objects moved;
+    /// what cannot move yet (a checkout session whose payment still processes) is left.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn run_all(&self, scope: &Scope, since: Timestamp, now: Timestamp) -> Result<usize, ApplicationError> {
+        let mut moved = 0;
+        loop {
+            let batches = self.batches(Some(scope), now, ADVANCE_BATCH)?;
+            // A full batch may hold back objects due before those another kind offers: this round
+            // stops at the latest of the shortest-reaching full batch.
+            let horizon = batches
+                .iter()
+                .filter(|batch| batch.len() >= ADVANCE_BATCH as usize)
+                .filter_map(|batch| batch.last().map(|due| due.at))
+                .min()
+                .unwrap_or(now);
+            let mut round: Vec<Due> = batches.into_iter().flatten().filter(|due| due.at <= horizon).collect();
+            round.sort_by_key(|due| due.at);
+            let mut moved_in_round = 0;
+            for due in &round {
+                if self.perform(due, due.at.max(since))? {
+                    moved_in_round += 1;
+                }
+            }
+            if moved_in_round == 0 {
+                return Ok(moved);
+            }
+            moved += moved_in_round;
+        }
+    }
+
+    fn scan(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
+        Ok(self.batches(within, now, limit)?.into_iter().flatten().collect())
+    }
+
+    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 4], ApplicationError> {
+        Ok([
+            self.payment_intents.due(within, now, limit)?,
+            self.setup_intents.due(within, now, limit)?,
+            self.checkout_sessions.due(within, now, limit)?,
+            self.billing_statements.due(within, now, limit)?,
+        ])
+    }
+
+    /// Acts on `due` at `at`. Returns whether it moved: not when another instance or a request
+    /// moved it first, its state no longer allows the action, or it is gone.
+    fn perform(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
+        let outcome = match due.kind {
+            DueKind::PaymentIntent => self.payment_intents.perform_due(due, at),
+            DueKind::SetupIntent => self.setup_intents.perform_due(due, at),
+            DueKind::CheckoutSession => self.checkout_sessions.perform_due(due, at),
+            DueKind::BillingStatement => self.billing_statements.perform_due(due, at),
+        };
+        match outcome {
+            Err(ApplicationError::Conflict | ApplicationError::InvalidState(_) | ApplicationError::NotFound { .. }) => {
+                Ok(false)
+            }
+            other => other,
+        }
+    }
+
+    fn perform_logged(&self, due: &Due, at: Timestamp) -> bool {
+        self.perform(due, at).unwrap_or_else(|error| {
+            tracing::warn!(kind = ?due.kind, id = %due.id, %error, "a due background action failed");
+            false
+        })
+    }
+}

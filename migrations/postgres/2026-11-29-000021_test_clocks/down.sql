@@ -1,0 +1,6 @@
+DROP INDEX billing_statements_notice_of_scope;
+DROP INDEX checkout_sessions_expiry_of_scope;
+DROP INDEX setup_intents_due_of_scope;
+DROP INDEX payment_intents_due_of_scope;
+DROP INDEX accounts_with_moved_test_clock;
+ALTER TABLE accounts DROP COLUMN test_clock_offset_ms;
