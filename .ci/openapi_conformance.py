@@ -196,6 +196,29 @@ def request_logs(api):
     api.call("get", "/request_logs/{id}", status=404, id="req_nothing_here")
 
 
+def test_helpers(api, customer):
+    def attached(number, path="/payment_intents", **body):
+        intent = api.call("post", path, form=dict({"payment_methods[]": "card"}, **body))
+        card = dict(CARD, **{"payment_method[card][number]": number})
+        api.call("post", path + "/{id}/attach", form=card, id=intent["id"])
+        return intent["id"]
+
+    challenged = attached("4000000000003220", amount=3000, currency="PHP")
+    api.call("post", "/test_helpers/payment_intents/{id}/complete_redirect", form={"outcome": "approved"}, id=challenged)
+    processing = attached("4000000000003337", amount=3000, currency="PHP")
+    api.call("post", "/test_helpers/payment_intents/{id}/finish_processing",
+             form={"outcome": "declined", "decline_code": "card_declined"}, id=processing)
+    setup = attached("4000000000003220", path="/setup_intents", customer_id=customer["id"])
+    api.call("post", "/test_helpers/setup_intents/{id}/complete_redirect",
+             form={"outcome": "declined"}, id=setup)
+    processing_setup = attached("4000000000003337", path="/setup_intents", customer_id=customer["id"])
+    api.call("post", "/test_helpers/setup_intents/{id}/finish_processing", form={"outcome": "approved"},
+             id=processing_setup)
+    clock = api.call("get", "/test_helpers/clock")
+    api.call("post", "/test_helpers/clock/advance", form={"seconds": 60})
+    api.call("post", "/test_helpers/clock/advance", form={"to": clock["now"]}, status=400)
+
+
 def errors(api):
     api.call("get", "/customers/{id}", status=404, id="cus_nothing_here")
     api.call("get", "/customers", key="sk_test_not_a_key", status=401)
@@ -212,6 +235,7 @@ def main(base_url, secret_key, public_key):
     billing_statements(api, customer)
     webhooks_and_events(api)
     request_logs(api)
+    test_helpers(api, customer)
     errors(api)
     uncovered = api.uncovered()
     assert not uncovered, f"operations never answered 200 here: {uncovered}"

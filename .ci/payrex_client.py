@@ -1,7 +1,10 @@
 """Drives a running service with PayRex's official Python client, unchanged but for its base URL, as a
 merchant's backend would. Fails (exit status 1) on the first answer that is not what the client needs.
 
-Usage: payrex_client.py BASE_URL SECRET_KEY
+Usage: payrex_client.py BASE_URL SECRET_KEY CLOCK_SECRET_KEY
+
+CLOCK_SECRET_KEY is another account's, whose test clock the last check moves: the first account's
+clock stays at real time.
 """
 import base64
 import http.cookiejar
@@ -39,7 +42,7 @@ def check(condition, message):
     print(f"ok: {message}")
 
 
-def main(base_url, secret_key):
+def main(base_url, secret_key, clock_secret_key):
     client = Client(secret_key)
     client.config.api_base_url = base_url.rstrip("/")
 
@@ -156,6 +159,14 @@ def main(base_url, secret_key):
         check(codes == ["amount", "currency", "payment_methods"], "an empty create names all three parameters")
     else:
         sys.exit("an empty payment intent was accepted")
+
+    clock_client = Client(clock_secret_key)
+    clock_client.config.api_base_url = base_url.rstrip("/")
+    check_test_clock(clock_client, base_url.rstrip("/"), clock_secret_key)
+    own = urllib.request.Request(base_url.rstrip("/") + "/test_helpers/clock")
+    own.add_header("Authorization", "Basic " + base64.b64encode(f"{secret_key}:".encode()).decode())
+    with urllib.request.urlopen(own) as answer:
+        check(json.load(answer)["seconds_ahead"] == 0, "another account's clock did not move")
 
 
 def check_billing_statements(client, base_url, secret_key):
@@ -302,5 +313,63 @@ def check_console(client, base_url, secret_key):
     check(all("4242424242424242" not in str(entry) for entry in entries), "without the card number")
 
 
+def check_test_clock(client, base_url, secret_key):
+    """The test clock issue's merchant CI: a session expires a day on, a statement due next week
+    reminds and goes overdue twelve days on, a hold is released, and 3-D Secure finishes without a
+    browser; the client reads every object back as the clock left it."""
+    def call(method, path, fields=None):
+        data = urllib.parse.urlencode(fields).encode() if fields is not None else None
+        request = urllib.request.Request(base_url + path, data=data, method=method)
+        request.add_header("Authorization", "Basic " + base64.b64encode(f"{secret_key}:".encode()).decode())
+        with urllib.request.urlopen(request) as answer:
+            return json.load(answer)
+
+    def types_of(event_type):
+        return [e["created_at"] for e in reversed(call("GET", f"/events?limit=100&type={event_type}")["data"])]
+
+    card = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}
+    session = client.checkout_sessions.create(
+        {
+            "line_items": [{"name": "Mug", "amount": 150000, "quantity": 1}],
+            "success_url": "https://shop.example/done",
+            "cancel_url": "https://shop.example/cart",
+            "payment_methods": ["card"],
+        }
+    )
+    held = client.payment_intents.create(
+        {"amount": 10000, "currency": "PHP", "payment_methods": ["card"],
+         "payment_method_options": {"card": {"capture_type": "manual"}}}
+    )
+    held = client.payment_intents.attach(held.id, {"payment_method": {"type": "card", "card": card}})
+    check(held.status == "awaiting_capture", "a card is held")
+    moved = call("POST", "/test_helpers/clock/advance", {"seconds": 24 * 60 * 60})
+    check(moved["resource"] == "test_clock" and moved["seconds_ahead"] >= 86400, "the test clock moves a day")
+    expired = client.checkout_sessions.retrieve(session.id)
+    check(expired.status == "expired" and expired.payment_intent["status"] == "canceled", "the session expired")
+    check(types_of("checkout_session.expired")[-1] == session.expires_at, "checkout_session.expired at expires_at")
+
+    now = call("GET", "/test_helpers/clock")["now"]
+    customer = client.customers.create({"name": "Tess", "email": "tess@example.com", "currency": "PHP"})
+    check(abs(customer.created_at - now) <= 5, "a new object takes the clock's time")
+    statement = client.billing_statements.create({"customer_id": customer.id, "due_at": now + 7 * 86400})
+    client.billing_statement_line_items.create(
+        {"billing_statement_id": statement.id, "description": "Plan", "unit_price": 5000, "quantity": 1}
+    )
+    client.billing_statements.finalize(statement.id)
+    call("POST", "/test_helpers/clock/advance", {"seconds": 12 * 86400})
+    check(types_of("billing_statement.will_be_due")[-1] == now + 2 * 86400, "will_be_due five days before due_at")
+    check(types_of("billing_statement.overdue")[-1] == now + 12 * 86400, "then overdue five days after")
+    released = client.payment_intents.retrieve(held.id)
+    check(released.status == "canceled" and released.amount_capturable == 0, "the hold was released")
+
+    challenged = client.payment_intents.create({"amount": 10000, "currency": "PHP", "payment_methods": ["card"]})
+    challenged = client.payment_intents.attach(
+        challenged.id, {"payment_method": {"type": "card", "card": dict(card, number="4000000000003220")}}
+    )
+    check(challenged.status == "awaiting_next_action", "a 3-D Secure card waits for the customer")
+    call("POST", f"/test_helpers/payment_intents/{challenged.id}/complete_redirect", {"outcome": "approved"})
+    check(client.payment_intents.retrieve(challenged.id).status == "succeeded", "and succeeds without a browser")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3])

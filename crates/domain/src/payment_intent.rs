@@ -20,7 +20,7 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
-use crate::pending_authorization::{authentication_expired, authentication_failed, is_due, DueAction, Step};
+use crate::pending_authorization::{authentication_expired, authentication_failed, is_due, DueAction, Step, Verdict};
 pub use crate::pending_authorization::{AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
 use crate::redirect_url::RedirectUrl;
 use crate::statement_descriptor::StatementDescriptor;
@@ -661,25 +661,22 @@ impl PaymentIntent {
         Ok(result)
     }
 
-    /// The customer finished (or failed) authenticating on the redirect page.
+    /// The redirect ends: on the test authorization page, or through a test helper. Approved, or
+    /// declined with the chosen error (else `authentication_failed`); a redirect past its time
+    /// expires instead (`authentication_expired`), whatever the verdict.
     ///
     /// # Errors
     /// `resource_invalid_state` unless awaiting the redirect.
-    pub fn complete_redirect(&mut self, authenticated: bool, now: Timestamp) -> Result<AttemptResult, DomainError> {
+    pub fn complete_redirect(&mut self, verdict: &Verdict, now: Timestamp) -> Result<AttemptResult, DomainError> {
+        let expired = self.is_due(now);
         let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result =
-            if authenticated { self.approve(attempt, now) } else { self.fail(attempt, authentication_failed(SUBJECT)) };
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// The redirect ends in a decline with `error` (a test helper's chosen decline code).
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting the redirect.
-    pub fn decline_redirect(&mut self, error: PaymentError, now: Timestamp) -> Result<AttemptResult, DomainError> {
-        let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result = self.fail(attempt, error);
+        let result = match verdict {
+            _ if expired => self.fail(attempt, authentication_expired(SUBJECT)),
+            Verdict::Approve => self.approve(attempt, now),
+            Verdict::Decline(error) => {
+                self.fail(attempt, error.clone().unwrap_or_else(|| authentication_failed(SUBJECT)))
+            }
+        };
         self.touch(now);
         Ok(result)
     }

@@ -49,6 +49,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// What the test authorization page's buttons say: "Authorize" approves, "Fail" declines.
+    #[must_use]
+    pub fn of_page(authorized: bool) -> Self {
+        if authorized {
+            Self::Approve
+        } else {
+            Self::Decline(None)
+        }
+    }
+
     /// The decline a processing attempt settles with, if any.
     #[must_use]
     pub fn processing_decline(&self) -> Option<PaymentError> {

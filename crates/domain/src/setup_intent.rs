@@ -17,7 +17,7 @@ use crate::metadata::Metadata;
 use crate::payment_intent::CardOptions;
 use crate::payment_method::{PaymentMethod, PaymentMethodType, Usage, VerifiedCard};
 use crate::pending_authorization::{
-    authentication_expired, authentication_failed, is_due, AuthorizationOutcome, DueAction, PaymentError, Step,
+    authentication_expired, authentication_failed, is_due, AuthorizationOutcome, DueAction, PaymentError, Step, Verdict,
 };
 use crate::redirect_url::RedirectUrl;
 use crate::time::Timestamp;
@@ -307,24 +307,20 @@ impl SetupIntent {
         Ok(result)
     }
 
-    /// The customer finished (or failed) authenticating on the redirect page.
+    /// The redirect ends: on the test authorization page, or through a test helper. Approved, or
+    /// declined with the chosen error (else `authentication_failed`); a redirect past its time
+    /// expires instead (`authentication_expired`), whatever the verdict.
     ///
     /// # Errors
     /// `resource_invalid_state` unless awaiting the redirect.
-    pub fn complete_redirect(&mut self, authenticated: bool, now: Timestamp) -> Result<SetupResult, DomainError> {
+    pub fn complete_redirect(&mut self, verdict: &Verdict, now: Timestamp) -> Result<SetupResult, DomainError> {
+        let expired = self.is_due(now);
         let pending = self.take_pending(SetupIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result = if authenticated { self.save(pending, now) } else { self.fail(authentication_failed(SUBJECT)) };
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// The redirect ends in a decline with `error` (a test helper's chosen decline code).
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting the redirect.
-    pub fn decline_redirect(&mut self, error: PaymentError, now: Timestamp) -> Result<SetupResult, DomainError> {
-        self.take_pending(SetupIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result = self.fail(error);
+        let result = match verdict {
+            _ if expired => self.fail(authentication_expired(SUBJECT)),
+            Verdict::Approve => self.save(pending, now),
+            Verdict::Decline(error) => self.fail(error.clone().unwrap_or_else(|| authentication_failed(SUBJECT))),
+        };
         self.touch(now);
         Ok(result)
     }

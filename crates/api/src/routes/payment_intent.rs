@@ -10,7 +10,10 @@ use crate::error::ApiError;
 use crate::representation::payment_intent::{PaymentIntentResource, PublicPaymentIntentResource};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_application::services::{AttachOutcome, AttachRequest, PaymentIntentView, PaymentMethodChoice};
+use payments_application::services::{
+    AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView, PaymentMethodChoice,
+};
+use payments_application::{ApplicationError, Scope};
 use payments_domain::account::KeyKind;
 use payments_domain::description::Description;
 use payments_domain::ids::CustomerId;
@@ -18,6 +21,7 @@ use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment_intent::{NewPaymentIntent, PaymentError, PaymentIntentChanges};
+use payments_domain::pending_authorization::Verdict;
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{FieldError, Invalid};
@@ -138,26 +142,34 @@ async fn capture(
 }
 
 async fn complete_redirect(
-    TestSecretKey(scope): TestSecretKey,
+    key: TestSecretKey,
     id: web::Path<String>,
-    BodyParams(mut params): BodyParams,
+    BodyParams(params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let verdict = verdict(&mut params);
-    let verdict = params.finish(verdict)?;
-    let view = blocking(move || services.payment_intents.finish_redirect(&scope, &id, &verdict)).await?;
-    Ok(ok(&PaymentIntentResource::new(&view)))
+    end_pending(key, id, params, services, PaymentIntentService::finish_redirect).await
 }
 
 async fn finish_processing(
+    key: TestSecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    end_pending(key, id, params, services, PaymentIntentService::settle_processing).await
+}
+
+/// A test helper's end of what is pending: `end` with the verdict the body asks for.
+async fn end_pending(
     TestSecretKey(scope): TestSecretKey,
     id: web::Path<String>,
-    BodyParams(mut params): BodyParams,
+    mut params: Params,
     services: web::Data<Services>,
+    end: fn(&PaymentIntentService, &Scope, &str, &Verdict) -> Result<PaymentIntentView, ApplicationError>,
 ) -> Result<HttpResponse, ApiError> {
     let verdict = verdict(&mut params);
     let verdict = params.finish(verdict)?;
-    let view = blocking(move || services.payment_intents.settle_processing(&scope, &id, &verdict)).await?;
+    let view = blocking(move || end(&services.payment_intents, &scope, &id, &verdict)).await?;
     Ok(ok(&PaymentIntentResource::new(&view)))
 }
 

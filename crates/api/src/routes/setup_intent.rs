@@ -11,12 +11,14 @@ use crate::representation::setup_intent::{PublicSetupIntentResource, SetupIntent
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::PaymentMethodInput;
-use payments_application::services::{SetupAttachOutcome, SetupAttachRequest, SetupIntentView};
+use payments_application::services::{SetupAttachOutcome, SetupAttachRequest, SetupIntentService, SetupIntentView};
+use payments_application::{ApplicationError, Scope};
 use payments_domain::account::KeyKind;
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::{PaymentMethodType, Usage};
+use payments_domain::pending_authorization::Verdict;
 use payments_domain::setup_intent::NewSetupIntent;
 use payments_domain::validation::{FieldError, Invalid};
 
@@ -104,26 +106,34 @@ async fn attach(
 }
 
 async fn complete_redirect(
-    TestSecretKey(scope): TestSecretKey,
+    key: TestSecretKey,
     id: web::Path<String>,
-    BodyParams(mut params): BodyParams,
+    BodyParams(params): BodyParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let verdict = verdict(&mut params);
-    let verdict = params.finish(verdict)?;
-    let view = blocking(move || services.setup_intents.finish_redirect(&scope, &id, &verdict)).await?;
-    Ok(ok(&SetupIntentResource::new(&view)))
+    end_pending(key, id, params, services, SetupIntentService::finish_redirect).await
 }
 
 async fn finish_processing(
+    key: TestSecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    end_pending(key, id, params, services, SetupIntentService::settle_processing).await
+}
+
+/// A test helper's end of what is pending: `end` with the verdict the body asks for.
+async fn end_pending(
     TestSecretKey(scope): TestSecretKey,
     id: web::Path<String>,
-    BodyParams(mut params): BodyParams,
+    mut params: Params,
     services: web::Data<Services>,
+    end: fn(&SetupIntentService, &Scope, &str, &Verdict) -> Result<SetupIntentView, ApplicationError>,
 ) -> Result<HttpResponse, ApiError> {
     let verdict = verdict(&mut params);
     let verdict = params.finish(verdict)?;
-    let view = blocking(move || services.setup_intents.settle_processing(&scope, &id, &verdict)).await?;
+    let view = blocking(move || end(&services.setup_intents, &scope, &id, &verdict)).await?;
     Ok(ok(&SetupIntentResource::new(&view)))
 }
 

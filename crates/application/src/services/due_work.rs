@@ -11,12 +11,15 @@ use crate::scope::Scope;
 use payments_domain::account::Mode;
 use payments_domain::ids::AccountId;
 use payments_domain::time::Timestamp;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Moved test clocks the background job visits per run, in turn.
 const CLOCKS_PER_RUN: u32 = 20;
 /// Objects of each kind an advance looks at per round.
 const ADVANCE_BATCH: u32 = 500;
+/// Due actions of the same second an advance performs at once.
+const PERFORMED_AT_ONCE: usize = 4;
 
 /// One object whose background action falls due at `at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,8 +91,9 @@ impl DueWork {
         Ok(moved)
     }
 
-    /// Everything due in `scope` by `now`, acted on in the order it fell due, each at its own time
-    /// but not before `since` (the clock's time before it moved). Returns how many objects moved;
+    /// Everything due in `scope` by `now`, acted on in the order it fell due (to the second: what
+    /// fell due in the same second is acted on several at once), each at its own time but not
+    /// before `since` (the clock's time before it moved). Returns how many objects moved;
     /// what cannot move yet (a checkout session whose payment still processes) is left.
     ///
     /// # Errors
@@ -109,16 +113,38 @@ impl DueWork {
             let mut round: Vec<Due> = batches.into_iter().flatten().filter(|due| due.at <= horizon).collect();
             round.sort_by_key(|due| due.at);
             let mut moved_in_round = 0;
-            for due in &round {
-                if self.perform(due, due.at.max(since))? {
-                    moved_in_round += 1;
-                }
+            for same_second in round.chunk_by(|a, b| a.at.unix_seconds() == b.at.unix_seconds()) {
+                moved_in_round += self.perform_together(same_second, since)?;
             }
             if moved_in_round == 0 {
                 return Ok(moved);
             }
             moved += moved_in_round;
         }
+    }
+
+    /// Performs what fell due in the same second, each at its time (not before `since`), several at
+    /// once: their order among themselves is not kept. Returns how many moved.
+    fn perform_together(&self, same_second: &[Due], since: Timestamp) -> Result<usize, ApplicationError> {
+        let next = AtomicUsize::new(0);
+        let work = || -> Result<usize, ApplicationError> {
+            let mut moved = 0;
+            while let Some(due) = same_second.get(next.fetch_add(1, Ordering::Relaxed)) {
+                moved += usize::from(self.perform(due, due.at.max(since))?);
+            }
+            Ok(moved)
+        };
+        if same_second.len() == 1 {
+            return work();
+        }
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..PERFORMED_AT_ONCE.min(same_second.len())).map(|_| scope.spawn(work)).collect();
+            let mut moved = 0;
+            for worker in workers {
+                moved += worker.join().map_err(|_| ApplicationError::internal("a due action panicked"))??;
+            }
+            Ok(moved)
+        })
     }
 
     fn scan(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {

@@ -489,11 +489,7 @@ impl PaymentIntentService {
             }
             let before = view(repositories, &scope, intent)?;
             let mut intent = before.intent.clone();
-            let result = if intent.action_due_at().is_some_and(|due| now >= due) {
-                intent.expire_redirect(now)?
-            } else {
-                intent.complete_redirect(authorized, now)?
-            };
+            let result = intent.complete_redirect(&Verdict::of_page(authorized), now)?;
             let (view, error) = self.settle(repositories, &scope, before, intent, result, now)?;
             Ok(RedirectCompletion {
                 return_url: view.intent.return_url().map(str::to_owned),
@@ -518,16 +514,7 @@ impl PaymentIntentService {
         id: &str,
         verdict: &Verdict,
     ) -> Result<PaymentIntentView, ApplicationError> {
-        self.end_pending(scope, id, |intent, now| match verdict {
-            _ if intent.status() == PaymentIntentStatus::AwaitingNextAction
-                && intent.action_due_at().is_some_and(|due| now >= due) =>
-            {
-                intent.expire_redirect(now)
-            }
-            Verdict::Approve => intent.complete_redirect(true, now),
-            Verdict::Decline(None) => intent.complete_redirect(false, now),
-            Verdict::Decline(Some(error)) => intent.decline_redirect(error.clone(), now),
-        })
+        self.end_pending(scope, id, |intent, now| intent.complete_redirect(verdict, now))
     }
 
     /// Test helper: the processor answers the intent's `processing` attempt now: approved, or

@@ -241,11 +241,7 @@ impl SetupIntentService {
                 if abandoned(repositories, &scope, &mut intent, version, now)? {
                     return Ok(completion(&intent, false));
                 }
-                let result = if intent.action_due_at().is_some_and(|due| now >= due) {
-                    intent.expire_redirect(now)?
-                } else {
-                    intent.complete_redirect(authenticated, now)?
-                };
+                let result = intent.complete_redirect(&Verdict::of_page(authenticated), now)?;
                 let (view, _) = self.settle(repositories, &scope, intent, version, result, now)?;
                 Ok(completion(&view.intent, false))
             })
@@ -264,16 +260,7 @@ impl SetupIntentService {
         id: &str,
         verdict: &Verdict,
     ) -> Result<SetupIntentView, ApplicationError> {
-        self.end_pending(scope, id, |intent, now| match verdict {
-            _ if intent.status() == SetupIntentStatus::AwaitingNextAction
-                && intent.action_due_at().is_some_and(|due| now >= due) =>
-            {
-                intent.expire_redirect(now)
-            }
-            Verdict::Approve => intent.complete_redirect(true, now),
-            Verdict::Decline(None) => intent.complete_redirect(false, now),
-            Verdict::Decline(Some(error)) => intent.decline_redirect(error.clone(), now),
-        })
+        self.end_pending(scope, id, |intent, now| intent.complete_redirect(verdict, now))
     }
 
     /// Test helper: the processor answers the setup intent's `processing` verification now:

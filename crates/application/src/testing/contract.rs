@@ -42,6 +42,7 @@ use payments_domain::payment_intent::{
 use payments_domain::payment_method::{
     CardSummary, Funding, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
 };
+use payments_domain::pending_authorization::Verdict;
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::refund::{NewRefund, RefundReason};
 use payments_domain::request_log::{RequestLog, RequestSource, Retention, StatusRange};
@@ -376,7 +377,7 @@ pub fn payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time(s
     assert!(read(store, |r| r.payment_intents().due(Some(&other), due_at, 10)).is_empty(), "not in another account");
 
     let version = intent.version();
-    intent.complete_redirect(false, at(20)).unwrap();
+    intent.complete_redirect(&Verdict::Decline(None), at(20)).unwrap();
     write(store, |r| r.payment_intents().update(&intent, version));
     let after_use = read(store, |r| r.payment_intents().find_by_redirect_token("token1")).unwrap();
     assert_eq!(after_use.status(), PaymentIntentStatus::AwaitingPaymentMethod);
@@ -583,7 +584,7 @@ pub fn setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time(sto
     let elsewhere = account(store, "bystander");
     assert!(read(store, |r| r.setup_intents().due(Some(&elsewhere), due_at, 10)).is_empty(), "not elsewhere");
     let version = intent.version();
-    intent.complete_redirect(true, at(20)).unwrap();
+    intent.complete_redirect(&Verdict::Approve, at(20)).unwrap();
     write(store, |r| r.setup_intents().update(&intent, version));
     let stored = read(store, |r| r.setup_intents().find_by_redirect_token("token1")).unwrap();
     assert_eq!((stored.status(), stored.pending()), (SetupIntentStatus::Succeeded, None));

@@ -10,6 +10,7 @@ use payments_domain::payment_intent::{
     PaymentIntent, PaymentIntentChanges, PaymentIntentStatus, HOLD_SECONDS, REDIRECT_SECONDS,
 };
 use payments_domain::payment_method::{CardSummary, Funding, PaymentMethodRecord, PaymentMethodType};
+use payments_domain::pending_authorization::Verdict;
 use payments_domain::refund::{NewRefund, RefundReason};
 use payments_domain::time::Timestamp;
 use proptest::prelude::*;
@@ -100,7 +101,7 @@ fn apply(intent: &mut PaymentIntent, operation: &str) -> Result<(), DomainError>
     match operation {
         "update" => intent.update(PaymentIntentChanges::default(), at(2)),
         "attach" => intent.record_attempt(card_attempt(), AuthorizationOutcome::Approved, None, None, at(2)).map(drop),
-        "complete_redirect" => intent.complete_redirect(true, at(2)).map(drop),
+        "complete_redirect" => intent.complete_redirect(&Verdict::Approve, at(2)).map(drop),
         "expire_redirect" => intent.expire_redirect(late).map(drop),
         "finish_processing" => intent.finish_processing(late).map(drop),
         "capture" => intent.capture(Amount::new(AMOUNT).unwrap(), at(2)).map(drop),
@@ -212,7 +213,7 @@ fn redirects_expire_after_30_minutes_with_authentication_expired() {
 #[test]
 fn a_failed_authentication_records_authentication_failed() {
     let mut intent = intent_in(AwaitingNextAction);
-    intent.complete_redirect(false, at(2)).unwrap();
+    intent.complete_redirect(&Verdict::Decline(None), at(2)).unwrap();
     assert_eq!(intent.last_payment_error().map(|e| e.code.clone()), Some("authentication_failed".to_owned()));
 }
 
@@ -288,7 +289,7 @@ proptest! {
                     }
                 }
                 Step::Authenticate(ok) => {
-                    if let Ok(result) = intent.complete_redirect(ok, now) {
+                    if let Ok(result) = intent.complete_redirect(&Verdict::of_page(ok), now) {
                         record(&mut intent, &mut payments, result, now);
                     }
                 }

@@ -5,6 +5,7 @@ use payments_domain::error::DomainError;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupIntentId};
 use payments_domain::payment_intent::{AuthorizationOutcome, CardOptions, PaymentError, REDIRECT_SECONDS};
 use payments_domain::payment_method::{CardSummary, Funding, PaymentMethodType, Usage, VerifiedCard};
+use payments_domain::pending_authorization::Verdict;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus, SetupResult};
 use payments_domain::time::Timestamp;
 use SetupIntentStatus::{AwaitingNextAction, AwaitingPaymentMethod, Canceled, Processing, Succeeded};
@@ -90,7 +91,7 @@ fn apply(intent: &mut SetupIntent, operation: Operation) -> Result<(), DomainErr
     let late = at(1 + REDIRECT_SECONDS);
     match operation {
         Operation::Attach => verify(intent, AuthorizationOutcome::Approved).map(drop),
-        Operation::Authenticate => intent.complete_redirect(true, at(2)).map(drop),
+        Operation::Authenticate => intent.complete_redirect(&Verdict::Approve, at(2)).map(drop),
         Operation::ExpireRedirect => intent.expire_redirect(late).map(drop),
         Operation::FinishProcessing => intent.finish_processing(late).map(drop),
         Operation::Cancel => intent.cancel(at(2)),
@@ -194,7 +195,7 @@ fn a_redirect_waits_for_the_customer_and_expires_after_30_minutes() {
     assert_eq!(intent.redirect_token(), Some("token"), "a used page still finds its setup intent");
 
     let mut failed = setup_intent_in(AwaitingNextAction);
-    let result = failed.complete_redirect(false, at(2)).unwrap();
+    let result = failed.complete_redirect(&Verdict::Decline(None), at(2)).unwrap();
     assert!(matches!(result, SetupResult::Failed(ref e) if e.code == "authentication_failed"), "{result:?}");
 }
 
