@@ -74,7 +74,7 @@ impl Verdict {
 /// The error of a decline a test helper chose by its code.
 #[must_use]
 pub fn chosen_decline(code: &str) -> PaymentError {
-    PaymentError::new(code, &format!("The payment was declined with {code} by a test helper."))
+    PaymentError::new(code, &format!("Declined with {code} by a test helper."))
 }
 
 /// Whether `code` can be a decline code: 1 to 64 lowercase letters, digits and underscores,

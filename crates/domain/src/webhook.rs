@@ -150,6 +150,15 @@ pub struct DeliveryMove {
     pub due_at: Option<Timestamp>,
 }
 
+impl DeliveryMove {
+    /// The same move with its deliveries due at `real_now` where they come due: deliveries keep real
+    /// time when the webhook's test mode runs on a moved clock.
+    #[must_use]
+    pub fn due_from(self, real_now: Timestamp) -> Self {
+        Self { due_at: self.due_at.map(|_| real_now), ..self }
+    }
+}
+
 impl Webhook {
     /// A new webhook, enabled.
     #[must_use]

@@ -228,9 +228,14 @@ impl Delivery {
 }
 
 /// The deliveries of newly appended `events`: one to each webhook of `webhooks` of the event's
-/// account and mode that receives its type ([`Webhook::receives`]), due at once. `next_id` draws
-/// each delivery's id.
-pub fn fan_out(events: &[Event], webhooks: &[Webhook], mut next_id: impl FnMut() -> DeliveryId) -> Vec<Delivery> {
+/// account and mode that receives its type ([`Webhook::receives`]), due at `due_at` (real time,
+/// which a test clock does not move). `next_id` draws each delivery's id.
+pub fn fan_out(
+    events: &[Event],
+    webhooks: &[Webhook],
+    due_at: Timestamp,
+    mut next_id: impl FnMut() -> DeliveryId,
+) -> Vec<Delivery> {
     let mut deliveries = Vec::new();
     for event in events {
         let receivers = webhooks.iter().filter(|webhook| {
@@ -239,7 +244,7 @@ pub fn fan_out(events: &[Event], webhooks: &[Webhook], mut next_id: impl FnMut()
                 && webhook.receives(event.event_type)
         });
         for webhook in receivers {
-            deliveries.push(Delivery::new(next_id(), webhook, event.id.clone(), event.created_at));
+            deliveries.push(Delivery::new(next_id(), webhook, event.id.clone(), due_at));
         }
     }
     deliveries

@@ -91,13 +91,13 @@ impl DbSession<'_> {
 }
 
 impl EventRepository for DbSession<'_> {
-    fn append(&mut self, events: &[Event]) -> Result<(), StoreError> {
+    fn append(&mut self, events: &[Event], deliveries_due: Timestamp) -> Result<(), StoreError> {
         if events.is_empty() {
             return Ok(());
         }
         let rows: Vec<EventRow> = events.iter().map(EventRow::from_domain).collect();
         self.insert(events::table, rows)?;
-        self.deliver(events, super::webhook_delivery::make_deliveries)
+        self.deliver(events, deliveries_due, super::webhook_delivery::make_deliveries)
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {

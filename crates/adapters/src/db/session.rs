@@ -33,10 +33,11 @@ use diesel::sqlite::Sqlite;
 use diesel::{Connection, RunQueryDsl};
 use payments_application::ports::{IdGenerator, StoreError};
 use payments_domain::event::Event;
+use payments_domain::time::Timestamp;
 
 /// Makes the deliveries of appended events, on a session whose held writes have not gone out yet:
 /// it reads through [`DbSession::unsent_reading`] and writes like any repository.
-pub(crate) type MakeDeliveries = fn(&mut DbSession<'_>, Vec<Event>) -> Result<(), StoreError>;
+pub(crate) type MakeDeliveries = fn(&mut DbSession<'_>, Vec<Event>, Timestamp) -> Result<(), StoreError>;
 
 /// What a committed unit of work queued for the background workers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,6 +74,8 @@ pub(crate) struct DbSession<'a> {
     /// Events appended whose deliveries are not made yet (PostgreSQL: made when the writes go out),
     /// and what makes them.
     undelivered: Vec<Event>,
+    /// When their deliveries fall due.
+    deliveries_due: Timestamp,
     make_deliveries: Option<MakeDeliveries>,
     /// Whether the unit of work wrote webhooks: their deliveries must see those writes.
     wrote_webhooks: bool,
@@ -93,6 +96,7 @@ impl<'a> DbSession<'a> {
             access,
             held: WriteBatch::default(),
             undelivered: Vec::new(),
+            deliveries_due: Timestamp::from_unix_millis(0),
             make_deliveries: None,
             wrote_webhooks: false,
             owns_transaction: false,
@@ -196,10 +200,11 @@ impl<'a> DbSession<'a> {
         self.wrote_webhooks = true;
     }
 
-    /// Has `make` make the deliveries of appended `events`: when the writes go out on PostgreSQL,
-    /// at once on SQLite.
-    pub(crate) fn deliver(&mut self, events: &[Event], make: MakeDeliveries) -> Result<(), StoreError> {
+    /// Has `make` make the deliveries of appended `events`, due at `due`: when the writes go out on
+    /// PostgreSQL, at once on SQLite.
+    pub(crate) fn deliver(&mut self, events: &[Event], due: Timestamp, make: MakeDeliveries) -> Result<(), StoreError> {
         self.undelivered.extend_from_slice(events);
+        self.deliveries_due = due;
         self.make_deliveries = Some(make);
         if matches!(self.connection, AnyConnection::Sqlite(_)) {
             self.make_deliveries()?;
@@ -282,7 +287,10 @@ impl<'a> DbSession<'a> {
         }
         let events = std::mem::take(&mut self.undelivered);
         match self.make_deliveries {
-            Some(make) => make(self, events),
+            Some(make) => {
+                let due = self.deliveries_due;
+                make(self, events, due)
+            }
             None => Ok(()),
         }
     }
@@ -331,7 +339,7 @@ mod tests {
         in_transaction(&unit_of_work, |r| {
             r.payment_intents().find(&scope, intent.id())?;
             r.payment_intents().update(&intent, version)?;
-            Ok(r.events().append(&[event(&scope, 1, 1), event(&scope, 2, 1)])?)
+            Ok(r.events().append(&[event(&scope, 1, 1), event(&scope, 2, 1)], Timestamp::from_unix_seconds(1))?)
         })
         .unwrap();
         let mut pooled = pool.get().unwrap();

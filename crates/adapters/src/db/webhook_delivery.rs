@@ -123,7 +123,11 @@ impl AttemptRow {
 
 /// Makes a delivery of each appended event to every enabled webhook of its scope that listens to it
 /// ([`fan_out`]), on a session whose other writes have not gone out yet (they go out together).
-pub(super) fn make_deliveries(session: &mut DbSession<'_>, events: Vec<Event>) -> Result<(), StoreError> {
+pub(super) fn make_deliveries(
+    session: &mut DbSession<'_>,
+    events: Vec<Event>,
+    due: Timestamp,
+) -> Result<(), StoreError> {
     let mut scopes: Vec<Scope> = Vec::new();
     for event in &events {
         let scope = Scope { account_id: event.account_id.clone(), mode: Mode::from_livemode(event.livemode) };
@@ -136,7 +140,7 @@ pub(super) fn make_deliveries(session: &mut DbSession<'_>, events: Vec<Event>) -
         webhooks.extend(enabled_in(session.unsent_reading(), scope)?);
     }
     let ids = session.ids();
-    let made = fan_out(&events, &webhooks, || DeliveryId::from_random(&ids.id_part()));
+    let made = fan_out(&events, &webhooks, due, || DeliveryId::from_random(&ids.id_part()));
     if made.is_empty() {
         return Ok(());
     }

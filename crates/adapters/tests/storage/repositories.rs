@@ -9,6 +9,7 @@ use payments_application::ports::{in_transaction, reading, CustomerFilter, IdGen
 use payments_application::testing::contract::{account, customer, event, mail, webhook, ContractStore};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::event::EventType;
+use payments_domain::time::Timestamp;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -160,13 +161,17 @@ fn commits_wake_the_workers_for_what_they_queued(backend: Backend) {
     let woken = || woken.lock().unwrap().clone();
     let scope = account(&unit_of_work, "acme");
     in_transaction(&unit_of_work, |r| Ok(r.customers().insert(&customer(&scope, 1))?)).unwrap();
-    in_transaction(&unit_of_work, |r| Ok(r.events().append(&[event(&scope, 1, 0)])?)).unwrap();
+    in_transaction(&unit_of_work, |r| {
+        Ok(r.events().append(&[event(&scope, 1, 0)], Timestamp::from_unix_seconds(1))?)
+    })
+    .unwrap();
     assert_eq!(woken(), [], "nothing queued");
 
     let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
     in_transaction(&unit_of_work, |r| Ok(r.webhooks().insert(&hook)?)).unwrap();
     let listened = event(&scope, 2, 1);
-    in_transaction(&unit_of_work, |r| Ok(r.events().append(std::slice::from_ref(&listened))?)).unwrap();
+    in_transaction(&unit_of_work, |r| Ok(r.events().append(std::slice::from_ref(&listened), listened.created_at)?))
+        .unwrap();
     assert_eq!(woken(), [Queued { deliveries: true, mail: false }]);
 
     in_transaction(&unit_of_work, |r| Ok(r.mail_messages().insert(&mail(&scope, 1, 0))?)).unwrap();

@@ -95,6 +95,14 @@ async fn a_developer_finds_refunds_and_traces_a_payment_in_the_console(app: Test
     assert!(text.contains("https://shop.example/hooks"), "{text}");
     browser.screenshot(&format!("console-webhook-{backend}")).await;
 
+    // The account's test clock moved three days on: every page says so beside the mode.
+    let (status, moved) = app.post("/test_helpers/clock/advance", "seconds=259200").await;
+    assert_eq!(status, 200, "{moved}");
+    browser.click("nav a[href='/dashboard']").await;
+    let text = browser.see("Test clock").await;
+    assert!(text.contains("TEST MODE"), "{text}");
+    browser.screenshot(&format!("console-test-clock-{backend}")).await;
+
     browser.click("button.link").await;
     browser.arrive("/dashboard/sign_in").await;
     browser.client.goto(&format!("{}/dashboard/payment_intents", app.address)).await.unwrap();

@@ -4,6 +4,7 @@
 
 use crate::billing_statements::{add_item, customer, draft};
 use crate::checkout_sessions::create_session;
+use crate::console::Console;
 use crate::helpers::{error_codes, ids, read, single_error, TestApp};
 use crate::receiver::Receiver;
 use crate::webhooks::{pay, register};
@@ -20,10 +21,12 @@ on_both_backends!(each_account_has_its_own_clock_in_test_mode_only);
 on_both_backends!(bad_moves_are_refused_and_change_nothing);
 on_both_backends!(helpers_finish_redirects_and_processing_without_a_browser);
 on_both_backends!(an_advance_racing_captures_settles_each_hold_once);
+on_one_backend!(the_console_shows_a_moved_clock);
+on_both_backends!(each_of_concurrent_advances_answers_once_its_own_time_is_done);
 on_both_backends_with!(|settings| {
     settings.webhooks.retry_base_ms = 3_600_000;
     settings.webhooks.retry_cap_ms = 3_600_000;
-} => a_webhook_retry_the_clock_jumps_over_is_sent_at_once);
+} => a_webhook_retry_the_clock_jumps_over_is_sent_at_once, webhooks_of_a_moved_clock_go_out_at_once);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_with_one_advance_release_each_hold_once() {
@@ -431,4 +434,62 @@ async fn a_webhook_retry_the_clock_jumps_over_is_sent_at_once(app: TestApp) {
     advance_by(&app, 2 * 3_600).await;
     let retried = receiver.wait_for(2, Duration::from_secs(10)).await;
     assert_eq!(retried[0].body, retried[1].body, "the same event, sent again");
+}
+
+async fn the_console_shows_a_moved_clock(app: TestApp) {
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    assert!(!console.get("/dashboard").await.1.contains("Test clock"), "a clock at real time is not shown");
+    let now = advance_by(&app, 3 * DAY).await["now"].as_i64().unwrap();
+    let (status, page) = console.get("/dashboard").await;
+    assert_eq!(status, 200);
+    let (year, month, day) = payments_domain::time::Timestamp::from_unix_seconds(now).civil_date();
+    assert!(page.contains(&format!("Test clock {year}-{month:02}-{day:02}")), "{page}");
+    let mut live = Console::new(&app);
+    live.sign_in(&app.keys.secret_live).await;
+    assert!(!live.get("/dashboard").await.1.contains("Test clock"), "live mode has no clock");
+}
+
+async fn webhooks_of_a_moved_clock_go_out_at_once(app: TestApp) {
+    advance_by(&app, 49 * DAY).await;
+    let receiver = Receiver::start(vec![crate::receiver::Reply::Status(500)]);
+    let webhook = register(&app, &receiver.url, &["payment.paid"]).await;
+    pay(&app).await;
+    let received = receiver.wait_for(1, Duration::from_secs(10)).await;
+    assert!(received[0].body.contains("payment.paid"), "deliveries keep real time: {}", received[0].body);
+
+    // Answered 500, so a retry waits; paused and resumed on the moved clock, it is due at once in
+    // real time too.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.received().len(), 1, "the retry waits an hour");
+    let id = webhook["id"].as_str().unwrap();
+    assert_eq!(app.post(&format!("/webhooks/{id}/disable"), "").await.0, 200);
+    assert_eq!(app.post(&format!("/webhooks/{id}/enable"), "").await.0, 200);
+    let retried = receiver.wait_for(2, Duration::from_secs(10)).await;
+    assert_eq!(retried[0].body, retried[1].body);
+}
+
+async fn each_of_concurrent_advances_answers_once_its_own_time_is_done(app: TestApp) {
+    let start = clock(&app).await["now"].as_i64().unwrap();
+    let mut sessions = Vec::new();
+    for hour in 1..=5 {
+        let session = create_session(&app, &format!("&expires_at={}", start + hour * 3_600 - 60)).await;
+        sessions.push((session["id"].as_str().unwrap().to_owned(), session["expires_at"].as_i64().unwrap()));
+    }
+    let advances = (0..5).map(|_| async {
+        let (status, moved) = advance(&app, "seconds=3600").await;
+        assert_eq!(status, 200, "{moved}");
+        let now = moved["now"].as_i64().unwrap();
+        for (id, expires_at) in &sessions {
+            if *expires_at <= now {
+                let session = object(&app, &format!("/checkout_sessions/{id}")).await;
+                assert_eq!(session["status"], "expired", "{id} expired at {expires_at}, before the answer's {now}");
+            }
+        }
+        moved["seconds_ahead"].as_i64().unwrap()
+    });
+    let mut ahead = join_all(advances).await;
+    ahead.sort_unstable();
+    assert_eq!(ahead, vec![3_600, 7_200, 10_800, 14_400, 18_000], "each answer is the clock as its own move left it");
+    assert_eq!(clock(&app).await["seconds_ahead"], 18_000, "the moves add up");
 }

@@ -5,6 +5,7 @@ use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::EventId;
+use payments_domain::time::Timestamp;
 
 /// The list filters of `GET /events`; every given one must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -17,11 +18,13 @@ pub struct EventFilter {
 /// Events, appended in the transaction of the change they describe. An event read back has as
 /// `pending_webhooks` the number of its deliveries still outstanding (pending or paused) now.
 pub trait EventRepository {
-    /// Appends `events` in their order.
+    /// Appends `events` in their order, with a delivery of each to every enabled webhook of its
+    /// scope that listens to it, due at `deliveries_due` (real time: a test clock moves events'
+    /// times, never deliveries').
     ///
     /// # Errors
     /// Storage failures.
-    fn append(&mut self, events: &[Event]) -> Result<(), StoreError>;
+    fn append(&mut self, events: &[Event], deliveries_due: Timestamp) -> Result<(), StoreError>;
 
     /// # Errors
     /// Storage failures.

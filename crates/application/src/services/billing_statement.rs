@@ -349,7 +349,8 @@ impl BillingStatementService {
                 scope.livemode(),
                 Some(view.statement.id().clone()),
                 content,
-                now,
+                // The outbox keeps real time, as webhook deliveries do: a test clock moves neither.
+                self.clock.now(),
             );
             repositories.mail_messages().insert(&message)?;
             self.log(scope, now).append(repositories, EventType::BillingStatementSent, &self.present(&view), None)?;
@@ -684,13 +685,7 @@ impl BillingStatementService {
     }
 
     fn log<'a>(&'a self, scope: &'a Scope, now: Timestamp) -> EventLog<'a> {
-        EventLog {
-            ids: self.ids.as_ref(),
-            presenter: self.presenter.as_ref(),
-            account_id: &scope.account_id,
-            livemode: scope.livemode(),
-            now,
-        }
+        EventLog::new(self.ids.as_ref(), self.presenter.as_ref(), scope, now, self.clock.as_ref())
     }
 }
 

@@ -245,13 +245,7 @@ impl CheckoutSessionService {
         }
         let intent_after = self.payment_intents.abandon_within(repositories, scope, intent_before.intent.id(), now)?;
         repositories.checkout_sessions().update(&session, before.version())?;
-        let log = EventLog {
-            ids: self.ids.as_ref(),
-            presenter: self.presenter.as_ref(),
-            account_id: &scope.account_id,
-            livemode: scope.livemode(),
-            now,
-        };
+        let log = EventLog::new(self.ids.as_ref(), self.presenter.as_ref(), scope, now, self.clock.as_ref());
         let present = |session: &CheckoutSession, intent: &PaymentIntentView| {
             let intent =
                 self.presenter.payment_intent(&intent.intent, intent.latest_payment.as_ref(), intent.customer.as_ref());

@@ -2,7 +2,7 @@
 
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{reading, DeliveryAttempt, EventFilter, IdGenerator, Presenter, Repositories, UnitOfWork};
+use crate::ports::{reading, Clock, DeliveryAttempt, EventFilter, IdGenerator, Presenter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
@@ -62,13 +62,28 @@ pub(crate) struct EventLog<'a> {
     pub presenter: &'a dyn Presenter,
     pub account_id: &'a AccountId,
     pub livemode: bool,
+    /// The scope's time: the events' `created_at`.
     pub now: Timestamp,
+    /// Real time: when their deliveries fall due.
+    pub real_now: Timestamp,
 }
 
 /// One event to append: its type, the resource after the change, and before it (`None` on creation).
 pub(crate) type NewEvent<'v> = (EventType, &'v Value, Option<&'v Value>);
 
-impl EventLog<'_> {
+impl<'a> EventLog<'a> {
+    /// The log of `scope`'s events made at `now` (the scope's time), their deliveries due at the
+    /// real time `clock` tells.
+    pub fn new(
+        ids: &'a dyn IdGenerator,
+        presenter: &'a dyn Presenter,
+        scope: &'a Scope,
+        now: Timestamp,
+        clock: &dyn Clock,
+    ) -> Self {
+        Self { ids, presenter, account_id: &scope.account_id, livemode: scope.livemode(), now, real_now: clock.now() }
+    }
+
     /// Appends an event of `event_type` whose data is `after`; `before` is the resource before the
     /// change (`None` on creation) from which the changed fields' old values are taken.
     pub fn append(
@@ -109,7 +124,7 @@ impl EventLog<'_> {
                 event
             })
             .collect();
-        Ok(repositories.events().append(&events)?)
+        Ok(repositories.events().append(&events, self.real_now)?)
     }
 }
 

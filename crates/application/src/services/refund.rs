@@ -109,13 +109,7 @@ impl RefundService {
     }
 
     fn event_log<'a>(&'a self, scope: &'a Scope, now: payments_domain::time::Timestamp) -> EventLog<'a> {
-        EventLog {
-            ids: self.ids.as_ref(),
-            presenter: self.presenter.as_ref(),
-            account_id: &scope.account_id,
-            livemode: scope.livemode(),
-            now,
-        }
+        EventLog::new(self.ids.as_ref(), self.presenter.as_ref(), scope, now, self.clock.as_ref())
     }
 }
 

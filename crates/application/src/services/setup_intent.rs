@@ -364,13 +364,7 @@ impl SetupIntentService {
         let failure = match result {
             SetupResult::Saved(method) => {
                 repositories.payment_methods().insert(&method)?;
-                let log = EventLog {
-                    ids: self.ids.as_ref(),
-                    presenter: self.presenter.as_ref(),
-                    account_id: &scope.account_id,
-                    livemode: scope.livemode(),
-                    now,
-                };
+                let log = EventLog::new(self.ids.as_ref(), self.presenter.as_ref(), scope, now, self.clock.as_ref());
                 let data = self.presenter.setup_intent(&view.intent, &view.customer);
                 log.append(repositories, EventType::SetupIntentSucceeded, &data, None)?;
                 None

@@ -36,7 +36,8 @@ impl TestClockService {
 
     /// Moves the scope's test clock forward, then performs everything that fell due up to its new
     /// time (each at its own time, in that order) and makes the webhook retries it jumped over due
-    /// now. Safe beside the background job and other instances: each due action lands once.
+    /// now. Returns the clock as this move left it (a concurrent advance may have moved it further
+    /// since). Safe beside the background job and other instances: each due action lands once.
     ///
     /// # Errors
     /// `parameter_invalid` in live mode; `parameter_below_minimum` for a move back;
@@ -57,10 +58,10 @@ impl TestClockService {
                 return Err(ApplicationError::Conflict);
             }
         };
-        let now = self.clock.now_in(scope)?;
-        self.due_work.run_all(scope, before.now(), now)?;
+        let after = TestClock { offset_millis: to, real_now: self.clock.now() };
+        self.due_work.run_all(scope, before.now(), after.now())?;
         self.deliveries.bring_forward(scope, to - before.offset_millis)?;
-        self.clock.test_clock(account)
+        Ok(after)
     }
 }
 

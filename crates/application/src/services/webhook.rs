@@ -77,7 +77,7 @@ impl WebhookService {
             let expected_version = webhook.version();
             let new_receiver = webhook.update(changes.clone(), now);
             repositories.webhooks().update(&webhook, expected_version)?;
-            if let Some(moves) = new_receiver {
+            if let Some(moves) = new_receiver.map(|moves| moves.due_from(self.clock.now())) {
                 // Another receiver: what the old one did says nothing of it.
                 repositories.deliveries().move_all(&webhook, &moves)?;
                 repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
@@ -147,7 +147,8 @@ impl WebhookService {
     /// # Errors
     /// `resource_not_found`; `parameter_invalid` on `event_id`; storage failures.
     pub fn resend(&self, scope: &Scope, id: &str, event_id: &str) -> Result<Webhook, ApplicationError> {
-        let now = self.clock.now_in(scope)?;
+        // Deliveries keep real time, whatever the scope's test clock says.
+        let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
             let unknown = || {
@@ -175,7 +176,7 @@ impl WebhookService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut webhook = load(repositories, scope, id)?;
             let expected_version = webhook.version();
-            let moves = change(&mut webhook, now);
+            let moves = change(&mut webhook, now).due_from(self.clock.now());
             repositories.webhooks().update(&webhook, expected_version)?;
             repositories.deliveries().move_all(&webhook, &moves)?;
             if moves.due_at.is_some() {

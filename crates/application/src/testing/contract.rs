@@ -81,6 +81,7 @@ macro_rules! repository_contract {
     ($make:expr) => {
         $crate::repository_contract!(@checks $make;
             accounts_are_found_by_key_digest,
+            deliveries_fall_due_at_the_time_given_not_the_events,
             test_clocks_move_only_from_where_they_stand,
             customers_round_trip_and_stay_in_their_scope,
             a_stale_version_is_a_conflict,
@@ -137,6 +138,11 @@ fn write<T>(
     work: impl FnOnce(&mut dyn crate::ports::Repositories) -> Result<T, StoreError>,
 ) -> T {
     in_transaction(store, |r| Ok(work(r)?)).unwrap()
+}
+
+/// Appends `events`, their deliveries due when the first of them happened.
+fn appended(r: &mut dyn crate::ports::Repositories, events: &[Event]) -> Result<(), StoreError> {
+    r.events().append(events, events.first().map_or(at(0), |event| event.created_at))
 }
 
 fn read<T>(
@@ -492,7 +498,7 @@ pub fn a_change_is_all_or_nothing(store: &dyn UnitOfWork) {
         let outcome = in_transaction(store, |r| {
             r.payments().insert(payment)?;
             r.payment_intents().update(intent, version)?;
-            Ok(r.events().append(&events)?)
+            Ok(appended(r, &events)?)
         });
         (outcome, events)
     };
@@ -535,7 +541,7 @@ pub fn appended_events_reach_the_webhooks_that_listen_to_them(store: &dyn UnitOf
     let events = [event(&scope, 1, 1), event(&scope, 2, 1)];
     write(store, |r| {
         r.webhooks().insert(&listening)?;
-        r.events().append(&events)
+        appended(r, &events)
     });
     let due = read(store, |r| r.deliveries().due(at(10), 10, &PassOver::default()));
     let mut reached: Vec<(&str, &str)> = due.iter().map(|d| (d.webhook_id().as_str(), d.event_id().as_str())).collect();
@@ -711,6 +717,18 @@ pub fn event(scope: &Scope, n: u32, pending_webhooks: i64) -> Event {
     }
 }
 
+/// An event of a moved test clock happens in the clock's time; its deliveries fall due at the real
+/// time the append names.
+pub fn deliveries_fall_due_at_the_time_given_not_the_events(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    write(store, |r| r.webhooks().insert(&webhook(&scope, 1, vec![EventType::PaymentPaid])));
+    let ahead = event(&scope, 86_400, 1);
+    write(store, |r| r.events().append(std::slice::from_ref(&ahead), at(5)));
+    let everything = PassOver::default();
+    let due = read(store, |r| r.deliveries().due(at(5), 10, &everything));
+    assert_eq!(due.iter().map(|d| (d.event_id(), d.next_attempt_at())).collect::<Vec<_>>(), vec![(&ahead.id, at(5))]);
+}
+
 pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     let scope = account(store, "acme");
     let events: Vec<Event> = (1..=3).map(|n| event(&scope, n, 2)).collect();
@@ -718,10 +736,10 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
     write(store, |r| {
         r.webhooks().insert(&hooks[0])?;
         r.webhooks().insert(&hooks[1])?;
-        r.events().append(&events[..1])
+        appended(r, &events[..1])
     });
     // Several appended in one statement keep their order.
-    write(store, |r| r.events().append(&events[1..]));
+    write(store, |r| appended(r, &events[1..]));
     assert_eq!(read(store, |r| r.events().find(&scope, &events[0].id)), Some(events[0].clone()), "to both webhooks");
     // The count read back is that of the deliveries outstanding now.
     let pending =
@@ -772,8 +790,8 @@ pub fn events_are_filtered_by_type_and_object(store: &dyn UnitOfWork) {
     events[2].object_id = events[0].object_id.clone();
     let mut elsewhere = event(&account(store, "other"), 5, 0);
     elsewhere.object_id = events[0].object_id.clone();
-    write(store, |r| r.events().append(&events));
-    write(store, |r| r.events().append(std::slice::from_ref(&elsewhere)));
+    write(store, |r| appended(r, &events));
+    write(store, |r| appended(r, std::slice::from_ref(&elsewhere)));
     let id = |e: &Event| e.id.to_string();
     let list = |filter: &EventFilter, page: &PageRequest| read(store, |r| r.events().list(&scope, filter, page));
     let paid = EventFilter { event_type: Some(EventType::PaymentPaid), object_id: None };
@@ -874,7 +892,7 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
     let second = Delivery::new(DeliveryId::from_random("d2"), &hook, second_event.id.clone(), at(5));
     write(store, |r| {
         r.webhooks().insert(&hook)?;
-        r.events().append(&[first_event.clone(), second_event.clone()])?;
+        appended(r, &[first_event.clone(), second_event.clone()])?;
         r.deliveries().insert(&[first.clone(), second.clone()])
     });
     let everything = PassOver::default();
@@ -1256,7 +1274,7 @@ pub fn a_write_keeps_to_its_tenant(store: &dyn UnitOfWork) {
     let delivery = Delivery::new(DeliveryId::from_random("d1"), &hook, paid.id.clone(), at(0));
     write(store, |r| {
         r.webhooks().insert(&hook)?;
-        r.events().append(std::slice::from_ref(&paid))?;
+        appended(r, std::slice::from_ref(&paid))?;
         r.deliveries().insert(std::slice::from_ref(&delivery))
     });
     let ok = AttemptOutcome { status_code: Some(200), error: None, duration_ms: 3, response_excerpt: None };

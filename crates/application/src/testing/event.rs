@@ -6,13 +6,14 @@ use crate::ports::{DeliveryRepository, EventFilter, EventRepository, StoreError}
 use crate::scope::Scope;
 use payments_domain::event::Event;
 use payments_domain::ids::{DeliveryId, EventId};
+use payments_domain::time::Timestamp;
 use payments_domain::webhook_delivery::fan_out;
 
 impl EventRepository for State {
-    fn append(&mut self, events: &[Event]) -> Result<(), StoreError> {
+    fn append(&mut self, events: &[Event], deliveries_due: Timestamp) -> Result<(), StoreError> {
         self.events.extend_from_slice(events);
         let mut fanned_out = self.fanned_out;
-        let deliveries = fan_out(events, &self.webhooks, || {
+        let deliveries = fan_out(events, &self.webhooks, deliveries_due, || {
             fanned_out += 1;
             DeliveryId::from_random(&format!("fanout{fanned_out}"))
         });

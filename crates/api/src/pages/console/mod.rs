@@ -31,6 +31,7 @@ use payments_application::services::caller_of;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::console_session::ConsoleSession;
 use payments_domain::ids::ClientSecret;
+use payments_domain::time::Timestamp;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -121,6 +122,8 @@ const SECTIONS: [(&str, &str); 10] = [
 pub(super) struct Chrome {
     pub livemode: bool,
     pub account_id: String,
+    /// The test clock's time, when it was moved ahead of real time.
+    pub test_clock: Option<String>,
     pub form_token: String,
     /// The navigation: each section's name, address and whether it is this page's.
     pub sections: Vec<(&'static str, String, bool)>,
@@ -131,6 +134,7 @@ impl Chrome {
         Self {
             livemode: signed.session.mode.is_live(),
             account_id: signed.session.account_id.to_string(),
+            test_clock: signed.moved_clock.map(|now| format!("Test clock {}", date_time(now))),
             form_token: signed.session.form_token.clone(),
             sections: SECTIONS.iter().map(|(name, path)| (*name, format!("{ROOT}{path}"), *name == current)).collect(),
         }
@@ -140,6 +144,8 @@ impl Chrome {
 /// A request of a signed-in session.
 pub(super) struct Signed {
     pub session: ConsoleSession,
+    /// The time of the session's test mode, when its clock stands ahead of real time.
+    pub moved_clock: Option<Timestamp>,
 }
 
 impl Signed {
@@ -207,8 +213,14 @@ impl FromRequest for Signed {
         let services = request.app_data::<web::Data<Services>>().cloned();
         Box::pin(async move {
             let (Some(token), Some(services)) = (token, services) else { return Err(Refusal::SignedOut) };
-            match blocking(move || services.console_sessions.resume(&token)).await {
-                Ok(Some(session)) => Ok(Self { session }),
+            let resumed = blocking(move || {
+                let Some(session) = services.console_sessions.resume(&token)? else { return Ok(None) };
+                let now = services.clock.now_in(&caller_of(&session).scope)?;
+                let moved_clock = (now.millis_since(services.clock.now()) >= 1_000).then_some(now);
+                Ok(Some(Self { session, moved_clock }))
+            });
+            match resumed.await {
+                Ok(Some(signed)) => Ok(signed),
                 Ok(None) => Err(Refusal::SignedOut),
                 Err(_) => Err(Refusal::Unavailable),
             }
@@ -374,7 +386,7 @@ pub(super) struct Pager {
 }
 
 /// A time as the console shows it: `2026-11-26 10:00:35 UTC`.
-pub(super) fn date_time(at: payments_domain::time::Timestamp) -> String {
+pub(super) fn date_time(at: Timestamp) -> String {
     let (year, month, day) = at.civil_date();
     let seconds = at.unix_seconds().rem_euclid(86_400);
     format!("{year}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", seconds / 3_600, seconds / 60 % 60, seconds % 60)
