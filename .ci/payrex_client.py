@@ -16,9 +16,13 @@ import time
 import urllib.parse
 import urllib.request
 
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
 from payrex import Client
 from payrex import RequestInvalidException
 from payrex import SetupIntentEntity
+from standardwebhooks.webhooks import Webhook
 
 EVENT_TYPES = [
     "payment_intent.succeeded",
@@ -159,6 +163,8 @@ def main(base_url, secret_key, clock_secret_key):
         check(codes == ["amount", "currency", "payment_methods"], "an empty create names all three parameters")
     else:
         sys.exit("an empty payment intent was accepted")
+
+    check_secret_rotation(client, base_url.rstrip("/"), secret_key)
 
     clock_client = Client(clock_secret_key)
     clock_client.config.api_base_url = base_url.rstrip("/")
@@ -311,6 +317,63 @@ def check_console(client, base_url, secret_key):
     sources = sorted({entry["source"] for entry in entries})
     check(sources == ["api", "dashboard"] and len(entries) >= 3, "the request log holds the client's requests and the console's")
     check(all("4242424242424242" not in str(entry) for entry in entries), "without the card number")
+
+
+class Receiver(BaseHTTPRequestHandler):
+    """A merchant's webhook endpoint on loopback: keeps each delivery's body and headers."""
+
+    received = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        Receiver.received.append((body, {name.lower(): value for name, value in self.headers.items()}))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def check_secret_rotation(client, base_url, secret_key):
+    """A webhook's secret rotated: PayRex's client verifies with the new secret (it reads the first
+    signature), and the standardwebhooks package's verifier with either secret during the overlap."""
+    server = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
+    webhook = client.webhooks.create({"url": url, "events": ["payment.paid"], "description": "rotation"})
+    request = urllib.request.Request(base_url + f"/webhooks/{webhook.id}/rotate_secret", data=b"", method="POST")
+    request.add_header("Authorization", "Basic " + base64.b64encode(f"{secret_key}:".encode()).decode())
+    with urllib.request.urlopen(request) as answer:
+        new_secret = json.load(answer)["secret_key"]
+    check(new_secret != webhook.secret_key, "a webhook's secret rotates")
+    card = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}
+    intent = client.payment_intents.create({"amount": 10000, "currency": "PHP", "payment_methods": ["card"]})
+    client.payment_intents.attach(intent.id, {"payment_method": {"type": "card", "card": card}})
+    for _ in range(100):
+        if Receiver.received:
+            break
+        time.sleep(0.1)
+    server.shutdown()
+    payload, headers = Receiver.received[0]
+    event = client.webhooks.parse_event(payload, headers["payrex-signature"], new_secret)
+    check(event.type == "payment.paid", "payrex-python verifies a delivery with the new secret")
+    try:
+        client.webhooks.parse_event(payload, headers["payrex-signature"], webhook.secret_key)
+    except Exception:
+        check(True, "and, reading the first signature only, not with the old one")
+    else:
+        sys.exit("payrex-python accepted the rotated-out secret")
+    for name, secret in [("new", new_secret), ("old", webhook.secret_key)]:
+        # A whsk_ secret's own bytes are the key (standardwebhooks decodes a str as base64).
+        verified = Webhook(secret.encode()).verify(payload, headers)
+        check(verified["id"] == event.id, f"standardwebhooks verifies it with the {name} secret")
+    try:
+        Webhook(b"whsk_someone_else").verify(payload, headers)
+    except Exception:
+        check(True, "and refuses another secret")
+    else:
+        sys.exit("standardwebhooks accepted a secret that signed nothing")
+    client.webhooks.delete(webhook.id)
 
 
 def check_test_clock(client, base_url, secret_key):

@@ -109,6 +109,8 @@ pub struct WebhookSettings {
     pub poll_interval_ms: u64,
     /// Whether test-mode webhooks may target loopback and private addresses.
     pub allow_private_targets_in_test: bool,
+    /// How long a rotated-out webhook secret still signs deliveries (`rotate_secret`), 0 to 720.
+    pub secret_overlap_hours: u32,
 }
 
 /// The fee of each payment method.
@@ -286,6 +288,9 @@ impl Settings {
         let hooks = &self.webhooks;
         if !(1..=60).contains(&hooks.timeout_seconds) {
             problems.push("webhooks.timeout_seconds: must be from 1 to 60".to_owned());
+        }
+        if hooks.secret_overlap_hours > 720 {
+            problems.push("webhooks.secret_overlap_hours: must be from 0 to 720".to_owned());
         }
         if hooks.retry_base_ms < 1 || hooks.retry_cap_ms < hooks.retry_base_ms || hooks.give_up_after_seconds < 1 {
             problems.push(

@@ -168,6 +168,7 @@ impl Services {
                 Arc::new(ResolvingUrlGuard {
                     private_targets_in_test: settings.webhooks.allow_private_targets_in_test,
                 }),
+                i64::from(settings.webhooks.secret_overlap_hours) * 3_600,
             )),
             deliveries: deliveries.clone(),
             test_clocks: Arc::new(TestClockService::new(clock.clone(), due_work.clone(), deliveries)),

@@ -119,10 +119,19 @@ pub struct Webhook {
     events: Vec<EventType>,
     description: Option<Description>,
     secret_key: WebhookSecret,
+    previous_secret: Option<PreviousSecret>,
     status: WebhookStatus,
     created_at: Timestamp,
     updated_at: Timestamp,
     version: i64,
+}
+
+/// The secret a rotation replaced, which deliveries are also signed with until it expires (real
+/// time), so a receiver can switch over without missing one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviousSecret {
+    pub secret_key: WebhookSecret,
+    pub expires_at: Timestamp,
 }
 
 /// A webhook as a repository stores it, to restore it with [`Webhook::restore`].
@@ -135,6 +144,7 @@ pub struct StoredWebhook {
     pub events: Vec<EventType>,
     pub description: Option<Description>,
     pub secret_key: WebhookSecret,
+    pub previous_secret: Option<PreviousSecret>,
     pub status: WebhookStatus,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
@@ -178,6 +188,7 @@ impl Webhook {
             events: new.events,
             description: new.description,
             secret_key,
+            previous_secret: None,
             status: WebhookStatus::Enabled,
             created_at: now,
             updated_at: now,
@@ -196,12 +207,49 @@ impl Webhook {
             events,
             description,
             secret_key,
+            previous_secret,
             status,
             created_at,
             updated_at,
             version,
         } = stored;
-        Self { id, account_id, livemode, url, events, description, secret_key, status, created_at, updated_at, version }
+        Self {
+            id,
+            account_id,
+            livemode,
+            url,
+            events,
+            description,
+            secret_key,
+            previous_secret,
+            status,
+            created_at,
+            updated_at,
+            version,
+        }
+    }
+
+    /// Replaces the secret with `new`; the one it replaces still signs deliveries until
+    /// `previous_until` (real time), so receivers can switch over (none when that has passed).
+    pub fn rotate_secret(
+        &mut self,
+        new: WebhookSecret,
+        now: Timestamp,
+        previous_until: Timestamp,
+        real_now: Timestamp,
+    ) {
+        let old = std::mem::replace(&mut self.secret_key, new);
+        self.previous_secret =
+            (previous_until > real_now).then_some(PreviousSecret { secret_key: old, expires_at: previous_until });
+        self.touch(now);
+    }
+
+    /// The secrets a delivery sent at `real_now` is signed with: the current one first, then the
+    /// one it replaced while that has not expired.
+    #[must_use]
+    pub fn signing_secrets(&self, real_now: Timestamp) -> Vec<&WebhookSecret> {
+        let previous = self.previous_secret.as_ref().filter(|previous| real_now < previous.expires_at);
+        std::iter::once(&self.secret_key).chain(previous.map(|previous| &previous.secret_key)).collect()
     }
 
     /// Applies a merchant's changes. A new URL is another receiver: its pending deliveries become
@@ -297,6 +345,11 @@ impl Webhook {
     }
 
     #[must_use]
+    pub fn previous_secret(&self) -> Option<&PreviousSecret> {
+        self.previous_secret.as_ref()
+    }
+
+    #[must_use]
     pub fn status(&self) -> WebhookStatus {
         self.status
     }
@@ -380,6 +433,23 @@ mod tests {
             new,
             Timestamp::from_unix_seconds(100),
         )
+    }
+
+    #[test]
+    fn a_rotated_secret_still_signs_until_its_overlap_ends() {
+        let mut webhook = webhook();
+        let (now, until) = (Timestamp::from_unix_seconds(200), Timestamp::from_unix_seconds(300));
+        let first = webhook.secret_key().clone();
+        webhook.rotate_secret(WebhookSecret::new("t"), now, until, now);
+        assert_eq!(webhook.version(), 2);
+        let signing = |webhook: &Webhook, at: i64| {
+            webhook.signing_secrets(Timestamp::from_unix_seconds(at)).into_iter().cloned().collect::<Vec<_>>()
+        };
+        assert_eq!(signing(&webhook, 299), vec![WebhookSecret::new("t"), first.clone()], "the new one first");
+        assert_eq!(signing(&webhook, 300), vec![WebhookSecret::new("t")], "the old one expired");
+        webhook.rotate_secret(WebhookSecret::new("u"), now, now, now);
+        assert_eq!(webhook.previous_secret(), None, "no overlap asked for");
+        assert_eq!(signing(&webhook, 201), vec![WebhookSecret::new("u")]);
     }
 
     #[test]

@@ -263,6 +263,8 @@ diesel::table! {
         created_at -> BigInt,
         updated_at -> BigInt,
         unanswered_attempts -> BigInt,
+        previous_secret_key -> Nullable<Text>,
+        previous_secret_expires_at_ms -> Nullable<BigInt>,
         retry_at_ms -> BigInt,
     }
 }

@@ -15,7 +15,7 @@ use payments_domain::description::Description;
 use payments_domain::event::EventType;
 use payments_domain::ids::{AccountId, WebhookId};
 use payments_domain::time::Timestamp;
-use payments_domain::webhook::{StoredWebhook, Webhook, WebhookSecret, WebhookStatus, WebhookUrl};
+use payments_domain::webhook::{PreviousSecret, StoredWebhook, Webhook, WebhookSecret, WebhookStatus, WebhookUrl};
 use payments_domain::webhook_delivery::EndpointHealth;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
@@ -31,6 +31,8 @@ struct WebhookRow {
     events: String,
     description: Option<String>,
     secret_key: String,
+    previous_secret_key: Option<String>,
+    previous_secret_expires_at_ms: Option<i64>,
     status: String,
     version: i64,
     #[diesel(skip_update)]
@@ -49,6 +51,8 @@ impl WebhookRow {
             events: to_json(&events)?,
             description: webhook.description().map(|d| d.as_str().to_owned()),
             secret_key: webhook.secret_key().reveal().to_owned(),
+            previous_secret_key: webhook.previous_secret().map(|previous| previous.secret_key.reveal().to_owned()),
+            previous_secret_expires_at_ms: webhook.previous_secret().map(|previous| previous.expires_at.unix_millis()),
             status: webhook.status().as_str().to_owned(),
             version: webhook.version(),
             created_at: webhook.created_at().unix_seconds(),
@@ -66,6 +70,12 @@ impl WebhookRow {
             events: EventType::parse_list(&names).map_err(invalid("webhook events"))?,
             description: self.description.map(Description::new).transpose().map_err(invalid("description"))?,
             secret_key: WebhookSecret::from_stored(self.secret_key),
+            previous_secret: self.previous_secret_key.zip(self.previous_secret_expires_at_ms).map(
+                |(key, expires_at)| PreviousSecret {
+                    secret_key: WebhookSecret::from_stored(key),
+                    expires_at: Timestamp::from_unix_millis(expires_at),
+                },
+            ),
             status: WebhookStatus::parse(&self.status).ok_or_else(|| corrupt("webhook status", &self.status))?,
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),

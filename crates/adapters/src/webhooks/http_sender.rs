@@ -2,7 +2,7 @@
 //! mode (and test mode where private targets are refused) connects only to public addresses, checked
 //! on the address actually resolved at delivery time and on IP literals before connecting.
 
-use super::signer::signature_header;
+use super::signer::{signature_header, standard_signature};
 use payments_application::ports::{OutgoingWebhook, Sending, WebhookSender};
 use payments_domain::public_address::is_public_address;
 use payments_domain::webhook_delivery::{AttemptOutcome, RESPONSE_EXCERPT_BYTES};
@@ -51,7 +51,9 @@ impl HttpWebhookSender {
 
     async fn post(&self, webhook: OutgoingWebhook<'_>) -> AttemptOutcome {
         let signature =
-            signature_header(webhook.secret_key, webhook.signed_at, webhook.body.as_bytes(), webhook.livemode);
+            signature_header(webhook.secret_keys, webhook.signed_at, webhook.body.as_bytes(), webhook.livemode);
+        let standard =
+            standard_signature(webhook.secret_keys, webhook.event_id, webhook.signed_at, webhook.body.as_bytes());
         let public_only = webhook.livemode || !self.private_targets_in_test;
         let client = if public_only { &self.public_only } else { &self.anywhere };
         // An IP literal is never resolved, so the resolver's check does not see it: check it here.
@@ -64,6 +66,9 @@ impl HttpWebhookSender {
             .post(webhook.url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(SIGNATURE_HEADER, signature)
+            .header("webhook-id", webhook.event_id)
+            .header("webhook-timestamp", webhook.signed_at.unix_seconds().to_string())
+            .header("webhook-signature", standard)
             .body(webhook.body.to_owned())
             .send()
             .await;
@@ -146,11 +151,14 @@ mod tests {
     use payments_domain::time::Timestamp;
     use std::time::Duration;
 
+    const KEYS: &[String] = &[];
+
     fn outgoing(url: &str, livemode: bool) -> OutgoingWebhook<'_> {
         OutgoingWebhook {
             url,
+            event_id: "evt_test",
             body: "{}",
-            secret_key: "whsk_test",
+            secret_keys: KEYS,
             livemode,
             signed_at: Timestamp::from_unix_seconds(1_700_000_000),
         }

@@ -6,6 +6,6 @@ mod url_guard;
 mod worker;
 
 pub use http_sender::{HttpWebhookSender, SenderBuildError, SIGNATURE_HEADER};
-pub use signer::signature_header;
+pub use signer::{signature_header, standard_signature};
 pub use url_guard::ResolvingUrlGuard;
 pub use worker::{DeliveryWorker, WorkerSettings};

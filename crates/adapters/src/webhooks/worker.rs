@@ -183,8 +183,9 @@ impl DeliveryWorker {
     async fn send(self: Arc<Self>, job: DeliveryJob) -> Attempt {
         let outgoing = OutgoingWebhook {
             url: &job.url,
+            event_id: job.delivery.event_id().as_str(),
             body: &job.body,
-            secret_key: &job.secret_key,
+            secret_keys: &job.secret_keys,
             livemode: job.delivery.livemode(),
             signed_at: self.clock.now(),
         };

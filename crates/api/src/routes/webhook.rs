@@ -46,6 +46,12 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
         Endpoint::post("/webhooks/{id}/disable", disable)
             .named("disable_webhook", "Disable a webhook endpoint")
             .answers::<WebhookResource>(),
+        Endpoint::post("/webhooks/{id}/rotate_secret", rotate_secret)
+            .named(
+                "rotate_webhook_secret",
+                "Give the endpoint a new secret; the old one still signs deliveries for the overlap",
+            )
+            .answers::<WebhookResource>(),
         Endpoint::get("/webhooks/{id}/attempts", attempts)
             .named("list_webhook_attempts", "List an endpoint's latest delivery attempts")
             .query(attempts_limit)
@@ -132,8 +138,17 @@ async fn disable(
     switch(scope, id.into_inner(), params, services, WebhookService::disable).await
 }
 
-/// Enables or disables a webhook (`change` is the service method); such a request takes no
-/// parameters.
+async fn rotate_secret(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    switch(scope, id.into_inner(), params, services, WebhookService::rotate_secret).await
+}
+
+/// Enables, disables or rotates the secret of a webhook (`change` is the service method); such a
+/// request takes no parameters.
 async fn switch(
     scope: Scope,
     id: String,

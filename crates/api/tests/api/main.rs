@@ -109,4 +109,5 @@ mod scale_out;
 mod setup_intents;
 mod test_authorization;
 mod test_clocks;
+mod webhook_secrets;
 mod webhooks;

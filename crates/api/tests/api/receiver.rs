@@ -22,6 +22,8 @@ pub struct Received {
     pub body: String,
     pub signature: String,
     pub content_type: String,
+    /// The Standard Webhooks headers: `webhook-id`, `webhook-timestamp`, `webhook-signature`.
+    pub standard: [String; 3],
 }
 
 #[derive(Default)]
@@ -85,6 +87,7 @@ async fn receive(request: HttpRequest, body: web::Bytes, state: web::Data<State>
         body: String::from_utf8_lossy(&body).into_owned(),
         signature: header("payrex-signature"),
         content_type: header("content-type"),
+        standard: [header("webhook-id"), header("webhook-timestamp"), header("webhook-signature")],
     });
     let reply = state.script.lock().unwrap_or_else(PoisonError::into_inner).pop_front();
     match reply {

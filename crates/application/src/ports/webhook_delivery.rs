@@ -155,9 +155,12 @@ pub struct DeliveryBacklog {
 #[derive(Debug, Clone, Copy)]
 pub struct OutgoingWebhook<'a> {
     pub url: &'a str,
+    /// The event's id: the message id of the Standard Webhooks headers, the same on every attempt.
+    pub event_id: &'a str,
     /// The event envelope, sent byte for byte.
     pub body: &'a str,
-    pub secret_key: &'a str,
+    /// The secrets it is signed with, the current one first.
+    pub secret_keys: &'a [String],
     /// Which field of the signature header carries the signature (`li` live, `te` test).
     pub livemode: bool,
     /// The time the signature states; it comes from the `Clock`.

@@ -5,7 +5,8 @@
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork, UrlGuard, WebhookFilter,
+    in_transaction, reading, retry_on_conflict, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork,
+    UrlGuard, WebhookFilter,
 };
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
@@ -24,6 +25,8 @@ pub struct WebhookService {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     url_guard: Arc<dyn UrlGuard>,
+    /// How long a rotated-out secret still signs deliveries, in seconds.
+    secret_overlap_seconds: i64,
 }
 
 impl WebhookService {
@@ -33,8 +36,28 @@ impl WebhookService {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
         url_guard: Arc<dyn UrlGuard>,
+        secret_overlap_seconds: i64,
     ) -> Self {
-        Self { unit_of_work, clock, ids, url_guard }
+        Self { unit_of_work, clock, ids, url_guard, secret_overlap_seconds }
+    }
+
+    /// Gives the webhook a new secret. Deliveries are signed with both the new and the old one
+    /// until the overlap (real time) ends, so a receiver switches over without missing one.
+    ///
+    /// # Errors
+    /// `resource_not_found`; `resource_conflict`; storage failures.
+    pub fn rotate_secret(&self, scope: &Scope, id: &str) -> Result<Webhook, ApplicationError> {
+        retry_on_conflict(|| {
+            let (now, real_now) = (self.clock.now_in(scope)?, self.clock.now());
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let mut webhook = load(repositories, scope, id)?;
+                let expected_version = webhook.version();
+                let until = real_now.plus_seconds(self.secret_overlap_seconds);
+                webhook.rotate_secret(WebhookSecret::new(&self.random()), now, until, real_now);
+                repositories.webhooks().update(&webhook, expected_version)?;
+                Ok(webhook)
+            })
+        })
     }
 
     /// Registers a webhook, enabled, with a new secret key.

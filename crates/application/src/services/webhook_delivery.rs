@@ -32,7 +32,9 @@ const LOOKED_AT_MOST: usize = 128;
 pub struct DeliveryJob {
     pub delivery: Delivery,
     pub url: String,
-    pub secret_key: String,
+    /// The secrets it is signed with: the webhook's current one first, then a rotated-out one
+    /// still in its overlap.
+    pub secret_keys: Vec<String>,
     /// The event's envelope as stored when it was appended, with `pending_webhooks` as claimed;
     /// sent byte for byte and signed.
     pub body: String,
@@ -184,7 +186,11 @@ impl WebhookDeliveryService {
                     jobs.push(DeliveryJob {
                         delivery: delivery.clone(),
                         url: webhook.url().as_str().to_owned(),
-                        secret_key: webhook.secret_key().reveal().to_owned(),
+                        secret_keys: webhook
+                            .signing_secrets(now)
+                            .into_iter()
+                            .map(|secret| secret.reveal().to_owned())
+                            .collect(),
                         body: self.presenter.stored_event(event),
                         health,
                     });

@@ -847,6 +847,10 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
         (stored.status(), stored.description().map(Description::as_str)),
         (WebhookStatus::Disabled, Some("renamed"))
     );
+    let version = first.version();
+    first.rotate_secret(WebhookSecret::new("rotated"), at(3), at(90_003), at(3));
+    write(store, |r| r.webhooks().update(&first, version));
+    assert_eq!(read(store, |r| r.webhooks().find(&scope, first.id())), Some(first.clone()), "with its previous secret");
     let enabled = read(store, |r| r.webhooks().enabled(&scope));
     assert_eq!(enabled.iter().map(|w| w.id().clone()).collect::<Vec<_>>(), vec![second.id().clone()]);
     let id = |w: &Webhook| w.id().to_string();

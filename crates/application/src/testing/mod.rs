@@ -388,7 +388,13 @@ impl TestPorts {
 
     #[must_use]
     pub fn webhook_service(&self) -> WebhookService {
-        WebhookService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(PermissiveUrlGuard))
+        WebhookService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(PermissiveUrlGuard),
+            24 * 3_600,
+        )
     }
 
     /// Billing statements over the payment intents above, with the plain composer; `mail_delivers`

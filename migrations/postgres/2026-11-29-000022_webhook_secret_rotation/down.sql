@@ -1,0 +1,2 @@
+ALTER TABLE webhooks DROP COLUMN previous_secret_expires_at_ms;
+ALTER TABLE webhooks DROP COLUMN previous_secret_key;
