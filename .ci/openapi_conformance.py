@@ -175,6 +175,7 @@ def webhooks_and_events(api):
     api.call("post", "/webhooks/{id}/disable", id=webhook["id"])
     api.call("post", "/webhooks/{id}/enable", id=webhook["id"])
     api.call("post", "/webhooks/{id}/rotate_secret", id=webhook["id"])
+    api.call("post", "/webhooks/{id}/recover", form={"since": 0}, id=webhook["id"])
     events = api.call("get", "/events", params={"limit": 100})
     event = events["data"][0]
     api.call("get", "/events/{id}", id=event["id"])

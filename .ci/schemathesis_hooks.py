@@ -199,18 +199,6 @@ def filter_query(context, query):
     return not isinstance(query, dict) or all(value is not None and value != [] for value in query.values())
 
 
-def labelled_by_what_it_sends(case):
-    """A negative case labelled by what it sends. schemathesis writes `--auth` and a stateful link's
-    values over a case after drawing it, so a case drawn without `Authorization`, or with a body
-    that a link then replaced, can go out valid yet be judged as one that must be refused. Setting
-    each of its containers again makes schemathesis validate them as they are sent."""
-    if case.meta is None or is_positive(case):
-        return
-    for container in ("path_parameters", "headers", "cookies", "query", "body"):
-        setattr(case, container, getattr(case, container))
-    _ = case.meta
-
-
 @schemathesis.hook
 def before_call(context, case, kwargs):
     if case.media_type == FORM:
@@ -218,7 +206,6 @@ def before_call(context, case, kwargs):
     key = (case.headers or {}).get(KEY)
     if isinstance(key, str) and 1 <= len(key) <= MAX_KEY_LENGTH:
         case.headers[KEY] = uuid.uuid4().hex
-    labelled_by_what_it_sends(case)
     if is_positive(case):
         valid_across_values(case)
 

@@ -142,10 +142,26 @@ impl Delivery {
         };
         match step {
             DeliveryStep::Delivered => self.status = DeliveryStatus::Delivered,
-            DeliveryStep::Failed => self.status = DeliveryStatus::Failed,
+            DeliveryStep::Failed => {
+                // A failed delivery keeps when it failed: `recover` finds it by that.
+                self.status = DeliveryStatus::Failed;
+                self.next_attempt_at = now;
+            }
             DeliveryStep::RetryAt(at) => self.next_attempt_at = at,
         }
         step
+    }
+
+    /// Requeues a delivery that failed at or after `since`: due at `now`, with a new retry window
+    /// from `now`; tells whether it moved.
+    pub fn recover(&mut self, since: Timestamp, now: Timestamp) -> bool {
+        if self.status != DeliveryStatus::Failed || self.next_attempt_at < since {
+            return false;
+        }
+        self.status = DeliveryStatus::Pending;
+        self.next_attempt_at = now;
+        self.created_at = now;
+        true
     }
 
     /// Moves this delivery as its webhook's change says, if it is in the status moved from; tells

@@ -287,6 +287,25 @@ impl DeliveryRepository for DbSession<'_> {
         .map_err(store_error)
     }
 
+    fn recover(&mut self, webhook: &Webhook, since: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        let now_ms = now.unix_millis();
+        diesel::update(
+            deliveries::table
+                .filter(in_scope!(deliveries, webhook.account_id(), webhook.livemode()))
+                .filter(deliveries::webhook_id.eq(webhook.id().as_str()))
+                .filter(deliveries::status.eq(DeliveryStatus::Failed.as_str()))
+                .filter(deliveries::next_attempt_at_ms.ge(since.unix_millis())),
+        )
+        .set((
+            deliveries::status.eq(DeliveryStatus::Pending.as_str()),
+            deliveries::next_attempt_at_ms.eq(now_ms),
+            deliveries::created_at_ms.eq(now_ms),
+        ))
+        .execute(self.write_now()?)
+        .map(|moved| u64::try_from(moved).unwrap_or(u64::MAX))
+        .map_err(store_error)
+    }
+
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
         if attempts.is_empty() {
             return Ok(());

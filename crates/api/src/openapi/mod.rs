@@ -125,7 +125,7 @@ fn require_present_properties(schemas: &mut [(String, RefOr<Schema>)]) {
 
 /// The `resource` of each answer's schema: the one value it always has, or (for a deletion's
 /// tombstone) the resources that can be deleted.
-const RESOURCES: [(&str, &[&str]); 19] = [
+const RESOURCES: [(&str, &[&str]); 20] = [
     ("Attempt", &["webhook_attempt"]),
     ("BillingStatement", &["billing_statement"]),
     ("BillingStatementLineItem", &["billing_statement_line_item"]),
@@ -145,6 +145,7 @@ const RESOURCES: [(&str, &[&str]); 19] = [
     ("SetupIntent", &["setup_intent"]),
     ("TestClock", &["test_clock"]),
     ("Webhook", &["webhook"]),
+    ("WebhookRecovery", &["webhook_recovery"]),
 ];
 
 /// States each answer's `resource` as its value ([`RESOURCES`]): a generated client can tell

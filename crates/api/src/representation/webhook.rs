@@ -74,3 +74,29 @@ impl<'a> AttemptResource<'a> {
 fn status_schema() -> utoipa::openapi::schema::Schema {
     super::one_of(crate::decode::names(&WebhookStatus::ALL, WebhookStatus::as_str))
 }
+
+/// What recovering a webhook's failed deliveries did.
+#[derive(Serialize, ToSchema)]
+#[schema(as = WebhookRecovery)]
+pub(crate) struct WebhookRecoveryResource<'a> {
+    #[schema(example = "webhook_recovery")]
+    resource: &'static str,
+    webhook_id: &'a str,
+    livemode: bool,
+    /// Deliveries that failed at or after this time (Unix seconds) were requeued.
+    since: i64,
+    /// How many were requeued, due at once.
+    requeued: u64,
+}
+
+impl<'a> WebhookRecoveryResource<'a> {
+    pub(crate) fn new(webhook: &'a Webhook, since: i64, requeued: u64) -> Self {
+        Self {
+            resource: "webhook_recovery",
+            webhook_id: webhook.id().as_str(),
+            livemode: webhook.livemode(),
+            since,
+            requeued,
+        }
+    }
+}

@@ -7,16 +7,18 @@ use crate::auth::SecretKey;
 use crate::decode::{names, BodyParams, Params, QueryParams, WEB_URL};
 use crate::error::ApiError;
 use crate::representation::envelope::{Deleted, List};
-use crate::representation::webhook::{AttemptResource, WebhookResource, RESOURCE};
+use crate::representation::webhook::{AttemptResource, WebhookRecoveryResource, WebhookResource, RESOURCE};
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::WebhookFilter;
 use payments_application::services::WebhookService;
 use payments_application::{ApplicationError, Scope};
+use payments_domain::billing_statement::LATEST_DUE_AT;
 use payments_domain::description::Description;
 use payments_domain::event::EventType;
 use payments_domain::limits::{CHOICES, IDENTIFIER_LENGTH, URL_LENGTH};
+use payments_domain::time::Timestamp;
 use payments_domain::webhook::{NewWebhook, Webhook, WebhookChanges, WebhookStatus, WebhookUrl};
 
 pub(super) fn endpoints() -> Vec<Endpoint> {
@@ -57,6 +59,10 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .query(attempts_limit)
             .answers::<AttemptResource>()
             .list(),
+        Endpoint::post("/webhooks/{id}/recover", recover)
+            .named("recover_webhook_deliveries", "Requeue the endpoint's deliveries that failed since a time")
+            .body(recover_since)
+            .answers::<WebhookRecoveryResource>(),
         Endpoint::post("/webhooks/{id}/resend", resend)
             .named("resend_webhook_event", "Deliver an event to the endpoint again")
             .body(resend_event_id)
@@ -184,6 +190,25 @@ async fn resend(
     let event_id = params.finish(event_id)?;
     let webhook = blocking(move || services.webhooks.resend(&scope, &id, &event_id)).await?;
     Ok(ok(&WebhookResource::new(&webhook)))
+}
+
+async fn recover(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let since = recover_since(&mut params);
+    let since = params.finish(since)?;
+    let (webhook, requeued) =
+        blocking(move || services.webhooks.recover(&scope, &id, Timestamp::from_unix_seconds(since))).await?;
+    Ok(ok(&WebhookRecoveryResource::new(&webhook, since, requeued)))
+}
+
+/// `since`: the Unix time from which failed deliveries are requeued.
+fn recover_since(params: &mut Params) -> Option<i64> {
+    let since = params.integer_between("since", Some(0), Some(LATEST_DUE_AT));
+    params.require("since", since)
 }
 
 pub(crate) fn new_webhook(params: &mut Params) -> Option<NewWebhook> {

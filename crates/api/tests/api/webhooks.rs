@@ -40,6 +40,7 @@ on_both_backends_stepping_deliveries!(
     a_receiver_that_is_down_gets_the_event_when_it_comes_up,
     disabling_stops_retries_and_enabling_resumes_them,
     a_deleted_webhook_is_gone_and_its_retries_with_it,
+    failed_deliveries_are_requeued_when_the_receiver_is_fixed,
 );
 
 on_both_backends_with!(
@@ -510,4 +511,42 @@ async fn a_webhook_with_a_backlog_of_any_size_is_deleted(app: TestApp) {
     assert_eq!(event["pending_webhooks"], 0, "every delivery was canceled");
     let (status, _) = read(app.get(&format!("/webhooks/{webhook_id}")).await).await;
     assert_eq!(status, 404);
+}
+
+async fn failed_deliveries_are_requeued_when_the_receiver_is_fixed(app: TestApp) {
+    let receiver = Receiver::start(vec![Reply::Status(500), Reply::Status(500)]);
+    let webhook = register(&app, &receiver.url, &["payment.paid"]).await;
+    let id = webhook["id"].as_str().unwrap();
+    pay(&app).await;
+    assert_eq!(app.deliver_due().await, 1);
+    app.clock.advance(3 * 24 * 60 * 60 + 60);
+    assert_eq!(app.deliver_due().await, 1, "the last attempt of the retry window");
+    let attempts = wait_for_attempts(&app, &format!("/webhooks/{id}/attempts"), 2).await;
+    let failed_at = attempts[0]["attempted_at"].as_i64().unwrap();
+    assert_eq!(app.deliver_due().await, 0, "failed: not retried any more");
+
+    let path = format!("/webhooks/{id}/recover");
+    for (body, code) in
+        [("", "parameter_required"), ("since=-1", "parameter_below_minimum"), ("since=soon", "parameter_type_invalid")]
+    {
+        let (status, refused) = app.post(&path, body).await;
+        assert_eq!(status, 400, "{body}: {refused}");
+        assert_eq!(refused["errors"][0]["code"], code, "{body}: {refused}");
+    }
+    let other = read(app.form(Method::POST, &path, &app.other_account_key, "since=0").await).await;
+    assert_eq!(other.0, 404, "{}", other.1);
+    let (status, later) = app.post(&path, &format!("since={}", failed_at + 60)).await;
+    assert_eq!((status, later["requeued"].as_u64()), (200, Some(0)), "it failed before that: {later}");
+    let (status, recovered) = app.post(&path, &format!("since={failed_at}")).await;
+    assert_eq!(status, 200, "{recovered}");
+    assert_eq!(
+        (recovered["resource"].as_str(), recovered["webhook_id"].as_str()),
+        (Some("webhook_recovery"), Some(id))
+    );
+    assert_eq!((recovered["requeued"].as_u64(), recovered["since"].as_i64()), (Some(1), Some(failed_at)));
+    assert_eq!(app.deliver_due().await, 1, "due at once");
+    let received = receiver.wait_for(3, WAIT).await;
+    assert_eq!(received[0].body, received[2].body, "the same event, delivered at last");
+    let (_, again) = app.post(&path, "since=0").await;
+    assert_eq!(again["requeued"], 0, "delivered ones stay delivered");
 }

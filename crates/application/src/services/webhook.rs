@@ -10,6 +10,7 @@ use crate::ports::{
 };
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
+use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use payments_domain::webhook::{DeliveryMove, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookUrl};
 use payments_domain::webhook_delivery::{Delivery, EndpointHealth};
@@ -188,12 +189,30 @@ impl WebhookService {
         })
     }
 
+    /// Requeues the webhook's deliveries that failed at or after `since` (real time), due at once
+    /// with a new retry window, and tries its endpoint afresh (a merchant fixed their receiver).
+    /// Returns the webhook and how many were requeued.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn recover(&self, scope: &Scope, id: &str, since: Timestamp) -> Result<(Webhook, u64), ApplicationError> {
+        let now = self.clock.now();
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let webhook = load(repositories, scope, id)?;
+            let requeued = repositories.deliveries().recover(&webhook, since, now)?;
+            if requeued > 0 {
+                repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
+            }
+            Ok((webhook, requeued))
+        })
+    }
+
     /// Enables or disables a webhook and moves its outstanding deliveries as the domain says.
     fn switch(
         &self,
         scope: &Scope,
         id: &str,
-        change: fn(&mut Webhook, payments_domain::time::Timestamp) -> DeliveryMove,
+        change: fn(&mut Webhook, Timestamp) -> DeliveryMove,
     ) -> Result<Webhook, ApplicationError> {
         let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {

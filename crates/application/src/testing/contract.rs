@@ -82,6 +82,7 @@ macro_rules! repository_contract {
         $crate::repository_contract!(@checks $make;
             accounts_are_found_by_key_digest,
             deliveries_fall_due_at_the_time_given_not_the_events,
+            failed_deliveries_are_requeued_from_the_time_they_failed,
             test_clocks_move_only_from_where_they_stand,
             customers_round_trip_and_stay_in_their_scope,
             a_stale_version_is_a_conflict,
@@ -885,6 +886,35 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.webhooks().find(&elsewhere, second.id())), None);
     assert!(read(store, |r| r.webhooks().enabled(&elsewhere)).is_empty());
+}
+
+pub fn failed_deliveries_are_requeued_from_the_time_they_failed(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let hook = webhook(&scope, 1, vec![EventType::RefundCreated]);
+    let paid = event(&scope, 1, 1);
+    let mut delivery = Delivery::new(DeliveryId::from_random("d1"), &hook, paid.id.clone(), at(0));
+    write(store, |r| {
+        r.webhooks().insert(&hook)?;
+        appended(r, std::slice::from_ref(&paid))?;
+        r.deliveries().insert(std::slice::from_ref(&delivery))
+    });
+    assert_eq!(
+        write(store, |r| r.deliveries().claim(std::slice::from_ref(delivery.id()), "a", at(50), at(80))).len(),
+        1
+    );
+    let no_retries = RetrySchedule { base_ms: 1_000, cap_ms: 1_000, jitter: 0.0, give_up_after_ms: 0 };
+    let refused = AttemptOutcome { status_code: Some(500), error: None, duration_ms: 1, response_excerpt: None };
+    delivery.record(&refused, &no_retries, at(50), 0.0);
+    assert!(write(store, |r| r.deliveries().settle(&delivery, "a")));
+    let everything = PassOver::default();
+    assert!(read(store, |r| r.deliveries().due(at(100), 10, &everything)).is_empty(), "failed: never due");
+    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(51), at(100))), 0, "it failed before that");
+    let elsewhere = webhook(&account(store, "other"), 1, vec![EventType::RefundCreated]);
+    assert_eq!(write(store, |r| r.deliveries().recover(&elsewhere, at(0), at(100))), 0, "another account's");
+    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(50), at(100))), 1);
+    assert!(delivery.recover(at(50), at(100)));
+    assert_eq!(read(store, |r| r.deliveries().due(at(100), 10, &everything)), vec![delivery.clone()], "due at once");
+    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(0), at(100))), 0, "pending now");
 }
 
 pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {

@@ -133,6 +133,19 @@ impl DeliveryRepository for State {
         Ok(moved)
     }
 
+    fn recover(&mut self, webhook: &Webhook, since: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        let mut moved = 0;
+        let of_webhook = |d: &&mut LeasedDelivery| {
+            d.delivery.webhook_id() == webhook.id()
+                && d.delivery.account_id() == webhook.account_id()
+                && d.delivery.livemode() == webhook.livemode()
+        };
+        for leased in self.deliveries.iter_mut().filter(of_webhook) {
+            moved += u64::from(leased.delivery.recover(since, now));
+        }
+        Ok(moved)
+    }
+
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
         self.attempts.extend_from_slice(attempts);
         Ok(())
