@@ -17,6 +17,28 @@ pub(super) struct LeasedDelivery {
 }
 
 impl State {
+    /// Moves each delivery to `webhook` (in its account and mode) with `step`; returns how many moved.
+    fn move_each_of(&mut self, webhook: &Webhook, mut step: impl FnMut(&mut Delivery) -> bool) -> u64 {
+        let of_webhook = |d: &&mut LeasedDelivery| {
+            d.delivery.webhook_id() == webhook.id()
+                && d.delivery.account_id() == webhook.account_id()
+                && d.delivery.livemode() == webhook.livemode()
+        };
+        self.deliveries.iter_mut().filter(of_webhook).map(|leased| u64::from(step(&mut leased.delivery))).sum()
+    }
+
+    /// Moves each delivery to the webhook `webhook_id` that no sender holds at `now` with `step`;
+    /// returns how many moved.
+    fn move_each_unleased(
+        &mut self,
+        webhook_id: &WebhookId,
+        now: Timestamp,
+        mut step: impl FnMut(&mut Delivery) -> bool,
+    ) -> u64 {
+        let unleased = |d: &&mut LeasedDelivery| d.delivery.webhook_id() == webhook_id && d.lease_until <= now;
+        self.deliveries.iter_mut().filter(unleased).map(|leased| u64::from(step(&mut leased.delivery))).sum()
+    }
+
     /// How many deliveries of event `id` are still to be made.
     pub(super) fn outstanding_deliveries_of(&self, id: &EventId) -> usize {
         self.deliveries.iter().filter(|d| d.delivery.event_id() == id && d.delivery.status().is_outstanding()).count()
@@ -101,49 +123,19 @@ impl DeliveryRepository for State {
     }
 
     fn move_all(&mut self, webhook: &Webhook, change: &DeliveryMove) -> Result<u64, StoreError> {
-        let mut moved = 0;
-        let of_webhook = |d: &&mut LeasedDelivery| {
-            d.delivery.webhook_id() == webhook.id()
-                && d.delivery.account_id() == webhook.account_id()
-                && d.delivery.livemode() == webhook.livemode()
-        };
-        for leased in self.deliveries.iter_mut().filter(of_webhook) {
-            moved += u64::from(leased.delivery.apply(change));
-        }
-        Ok(moved)
+        Ok(self.move_each_of(webhook, |delivery| delivery.apply(change)))
     }
 
     fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
-        let mut moved = 0;
-        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
-            if leased.lease_until <= now {
-                moved += u64::from(leased.delivery.postpone(until));
-            }
-        }
-        Ok(moved)
+        Ok(self.move_each_unleased(webhook_id, now, |delivery| delivery.postpone(until)))
     }
 
     fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
-        let mut moved = 0;
-        for leased in self.deliveries.iter_mut().filter(|d| d.delivery.webhook_id() == webhook_id) {
-            if leased.lease_until <= now {
-                moved += u64::from(leased.delivery.bring_forward(until, now));
-            }
-        }
-        Ok(moved)
+        Ok(self.move_each_unleased(webhook_id, now, |delivery| delivery.bring_forward(until, now)))
     }
 
     fn recover(&mut self, webhook: &Webhook, since: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
-        let mut moved = 0;
-        let of_webhook = |d: &&mut LeasedDelivery| {
-            d.delivery.webhook_id() == webhook.id()
-                && d.delivery.account_id() == webhook.account_id()
-                && d.delivery.livemode() == webhook.livemode()
-        };
-        for leased in self.deliveries.iter_mut().filter(of_webhook) {
-            moved += u64::from(leased.delivery.recover(since, now));
-        }
-        Ok(moved)
+        Ok(self.move_each_of(webhook, |delivery| delivery.recover(since, now)))
     }
 
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {
