@@ -456,12 +456,20 @@ async fn webhooks_and_events_are_managed_from_the_console(app: TestApp) {
     let before = receiver.received().len();
     assert_eq!(console.post(&format!("{hook}/resend"), &[("form_token", &token), ("event_id", &latest)]).await.0, 303);
     receiver.wait_for(before + 1, std::time::Duration::from_secs(5)).await;
+    let secret = edited["secret_key"].as_str().unwrap().to_owned();
+    let (status, location) = console.post(&format!("{hook}/rotate_secret"), &[("form_token", &token)]).await;
+    assert_eq!((status, location.as_str()), (303, format!("{hook}?done=rotate_secret").as_str()));
+    let rotated = read_json(app.get(&format!("/webhooks/{webhook_id}")).await).await;
+    assert!(rotated["secret_key"].as_str().is_some_and(|new| new != secret && new.starts_with("whsk_")), "{rotated}");
+    assert!(console.get(&location).await.1.contains("A new secret"));
     let mut theirs = Console::new(&app);
     theirs.sign_in(&app.other_account_key).await;
     assert_eq!(theirs.get(&hook).await.0, 404, "another account's webhook");
     assert_eq!(theirs.get(&format!("/dashboard/events/{event_id}")).await.0, 404, "another account's event");
     let their_token = theirs.form_token().await;
     assert_eq!(theirs.post(&format!("{hook}/delete"), &[("form_token", &their_token)]).await.0, 404);
+    assert_eq!(theirs.post(&format!("{hook}/rotate_secret"), &[("form_token", &their_token)]).await.0, 404);
+    assert_eq!(console.post(&format!("{hook}/rotate_secret"), &[]).await.0, 403, "without the form token");
     assert_eq!(console.post(&format!("{hook}/delete"), &[("form_token", &token)]).await.0, 303);
     assert_eq!(console.get(&hook).await.0, 404, "deleted");
 }

@@ -40,7 +40,7 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
                 .route(web::post().to(update))
                 .default_service(get_or_post()),
         );
-    for segment in ["enable", "disable", "delete", "resend"] {
+    for segment in ["enable", "disable", "delete", "resend", "rotate_secret"] {
         super::form(config, format!("{LIST}/{{id}}/{segment}"), act);
     }
 }
@@ -158,6 +158,10 @@ async fn detail(
         ("done=enable", "Enabled: held deliveries go out now."),
         ("done=disable", "Disabled: its deliveries are held until it is enabled again."),
         ("done=resend", "Sent again."),
+        (
+            "done=rotate_secret",
+            "A new secret: deliveries are signed with it, and with the old one until the overlap ends.",
+        ),
     ]
     .into_iter()
     .find(|(query, _)| *query == request.query_string())
@@ -192,7 +196,7 @@ async fn update(action: Action, id: web::Path<String>, services: web::Data<Servi
     super::act(&back, "updated", move || Ok(json_of(&services.webhooks.update(&scope, &id, changes)?))).await
 }
 
-/// Enable, disable, delete or resend: the last segment of the path says which.
+/// Enable, disable, delete, resend or rotate the secret: the last segment of the path says which.
 async fn act(
     action: Action,
     id: web::Path<String>,
@@ -215,6 +219,7 @@ async fn act(
         "enable" => services.webhooks.enable(&scope, &webhook_id),
         "disable" => services.webhooks.disable(&scope, &webhook_id),
         "delete" => services.webhooks.delete(&scope, &webhook_id),
+        "rotate_secret" => services.webhooks.rotate_secret(&scope, &webhook_id),
         _ => services.webhooks.resend(&scope, &webhook_id, event_id.as_deref().unwrap_or_default()),
     })
     .await;
