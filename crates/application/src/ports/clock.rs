@@ -13,8 +13,7 @@ pub trait Clock: Send + Sync {
     /// mail retries, console sessions, idempotency keys, webhook signatures).
     fn now(&self) -> Timestamp;
 
-    /// The time in `scope`: real time in live mode, the account's test clock in test mode. Another
-    /// instance's move of the clock may take up to a second to show here.
+    /// The time in `scope`: real time in live mode, the account's test clock in test mode.
     ///
     /// # Errors
     /// Storage failures reading the test clock.
