@@ -11,6 +11,7 @@ Usage: openapi_conformance.py BASE_URL SECRET_KEY PUBLIC_KEY
 """
 
 import copy
+import json
 import sys
 import time
 
@@ -68,6 +69,40 @@ class Api:
         if response.status_code == 200:
             self.succeeded.add(operation["operationId"])
         return body
+
+    def stream_after(self, last_event_id, expect):
+        """Reads `GET /events/stream` from after `last_event_id` up to the event `expect`: each
+        event's `data` must match the documented schema and carry its `id` and `event` (type)."""
+        operation = self.operation("get", "/events/stream")
+        documented = operation["responses"]["200"]["content"]
+        assert "text/event-stream" in documented, "the stream's answer is documented as text/event-stream"
+        schema = dict(documented["text/event-stream"]["schema"], components=self.components)
+        item = dict(self.components["schemas"]["Event"], components=self.components)
+        headers = {"Last-Event-ID": last_event_id}
+        with requests.get(f"{self.base_url}/events/stream", auth=(self.secret_key, ""), headers=headers,
+                          stream=True, timeout=10) as response:
+            assert response.status_code == 200, response.text[:500]
+            assert response.headers["content-type"].startswith("text/event-stream")
+            fields = {}
+            for line in response.iter_lines(decode_unicode=True):
+                if line:
+                    name, _, value = line.partition(": ")
+                    fields[name] = value
+                    continue
+                if "data" not in fields:
+                    fields = {}
+                    continue
+                body = json.loads(fields["data"])
+                assert not list(jsonschema.Draft202012Validator(schema).iter_errors(fields["data"]))
+                errors = list(jsonschema.Draft202012Validator(item).iter_errors(body))
+                assert not errors, f"a streamed event does not match the document: {errors[0].message}"
+                assert (fields["id"], fields["event"]) == (body["id"], body["type"]), fields
+                self.checked += 1
+                if body["id"] == expect:
+                    self.succeeded.add(operation["operationId"])
+                    return
+                fields = {}
+        raise AssertionError(f"the stream ended before {expect}")
 
     def uncovered(self):
         every = {
@@ -179,6 +214,7 @@ def webhooks_and_events(api):
     events = api.call("get", "/events", params={"limit": 100})
     event = events["data"][0]
     api.call("get", "/events/{id}", id=event["id"])
+    api.stream_after(events["data"][1]["id"], expect=event["id"])
     api.call("post", "/webhooks/{id}/resend", form={"event_id": event["id"]}, id=webhook["id"])
     api.call("get", "/webhooks/{id}/attempts", params={"limit": 5}, id=webhook["id"])
     api.call("delete", "/webhooks/{id}", id=webhook["id"])

@@ -1,4 +1,5 @@
-//! The `payments` command: serve (the default), or manage accounts.
+//! The `payments` command: serve (the default), manage accounts in the database, or run a client
+//! command against a running service (`payments_cli`: listen, trigger, fixtures, logs, …).
 
 use crate::settings::{Settings, ValidSettings};
 use crate::startup::{Application, StartupError};
@@ -17,6 +18,8 @@ const FIRST_ACCOUNT_NAME: &str = "Default account";
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    connection: payments_cli::Connection,
 }
 
 #[derive(Debug, Subcommand)]
@@ -28,6 +31,8 @@ enum Command {
         #[command(subcommand)]
         command: AccountsCommand,
     },
+    #[command(flatten)]
+    Client(payments_cli::ClientCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -54,6 +59,8 @@ pub enum CliError {
     Account(#[source] ApplicationError),
     #[error("the account task failed")]
     Task(#[source] tokio::task::JoinError),
+    #[error(transparent)]
+    Client(#[from] payments_cli::CliError),
 }
 
 /// Runs the command line.
@@ -62,21 +69,29 @@ pub enum CliError {
 /// Why configuration, database or server failed, with the cause.
 pub fn run() -> Result<(), CliError> {
     let cli = Cli::parse();
-    let settings = Settings::load().and_then(|settings| settings.validate()).map_err(CliError::Configuration)?;
-    telemetry::init(&settings.log);
     match cli.command.unwrap_or(Command::Serve) {
+        // A client of the API: no settings, no database, no server log.
+        Command::Client(command) => Ok(payments_cli::run(command, &cli.connection)?),
         Command::Serve => {
+            let settings = server_settings()?;
             let runtime =
                 tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
             runtime.block_on(serve(settings))
         }
         Command::Accounts { command: AccountsCommand::Create { name } } => {
-            let services = Services::connect(&settings, std::sync::Arc::default())?;
+            let services = Services::connect(&server_settings()?, std::sync::Arc::default())?;
             let (account, keys) = services.accounts.create(&name).map_err(CliError::Account)?;
             println!("{:#}", account_json(&account, &keys, true));
             Ok(())
         }
     }
+}
+
+/// The service's settings, validated, with its log set up by them.
+fn server_settings() -> Result<ValidSettings, CliError> {
+    let settings = Settings::load().and_then(|settings| settings.validate()).map_err(CliError::Configuration)?;
+    telemetry::init(&settings.log);
+    Ok(settings)
 }
 
 async fn serve(settings: ValidSettings) -> Result<(), CliError> {

@@ -34,3 +34,4 @@ pub mod time;
 pub mod validation;
 pub mod webhook;
 pub mod webhook_delivery;
+pub mod webhook_signature;

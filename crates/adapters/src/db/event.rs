@@ -1,5 +1,6 @@
 //! The event outbox in the database.
 
+use super::connection::AnyConnection;
 use super::cursor_seq;
 use super::error::store_error;
 use super::json::{invalid, parse_id};
@@ -150,5 +151,46 @@ impl EventRepository for DbSession<'_> {
         let rows = query.load::<CountedRow>(self.reading()?).map_err(store_error)?;
         let events = rows.into_iter().map(EventRow::into_domain).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::from_overfetched(events, page))
+    }
+
+    fn stream(&mut self, scope: &Scope, after: Option<&EventId>, limit: u32) -> Result<Vec<Event>, StoreError> {
+        let mut query = self.streamed(scope)?.select(EventRow::as_select()).limit(i64::from(limit));
+        if let Some(after) = after {
+            let found = events::table
+                .filter(in_scope!(events, scope))
+                .filter(events::id.eq(after.as_str()))
+                .select((events::txid, events::seq))
+                .get_result::<(i64, i64)>(self.reading()?)
+                .optional()
+                .map_err(store_error)?;
+            let (txid, seq) = found.ok_or(StoreError::UnknownCursor)?;
+            query = query.filter(events::txid.gt(txid).or(events::txid.eq(txid).and(events::seq.gt(seq))));
+        }
+        let rows = query.order((events::txid.asc(), events::seq.asc())).load::<EventRow>(self.reading()?);
+        rows.map_err(store_error)?.into_iter().map(|row| EventRow::into_domain((row, None))).collect()
+    }
+
+    fn stream_end(&mut self, scope: &Scope) -> Result<Option<EventId>, StoreError> {
+        let last = self.streamed(scope)?.select(events::id).order((events::txid.desc(), events::seq.desc())).limit(1);
+        let id = last.get_result::<String>(self.reading()?).optional().map_err(store_error)?;
+        id.map(|id| parse_id("event id", &id, EventId::parse)).transpose()
+    }
+}
+
+impl DbSession<'_> {
+    /// The scope's events on its stream: on PostgreSQL, those whose transaction (`txid`) is older
+    /// than every transaction still running, so that one committing later can append none before
+    /// them; SQLite commits one writer at a time, so every event it shows is final in `seq` order.
+    fn streamed(
+        &mut self,
+        scope: &Scope,
+    ) -> Result<events::BoxedQuery<'static, super::connection::MultiBackend>, StoreError> {
+        let query = events::table.filter(in_scope!(events, scope)).into_boxed();
+        Ok(match self.reading()? {
+            AnyConnection::Postgresql(_) => query.filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "events.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+            )),
+            AnyConnection::Sqlite(_) => query,
+        })
     }
 }

@@ -245,6 +245,7 @@ diesel::table! {
         created_at -> BigInt,
         body -> Text,
         object_id -> Text,
+        txid -> BigInt,
     }
 }
 

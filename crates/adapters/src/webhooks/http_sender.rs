@@ -2,10 +2,10 @@
 //! mode (and test mode where private targets are refused) connects only to public addresses, checked
 //! on the address actually resolved at delivery time and on IP literals before connecting.
 
-use super::signer::{signature_header, standard_signature};
 use payments_application::ports::{OutgoingWebhook, Sending, WebhookSender};
 use payments_domain::public_address::is_public_address;
 use payments_domain::webhook_delivery::{AttemptOutcome, RESPONSE_EXCERPT_BYTES};
+use payments_domain::webhook_signature::{signature_header, standard_signature};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;

@@ -1,11 +1,9 @@
-//! Webhook delivery: the signature, the URL rules, the HTTP sender and the delivery worker.
+//! Webhook delivery: the URL rules, the HTTP sender and the delivery worker.
 
 mod http_sender;
-mod signer;
 mod url_guard;
 mod worker;
 
 pub use http_sender::{HttpWebhookSender, SenderBuildError, SIGNATURE_HEADER};
-pub use signer::{signature_header, standard_signature};
 pub use url_guard::ResolvingUrlGuard;
 pub use worker::{DeliveryWorker, WorkerSettings};

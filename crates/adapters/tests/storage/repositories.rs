@@ -59,6 +59,11 @@ mod postgres {
     checks_on_both_backends!(Postgres);
 
     #[test]
+    fn the_event_stream_waits_for_an_event_committed_late() {
+        super::the_event_stream_waits_for_an_event_committed_late();
+    }
+
+    #[test]
     fn there_is_no_log_to_checkpoint() {
         let (_database, unit_of_work) = super::connect(payments_adapters::db::Backend::Postgres);
         let checkpointed = unit_of_work.checkpoint().unwrap();
@@ -181,6 +186,42 @@ fn commits_wake_the_workers_for_what_they_queued(backend: Backend) {
     });
     assert!(matches!(rolled_back, Err(ApplicationError::Conflict)));
     assert_eq!(woken(), [Queued { deliveries: true, mail: false }, Queued { deliveries: false, mail: true }]);
+}
+
+/// On PostgreSQL transactions commit in any order: an event appended by a transaction still running
+/// holds back the stream, so that events committed after it are not read past it.
+fn the_event_stream_waits_for_an_event_committed_late() {
+    let (_database, unit_of_work) = connect(Backend::Postgres);
+    let scope = account(unit_of_work.as_ref(), "acme");
+    let (first, second) = (event(&scope, 1, 0), event(&scope, 2, 0));
+    let (appended, wait_for_append) = std::sync::mpsc::channel();
+    let (release, wait_for_release) = std::sync::mpsc::channel::<()>();
+    let slow = {
+        let (unit_of_work, scope, first) = (unit_of_work.clone(), scope.clone(), first.clone());
+        std::thread::spawn(move || {
+            in_transaction(unit_of_work.as_ref(), |r| {
+                r.events().append(std::slice::from_ref(&first), first.created_at)?;
+                // A read sends the append held back so far: the transaction now has its id.
+                assert!(r.events().find(&scope, &first.id)?.is_some());
+                appended.send(()).unwrap();
+                wait_for_release.recv().unwrap();
+                Ok(())
+            })
+        })
+    };
+    wait_for_append.recv().unwrap();
+    in_transaction(unit_of_work.as_ref(), |r| {
+        Ok(r.events().append(std::slice::from_ref(&second), second.created_at)?)
+    })
+    .unwrap();
+    let stream = || reading(unit_of_work.as_ref(), |r| Ok(r.events().stream(&scope, None, 10)?)).unwrap();
+    let end = || reading(unit_of_work.as_ref(), |r| Ok(r.events().stream_end(&scope)?)).unwrap();
+    assert_eq!((stream(), end()), (Vec::new(), None), "the second waits for the first, still running");
+    release.send(()).unwrap();
+    slow.join().unwrap().unwrap();
+    let ids: Vec<_> = stream().into_iter().map(|e| e.id).collect();
+    assert_eq!(ids, [first.id, second.id.clone()], "in the order of their transactions");
+    assert_eq!(end(), Some(second.id));
 }
 
 /// SQLite with its writer connection, as the service runs it.

@@ -14,6 +14,7 @@ use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{Content, Ref, RefOr, Required, ResponseBuilder};
 
 const JSON: &str = "application/json";
+const EVENT_STREAM: &str = "text/event-stream";
 const FORM: &str = "application/x-www-form-urlencoded";
 
 pub(super) fn method(method: &Method) -> HttpMethod {
@@ -92,8 +93,29 @@ pub(super) fn of(
         }
         None => {}
     }
-    let mut success =
-        ResponseBuilder::new().description("The object.").content(JSON, Content::new(Some(answer(&endpoint.output))));
+    let mut success = match &endpoint.output {
+        Output::EventStream(item) => {
+            operation = operation.parameter(
+                ParameterBuilder::new()
+                    .name("Last-Event-ID")
+                    .parameter_in(ParameterIn::Header)
+                    .required(Required::False)
+                    .description(Some("Resume after this event (its `id`); without it the stream starts now."))
+                    .schema(Some(ObjectBuilder::new().schema_type(Type::String))),
+            );
+            let description = format!(
+                "Server-Sent Events, one per event as it happens, oldest first: `id` (the event's id), `event` \
+                 (its type) and `data` (its JSON, a `{}`), with a comment line every 15 seconds to keep \
+                 the connection open.",
+                (item.name)()
+            );
+            ResponseBuilder::new().description(description).content(
+                EVENT_STREAM,
+                Content::new(Some(RefOr::T(Schema::Object(ObjectBuilder::new().schema_type(Type::String).build())))),
+            )
+        }
+        output => ResponseBuilder::new().description("The object.").content(JSON, Content::new(Some(answer(output)))),
+    };
     for (target, parameter) in links(endpoint, endpoints) {
         let link = LinkBuilder::new().operation_id(target).parameter(parameter, "$response.body#/id");
         success = success.link(target, link.build());
@@ -187,6 +209,8 @@ fn answer(output: &Output) -> RefOr<Schema> {
             let any = components.iter().fold(AnyOfBuilder::new(), |any, component| any.item(reference(component)));
             RefOr::T(Schema::AnyOf(any.build()))
         }
+        // What each event of a stream holds.
+        Output::EventStream(item) => RefOr::Ref(reference(item)),
         Output::List(item) => {
             let list = ObjectBuilder::new()
                 .schema_type(Type::Object)

@@ -86,6 +86,8 @@ pub(crate) enum Output {
     OneOf(Vec<Component>),
     /// A page of a list of these.
     List(Component),
+    /// Server-Sent Events, each the JSON of one of these, for as long as the client reads.
+    EventStream(Component),
 }
 
 impl Output {
@@ -93,7 +95,7 @@ impl Output {
     pub(crate) fn components(&self) -> &[Component] {
         match self {
             Self::OneOf(components) => components,
-            Self::List(item) => std::slice::from_ref(item),
+            Self::List(item) | Self::EventStream(item) => std::slice::from_ref(item),
         }
     }
 }
@@ -206,6 +208,16 @@ impl Endpoint {
     pub(crate) fn answers<T: ToSchema>(mut self) -> Self {
         if let Output::OneOf(components) = &mut self.output {
             components.push(Component::of::<T>());
+        }
+        self
+    }
+
+    /// It answers a stream of Server-Sent Events, each the JSON of what it was declared to answer.
+    pub(crate) fn event_stream(mut self) -> Self {
+        if let Output::OneOf(components) = &self.output {
+            if let Some(item) = components.first() {
+                self.output = Output::EventStream(*item);
+            }
         }
         self
     }

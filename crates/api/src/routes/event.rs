@@ -1,4 +1,4 @@
-//! `/events`: list and retrieve.
+//! `/events`: list, retrieve, and follow as Server-Sent Events.
 
 use super::endpoint::Endpoint;
 use super::support::{ok, page_request};
@@ -8,12 +8,19 @@ use crate::error::ApiError;
 use crate::representation::envelope::List;
 use crate::representation::event::{live_envelope, EventResource};
 use crate::state::{blocking, Services};
-use actix_web::http::header::ContentType;
-use actix_web::{web, HttpResponse};
+use actix_web::http::header::{ContentType, CACHE_CONTROL};
+use actix_web::web::Bytes;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
 use payments_application::pagination::PageRequest;
 use payments_application::ports::EventFilter;
+use payments_application::Scope;
 use payments_domain::event::EventType;
+use payments_domain::ids::EventId;
 use payments_domain::limits::IDENTIFIER_LENGTH;
+use russe::{Event, Message};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub(super) fn endpoints() -> Vec<Endpoint> {
     vec![
@@ -22,6 +29,11 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .query(list_request)
             .answers::<EventResource>()
             .list(),
+        // Before `/events/{id}`, which would take `stream` for an id.
+        Endpoint::get("/events/stream", stream)
+            .named("stream_events", "Follow events as they happen (Server-Sent Events)")
+            .answers::<EventResource>()
+            .event_stream(),
         Endpoint::get("/events/{id}", retrieve).named("retrieve_event", "Retrieve an event").answers::<EventResource>(),
     ]
 }
@@ -49,6 +61,100 @@ async fn retrieve(
     let event = blocking(move || services.events.retrieve(&scope, &id)).await?;
     let envelope = live_envelope(&event).map_err(|error| ApiError::internal(error.into()))?;
     Ok(HttpResponse::Ok().content_type(ContentType::json()).body(envelope.get().to_owned()))
+}
+
+/// How often a stream looks for new events, and how long it stays quiet before a keep-alive comment.
+const STREAM_POLL: Duration = Duration::from_millis(250);
+const STREAM_KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The most events one read of the stream takes.
+const STREAM_BATCH: u32 = 100;
+
+/// `GET /events/stream`: the scope's events as they happen, as Server-Sent Events (`id`, `event`,
+/// `data`), from after `Last-Event-ID` or from now, until the client goes away. Each event goes
+/// out once per connection, in the order the store puts them on the stream.
+async fn stream(
+    SecretKey(scope): SecretKey,
+    request: HttpRequest,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let last_event_id = match request.headers().get("Last-Event-ID").map(|value| value.to_str()) {
+        None => None,
+        Some(Ok(id)) if !id.trim().is_empty() => Some(id.trim().to_owned()),
+        // An empty header is no cursor, as EventSource sends it before any event had an id.
+        Some(Ok(_)) => None,
+        Some(Err(_)) => Some(String::new()),
+    };
+    let reader = services.clone();
+    let start_scope = scope.clone();
+    let after = blocking(move || reader.events.stream_start(&start_scope, last_event_id.as_deref())).await?;
+    let reader = StreamReader { services: services.into_inner(), scope, after, quiet_since: Instant::now() };
+    let head = Event::Retry(Duration::from_secs(1)).into_bytestring().map(|text| text.into_bytes());
+    let events = futures_util::stream::unfold(reader, |mut reader| async move {
+        let batch = reader.next_batch().await?;
+        Some((Ok::<_, actix_web::Error>(batch), reader))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type(russe::MEDIA_TYPE_STR)
+        .insert_header((CACHE_CONTROL, "no-store"))
+        // Proxies such as nginx send each event on at once rather than buffering the answer.
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(futures_util::stream::iter(head.ok().map(Ok)).chain(events)))
+}
+
+/// One client's place on its scope's event stream.
+struct StreamReader {
+    services: Arc<Services>,
+    scope: Scope,
+    after: Option<EventId>,
+    quiet_since: Instant,
+}
+
+impl StreamReader {
+    /// The next events, encoded, once there are some (or a keep-alive comment after a quiet
+    /// while); `None` ends the stream when storage fails, and the client resumes from its last id.
+    async fn next_batch(&mut self) -> Option<Bytes> {
+        loop {
+            let (services, scope, after) = (self.services.clone(), self.scope.clone(), self.after.clone());
+            let read = blocking(move || services.events.stream(&scope, after.as_ref(), STREAM_BATCH)).await;
+            let events = match read {
+                Ok(events) => events,
+                Err(error) => {
+                    tracing::warn!(error = %error, "an event stream ended: its next read failed");
+                    return None;
+                }
+            };
+            if let Some(last) = events.last() {
+                self.after = Some(last.id.clone());
+                self.quiet_since = Instant::now();
+                return Some(encoded(&events));
+            }
+            if self.quiet_since.elapsed() >= STREAM_KEEP_ALIVE {
+                self.quiet_since = Instant::now();
+                return Event::Comment("keep-alive".into()).into_bytestring().ok().map(|text| text.into_bytes());
+            }
+            tokio::time::sleep(STREAM_POLL).await;
+        }
+    }
+}
+
+/// Events as Server-Sent Events: the id, the type as the event's name, the envelope as its data.
+fn encoded(events: &[payments_domain::event::Event]) -> Bytes {
+    let mut text = String::new();
+    for event in events {
+        let message = Message {
+            data: event.body.clone().into(),
+            event: Some(event.event_type.as_str().into()),
+            retry: None,
+            id: Some(event.id.as_str().into()),
+        };
+        // Ids and type names hold no line breaks, the only thing the encoder refuses.
+        if let Ok(encoded) = Event::Message(message).into_bytestring() {
+            text.push_str(&encoded);
+        }
+    }
+    Bytes::from(text)
 }
 
 /// A list request: the page and the filters.

@@ -42,4 +42,22 @@ pub trait EventRepository {
     /// # Errors
     /// [`StoreError::UnknownCursor`] when the cursor names no event of the scope; storage failures.
     fn list(&mut self, scope: &Scope, filter: &EventFilter, page: &PageRequest) -> Result<Page<Event>, StoreError>;
+
+    /// The scope's events that follow `after` on its stream (from the first when `None`), at most
+    /// `limit`, in the stream's order, with `pending_webhooks` uncounted (0).
+    ///
+    /// The stream holds every event of the scope once, in the order their changes became final, and
+    /// an event goes on it only once no event can be appended before it: reading on from the last
+    /// event each read returned gives every event exactly once.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when `after` names no event of the scope; storage failures.
+    fn stream(&mut self, scope: &Scope, after: Option<&EventId>, limit: u32) -> Result<Vec<Event>, StoreError>;
+
+    /// The last event on the scope's stream so far (`None` before its first): where a reader that
+    /// starts now reads on from.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn stream_end(&mut self, scope: &Scope) -> Result<Option<EventId>, StoreError>;
 }

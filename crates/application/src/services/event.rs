@@ -2,11 +2,14 @@
 
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{reading, Clock, DeliveryAttempt, EventFilter, IdGenerator, Presenter, Repositories, UnitOfWork};
+use crate::ports::{
+    reading, Clock, DeliveryAttempt, EventFilter, IdGenerator, Presenter, Repositories, StoreError, UnitOfWork,
+};
 use crate::scope::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
 use payments_domain::time::Timestamp;
+use payments_domain::validation::FieldError;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -54,7 +57,52 @@ impl EventService {
             repositories.events().list(scope, filter, page).map_err(|error| page.explain(error))
         })
     }
+
+    /// Where a reader of the scope's event stream starts: after the event `last_event_id` when it
+    /// resumes, else after the last event so far (`None` before the scope's first event).
+    ///
+    /// # Errors
+    /// `resource_not_found` on `Last-Event-ID` when the id names no event of the scope; storage
+    /// failures.
+    pub fn stream_start(
+        &self,
+        scope: &Scope,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<EventId>, ApplicationError> {
+        let Some(id) = last_event_id else {
+            return reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.events().stream_end(scope)?));
+        };
+        let unknown = || {
+            ApplicationError::invalid(FieldError::missing(
+                STREAM_CURSOR,
+                format!("No event with id {id} to resume the stream from."),
+            ))
+        };
+        let event_id = EventId::parse(id).ok_or_else(unknown)?;
+        match reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.events().find(scope, &event_id)?))? {
+            Some(_) => Ok(Some(event_id)),
+            None => Err(unknown()),
+        }
+    }
+
+    /// The next events on the scope's stream after `after` (from its first when `None`), at most
+    /// `limit`, oldest first; reading on from the last one returned gives every event once.
+    ///
+    /// # Errors
+    /// `resource_not_found` on `Last-Event-ID` when `after` is no event of the scope; storage failures.
+    pub fn stream(&self, scope: &Scope, after: Option<&EventId>, limit: u32) -> Result<Vec<Event>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| match repositories.events().stream(scope, after, limit) {
+            Err(StoreError::UnknownCursor) => Err(ApplicationError::invalid(FieldError::missing(
+                STREAM_CURSOR,
+                "The event the stream was reading from is gone.",
+            ))),
+            read => Ok(read?),
+        })
+    }
 }
+
+/// The header a reader of the event stream resumes with.
+const STREAM_CURSOR: &str = "Last-Event-ID";
 
 /// Appends events in the transaction of the change they describe.
 pub(crate) struct EventLog<'a> {

@@ -98,6 +98,7 @@ macro_rules! repository_contract {
             customer_sessions_round_trip_in_their_scope,
             events_are_appended_listed_and_counted,
             events_are_filtered_by_type_and_object,
+            events_are_streamed_once_in_the_order_they_were_appended,
             webhooks_are_stored_listed_and_filtered,
             deliveries_are_leased_settled_and_moved,
             billing_statements_round_trip_with_their_line_items_and_filters,
@@ -782,6 +783,33 @@ pub fn events_are_appended_listed_and_counted(store: &dyn UnitOfWork) {
         matches!(unknown, Err(ApplicationError::Validation(_))),
         "another account's event is no cursor: {unknown:?}"
     );
+}
+
+/// The stream follows the order of appending, not the events' times (a moved test clock's events
+/// may be dated anywhere), within one scope.
+pub fn events_are_streamed_once_in_the_order_they_were_appended(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let elsewhere = account(store, "other");
+    let [late, early, third, fourth] = [30, 10, 20, 40].map(|n| event(&scope, n, 1));
+    assert_eq!(read(store, |r| r.events().stream_end(&scope)), None, "nothing yet");
+    write(store, |r| appended(r, std::slice::from_ref(&late)));
+    write(store, |r| appended(r, std::slice::from_ref(&event(&elsewhere, 5, 0))));
+    write(store, |r| appended(r, std::slice::from_ref(&early)));
+    // Several appended in one change keep their order.
+    write(store, |r| appended(r, &[third.clone(), fourth.clone()]));
+    let id = |e: &Event| e.id.to_string();
+    let stream = |after: Option<&Event>, limit| read(store, |r| r.events().stream(&scope, after.map(|e| &e.id), limit));
+    let all = stream(None, 10);
+    assert_eq!(all.iter().map(id).collect::<Vec<_>>(), [&late, &early, &third, &fourth].map(id));
+    assert!(all.iter().all(|e| e.pending_webhooks == 0 && e.body.starts_with('{')), "{all:?}");
+    assert_eq!(stream(None, 2).iter().map(id).collect::<Vec<_>>(), [&late, &early].map(id), "the limit");
+    assert_eq!(stream(Some(&early), 10).iter().map(id).collect::<Vec<_>>(), [&third, &fourth].map(id));
+    assert_eq!(stream(Some(&fourth), 10), Vec::<Event>::new(), "nothing after the last");
+    assert_eq!(read(store, |r| r.events().stream_end(&scope)), Some(fourth.id.clone()));
+    let foreign = read(store, |r| Ok(r.events().stream(&elsewhere, Some(&late.id), 10)));
+    assert!(matches!(foreign, Err(StoreError::UnknownCursor)), "another account's event is no cursor: {foreign:?}");
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    assert_eq!(read(store, |r| r.events().stream(&live, None, 10)), Vec::<Event>::new(), "live mode has its own");
 }
 
 pub fn events_are_filtered_by_type_and_object(store: &dyn UnitOfWork) {

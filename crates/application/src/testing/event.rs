@@ -41,6 +41,21 @@ impl EventRepository for State {
         found.data = found.data.iter().map(|e| self.with_pending_webhooks(e)).collect();
         Ok(found)
     }
+
+    fn stream(&mut self, scope: &Scope, after: Option<&EventId>, limit: u32) -> Result<Vec<Event>, StoreError> {
+        let in_scope = self.events.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope));
+        let mut following: Vec<&Event> = in_scope.collect();
+        if let Some(after) = after {
+            let position = following.iter().position(|e| &e.id == after).ok_or(StoreError::UnknownCursor)?;
+            following.drain(..=position);
+        }
+        Ok(following.into_iter().take(limit as usize).map(|e| Event { pending_webhooks: 0, ..e.clone() }).collect())
+    }
+
+    fn stream_end(&mut self, scope: &Scope) -> Result<Option<EventId>, StoreError> {
+        let mut in_scope = self.events.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope));
+        Ok(in_scope.next_back().map(|e| e.id.clone()))
+    }
 }
 
 impl State {

@@ -1,0 +1,336 @@
+//! `payments fixtures FILE`: named API requests run in order, a later one using earlier answers
+//! through references (`${customer:id}`, `${session:payment_intent.id}`, `${clock:now+86400}`).
+//! `payments trigger` runs its recipes through the same engine.
+//!
+//! A file is `{"fixtures": [{"name", "method", "path", "params", "expect_status"}, …]}`: `method`
+//! defaults to `POST`, `params` is the JSON body (the query for `GET`), `expect_status` (default:
+//! any 2xx) lets a recipe expect a refusal, such as a declined card.
+
+use crate::api::{Api, ApiError};
+use crate::output::Printer;
+use crate::CliError;
+use reqwest::Method;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+#[derive(Debug, clap::Args)]
+pub struct FixturesArgs {
+    /// The JSON file of requests.
+    file: std::path::PathBuf,
+}
+
+/// One named request.
+#[derive(Debug, Clone)]
+pub(crate) struct Fixture {
+    pub(crate) name: String,
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) params: Value,
+    pub(crate) expect_status: Option<u16>,
+}
+
+/// The text the fixtures came from, to say on which line a problem is.
+pub(crate) struct Source<'a> {
+    pub(crate) label: &'a str,
+    pub(crate) text: &'a str,
+}
+
+impl Source<'_> {
+    /// The line of the first `needle` after where `fixture`'s name is written (else anywhere, else
+    /// the fixture's name line).
+    fn line_of(&self, fixture: &str, needle: &str) -> usize {
+        let named = self.text.find(&format!("\"{fixture}\"")).unwrap_or(0);
+        let at = self.text[named..]
+            .find(needle)
+            .map(|offset| named + offset)
+            .or_else(|| self.text.find(needle))
+            .unwrap_or(named);
+        self.text[..at].matches('\n').count() + 1
+    }
+
+    fn error(&self, fixture: &str, needle: &str, reason: impl std::fmt::Display) -> CliError {
+        CliError::File {
+            path: format!("{}:{}", self.label, self.line_of(fixture, needle)),
+            reason: format!("fixture {fixture:?}: {reason}"),
+        }
+    }
+}
+
+/// Reads the fixtures of a file's text: every entry has a unique `name` and a `path`.
+pub(crate) fn parse(source: &Source<'_>) -> Result<Vec<Fixture>, CliError> {
+    let document: Value = serde_json::from_str(source.text).map_err(|error| CliError::File {
+        path: format!("{}:{}:{}", source.label, error.line(), error.column()),
+        reason: format!("not valid JSON: {error}"),
+    })?;
+    let file_error = |reason: String| CliError::File { path: source.label.to_owned(), reason };
+    let entries = document
+        .get("fixtures")
+        .and_then(Value::as_array)
+        .ok_or_else(|| file_error("expected {\"fixtures\": [ … ]}".to_owned()))?;
+    let mut fixtures: Vec<Fixture> = Vec::with_capacity(entries.len());
+    for (index, entry) in entries.iter().enumerate() {
+        let name = entry
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|name| !name.is_empty() && !name.contains([':', '}']))
+            .ok_or_else(|| file_error(format!("fixture {} has no name (letters, digits, _ and -)", index + 1)))?;
+        if fixtures.iter().any(|earlier| earlier.name == name) {
+            return Err(source.error(name, "\"name\"", "another fixture has this name"));
+        }
+        let method = entry.get("method").and_then(Value::as_str).unwrap_or("POST").to_ascii_uppercase();
+        let method = match method.as_str() {
+            "GET" => Method::GET,
+            "POST" => Method::POST,
+            "PUT" => Method::PUT,
+            "DELETE" => Method::DELETE,
+            _ => {
+                return Err(source.error(
+                    name,
+                    "\"method\"",
+                    format!("method {method} is not GET, POST, PUT or DELETE"),
+                ))
+            }
+        };
+        let path = entry
+            .get("path")
+            .and_then(Value::as_str)
+            .filter(|path| path.starts_with('/'))
+            .ok_or_else(|| source.error(name, "\"path\"", "needs a \"path\" that starts with /"))?;
+        let params = entry.get("params").cloned().unwrap_or(Value::Object(Map::new()));
+        if !params.is_object() {
+            return Err(source.error(name, "\"params\"", "\"params\" must be an object"));
+        }
+        let expect_status = match entry.get("expect_status") {
+            None => None,
+            Some(status) => {
+                Some(status.as_u64().and_then(|status| u16::try_from(status).ok()).ok_or_else(|| {
+                    source.error(name, "\"expect_status\"", "\"expect_status\" must be a status code")
+                })?)
+            }
+        };
+        fixtures.push(Fixture { name: name.to_owned(), method, path: path.to_owned(), params, expect_status });
+    }
+    Ok(fixtures)
+}
+
+/// The answers so far, by fixture name.
+type Answers = HashMap<String, Value>;
+
+/// Runs `fixtures` in order, printing each object made; returns the answers by name.
+pub(crate) async fn run(
+    api: &Api,
+    fixtures: &[Fixture],
+    source: &Source<'_>,
+    printer: &Printer,
+) -> Result<Answers, CliError> {
+    let mut answers = Answers::new();
+    for fixture in fixtures {
+        let resolve = |value: &Value| {
+            resolve(value, &answers).map_err(|reason| source.error(&fixture.name, &reason.reference.clone(), reason))
+        };
+        let path = match resolve(&Value::String(fixture.path.clone()))? {
+            Value::String(path) => path,
+            other => other.to_string(),
+        };
+        let params = resolve(&fixture.params)?;
+        let answer = match fixture.method {
+            Method::GET => api.get(&path, &query_of(&params)).await,
+            _ => api.call(fixture.method.clone(), &path, &[], Some(&params)).await,
+        };
+        let answer = match (answer, fixture.expect_status) {
+            (Ok(answer), None) => answer,
+            (Err(ApiError::Refused { status, body, .. }), Some(expected)) if status.as_u16() == expected => body,
+            (Ok(_), Some(expected)) => {
+                return Err(source.error(
+                    &fixture.name,
+                    "\"expect_status\"",
+                    format!("answered 2xx, not the {expected} expected"),
+                ));
+            }
+            (Err(error @ ApiError::Unreachable { .. }), _) => return Err(error.into()),
+            (Err(error), _) => return Err(source.error(&fixture.name, "\"path\"", error)),
+        };
+        let id = answer.get("id").and_then(Value::as_str).unwrap_or("");
+        let resource = answer.get("resource").and_then(Value::as_str).unwrap_or("answer");
+        let status =
+            answer.get("status").and_then(Value::as_str).map(|status| format!(" ({status})")).unwrap_or_default();
+        printer.line(
+            format!("{:<20} {} {path} → {resource} {id}{status}", fixture.name, fixture.method),
+            &json!({"type": "fixture", "name": fixture.name, "method": fixture.method.as_str(), "path": path, "answer": answer}),
+        );
+        answers.insert(fixture.name.clone(), answer);
+    }
+    Ok(answers)
+}
+
+pub(crate) async fn run_file(api: &Api, args: &FixturesArgs, printer: &Printer) -> Result<(), CliError> {
+    let label = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|error| CliError::File { path: label.clone(), reason: error.to_string() })?;
+    let source = Source { label: &label, text: &text };
+    let fixtures = parse(&source)?;
+    run(api, &fixtures, &source, printer).await.map(drop)
+}
+
+/// A `GET` fixture's params as its query: scalars as text.
+fn query_of(params: &Value) -> Vec<(&str, String)> {
+    let Some(params) = params.as_object() else { return Vec::new() };
+    params
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_str().map_or_else(|| value.to_string(), str::to_owned)))
+        .collect()
+}
+
+/// A reference that cannot be filled, and why.
+#[derive(Debug)]
+struct Unresolved {
+    reference: String,
+    why: String,
+}
+
+impl std::fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.reference, self.why)
+    }
+}
+
+/// `value` with every `${name:path}` filled from the answers: a string that is one reference
+/// becomes the value referred to (a number stays a number), a reference inside a longer string is
+/// written into it.
+fn resolve(value: &Value, answers: &Answers) -> Result<Value, Unresolved> {
+    match value {
+        Value::String(text) => resolve_text(text, answers),
+        Value::Array(items) => {
+            items.iter().map(|item| resolve(item, answers)).collect::<Result<_, _>>().map(Value::Array)
+        }
+        Value::Object(fields) => fields
+            .iter()
+            .map(|(key, item)| Ok((key.clone(), resolve(item, answers)?)))
+            .collect::<Result<Map<_, _>, _>>()
+            .map(Value::Object),
+        other => Ok(other.clone()),
+    }
+}
+
+fn resolve_text(text: &str, answers: &Answers) -> Result<Value, Unresolved> {
+    if let Some(inner) = text.strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) {
+        if !inner.contains("${") {
+            return referred(inner, answers);
+        }
+    }
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(length) = rest[start..].find('}') else {
+            return Err(Unresolved { reference: rest[start..].to_owned(), why: "no closing }".to_owned() });
+        };
+        let inner = &rest[start + 2..start + length];
+        match referred(inner, answers)? {
+            Value::String(text) => out.push_str(&text),
+            value @ (Value::Number(_) | Value::Bool(_)) => out.push_str(&value.to_string()),
+            _ => {
+                return Err(Unresolved {
+                    reference: format!("${{{inner}}}"),
+                    why: "refers to an object or null, which cannot be written into text".to_owned(),
+                })
+            }
+        }
+        rest = &rest[start + length + 1..];
+    }
+    out.push_str(rest);
+    Ok(Value::String(out))
+}
+
+/// The value `name:path[+N|-N]` refers to.
+fn referred(inner: &str, answers: &Answers) -> Result<Value, Unresolved> {
+    let unresolved = |why: String| Unresolved { reference: format!("${{{inner}}}"), why };
+    let (name, path) = inner.split_once(':').ok_or_else(|| unresolved("expected ${name:field}".to_owned()))?;
+    let answer = answers.get(name).ok_or_else(|| unresolved(format!("no earlier fixture is named {name:?}")))?;
+    let (path, offset) = match path.rfind(['+', '-']) {
+        Some(at) if at > 0 => match path[at + 1..].parse::<i64>() {
+            Ok(amount) => (&path[..at], Some(if path.as_bytes()[at] == b'-' { -amount } else { amount })),
+            Err(_) => (path, None),
+        },
+        _ => (path, None),
+    };
+    let mut value = answer;
+    for segment in path.split('.') {
+        let next = match value {
+            Value::Array(items) => segment.parse::<usize>().ok().and_then(|index| items.get(index)),
+            Value::Object(fields) => fields.get(segment),
+            _ => None,
+        };
+        value = next.ok_or_else(|| unresolved(format!("the answer of {name:?} has no {path}")))?;
+    }
+    match offset {
+        None => Ok(value.clone()),
+        Some(offset) => value
+            .as_i64()
+            .and_then(|number| number.checked_add(offset))
+            .map(Value::from)
+            .ok_or_else(|| unresolved(format!("{path} of {name:?} is not a whole number to add to"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse, resolve, Answers, Source};
+    use serde_json::json;
+
+    fn answers() -> Answers {
+        Answers::from([
+            ("customer".to_owned(), json!({"id": "cus_1", "name": "Ana"})),
+            (
+                "session".to_owned(),
+                json!({"id": "cs_1", "payment_intent": {"id": "pi_1", "amount": 5000}, "line_items": [{"id": "cs_li_1"}]}),
+            ),
+        ])
+    }
+
+    #[test]
+    fn references_fill_values_and_text() {
+        let params = json!({
+            "customer_id": "${customer:id}",
+            "amount": "${session:payment_intent.amount}",
+            "later": "${session:payment_intent.amount+86400}",
+            "earlier": "${session:payment_intent.amount-1000}",
+            "item": "${session:line_items.0.id}",
+            "text": "Order for ${customer:name} (${session:payment_intent.amount})",
+            "list": ["${customer:id}", 3],
+        });
+        assert_eq!(
+            resolve(&params, &answers()).unwrap(),
+            json!({
+                "customer_id": "cus_1", "amount": 5000, "later": 91400, "earlier": 4000, "item": "cs_li_1",
+                "text": "Order for Ana (5000)", "list": ["cus_1", 3],
+            })
+        );
+    }
+
+    #[test]
+    fn a_bad_reference_names_itself_and_why() {
+        for (reference, why) in [
+            ("${cust:id}", "no earlier fixture is named \"cust\""),
+            ("${customer:idd}", "the answer of \"customer\" has no idd"),
+            ("${customer:name+1}", "name of \"customer\" is not a whole number to add to"),
+            ("${customer}", "expected ${name:field}"),
+            ("x ${session:payment_intent} y", "refers to an object or null"),
+        ] {
+            let error = resolve(&json!({"a": reference}), &answers()).unwrap_err().to_string();
+            assert!(error.contains(why), "{reference}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_problem_in_a_file_names_its_line_and_fixture() {
+        let text = "{\"fixtures\": [\n  {\"name\": \"customer\", \"path\": \"/customers\"},\n  {\"name\": \"customer\", \"path\": \"/x\"}\n]}";
+        let error = parse(&Source { label: "seed.json", text }).unwrap_err().to_string();
+        assert_eq!(error, "seed.json:3: fixture \"customer\": another fixture has this name");
+        let error = parse(&Source { label: "seed.json", text: "{\"fixtures\": [\n  {\"name\": }\n]}" }).unwrap_err();
+        assert!(error.to_string().starts_with("seed.json:2:"), "{error}");
+        let text = "{\"fixtures\": [\n  {\"name\": \"a\",\n   \"method\": \"PATCH\", \"path\": \"/x\"}]}";
+        let error = parse(&Source { label: "f.json", text }).unwrap_err().to_string();
+        assert_eq!(error, "f.json:3: fixture \"a\": method PATCH is not GET, POST, PUT or DELETE");
+    }
+}

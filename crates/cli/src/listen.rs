@@ -1,0 +1,368 @@
+//! `payments listen`: follows `GET /events/stream` and forwards each event to local URLs, with the
+//! body and signatures of a webhook delivery, signed with a secret derived from the API key (the
+//! same on every run, so a receiver's configuration survives restarts). A dropped connection is
+//! resumed from the last event received (`Last-Event-ID`), so a restart of the service loses and
+//! repeats no event.
+
+use crate::api::{Api, ApiError};
+use crate::output::Printer;
+use crate::CliError;
+use futures_util::StreamExt;
+use payments_domain::event::EventType;
+use payments_domain::retry::RetrySchedule;
+use payments_domain::time::Timestamp;
+use payments_domain::webhook_signature::{hmac_sha256, signature_header, standard_signature};
+use reqwest::{Method, StatusCode};
+use russe::reqwest_0_12::ReqwestExt;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Forwards are retried on this schedule while `listen` runs: after 1 s, 2 s, 4 s and 8 s.
+const FORWARD_RETRIES: RetrySchedule =
+    RetrySchedule { base_ms: 1_000, cap_ms: 8_000, jitter: 0.0, give_up_after_ms: 15_000 };
+/// How long a receiver has to answer a forward.
+const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
+/// The stream sends a comment every 15 seconds; this long without anything, it is taken as dead.
+const STREAM_SILENCE: Duration = Duration::from_secs(45);
+/// The wait before reconnecting to the stream.
+const RECONNECT_DELAY: Duration = Duration::from_secs(1);
+
+#[derive(Debug, clap::Args)]
+pub struct ListenArgs {
+    /// Where to forward events: a URL for every event, or TYPES=URL for some (TYPES is a
+    /// comma-separated list of event types, `refund.*` for a family). Repeat for several rules;
+    /// without any, events are only printed.
+    #[arg(long = "forward-to", value_name = "[TYPES=]URL")]
+    forward_to: Vec<String>,
+    /// Receive only these event types (comma-separated; `billing_statement.*` for a family).
+    #[arg(long, value_delimiter = ',', value_name = "TYPES")]
+    events: Vec<String>,
+}
+
+/// Which event types a rule or filter takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TypePattern {
+    Any,
+    Exact(EventType),
+    /// `refund.*`: the types that start with `refund.`.
+    Family(String),
+}
+
+impl TypePattern {
+    fn parse(text: &str) -> Result<Self, CliError> {
+        let text = text.trim();
+        if text == "*" {
+            return Ok(Self::Any);
+        }
+        if let Some(family) = text.strip_suffix(".*") {
+            let prefix = format!("{family}.");
+            if EventType::ALL.iter().any(|t| t.as_str().starts_with(&prefix)) {
+                return Ok(Self::Family(prefix));
+            }
+        } else if let Ok(event_type) = EventType::parse(text) {
+            return Ok(Self::Exact(event_type));
+        }
+        Err(CliError::Usage(format!("unknown event type {text:?}; `payments trigger --list` lists them")))
+    }
+
+    fn matches(&self, event_type: &str) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Exact(exact) => exact.as_str() == event_type,
+            Self::Family(prefix) => event_type.starts_with(prefix.as_str()),
+        }
+    }
+
+    fn as_text(&self) -> String {
+        match self {
+            Self::Any => "*".to_owned(),
+            Self::Exact(exact) => exact.as_str().to_owned(),
+            Self::Family(prefix) => format!("{prefix}*"),
+        }
+    }
+}
+
+/// A `--forward-to` rule: the types it takes and where they go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rule {
+    types: Vec<TypePattern>,
+    url: url::Url,
+}
+
+impl Rule {
+    /// `URL` (every type) or `TYPES=URL`. A URL may hold `=` in its query: text before the first
+    /// `=` is taken as types only when it holds no `://`.
+    fn parse(text: &str) -> Result<Self, CliError> {
+        let (types, url) = match text.split_once('=') {
+            Some((types, url)) if !types.contains("://") => {
+                (types.split(',').map(TypePattern::parse).collect::<Result<Vec<_>, _>>()?, url)
+            }
+            _ => (vec![TypePattern::Any], text),
+        };
+        let url = url::Url::parse(url.trim())
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https"))
+            .ok_or_else(|| CliError::Usage(format!("--forward-to {text:?}: not an http or https URL")))?;
+        Ok(Self { types, url })
+    }
+
+    fn takes(&self, event_type: &str) -> bool {
+        self.types.iter().any(|pattern| pattern.matches(event_type))
+    }
+}
+
+/// The signing secret of forwarded events for an API key: the same for the key on every run, and
+/// not the key (an HMAC of a fixed label keyed with it).
+#[must_use]
+pub fn signing_secret(api_key: &str) -> String {
+    let digest = hmac_sha256(api_key, &[b"payments listen: forwarded event signing secret"]);
+    format!("whsk_{}", &hex::encode(digest)[..40])
+}
+
+/// One event read from the stream.
+struct Received {
+    id: String,
+    event_type: String,
+    livemode: bool,
+    body: Arc<str>,
+}
+
+pub(crate) async fn run(api: &Api, args: &ListenArgs, printer: &Printer) -> Result<(), CliError> {
+    let rules = args.forward_to.iter().map(|rule| Rule::parse(rule)).collect::<Result<Vec<_>, _>>()?;
+    let filter = args.events.iter().map(|pattern| TypePattern::parse(pattern)).collect::<Result<Vec<_>, _>>()?;
+    let secret = signing_secret(api.key());
+    let forwards = reqwest::Client::builder()
+        .timeout(FORWARD_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|source| ApiError::Unreachable { url: "the receiver".to_owned(), source })?;
+    let described: Vec<Value> = rules
+        .iter()
+        .map(|rule| json!({"url": rule.url.as_str(), "events": rule.types.iter().map(TypePattern::as_text).collect::<Vec<_>>()}))
+        .collect();
+    let routes: Vec<String> = rules
+        .iter()
+        .map(|rule| {
+            let types: Vec<String> = rule.types.iter().map(TypePattern::as_text).collect();
+            format!("{} → {}", types.join(","), rule.url)
+        })
+        .collect();
+    printer.line(
+        format!(
+            "Ready. Forwarded events are signed with {secret} (the same for this key on every run).{}",
+            if routes.is_empty() {
+                " Not forwarding: printing events.".to_owned()
+            } else {
+                format!(" Forwarding {}.", routes.join("; "))
+            }
+        ),
+        &json!({"type": "ready", "secret": secret, "forward_to": described}),
+    );
+    let context = Arc::new(Forwarding { http: forwards, secret, printer: *printer });
+    let mut last_event_id: Option<String> = None;
+    let mut connected_before = false;
+    loop {
+        let mut request = api.request(Method::GET, "/events/stream");
+        if let Some(id) = &last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(source) if !connected_before => {
+                return Err(ApiError::Unreachable { url: api.url("/events/stream"), source }.into());
+            }
+            Err(error) => {
+                printer.note(format!("listen: the service is not answering ({error}); reconnecting"));
+                tokio::time::sleep(RECONNECT_DELAY).await;
+                continue;
+            }
+        };
+        let status = response.status();
+        if status == StatusCode::BAD_REQUEST && last_event_id.is_some() {
+            // The event to resume from is gone from the service (a fresh database): start from now.
+            printer.note("listen: the service no longer has the last event received; following from now");
+            last_event_id = None;
+            continue;
+        }
+        if !status.is_success() {
+            let body = response.text().await.unwrap_or_default();
+            let answer: Value = serde_json::from_str(&body).unwrap_or(Value::String(body));
+            if status.is_server_error() && connected_before {
+                printer.note(format!("listen: the service answered {status}; reconnecting"));
+                tokio::time::sleep(RECONNECT_DELAY).await;
+                continue;
+            }
+            let message = answer.to_string();
+            return Err(ApiError::Refused {
+                method: Method::GET,
+                path: "/events/stream".into(),
+                status,
+                message,
+                body: answer,
+            }
+            .into());
+        }
+        if connected_before {
+            printer.note("listen: reconnected");
+        }
+        connected_before = true;
+        let mut events = response.sse_stream();
+        loop {
+            let next = match tokio::time::timeout(STREAM_SILENCE, events.next()).await {
+                Ok(Some(Ok(next))) => next,
+                Ok(Some(Err(error))) => {
+                    printer.note(format!("listen: the connection broke ({error}); reconnecting"));
+                    break;
+                }
+                Ok(None) => {
+                    printer.note("listen: the service closed the connection; reconnecting");
+                    break;
+                }
+                Err(_) => {
+                    printer.note("listen: the connection went silent; reconnecting");
+                    break;
+                }
+            };
+            let russe::Event::Message(message) = next else { continue };
+            let Some(received) = received(&message) else {
+                printer.note(format!("listen: skipped a message that is no event: {}", message.data));
+                continue;
+            };
+            last_event_id = Some(received.id.clone());
+            if !filter.is_empty() && !filter.iter().any(|pattern| pattern.matches(&received.event_type)) {
+                continue;
+            }
+            let received = Arc::new(received);
+            let targets: Vec<&Rule> = rules.iter().filter(|rule| rule.takes(&received.event_type)).collect();
+            if rules.is_empty() {
+                printer.line(
+                    format!("{}  {}  {}", clock_time(now()), received.event_type, received.id),
+                    &json!({"type": "event", "event": serde_json::from_str::<Value>(&received.body).unwrap_or(Value::Null)}),
+                );
+            }
+            for rule in targets {
+                tokio::spawn(forward(context.clone(), received.clone(), rule.url.clone()));
+            }
+        }
+        tokio::time::sleep(RECONNECT_DELAY).await;
+    }
+}
+
+/// The event a stream message carries: its id, type and mode, from its JSON.
+fn received(message: &russe::Message) -> Option<Received> {
+    let envelope: Value = serde_json::from_str(&message.data).ok()?;
+    Some(Received {
+        id: envelope.get("id")?.as_str()?.to_owned(),
+        event_type: envelope.get("type")?.as_str()?.to_owned(),
+        livemode: envelope.get("livemode").and_then(Value::as_bool).unwrap_or(false),
+        body: Arc::from(&*message.data),
+    })
+}
+
+/// What every forward shares.
+struct Forwarding {
+    http: reqwest::Client,
+    secret: String,
+    printer: Printer,
+}
+
+/// Sends `event` to `url` until it answers 2xx or the retries run out, printing every attempt.
+async fn forward(context: Arc<Forwarding>, event: Arc<Received>, url: url::Url) {
+    let first = now();
+    for attempt in 1.. {
+        let started = Instant::now();
+        let signed_at = now();
+        let body = event.body.as_bytes();
+        let secrets = std::slice::from_ref(&context.secret);
+        let sent = context
+            .http
+            .post(url.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("Payrex-Signature", signature_header(secrets, signed_at, body, event.livemode))
+            .header("webhook-id", &event.id)
+            .header("webhook-timestamp", signed_at.unix_seconds().to_string())
+            .header("webhook-signature", standard_signature(secrets, &event.id, signed_at, body))
+            .body(event.body.to_string())
+            .send()
+            .await;
+        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (status, error) = match &sent {
+            Ok(response) => (Some(response.status().as_u16()), None),
+            Err(error) if error.is_timeout() => (None, Some("timed out".to_owned())),
+            Err(error) if error.is_connect() => (None, Some("connection failed".to_owned())),
+            Err(error) => (None, Some(error.to_string())),
+        };
+        let delivered = status.is_some_and(|status| (200..300).contains(&status));
+        let retry_in = FORWARD_RETRIES.delay_ms(attempt, 0.0);
+        let gives_up = !delivered && FORWARD_RETRIES.gives_up(first, now().plus_millis(retry_in));
+        let outcome = if delivered {
+            "delivered"
+        } else if gives_up {
+            "gave_up"
+        } else {
+            "retrying"
+        };
+        let answered = status.map_or_else(|| error.clone().unwrap_or_default(), |status| format!("[{status}]"));
+        let after = match outcome {
+            "retrying" => format!(", retrying in {} s", retry_in / 1000),
+            "gave_up" => ", gave up".to_owned(),
+            _ => String::new(),
+        };
+        context.printer.line(
+            format!(
+                "{}  {}  {}  --> {answered} POST {url} ({latency_ms} ms{after})",
+                clock_time(signed_at),
+                event.event_type,
+                event.id
+            ),
+            &json!({
+                "type": "forward", "event_id": event.id, "event_type": event.event_type, "url": url.as_str(),
+                "attempt": attempt, "status": status, "error": error, "latency_ms": latency_ms, "outcome": outcome,
+            }),
+        );
+        if delivered || gives_up {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(retry_in.unsigned_abs())).await;
+    }
+}
+
+fn now() -> Timestamp {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    Timestamp::from_unix_millis(i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// `HH:MM:SS` (UTC) of `at`.
+fn clock_time(at: Timestamp) -> String {
+    let seconds = at.unix_seconds().rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{signing_secret, Rule, TypePattern};
+    use payments_domain::event::EventType;
+
+    #[test]
+    fn a_rule_is_a_url_or_types_then_a_url() {
+        let every = Rule::parse("http://localhost:3000/hooks?a=b").unwrap();
+        assert_eq!(every.types, [TypePattern::Any]);
+        assert_eq!(every.url.as_str(), "http://localhost:3000/hooks?a=b");
+        let some = Rule::parse("refund.*,payment.paid=http://localhost:4000/").unwrap();
+        assert!(some.takes("refund.created") && some.takes("payment.paid"));
+        assert!(!some.takes("payment.failed") && !some.takes("payment_intent.succeeded"));
+        assert_eq!(some.types[1], TypePattern::Exact(EventType::PaymentPaid));
+        for bad in ["refund.nope=http://x/", "ftp://x/", "http//x", "nothing.*=http://x/", "payment.paid="] {
+            assert!(Rule::parse(bad).is_err(), "{bad} is refused");
+        }
+    }
+
+    #[test]
+    fn the_signing_secret_is_stable_per_key_and_hides_it() {
+        let secret = signing_secret("sk_test_abc");
+        assert_eq!(secret, signing_secret("sk_test_abc"));
+        assert_ne!(secret, signing_secret("sk_test_abd"));
+        assert!(secret.starts_with("whsk_") && secret.len() == 45 && !secret.contains("abc"), "{secret}");
+    }
+}

@@ -1,0 +1,174 @@
+//! `payments trigger EVENT_TYPE`: runs the recipe of API calls that makes that event happen
+//! (`triggers.json`, one per event type, in the fixtures format), with `--override` setting fields
+//! of its requests, then prints the events it made.
+
+use crate::api::Api;
+use crate::fixtures::{self, Fixture, Source};
+use crate::output::Printer;
+use crate::CliError;
+use payments_domain::event::EventType;
+use serde_json::{json, Map, Value};
+
+/// How long the event may take to appear after the recipe's requests.
+const EVENT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Every event type's recipe: `{"<type>": {"does": "…", "fixtures": [ … ]}}`.
+const RECIPES: &str = include_str!("triggers.json");
+
+#[derive(Debug, clap::Args)]
+pub struct TriggerArgs {
+    /// The event type to make happen (`--list` shows them all).
+    #[arg(required_unless_present = "list")]
+    event_type: Option<String>,
+    /// Set a field of one of the recipe's requests: STEP:PATH=VALUE, such as
+    /// `payment_intent:amount=5000` or `payment_intent:metadata.order_id=42` (repeatable).
+    #[arg(long = "override", value_name = "STEP:PATH=VALUE")]
+    overrides: Vec<String>,
+    /// List the event types and what each trigger does.
+    #[arg(long)]
+    pub(crate) list: bool,
+}
+
+/// The recipes, by event type, in the file's order.
+fn recipes() -> Map<String, Value> {
+    match serde_json::from_str(RECIPES) {
+        Ok(Value::Object(recipes)) => recipes,
+        // The file is part of the build, and a unit test reads every recipe of it.
+        _ => Map::new(),
+    }
+}
+
+pub(crate) fn list(printer: &Printer) {
+    for (event_type, recipe) in recipes() {
+        let does = recipe.get("does").and_then(Value::as_str).unwrap_or_default();
+        let steps: Vec<&str> = recipe["fixtures"]
+            .as_array()
+            .map(|steps| steps.iter().filter_map(|step| step.get("name").and_then(Value::as_str)).collect())
+            .unwrap_or_default();
+        printer.line(
+            format!("{event_type:<40} {does} (steps: {})", steps.join(", ")),
+            &json!({"event_type": event_type, "does": does, "steps": steps}),
+        );
+    }
+}
+
+pub(crate) async fn run(api: &Api, args: &TriggerArgs, printer: &Printer) -> Result<(), CliError> {
+    let event_type = args.event_type.as_deref().unwrap_or_default();
+    let event_type = EventType::parse(event_type).map_err(|_| {
+        CliError::Usage(format!("unknown event type {event_type:?}; `payments trigger --list` lists them"))
+    })?;
+    let recipe = recipes().remove(event_type.as_str()).unwrap_or(Value::Null);
+    let label = format!("the {} recipe", event_type.as_str());
+    let text = serde_json::to_string_pretty(&recipe).unwrap_or_default();
+    let mut steps = fixtures::parse(&Source { label: &label, text: &text })?;
+    for item in &args.overrides {
+        apply_override(&mut steps, item)?;
+    }
+    let newest_before = api.get("/events", &[("limit", "1".to_owned())]).await?;
+    let cursor = newest_before["data"][0]["id"].as_str().map(str::to_owned);
+    fixtures::run(api, &steps, &Source { label: &label, text: &text }, printer).await?;
+    let mut query = vec![("limit", "100".to_owned()), ("type", event_type.as_str().to_owned())];
+    if let Some(cursor) = cursor {
+        query.push(("before", cursor));
+    }
+    // Most events are written with the request that makes them; a reminder is written by the
+    // background job within a second or so.
+    let waited = std::time::Instant::now();
+    let made = loop {
+        let made = api.get("/events", &query).await?["data"].as_array().cloned().unwrap_or_default();
+        if !made.is_empty() || waited.elapsed() >= EVENT_WAIT {
+            break made;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    };
+    if made.is_empty() {
+        return Err(CliError::Usage(format!("the requests ran but made no {} event", event_type.as_str())));
+    }
+    for event in made.iter().rev() {
+        let id = event["id"].as_str().unwrap_or_default();
+        printer.line(
+            format!("{:<20} {} {id}", "event", event_type.as_str()),
+            &json!({"type": "event", "event_type": event_type.as_str(), "id": id}),
+        );
+    }
+    Ok(())
+}
+
+/// Applies `STEP:PATH=VALUE` to the recipe: the value takes the type of the field it replaces (a
+/// number stays a number); a new field is text.
+fn apply_override(steps: &mut [Fixture], item: &str) -> Result<(), CliError> {
+    let usage = || CliError::Usage(format!("--override {item:?}: expected STEP:PATH=VALUE"));
+    let (target, value) = item.split_once('=').ok_or_else(usage)?;
+    let (step, path) = target.split_once(':').ok_or_else(usage)?;
+    let names: Vec<&str> = steps.iter().map(|fixture| fixture.name.as_str()).collect();
+    let unknown = format!("--override {item:?}: this trigger has no step {step:?} (its steps: {})", names.join(", "));
+    let fixture = steps.iter_mut().find(|fixture| fixture.name == step).ok_or(CliError::Usage(unknown))?;
+    let mut field = &mut fixture.params;
+    let segments: Vec<&str> = path.split('.').collect();
+    if segments.iter().any(|segment| segment.is_empty()) {
+        return Err(usage());
+    }
+    for segment in &segments[..segments.len() - 1] {
+        let Value::Object(fields) = field else {
+            return Err(CliError::Usage(format!(
+                "--override {item:?}: {segment} is inside a value that is not an object"
+            )));
+        };
+        field = fields.entry((*segment).to_owned()).or_insert_with(|| Value::Object(Map::new()));
+    }
+    let Value::Object(fields) = field else {
+        return Err(CliError::Usage(format!("--override {item:?}: {path} is inside a value that is not an object")));
+    };
+    let last = segments[segments.len() - 1].to_owned();
+    let typed = match fields.get(&last) {
+        Some(Value::Number(_)) => value
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| CliError::Usage(format!("--override {item:?}: {path} is a whole number")))?,
+        _ => Value::String(value.to_owned()),
+    };
+    fields.insert(last, typed);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{apply_override, recipes};
+    use crate::fixtures::{parse, Source};
+    use payments_domain::event::EventType;
+    use serde_json::json;
+
+    #[test]
+    fn every_event_type_has_a_recipe_that_reads() {
+        let recipes = recipes();
+        for event_type in EventType::ALL {
+            let recipe = recipes.get(event_type.as_str()).unwrap_or_else(|| panic!("no recipe for {event_type:?}"));
+            let text = serde_json::to_string_pretty(recipe).unwrap();
+            let steps = parse(&Source { label: event_type.as_str(), text: &text }).unwrap();
+            assert!(!steps.is_empty() && recipe["does"].is_string(), "{event_type:?}");
+        }
+        assert_eq!(recipes.len(), EventType::ALL.len(), "no recipe for an unknown type");
+    }
+
+    #[test]
+    fn an_override_keeps_a_numbers_type_and_makes_new_fields_text() {
+        let text = serde_json::to_string(&recipes()["payment_intent.succeeded"]).unwrap();
+        let mut steps = parse(&Source { label: "r", text: &text }).unwrap();
+        apply_override(&mut steps, "payment_intent:amount=7500").unwrap();
+        apply_override(&mut steps, "payment_intent:metadata.order_id=42").unwrap();
+        apply_override(&mut steps, "payment_intent:description=A=B").unwrap();
+        let params = &steps[0].params;
+        assert_eq!(params["amount"], json!(7500));
+        assert_eq!(params["metadata"], json!({"order_id": "42"}));
+        assert_eq!(params["description"], json!("A=B"));
+        for bad in [
+            "payment_intent:amount=lots",
+            "nope:amount=1",
+            "payment_intent",
+            "payment_intent:=1",
+            "payment_intent:amount.x=1",
+        ] {
+            assert!(apply_override(&mut steps, bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,2 @@
+DROP INDEX events_stream;
+ALTER TABLE events DROP COLUMN txid;
