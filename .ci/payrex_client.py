@@ -9,8 +9,10 @@ clock stays at real time.
 import base64
 import http.cookiejar
 import json
+import os
 import re
 import secrets
+import subprocess
 import sys
 import time
 import urllib.parse
@@ -165,6 +167,7 @@ def main(base_url, secret_key, clock_secret_key):
         sys.exit("an empty payment intent was accepted")
 
     check_secret_rotation(client, base_url.rstrip("/"), secret_key)
+    check_listen(client, base_url.rstrip("/"), secret_key)
 
     clock_client = Client(clock_secret_key)
     clock_client.config.api_base_url = base_url.rstrip("/")
@@ -374,6 +377,38 @@ def check_secret_rotation(client, base_url, secret_key):
     else:
         sys.exit("standardwebhooks accepted a secret that signed nothing")
     client.webhooks.delete(webhook.id)
+
+
+def check_listen(client, base_url, secret_key):
+    """The command line's first flow: `payments listen --forward-to URL` in one terminal, `payments
+    trigger payment_intent.succeeded` in another, and the receiver verifies what arrives with
+    payrex-python's parse_event and the secret listen printed."""
+    Receiver.received = []
+    server = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    binary = os.environ.get("PAYMENTS_BIN", "target/debug/payments")
+    env = dict(os.environ, PAYMENTS_API_BASE=base_url, PAYMENTS_KEY=secret_key)
+    url = f"http://localhost:{server.server_address[1]}/webhooks"
+    listen = subprocess.Popen([binary, "listen", "--json", "--forward-to", url], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        secret = json.loads(listen.stdout.readline())["secret"]
+        triggered = subprocess.run([binary, "trigger", "payment_intent.succeeded", "--json"], env=env,
+                                   capture_output=True, text=True, check=True)
+        made = [json.loads(line) for line in triggered.stdout.splitlines()]
+        event_id = next(line["id"] for line in made if line["type"] == "event")
+        for _ in range(100):
+            if len(Receiver.received) >= 2:
+                break
+            time.sleep(0.1)
+    finally:
+        listen.terminate()
+        listen.wait()
+        server.shutdown()
+    events = {client.webhooks.parse_event(payload, headers["payrex-signature"], secret).id: headers
+              for payload, headers in Receiver.received}
+    check(event_id in events, "payrex-python verifies the event payments trigger made, as payments listen forwarded it")
+    check(all(Webhook(secret.encode()).verify(payload, headers) for payload, headers in Receiver.received),
+          "and so does standardwebhooks")
 
 
 def check_test_clock(client, base_url, secret_key):

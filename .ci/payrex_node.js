@@ -9,7 +9,9 @@
 // Usage: NODE_PATH=target/node/node_modules node .ci/payrex_node.js BASE_URL SECRET_KEY
 'use strict';
 
+const childProcess = require('child_process');
 const http = require('http');
+const readline = require('readline');
 const Payrex = require('payrex-node');
 
 const [baseUrl, secretKey] = process.argv.slice(2).map((arg) => arg.replace(/\/$/, ''));
@@ -162,6 +164,29 @@ async function main() {
   check(disabled.data.some((w) => w.id === webhook.id), 'webhooks are listed by status');
   check((await payrex.webhooks.delete(webhook.id)).deleted === true, 'and deleted');
   server.close();
+  await checkListen(payrex);
+}
+
+// `payments listen` forwards a triggered event to a local receiver, signed with the secret it
+// prints: parseEvent verifies it.
+async function checkListen(payrex) {
+  const { server, deliveries } = await receiver();
+  const bin = process.env.PAYMENTS_BIN || 'target/debug/payments';
+  const env = { ...process.env, PAYMENTS_API_BASE: baseUrl, PAYMENTS_KEY: secretKey };
+  const url = `http://127.0.0.1:${server.address().port}/webhooks`;
+  const listen = childProcess.spawn(bin, ['listen', '--json', '--forward-to', url], { env });
+  const ready = await new Promise((resolve) => {
+    readline.createInterface({ input: listen.stdout }).once('line', (line) => resolve(JSON.parse(line)));
+  });
+  childProcess.execFileSync(bin, ['trigger', 'payment_intent.succeeded'], { env, stdio: 'ignore' });
+  for (let waited = 0; deliveries.length < 2 && waited < 100; waited++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  listen.kill();
+  server.close();
+  const types = deliveries.map((delivery) => payrex.webhooks.parseEvent(delivery.payload, delivery.signature, ready.secret).type);
+  check(types.sort().join() === 'payment.paid,payment_intent.succeeded',
+    `parseEvent verifies what payments listen forwards (${types.join(', ')})`);
 }
 
 main().catch((error) => {

@@ -150,12 +150,12 @@ pub(crate) async fn run(
             (Err(error @ ApiError::Unreachable { .. }), _) => return Err(error.into()),
             (Err(error), _) => return Err(source.error(&fixture.name, "\"path\"", error)),
         };
-        let id = answer.get("id").and_then(Value::as_str).unwrap_or("");
+        let id = answer.get("id").and_then(Value::as_str).map(|id| format!(" {id}")).unwrap_or_default();
         let resource = answer.get("resource").and_then(Value::as_str).unwrap_or("answer");
         let status =
             answer.get("status").and_then(Value::as_str).map(|status| format!(" ({status})")).unwrap_or_default();
         printer.line(
-            format!("{:<20} {} {path} → {resource} {id}{status}", fixture.name, fixture.method),
+            format!("{:<20} {} {path} → {resource}{id}{status}", fixture.name, fixture.method),
             &json!({"type": "fixture", "name": fixture.name, "method": fixture.method.as_str(), "path": path, "answer": answer}),
         );
         answers.insert(fixture.name.clone(), answer);

@@ -19,6 +19,12 @@ impl Instance {
     /// Starts the binary on `database_url` and waits until it is ready.
     pub async fn start(database_url: &str) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        Self::start_on(database_url, port).await
+    }
+
+    /// Starts the binary on `database_url` listening on `port` (again, after a kill) and waits
+    /// until it is ready.
+    pub async fn start_on(database_url: &str, port: u16) -> Self {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_payments"))
             .arg("serve")
             .env("PAYMENTS__DATABASE__URL", database_url)

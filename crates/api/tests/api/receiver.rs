@@ -19,6 +19,7 @@ pub enum Reply {
 #[derive(Debug, Clone)]
 pub struct Received {
     pub at: Instant,
+    pub path: String,
     pub body: String,
     pub signature: String,
     pub content_type: String,
@@ -84,6 +85,7 @@ async fn receive(request: HttpRequest, body: web::Bytes, state: web::Data<State>
         |name: &str| request.headers().get(name).and_then(|value| value.to_str().ok()).unwrap_or_default().to_owned();
     state.received.lock().unwrap_or_else(PoisonError::into_inner).push(Received {
         at: Instant::now(),
+        path: request.path().to_owned(),
         body: String::from_utf8_lossy(&body).into_owned(),
         signature: header("payrex-signature"),
         content_type: header("content-type"),

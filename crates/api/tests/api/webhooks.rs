@@ -68,7 +68,7 @@ pub(crate) async fn pay(app: &TestApp) -> String {
 }
 
 /// Verifies a `Payrex-Signature` header the way PayRex's libraries do.
-fn verify(header: &str, body: &str, secret: &str) -> bool {
+pub(crate) fn verify(header: &str, body: &str, secret: &str) -> bool {
     let parts: Vec<&str> = header.split(',').collect();
     let [t, te, li] = parts.as_slice() else { return false };
     let (Some(t), Some(te), Some(li)) = (t.strip_prefix("t="), te.strip_prefix("te="), li.strip_prefix("li=")) else {

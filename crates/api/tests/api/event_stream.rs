@@ -1,0 +1,151 @@
+//! `GET /events/stream`: an account's events as Server-Sent Events, from now or resumed after
+//! `Last-Event-ID`, each once and in order, and nothing of another account or mode.
+
+use crate::helpers::{read, single_error, TestApp};
+use crate::webhooks::pay;
+use futures_util::stream::BoxStream;
+use futures_util::StreamExt;
+use russe::reqwest_0_12::ReqwestExt;
+use serde_json::Value;
+use std::time::Duration;
+
+on_both_backends!(
+    a_stream_sends_the_events_made_after_it_opened_in_order,
+    a_stream_resumes_after_the_last_event_id,
+    a_stream_shows_nothing_of_another_account_or_mode,
+);
+on_one_backend!(a_stream_refuses_what_it_cannot_follow);
+
+/// One event as the stream sent it: its `id` and `event` fields and its data.
+#[derive(Debug)]
+struct Streamed {
+    id: String,
+    event: String,
+    data: Value,
+}
+
+/// An open stream.
+struct Stream(BoxStream<'static, Result<russe::Event, russe::Error>>);
+
+impl Stream {
+    async fn open(app: &TestApp, key: &str, last_event_id: Option<&str>) -> Self {
+        let mut request = app.client.get(format!("{}/events/stream", app.address)).basic_auth(key, Some(""));
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        assert_eq!(response.headers()["cache-control"], "no-store");
+        Self(response.sse_stream())
+    }
+
+    /// The next `count` events, or a panic after ten seconds.
+    async fn next(&mut self, count: usize) -> Vec<Streamed> {
+        let mut events = Vec::new();
+        while events.len() < count {
+            let next = tokio::time::timeout(Duration::from_secs(10), self.0.next()).await;
+            let next = next.unwrap_or_else(|_| panic!("only {} of {count} events came: {events:?}", events.len()));
+            if let russe::Event::Message(message) = next.unwrap().unwrap() {
+                events.push(Streamed {
+                    id: message.id.unwrap().to_string(),
+                    event: message.event.unwrap().to_string(),
+                    data: serde_json::from_str(&message.data).unwrap(),
+                });
+            }
+        }
+        events
+    }
+
+    /// Asserts that nothing more comes within a second.
+    async fn stays_quiet(&mut self) {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(1), self.0.next()).await {
+                Err(_) => return,
+                Ok(Some(Ok(russe::Event::Message(message)))) => panic!("an unexpected event: {message:?}"),
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
+async fn a_stream_sends_the_events_made_after_it_opened_in_order(app: TestApp) {
+    let before = pay(&app).await;
+    let mut stream = Stream::open(&app, &app.keys.secret_test, None).await;
+    let first = pay(&app).await;
+    let second = pay(&app).await;
+    let events = stream.next(4).await;
+    let seen: Vec<(&str, &str)> =
+        events.iter().map(|e| (e.event.as_str(), e.data["data"]["id"].as_str().unwrap_or_default())).collect();
+    assert_eq!(seen[0], ("payment_intent.succeeded", first.as_str()), "not {before}, made before: {events:?}");
+    assert_eq!(seen[2], ("payment_intent.succeeded", second.as_str()));
+    assert_eq!((seen[1].0, seen[3].0), ("payment.paid", "payment.paid"));
+    for event in &events {
+        assert_eq!(
+            (event.data["id"].as_str().unwrap(), event.data["type"].as_str().unwrap()),
+            (&*event.id, &*event.event)
+        );
+        let (status, stored) = read(app.get(&format!("/events/{}", event.id)).await).await;
+        assert_eq!(status, 200);
+        assert_eq!(stored["data"], event.data["data"], "the envelope as written");
+    }
+    stream.stays_quiet().await;
+}
+
+async fn a_stream_resumes_after_the_last_event_id(app: TestApp) {
+    pay(&app).await;
+    pay(&app).await;
+    let types = app.event_types().await;
+    assert_eq!(types.len(), 4);
+    let (_, listed) = read(app.get("/events?limit=4").await).await;
+    let oldest_first: Vec<String> =
+        listed["data"].as_array().unwrap().iter().rev().map(|e| e["id"].as_str().unwrap().to_owned()).collect();
+    let mut stream = Stream::open(&app, &app.keys.secret_test, Some(&oldest_first[1])).await;
+    let resumed: Vec<String> = stream.next(2).await.into_iter().map(|e| e.id).collect();
+    assert_eq!(resumed, oldest_first[2..], "the two after the one named, oldest first");
+    // What happens next follows on the same connection.
+    pay(&app).await;
+    assert_eq!(stream.next(2).await.len(), 2);
+    stream.stays_quiet().await;
+}
+
+async fn a_stream_shows_nothing_of_another_account_or_mode(app: TestApp) {
+    let mut mine = Stream::open(&app, &app.keys.secret_test, None).await;
+    let mut live = Stream::open(&app, &app.keys.secret_live, None).await;
+    let mut other = Stream::open(&app, &app.other_account_key, None).await;
+    let paid = pay(&app).await;
+    let events = mine.next(2).await;
+    assert_eq!(events[0].data["data"]["id"], paid.as_str());
+    live.stays_quiet().await;
+    other.stays_quiet().await;
+    // Another account's event is no place to resume from.
+    let response = app
+        .request(reqwest::Method::GET, "/events/stream", &app.other_account_key)
+        .header("Last-Event-ID", &events[0].id)
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(response).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(single_error(&body, "resource_not_found").contains(&events[0].id), "{body}");
+    assert_eq!(body["errors"][0]["parameter"], "Last-Event-ID");
+}
+
+async fn a_stream_refuses_what_it_cannot_follow(app: TestApp) {
+    for (key, last_event_id, query, expected) in [
+        (&app.keys.public_test, None, "", 401),
+        (&app.keys.secret_test, Some("evt_nothing"), "", 400),
+        (&app.keys.secret_test, Some("not an id"), "", 400),
+        (&app.keys.secret_test, None, "?limit=3", 400),
+    ] {
+        let mut request = app.request(reqwest::Method::GET, &format!("/events/stream{query}"), key);
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let (status, body) = read(request.send().await.unwrap()).await;
+        assert_eq!(status, expected, "{last_event_id:?} {query}: {body}");
+        assert!(body["errors"][0]["detail"].is_string(), "{body}");
+    }
+    let no_key = app.client.get(format!("{}/events/stream", app.address)).send().await.unwrap();
+    assert_eq!(no_key.status(), 401);
+}
