@@ -69,7 +69,6 @@ impl Api {
     }
 
     /// A request to `path` with the key, for callers that read the answer themselves.
-    #[must_use]
     pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.http.request(method, self.url(path)).basic_auth(&self.key, Some(""))
     }

@@ -25,6 +25,8 @@ const FORWARD_RETRIES: RetrySchedule =
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
 /// The stream sends a comment every 15 seconds; this long without anything, it is taken as dead.
 const STREAM_SILENCE: Duration = Duration::from_secs(45);
+/// The API's event stream.
+const STREAM: &str = "/events/stream";
 /// The wait before reconnecting to the stream.
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
@@ -132,120 +134,133 @@ pub(crate) async fn run(api: &Api, args: &ListenArgs, printer: &Printer) -> Resu
     let rules = args.forward_to.iter().map(|rule| Rule::parse(rule)).collect::<Result<Vec<_>, _>>()?;
     let filter = args.events.iter().map(|pattern| TypePattern::parse(pattern)).collect::<Result<Vec<_>, _>>()?;
     let secret = signing_secret(api.key());
-    let forwards = reqwest::Client::builder()
+    let http = reqwest::Client::builder()
         .timeout(FORWARD_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|source| ApiError::Unreachable { url: "the receiver".to_owned(), source })?;
-    let described: Vec<Value> = rules
-        .iter()
-        .map(|rule| json!({"url": rule.url.as_str(), "events": rule.types.iter().map(TypePattern::as_text).collect::<Vec<_>>()}))
-        .collect();
-    let routes: Vec<String> = rules
-        .iter()
-        .map(|rule| {
-            let types: Vec<String> = rule.types.iter().map(TypePattern::as_text).collect();
-            format!("{} → {}", types.join(","), rule.url)
-        })
-        .collect();
-    printer.line(
-        format!(
-            "Ready. Forwarded events are signed with {secret} (the same for this key on every run).{}",
-            if routes.is_empty() {
-                " Not forwarding: printing events.".to_owned()
-            } else {
-                format!(" Forwarding {}.", routes.join("; "))
-            }
-        ),
-        &json!({"type": "ready", "secret": secret, "forward_to": described}),
-    );
-    let context = Arc::new(Forwarding { http: forwards, secret, printer: *printer });
+        .map_err(|source| ApiError::Unreachable { url: "the receivers".to_owned(), source })?;
+    print_ready(printer, &secret, &rules);
+    let listener = Listener { rules, filter, forwarding: Arc::new(Forwarding { http, secret, printer: *printer }) };
     let mut last_event_id: Option<String> = None;
     let mut connected_before = false;
     loop {
-        let mut request = api.request(Method::GET, "/events/stream");
-        if let Some(id) = &last_event_id {
-            request = request.header("Last-Event-ID", id);
-        }
-        let response = match request.send().await {
-            Ok(response) => response,
-            Err(source) if !connected_before => {
-                return Err(ApiError::Unreachable { url: api.url("/events/stream"), source }.into());
-            }
-            Err(error) => {
-                printer.note(format!("listen: the service is not answering ({error}); reconnecting"));
-                tokio::time::sleep(RECONNECT_DELAY).await;
-                continue;
-            }
-        };
-        let status = response.status();
-        if status == StatusCode::BAD_REQUEST && last_event_id.is_some() {
-            // The event to resume from is gone from the service (a fresh database): start from now.
-            printer.note("listen: the service no longer has the last event received; following from now");
-            last_event_id = None;
+        let Some(response) = connect(api, &mut last_event_id, connected_before, printer).await? else {
+            tokio::time::sleep(RECONNECT_DELAY).await;
             continue;
-        }
-        if !status.is_success() {
-            let body = response.text().await.unwrap_or_default();
-            let answer: Value = serde_json::from_str(&body).unwrap_or(Value::String(body));
-            if status.is_server_error() && connected_before {
-                printer.note(format!("listen: the service answered {status}; reconnecting"));
-                tokio::time::sleep(RECONNECT_DELAY).await;
-                continue;
-            }
-            let message = answer.to_string();
-            return Err(ApiError::Refused {
-                method: Method::GET,
-                path: "/events/stream".into(),
-                status,
-                message,
-                body: answer,
-            }
-            .into());
-        }
+        };
         if connected_before {
             printer.note("listen: reconnected");
         }
         connected_before = true;
+        listener.follow(response, &mut last_event_id, printer).await;
+        tokio::time::sleep(RECONNECT_DELAY).await;
+    }
+}
+
+fn print_ready(printer: &Printer, secret: &str, rules: &[Rule]) {
+    let types = |rule: &Rule| rule.types.iter().map(TypePattern::as_text).collect::<Vec<_>>();
+    let routes: Vec<String> = rules.iter().map(|rule| format!("{} → {}", types(rule).join(","), rule.url)).collect();
+    let forwarding = if routes.is_empty() {
+        " Not forwarding: printing events.".to_owned()
+    } else {
+        format!(" Forwarding {}.", routes.join("; "))
+    };
+    let described: Vec<Value> =
+        rules.iter().map(|rule| json!({"url": rule.url.as_str(), "events": types(rule)})).collect();
+    printer.line(
+        format!("Ready. Forwarded events are signed with {secret} (the same for this key on every run).{forwarding}"),
+        &json!({"type": "ready", "secret": secret, "forward_to": described}),
+    );
+}
+
+/// Opens the event stream after `last_event_id`: `None` when it should be tried again (the service
+/// went away after a first connection, or forgot the last event, which then is cleared); an error
+/// when it cannot work at all (no service at first, a refused key).
+async fn connect(
+    api: &Api,
+    last_event_id: &mut Option<String>,
+    connected_before: bool,
+    printer: &Printer,
+) -> Result<Option<reqwest::Response>, CliError> {
+    let mut request = api.request(Method::GET, STREAM);
+    if let Some(id) = last_event_id.as_deref() {
+        request = request.header("Last-Event-ID", id);
+    }
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(source) if !connected_before => return Err(ApiError::Unreachable { url: api.url(STREAM), source }.into()),
+        Err(error) => {
+            printer.note(format!("listen: the service is not answering ({error}); reconnecting"));
+            return Ok(None);
+        }
+    };
+    let status = response.status();
+    if status.is_success() {
+        return Ok(Some(response));
+    }
+    if status == StatusCode::BAD_REQUEST && last_event_id.is_some() {
+        printer.note("listen: the service no longer has the last event received (a new database?); following from now");
+        *last_event_id = None;
+        return Ok(None);
+    }
+    if status.is_server_error() && connected_before {
+        printer.note(format!("listen: the service answered {status}; reconnecting"));
+        return Ok(None);
+    }
+    let body = response.text().await.unwrap_or_default();
+    let answer: Value = serde_json::from_str(&body).unwrap_or(Value::String(body));
+    let message = answer.to_string();
+    Err(ApiError::Refused { method: Method::GET, path: STREAM.into(), status, message, body: answer }.into())
+}
+
+/// What `listen` does with the events it receives.
+struct Listener {
+    rules: Vec<Rule>,
+    filter: Vec<TypePattern>,
+    forwarding: Arc<Forwarding>,
+}
+
+impl Listener {
+    /// Reads the stream until it ends, breaks or goes silent, keeping the id of the last event.
+    async fn follow(&self, response: reqwest::Response, last_event_id: &mut Option<String>, printer: &Printer) {
         let mut events = response.sse_stream();
         loop {
             let next = match tokio::time::timeout(STREAM_SILENCE, events.next()).await {
                 Ok(Some(Ok(next))) => next,
                 Ok(Some(Err(error))) => {
-                    printer.note(format!("listen: the connection broke ({error}); reconnecting"));
-                    break;
+                    return printer.note(format!("listen: the connection broke ({error}); reconnecting"))
                 }
-                Ok(None) => {
-                    printer.note("listen: the service closed the connection; reconnecting");
-                    break;
-                }
-                Err(_) => {
-                    printer.note("listen: the connection went silent; reconnecting");
-                    break;
-                }
+                Ok(None) => return printer.note("listen: the service closed the connection; reconnecting"),
+                Err(_) => return printer.note("listen: the connection went silent; reconnecting"),
             };
             let russe::Event::Message(message) = next else { continue };
             let Some(received) = received(&message) else {
                 printer.note(format!("listen: skipped a message that is no event: {}", message.data));
                 continue;
             };
-            last_event_id = Some(received.id.clone());
-            if !filter.is_empty() && !filter.iter().any(|pattern| pattern.matches(&received.event_type)) {
-                continue;
-            }
-            let received = Arc::new(received);
-            let targets: Vec<&Rule> = rules.iter().filter(|rule| rule.takes(&received.event_type)).collect();
-            if rules.is_empty() {
-                printer.line(
-                    format!("{}  {}  {}", clock_time(now()), received.event_type, received.id),
-                    &json!({"type": "event", "event": serde_json::from_str::<Value>(&received.body).unwrap_or(Value::Null)}),
-                );
-            }
-            for rule in targets {
-                tokio::spawn(forward(context.clone(), received.clone(), rule.url.clone()));
-            }
+            *last_event_id = Some(received.id.clone());
+            self.take(received, printer);
         }
-        tokio::time::sleep(RECONNECT_DELAY).await;
+    }
+
+    /// Prints the event, or forwards it to every rule that takes it (each forward on its own task,
+    /// so that a receiver's retries hold up no other event).
+    fn take(&self, received: Received, printer: &Printer) {
+        if !self.filter.is_empty() && !self.filter.iter().any(|pattern| pattern.matches(&received.event_type)) {
+            return;
+        }
+        if self.rules.is_empty() {
+            let event = serde_json::from_str::<Value>(&received.body).unwrap_or(Value::Null);
+            printer.line(
+                format!("{}  {}  {}", clock_time(now()), received.event_type, received.id),
+                &json!({"type": "event", "event": event}),
+            );
+            return;
+        }
+        let received = Arc::new(received);
+        for rule in self.rules.iter().filter(|rule| rule.takes(&received.event_type)) {
+            tokio::spawn(forward(self.forwarding.clone(), received.clone(), rule.url.clone()));
+        }
     }
 }
 

@@ -79,13 +79,13 @@ async fn stream(
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
     params.finish(Some(()))?;
-    let last_event_id = match request.headers().get("Last-Event-ID").map(|value| value.to_str()) {
-        None => None,
-        Some(Ok(id)) if !id.trim().is_empty() => Some(id.trim().to_owned()),
-        // An empty header is no cursor, as EventSource sends it before any event had an id.
-        Some(Ok(_)) => None,
-        Some(Err(_)) => Some(String::new()),
-    };
+    // An empty header is no cursor (EventSource sends one before any event had an id); bytes that
+    // are no text make an id no event has.
+    let last_event_id = request
+        .headers()
+        .get("Last-Event-ID")
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).trim().to_owned())
+        .filter(|id| !id.is_empty());
     let reader = services.clone();
     let start_scope = scope.clone();
     let after = blocking(move || reader.events.stream_start(&start_scope, last_event_id.as_deref())).await?;
