@@ -178,14 +178,15 @@ impl EventRepository for DbSession<'_> {
 }
 
 impl DbSession<'_> {
-    /// The scope's events on its stream: on PostgreSQL, those whose transaction (`txid`) is older
+    /// The scope's events on its stream (`txid > 0`, true of every row, stated for the index partial
+    /// on it): on PostgreSQL, those whose transaction (`txid`) is older
     /// than every transaction still running, so that one committing later can append none before
     /// them; SQLite commits one writer at a time, so every event it shows is final in `seq` order.
     fn streamed(
         &mut self,
         scope: &Scope,
     ) -> Result<events::BoxedQuery<'static, super::connection::MultiBackend>, StoreError> {
-        let query = events::table.filter(in_scope!(events, scope)).into_boxed();
+        let query = events::table.filter(in_scope!(events, scope).and(super::Positive(events::txid))).into_boxed();
         Ok(match self.reading()? {
             AnyConnection::Postgresql(_) => query.filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
                 "events.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
