@@ -32,6 +32,13 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// The refusal of `method path` with `status` and the answer's `body`.
+    #[must_use]
+    pub fn refused(method: Method, path: &str, status: StatusCode, body: &str) -> Self {
+        let body: Value = serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_owned()));
+        Self::Refused { method, path: path.to_owned(), status, message: error_message(&body), body }
+    }
+
     /// The status of a refusal.
     #[must_use]
     pub fn status(&self) -> Option<StatusCode> {
@@ -92,11 +99,10 @@ impl Api {
         let response = request.send().await.map_err(unreachable)?;
         let status = response.status();
         let text = response.text().await.map_err(unreachable)?;
-        let answer: Value = serde_json::from_str(&text).unwrap_or(Value::String(text));
         if status.is_success() {
-            return Ok(answer);
+            return Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)));
         }
-        Err(ApiError::Refused { method, path: path.to_owned(), status, message: error_message(&answer), body: answer })
+        Err(ApiError::refused(method, path, status, &text))
     }
 
     /// `GET path?query`.

@@ -36,24 +36,58 @@ pub(crate) struct Source<'a> {
 }
 
 impl Source<'_> {
-    /// The line of the first `needle` after where `fixture`'s name is written (else anywhere, else
-    /// the fixture's name line).
-    fn line_of(&self, fixture: &str, needle: &str) -> usize {
-        let named = self.text.find(&format!("\"{fixture}\"")).unwrap_or(0);
-        let at = self.text[named..]
-            .find(needle)
-            .map(|offset| named + offset)
-            .or_else(|| self.text.find(needle))
-            .unwrap_or(named);
+    /// The line of the first `needle` within fixture number `index` (counting from 0) of the
+    /// text, else of the fixture's start.
+    fn line_of(&self, index: usize, needle: &str) -> usize {
+        let starts = fixture_starts(self.text);
+        let start = starts.get(index).copied().unwrap_or(0);
+        let end = starts.get(index + 1).copied().unwrap_or(self.text.len());
+        let at = self.text[start..end].find(needle).map_or(start, |offset| start + offset);
         self.text[..at].matches('\n').count() + 1
     }
 
-    fn error(&self, fixture: &str, needle: &str, reason: impl std::fmt::Display) -> CliError {
+    fn error(&self, index: usize, name: &str, needle: &str, reason: impl std::fmt::Display) -> CliError {
         CliError::File {
-            path: format!("{}:{}", self.label, self.line_of(fixture, needle)),
-            reason: format!("fixture {fixture:?}: {reason}"),
+            path: format!("{}:{}", self.label, self.line_of(index, needle)),
+            reason: format!("fixture {name:?}: {reason}"),
         }
     }
+}
+
+/// Where each object of the `"fixtures"` array starts in `text` (valid JSON): the `{` of each
+/// element, found by following the nesting outside strings.
+fn fixture_starts(text: &str) -> Vec<usize> {
+    let Some(key) = text.find("\"fixtures\"") else { return Vec::new() };
+    let Some(open) = text[key..].find('[').map(|offset| key + offset) else { return Vec::new() };
+    let (mut starts, mut depth, mut in_string, mut escaped) = (Vec::new(), 0usize, false, false);
+    for (offset, character) in text[open..].char_indices() {
+        if in_string {
+            match character {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match character {
+            '"' => in_string = true,
+            '{' | '[' => {
+                if depth == 1 && character == '{' {
+                    starts.push(open + offset);
+                }
+                depth += 1;
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    starts
 }
 
 /// Reads the fixtures of a file's text: every entry has a unique `name` and a `path`.
@@ -72,10 +106,12 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<Vec<Fixture>, CliError> {
         let name = entry
             .get("name")
             .and_then(Value::as_str)
-            .filter(|name| !name.is_empty() && !name.contains([':', '}']))
-            .ok_or_else(|| file_error(format!("fixture {} has no name (letters, digits, _ and -)", index + 1)))?;
+            .filter(|name| !name.is_empty() && !name.contains([':', '}', '$']))
+            .ok_or_else(|| {
+                source.error(index, &format!("number {}", index + 1), "{", "needs a \"name\" (without : $ or })")
+            })?;
         if fixtures.iter().any(|earlier| earlier.name == name) {
-            return Err(source.error(name, "\"name\"", "another fixture has this name"));
+            return Err(source.error(index, name, "\"name\"", "another fixture has this name"));
         }
         let method = entry.get("method").and_then(Value::as_str).unwrap_or("POST").to_ascii_uppercase();
         let method = match method.as_str() {
@@ -85,6 +121,7 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<Vec<Fixture>, CliError> {
             "DELETE" => Method::DELETE,
             _ => {
                 return Err(source.error(
+                    index,
                     name,
                     "\"method\"",
                     format!("method {method} is not GET, POST, PUT or DELETE"),
@@ -95,18 +132,16 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<Vec<Fixture>, CliError> {
             .get("path")
             .and_then(Value::as_str)
             .filter(|path| path.starts_with('/'))
-            .ok_or_else(|| source.error(name, "\"path\"", "needs a \"path\" that starts with /"))?;
+            .ok_or_else(|| source.error(index, name, "\"path\"", "needs a \"path\" that starts with /"))?;
         let params = entry.get("params").cloned().unwrap_or(Value::Object(Map::new()));
         if !params.is_object() {
-            return Err(source.error(name, "\"params\"", "\"params\" must be an object"));
+            return Err(source.error(index, name, "\"params\"", "\"params\" must be an object"));
         }
         let expect_status = match entry.get("expect_status") {
             None => None,
-            Some(status) => {
-                Some(status.as_u64().and_then(|status| u16::try_from(status).ok()).ok_or_else(|| {
-                    source.error(name, "\"expect_status\"", "\"expect_status\" must be a status code")
-                })?)
-            }
+            Some(status) => Some(status.as_u64().and_then(|status| u16::try_from(status).ok()).ok_or_else(|| {
+                source.error(index, name, "\"expect_status\"", "\"expect_status\" must be a status code")
+            })?),
         };
         fixtures.push(Fixture { name: name.to_owned(), method, path: path.to_owned(), params, expect_status });
     }
@@ -124,14 +159,22 @@ pub(crate) async fn run(
     printer: &Printer,
 ) -> Result<Answers, CliError> {
     let mut answers = Answers::new();
-    for fixture in fixtures {
+    for (index, fixture) in fixtures.iter().enumerate() {
         let resolve = |value: &Value| {
-            resolve(value, &answers).map_err(|reason| source.error(&fixture.name, &reason.reference.clone(), reason))
+            resolve(value, &answers)
+                .map_err(|reason| source.error(index, &fixture.name, &reason.reference.clone(), reason))
         };
-        let path = match resolve(&Value::String(fixture.path.clone()))? {
-            Value::String(path) => path,
-            other => other.to_string(),
-        };
+        let path = resolve_text(&fixture.path, &answers, true)
+            .map_err(|reason| source.error(index, &fixture.name, &reason.reference.clone(), reason))?;
+        let path = path.as_str().unwrap_or_default().to_owned();
+        if path.split(['/', '?']).any(|segment| segment == ".." || segment == ".") {
+            return Err(source.error(
+                index,
+                &fixture.name,
+                "\"path\"",
+                format!("the path {path} leaves its place with . or .."),
+            ));
+        }
         let params = resolve(&fixture.params)?;
         let answer = match fixture.method {
             Method::GET => api.get(&path, &query_of(&params)).await,
@@ -142,13 +185,14 @@ pub(crate) async fn run(
             (Err(ApiError::Refused { status, body, .. }), Some(expected)) if status.as_u16() == expected => body,
             (Ok(_), Some(expected)) => {
                 return Err(source.error(
+                    index,
                     &fixture.name,
                     "\"expect_status\"",
                     format!("answered 2xx, not the {expected} expected"),
                 ));
             }
             (Err(error @ ApiError::Unreachable { .. }), _) => return Err(error.into()),
-            (Err(error), _) => return Err(source.error(&fixture.name, "\"path\"", error)),
+            (Err(error), _) => return Err(source.error(index, &fixture.name, "\"path\"", error)),
         };
         let id = answer.get("id").and_then(Value::as_str).map(|id| format!(" {id}")).unwrap_or_default();
         let resource = answer.get("resource").and_then(Value::as_str).unwrap_or("answer");
@@ -199,7 +243,7 @@ impl std::fmt::Display for Unresolved {
 /// written into it.
 fn resolve(value: &Value, answers: &Answers) -> Result<Value, Unresolved> {
     match value {
-        Value::String(text) => resolve_text(text, answers),
+        Value::String(text) => resolve_text(text, answers, false),
         Value::Array(items) => {
             items.iter().map(|item| resolve(item, answers)).collect::<Result<_, _>>().map(Value::Array)
         }
@@ -212,10 +256,12 @@ fn resolve(value: &Value, answers: &Answers) -> Result<Value, Unresolved> {
     }
 }
 
-fn resolve_text(text: &str, answers: &Answers) -> Result<Value, Unresolved> {
-    if let Some(inner) = text.strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) {
-        if !inner.contains("${") {
-            return referred(inner, answers);
+/// `text` with its references filled; with `in_path`, each value written in is percent-encoded as
+/// one path segment, so that no answer can move a request to another path.
+fn resolve_text(text: &str, answers: &Answers, in_path: bool) -> Result<Value, Unresolved> {
+    if let Some(rest) = text.strip_prefix("${") {
+        if !in_path && rest.find('}') == Some(rest.len() - 1) {
+            return referred(&rest[..rest.len() - 1], answers);
         }
     }
     let mut out = String::new();
@@ -226,15 +272,20 @@ fn resolve_text(text: &str, answers: &Answers) -> Result<Value, Unresolved> {
             return Err(Unresolved { reference: rest[start..].to_owned(), why: "no closing }".to_owned() });
         };
         let inner = &rest[start + 2..start + length];
-        match referred(inner, answers)? {
-            Value::String(text) => out.push_str(&text),
-            value @ (Value::Number(_) | Value::Bool(_)) => out.push_str(&value.to_string()),
+        let written = match referred(inner, answers)? {
+            Value::String(text) => text,
+            value @ (Value::Number(_) | Value::Bool(_)) => value.to_string(),
             _ => {
                 return Err(Unresolved {
                     reference: format!("${{{inner}}}"),
                     why: "refers to an object or null, which cannot be written into text".to_owned(),
                 })
             }
+        };
+        if in_path {
+            out.extend(url::form_urlencoded::byte_serialize(written.as_bytes()).map(|part| part.replace('+', "%20")));
+        } else {
+            out.push_str(&written);
         }
         rest = &rest[start + length + 1..];
     }
@@ -247,40 +298,43 @@ fn referred(inner: &str, answers: &Answers) -> Result<Value, Unresolved> {
     let unresolved = |why: String| Unresolved { reference: format!("${{{inner}}}"), why };
     let (name, path) = inner.split_once(':').ok_or_else(|| unresolved("expected ${name:field}".to_owned()))?;
     let answer = answers.get(name).ok_or_else(|| unresolved(format!("no earlier fixture is named {name:?}")))?;
-    let (path, offset) = match path.rfind(['+', '-']) {
-        Some(at) if at > 0 => match path[at + 1..].parse::<i64>() {
-            Ok(amount) => (&path[..at], Some(if path.as_bytes()[at] == b'-' { -amount } else { amount })),
-            Err(_) => (path, None),
-        },
-        _ => (path, None),
+    if let Some(value) = field(answer, path) {
+        return Ok(value.clone());
+    }
+    // `field+N` / `field-N`: a whole number moved by N.
+    let offset = path.rfind(['+', '-']).filter(|at| *at > 0).and_then(|at| {
+        let amount = path[at + 1..].parse::<i64>().ok()?;
+        Some((&path[..at], if path.as_bytes()[at] == b'-' { amount.checked_neg()? } else { amount }))
+    });
+    let Some((base, offset)) = offset else {
+        return Err(unresolved(format!("the answer of {name:?} has no {path}")));
     };
-    let mut value = answer;
-    for segment in path.split('.') {
-        let next = match value {
-            Value::Array(items) => segment.parse::<usize>().ok().and_then(|index| items.get(index)),
-            Value::Object(fields) => fields.get(segment),
-            _ => None,
-        };
-        value = next.ok_or_else(|| unresolved(format!("the answer of {name:?} has no {path}")))?;
-    }
-    match offset {
-        None => Ok(value.clone()),
-        Some(offset) => value
-            .as_i64()
-            .and_then(|number| number.checked_add(offset))
-            .map(Value::from)
-            .ok_or_else(|| unresolved(format!("{path} of {name:?} is not a whole number to add to"))),
-    }
+    let value = field(answer, base).ok_or_else(|| unresolved(format!("the answer of {name:?} has no {base}")))?;
+    let number =
+        value.as_i64().ok_or_else(|| unresolved(format!("{base} of {name:?} is not a whole number to add to")))?;
+    number
+        .checked_add(offset)
+        .map(Value::from)
+        .ok_or_else(|| unresolved(format!("{base} of {name:?} moved by {offset} is out of range")))
+}
+
+/// The value at the dotted `path` of `answer` (array items by index).
+fn field<'a>(answer: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(answer, |value, segment| match value {
+        Value::Array(items) => segment.parse::<usize>().ok().and_then(|index| items.get(index)),
+        Value::Object(fields) => fields.get(segment),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{parse, resolve, Answers, Source};
+    use super::{parse, resolve, resolve_text, Answers, Source};
     use serde_json::json;
 
     fn answers() -> Answers {
         Answers::from([
-            ("customer".to_owned(), json!({"id": "cus_1", "name": "Ana"})),
+            ("customer".to_owned(), json!({"id": "cus_1", "name": "Ana", "metadata": {"key-1": "one"}})),
             (
                 "session".to_owned(),
                 json!({"id": "cs_1", "payment_intent": {"id": "pi_1", "amount": 5000}, "line_items": [{"id": "cs_li_1"}]}),
@@ -298,12 +352,14 @@ mod tests {
             "item": "${session:line_items.0.id}",
             "text": "Order for ${customer:name} (${session:payment_intent.amount})",
             "list": ["${customer:id}", 3],
+            "braces": "${customer:name} {VIP}",
+            "dashed": "${customer:metadata.key-1}",
         });
         assert_eq!(
             resolve(&params, &answers()).unwrap(),
             json!({
                 "customer_id": "cus_1", "amount": 5000, "later": 91400, "earlier": 4000, "item": "cs_li_1",
-                "text": "Order for Ana (5000)", "list": ["cus_1", 3],
+                "text": "Order for Ana (5000)", "list": ["cus_1", 3], "braces": "Ana {VIP}", "dashed": "one",
             })
         );
     }
@@ -316,10 +372,18 @@ mod tests {
             ("${customer:name+1}", "name of \"customer\" is not a whole number to add to"),
             ("${customer}", "expected ${name:field}"),
             ("x ${session:payment_intent} y", "refers to an object or null"),
+            ("${session:payment_intent.amount+9223372036854775807}", "is out of range"),
         ] {
             let error = resolve(&json!({"a": reference}), &answers()).unwrap_err().to_string();
             assert!(error.contains(why), "{reference}: {error}");
         }
+    }
+
+    #[test]
+    fn a_reference_in_a_path_stays_one_segment() {
+        let answers = Answers::from([("a".to_owned(), json!({"name": "../webhooks?x=1 2"}))]);
+        let path = resolve_text("/customers/${a:name}/payment_methods", &answers, true).unwrap();
+        assert_eq!(path, json!("/customers/..%2Fwebhooks%3Fx%3D1%202/payment_methods"));
     }
 
     #[test]
@@ -332,5 +396,17 @@ mod tests {
         let text = "{\"fixtures\": [\n  {\"name\": \"a\",\n   \"method\": \"PATCH\", \"path\": \"/x\"}]}";
         let error = parse(&Source { label: "f.json", text }).unwrap_err().to_string();
         assert_eq!(error, "f.json:3: fixture \"a\": method PATCH is not GET, POST, PUT or DELETE");
+        // The fixture is found by its place in the list, not by its name elsewhere in the text.
+        let text = "{\"fixtures\": [\n  {\"name\": \"a\", \"path\": \"/x\", \"params\": {\"kind\": \"b\", \"s\": \"}{[\\\"\"}},\n\n  {\"name\": \"b\", \"path\": \"x\"}\n]}";
+        let error = parse(&Source { label: "f.json", text }).unwrap_err().to_string();
+        assert_eq!(error, "f.json:4: fixture \"b\": needs a \"path\" that starts with /");
+        let error = parse(&Source {
+            label: "f.json",
+            text: "{\"fixtures\": [{\"name\": \"a\", \"path\": \"/x\"},\n {\"path\": \"/y\"}]}",
+        });
+        assert_eq!(
+            error.unwrap_err().to_string(),
+            "f.json:2: fixture \"number 2\": needs a \"name\" (without : $ or })"
+        );
     }
 }

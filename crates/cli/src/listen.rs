@@ -9,7 +9,6 @@ use crate::output::Printer;
 use crate::CliError;
 use futures_util::StreamExt;
 use payments_domain::event::EventType;
-use payments_domain::retry::RetrySchedule;
 use payments_domain::time::Timestamp;
 use payments_domain::webhook_signature::{hmac_sha256, signature_header, standard_signature};
 use reqwest::{Method, StatusCode};
@@ -18,15 +17,16 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Forwards are retried on this schedule while `listen` runs: after 1 s, 2 s, 4 s and 8 s.
-const FORWARD_RETRIES: RetrySchedule =
-    RetrySchedule { base_ms: 1_000, cap_ms: 8_000, jitter: 0.0, give_up_after_ms: 15_000 };
+/// The waits before each retry of a failed forward while `listen` runs: five attempts in all.
+const FORWARD_RETRY_DELAYS_MS: [u64; 4] = [1_000, 2_000, 4_000, 8_000];
 /// How long a receiver has to answer a forward.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
 /// The stream sends a comment every 15 seconds; this long without anything, it is taken as dead.
 const STREAM_SILENCE: Duration = Duration::from_secs(45);
 /// The API's event stream.
 const STREAM: &str = "/events/stream";
+/// The wait before reconnecting after the service said too many requests.
+const RATE_LIMITED_DELAY: Duration = Duration::from_secs(5);
 /// The wait before reconnecting to the stream.
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
@@ -105,12 +105,23 @@ impl Rule {
         let url = url::Url::parse(url.trim())
             .ok()
             .filter(|url| matches!(url.scheme(), "http" | "https"))
-            .ok_or_else(|| CliError::Usage(format!("--forward-to {text:?}: not an http or https URL")))?;
+            .ok_or_else(|| CliError::Usage(format!("--forward-to {:?}: not an http or https URL", shown(text))))?;
         Ok(Self { types, url })
     }
 
     fn takes(&self, event_type: &str) -> bool {
         self.types.iter().any(|pattern| pattern.matches(event_type))
+    }
+}
+
+/// `url` as printed: a password in it shown as `***`.
+fn shown(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
     }
 }
 
@@ -139,7 +150,6 @@ pub(crate) async fn run(api: &Api, args: &ListenArgs, printer: &Printer) -> Resu
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|source| ApiError::Unreachable { url: "the receivers".to_owned(), source })?;
-    print_ready(printer, &secret, &rules);
     let listener = Listener { rules, filter, forwarding: Arc::new(Forwarding { http, secret, printer: *printer }) };
     let mut last_event_id: Option<String> = None;
     let mut connected_before = false;
@@ -150,6 +160,8 @@ pub(crate) async fn run(api: &Api, args: &ListenArgs, printer: &Printer) -> Resu
         };
         if connected_before {
             printer.note("listen: reconnected");
+        } else {
+            print_ready(printer, &listener.forwarding.secret, &listener.rules);
         }
         connected_before = true;
         listener.follow(response, &mut last_event_id, printer).await;
@@ -159,14 +171,15 @@ pub(crate) async fn run(api: &Api, args: &ListenArgs, printer: &Printer) -> Resu
 
 fn print_ready(printer: &Printer, secret: &str, rules: &[Rule]) {
     let types = |rule: &Rule| rule.types.iter().map(TypePattern::as_text).collect::<Vec<_>>();
-    let routes: Vec<String> = rules.iter().map(|rule| format!("{} → {}", types(rule).join(","), rule.url)).collect();
+    let routes: Vec<String> =
+        rules.iter().map(|rule| format!("{} → {}", types(rule).join(","), shown(rule.url.as_str()))).collect();
     let forwarding = if routes.is_empty() {
         " Not forwarding: printing events.".to_owned()
     } else {
         format!(" Forwarding {}.", routes.join("; "))
     };
     let described: Vec<Value> =
-        rules.iter().map(|rule| json!({"url": rule.url.as_str(), "events": types(rule)})).collect();
+        rules.iter().map(|rule| json!({"url": shown(rule.url.as_str()), "events": types(rule)})).collect();
     printer.line(
         format!("Ready. Forwarded events are signed with {secret} (the same for this key on every run).{forwarding}"),
         &json!({"type": "ready", "secret": secret, "forward_to": described}),
@@ -203,14 +216,15 @@ async fn connect(
         *last_event_id = None;
         return Ok(None);
     }
-    if status.is_server_error() && connected_before {
+    if (status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS) && connected_before {
         printer.note(format!("listen: the service answered {status}; reconnecting"));
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            tokio::time::sleep(RATE_LIMITED_DELAY).await;
+        }
         return Ok(None);
     }
     let body = response.text().await.unwrap_or_default();
-    let answer: Value = serde_json::from_str(&body).unwrap_or(Value::String(body));
-    let message = answer.to_string();
-    Err(ApiError::Refused { method: Method::GET, path: STREAM.into(), status, message, body: answer }.into())
+    Err(ApiError::refused(Method::GET, STREAM, status, &body).into())
 }
 
 /// What `listen` does with the events it receives.
@@ -234,6 +248,11 @@ impl Listener {
                 Err(_) => return printer.note("listen: the connection went silent; reconnecting"),
             };
             let russe::Event::Message(message) = next else { continue };
+            if message.event.as_deref() == Some("stream_start") {
+                // Where the stream starts: resumed from there if it drops before its first event.
+                *last_event_id = message.id.as_ref().map(ToString::to_string).or(last_event_id.take());
+                continue;
+            }
             let Some(received) = received(&message) else {
                 printer.note(format!("listen: skipped a message that is no event: {}", message.data));
                 continue;
@@ -284,8 +303,8 @@ struct Forwarding {
 
 /// Sends `event` to `url` until it answers 2xx or the retries run out, printing every attempt.
 async fn forward(context: Arc<Forwarding>, event: Arc<Received>, url: url::Url) {
-    let first = now();
-    for attempt in 1.. {
+    let printed_url = shown(url.as_str());
+    for (attempt, retry_in) in (1..).zip(FORWARD_RETRY_DELAYS_MS.iter().copied().map(Some).chain([None])) {
         let started = Instant::now();
         let signed_at = now();
         let body = event.body.as_bytes();
@@ -306,40 +325,32 @@ async fn forward(context: Arc<Forwarding>, event: Arc<Received>, url: url::Url) 
             Ok(response) => (Some(response.status().as_u16()), None),
             Err(error) if error.is_timeout() => (None, Some("timed out".to_owned())),
             Err(error) if error.is_connect() => (None, Some("connection failed".to_owned())),
+            Err(error) if error.is_request() => (None, Some("the connection closed without an answer".to_owned())),
             Err(error) => (None, Some(error.to_string())),
         };
         let delivered = status.is_some_and(|status| (200..300).contains(&status));
-        let retry_in = FORWARD_RETRIES.delay_ms(attempt, 0.0);
-        let gives_up = !delivered && FORWARD_RETRIES.gives_up(first, now().plus_millis(retry_in));
-        let outcome = if delivered {
-            "delivered"
-        } else if gives_up {
-            "gave_up"
-        } else {
-            "retrying"
+        let (outcome, after) = match (delivered, retry_in) {
+            (true, _) => ("delivered", String::new()),
+            (false, Some(delay)) => ("retrying", format!(", retrying in {} s", delay / 1000)),
+            (false, None) => ("gave_up", ", gave up".to_owned()),
         };
         let answered = status.map_or_else(|| error.clone().unwrap_or_default(), |status| format!("[{status}]"));
-        let after = match outcome {
-            "retrying" => format!(", retrying in {} s", retry_in / 1000),
-            "gave_up" => ", gave up".to_owned(),
-            _ => String::new(),
-        };
         context.printer.line(
             format!(
-                "{}  {}  {}  --> {answered} POST {url} ({latency_ms} ms{after})",
+                "{}  {}  {}  --> {answered} POST {printed_url} ({latency_ms} ms{after})",
                 clock_time(signed_at),
                 event.event_type,
                 event.id
             ),
             &json!({
-                "type": "forward", "event_id": event.id, "event_type": event.event_type, "url": url.as_str(),
+                "type": "forward", "event_id": event.id, "event_type": event.event_type, "url": printed_url,
                 "attempt": attempt, "status": status, "error": error, "latency_ms": latency_ms, "outcome": outcome,
             }),
         );
-        if delivered || gives_up {
-            return;
+        match retry_in {
+            Some(delay) if !delivered => tokio::time::sleep(Duration::from_millis(delay)).await,
+            _ => return,
         }
-        tokio::time::sleep(Duration::from_millis(retry_in.unsigned_abs())).await;
     }
 }
 
@@ -356,7 +367,7 @@ fn clock_time(at: Timestamp) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{signing_secret, Rule, TypePattern};
+    use super::{shown, signing_secret, Rule, TypePattern};
     use payments_domain::event::EventType;
 
     #[test]
@@ -371,6 +382,12 @@ mod tests {
         for bad in ["refund.nope=http://x/", "ftp://x/", "http//x", "nothing.*=http://x/", "payment.paid="] {
             assert!(Rule::parse(bad).is_err(), "{bad} is refused");
         }
+    }
+
+    #[test]
+    fn a_password_in_a_url_is_not_printed() {
+        assert_eq!(shown("http://hooks:s3cret@localhost:3000/x"), "http://hooks:***@localhost:3000/x");
+        assert_eq!(shown("http://localhost:3000/x"), "http://localhost:3000/x");
     }
 
     #[test]

@@ -20,9 +20,14 @@ impl Printer {
     pub(crate) fn line(&self, human: impl Display, json: &Value) {
         let mut out = std::io::stdout().lock();
         let written = if self.json { writeln!(out, "{json}") } else { writeln!(out, "{human}") };
-        if written.and_then(|()| out.flush()).is_err() {
+        match written.and_then(|()| out.flush()) {
+            Ok(()) => {}
             // Whoever read the output is gone (`payments listen | head`): so is the point of going on.
-            std::process::exit(0);
+            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+            Err(error) => {
+                eprintln!("payments: cannot write the output: {error}");
+                std::process::exit(1);
+            }
         }
     }
 

@@ -35,8 +35,8 @@ pub struct TailArgs {
 pub(crate) async fn run(api: &Api, command: LogsCommand, printer: &Printer) -> Result<(), CliError> {
     let LogsCommand::Tail(args) = command;
     let mut filters: Vec<(&str, String)> = Vec::new();
-    for (name, value) in
-        [("status", &args.status), ("path", &args.path), ("method", &args.method), ("source", &args.source)]
+    let method = args.method.as_deref().map(str::to_ascii_uppercase);
+    for (name, value) in [("status", &args.status), ("path", &args.path), ("method", &method), ("source", &args.source)]
     {
         if let Some(value) = value {
             filters.push((name, value.clone()));

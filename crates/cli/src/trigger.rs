@@ -66,7 +66,12 @@ pub(crate) async fn run(api: &Api, args: &TriggerArgs, printer: &Printer) -> Res
     }
     let newest_before = api.get("/events", &[("limit", "1".to_owned())]).await?;
     let cursor = newest_before["data"][0]["id"].as_str().map(str::to_owned);
-    fixtures::run(api, &steps, &Source { label: &label, text: &text }, printer).await?;
+    let answers = fixtures::run(api, &steps, &Source { label: &label, text: &text }, printer).await?;
+    // The recipe's own objects: another client's events of the same type are not this trigger's.
+    let mut made_objects = std::collections::HashSet::new();
+    for answer in answers.values() {
+        ids_in(answer, &mut made_objects);
+    }
     let mut query = vec![("limit", "100".to_owned()), ("type", event_type.as_str().to_owned())];
     if let Some(cursor) = cursor {
         query.push(("before", cursor));
@@ -75,7 +80,13 @@ pub(crate) async fn run(api: &Api, args: &TriggerArgs, printer: &Printer) -> Res
     // background job within a second or so.
     let waited = std::time::Instant::now();
     let made = loop {
-        let made = api.get("/events", &query).await?["data"].as_array().cloned().unwrap_or_default();
+        let mut made = api.get("/events", &query).await?["data"].as_array().cloned().unwrap_or_default();
+        // An event about one of them, or naming one (a failed payment names its intent).
+        made.retain(|event| {
+            event["data"].as_object().is_some_and(|data| {
+                data.values().any(|value| value.as_str().is_some_and(|text| made_objects.contains(text)))
+            })
+        });
         if !made.is_empty() || waited.elapsed() >= EVENT_WAIT {
             break made;
         }
@@ -92,6 +103,20 @@ pub(crate) async fn run(api: &Api, args: &TriggerArgs, printer: &Printer) -> Res
         );
     }
     Ok(())
+}
+
+/// Every `id` in `answer`, at any depth (a payment intent's `latest_payment.id` too).
+fn ids_in(answer: &Value, found: &mut std::collections::HashSet<String>) {
+    match answer {
+        Value::Object(fields) => {
+            if let Some(Value::String(id)) = fields.get("id") {
+                found.insert(id.clone());
+            }
+            fields.values().for_each(|value| ids_in(value, found));
+        }
+        Value::Array(items) => items.iter().for_each(|item| ids_in(item, found)),
+        _ => {}
+    }
 }
 
 /// Applies `STEP:PATH=VALUE` to the recipe: the value takes the type of the field it replaces (a

@@ -9,11 +9,13 @@ use crate::representation::envelope::List;
 use crate::representation::event::{live_envelope, EventResource};
 use crate::state::{blocking, Services};
 use actix_web::http::header::{ContentType, CACHE_CONTROL};
+use actix_web::http::Method;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use payments_application::pagination::PageRequest;
 use payments_application::ports::EventFilter;
+use payments_application::services::event::STREAM_BEGINNING;
 use payments_application::Scope;
 use payments_domain::event::EventType;
 use payments_domain::ids::EventId;
@@ -89,18 +91,37 @@ async fn stream(
     let reader = services.clone();
     let start_scope = scope.clone();
     let after = blocking(move || reader.events.stream_start(&start_scope, last_event_id.as_deref())).await?;
+    let mut answer = HttpResponse::Ok();
+    answer
+        .content_type(russe::MEDIA_TYPE_STR)
+        .insert_header((CACHE_CONTROL, "no-store"))
+        // Proxies such as nginx send each event on at once rather than buffering the answer.
+        .insert_header(("X-Accel-Buffering", "no"));
+    if request.method() == Method::HEAD {
+        // No body goes out, so nothing would ever notice the client leave: no stream at all.
+        return Ok(answer.finish());
+    }
+    let head = started(after.as_ref());
     let reader = StreamReader { services: services.into_inner(), scope, after, quiet_since: Instant::now() };
-    let head = Event::Retry(Duration::from_secs(1)).into_bytestring().map(|text| text.into_bytes());
     let events = futures_util::stream::unfold(reader, |mut reader| async move {
         let batch = reader.next_batch().await?;
         Some((Ok::<_, actix_web::Error>(batch), reader))
     });
-    Ok(HttpResponse::Ok()
-        .content_type(russe::MEDIA_TYPE_STR)
-        .insert_header((CACHE_CONTROL, "no-store"))
-        // Proxies such as nginx send each event on at once rather than buffering the answer.
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(futures_util::stream::iter(head.ok().map(Ok)).chain(events)))
+    Ok(answer.streaming(futures_util::stream::once(async { Ok(head) }).chain(events)))
+}
+
+/// The stream's opening: the reconnection delay, and a `stream_start` message whose id is where
+/// the stream starts (the last event before it, or `start`), so that a client that drops before
+/// its first event resumes from there (`EventSource` keeps the id by itself).
+fn started(after: Option<&EventId>) -> Bytes {
+    let position = after.map_or(STREAM_BEGINNING, EventId::as_str);
+    let message = Message {
+        data: serde_json::json!({"resumes_after": after.map(EventId::as_str)}).to_string().into(),
+        event: Some("stream_start".into()),
+        retry: Some(Duration::from_secs(1)),
+        id: Some(position.into()),
+    };
+    Bytes::from(Event::Message(message).into_bytestring().map(String::from).unwrap_or_default())
 }
 
 /// One client's place on its scope's event stream.

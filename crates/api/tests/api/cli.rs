@@ -68,6 +68,16 @@ async fn trigger_overrides_fields_and_refuses_bad_input_before_any_request(app: 
         assert!(!ran.success && ran.stderr.contains(says), "{args:?}: {ran:?}");
     }
     assert_eq!(app.event_types().await.len(), before, "a refused trigger made nothing");
+    // Two at once: each reports the event of its own objects only.
+    let (first, second) = tokio::join!(
+        payments(&app.address, key, &["trigger", "payment.paid", "--json"]),
+        payments(&app.address, key, &["trigger", "payment.paid", "--json"])
+    );
+    let reported = |ran: &crate::command::Finished| -> Vec<String> {
+        ran.json_lines().iter().filter(|l| l["type"] == "event").map(|l| l["id"].as_str().unwrap().to_owned()).collect()
+    };
+    let (first, second) = (reported(&first), reported(&second));
+    assert!(first.len() == 1 && second.len() == 1 && first != second, "{first:?} {second:?}");
     // The service's refusal, as it said it: live mode has no processor.
     let ran = payments(&app.address, &app.keys.secret_live, &["trigger", "payment.paid"]).await;
     assert!(!ran.success && ran.stderr.contains("503"), "{ran:?}");
@@ -235,15 +245,20 @@ async fn listen_resumes_across_a_restart_of_the_service(backend: Backend) {
         }
     };
     let is_event = |line: &str| line.contains("\"type\":\"event\"");
+    // Dropped before its first event: it resumes from where its stream started.
+    service.kill_now();
+    service = Instance::start_on(database.url(), port).await;
+    charge(service.address.clone(), key.clone()).await;
+    listen.wait_for(2, WAIT, is_event).await;
     charge(service.address.clone(), key.clone()).await;
     listen.wait_for(2, WAIT, is_event).await;
     // Two more, then the service is killed at once: listen may or may not have had them.
     charge(service.address.clone(), key.clone()).await;
     charge(service.address.clone(), key.clone()).await;
     service.kill_now();
-    let service = Instance::start_on(database.url(), port).await;
+    service = Instance::start_on(database.url(), port).await;
     charge(service.address.clone(), key.clone()).await;
-    let printed = listen.wait_for(8, WAIT, is_event).await;
+    let printed = listen.wait_for(10, WAIT, is_event).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let ids: Vec<String> = listen
         .json_lines()

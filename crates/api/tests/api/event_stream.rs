@@ -24,8 +24,8 @@ struct Streamed {
     data: Value,
 }
 
-/// An open stream.
-struct Stream(BoxStream<'static, Result<russe::Event, russe::Error>>);
+/// An open stream, and the position its `stream_start` message named.
+struct Stream(BoxStream<'static, Result<russe::Event, russe::Error>>, Option<String>);
 
 impl Stream {
     async fn open(app: &TestApp, key: &str, last_event_id: Option<&str>) -> Self {
@@ -37,7 +37,15 @@ impl Stream {
         assert_eq!(response.status(), 200);
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         assert_eq!(response.headers()["cache-control"], "no-store");
-        Self(response.sse_stream())
+        let mut stream = Self(response.sse_stream(), None);
+        let next = tokio::time::timeout(Duration::from_secs(10), stream.0.next()).await.unwrap().unwrap().unwrap();
+        let russe::Event::Message(start) = next else { panic!("the stream opens with stream_start: {next:?}") };
+        assert_eq!((start.event.as_deref(), start.retry), (Some("stream_start"), Some(Duration::from_secs(1))));
+        let data: Value = serde_json::from_str(&start.data).unwrap();
+        let position = start.id.unwrap().to_string();
+        assert_eq!(data["resumes_after"].as_str().unwrap_or("start"), position);
+        stream.1 = Some(position);
+        stream
     }
 
     /// The next `count` events, or a panic after ten seconds.
@@ -70,8 +78,12 @@ impl Stream {
 }
 
 async fn a_stream_sends_the_events_made_after_it_opened_in_order(app: TestApp) {
+    let empty = Stream::open(&app, &app.keys.secret_test, None).await;
+    assert_eq!(empty.1.as_deref(), Some("start"), "before the account's first event");
     let before = pay(&app).await;
     let mut stream = Stream::open(&app, &app.keys.secret_test, None).await;
+    let (_, newest) = read(app.get("/events?limit=1").await).await;
+    assert_eq!(stream.1.as_deref(), newest["data"][0]["id"].as_str(), "it starts after the last event so far");
     let first = pay(&app).await;
     let second = pay(&app).await;
     let events = stream.next(4).await;
@@ -107,6 +119,10 @@ async fn a_stream_resumes_after_the_last_event_id(app: TestApp) {
     pay(&app).await;
     assert_eq!(stream.next(2).await.len(), 2);
     stream.stays_quiet().await;
+    // `start` is before the first event: everything again, oldest first.
+    let mut replay = Stream::open(&app, &app.keys.secret_test, Some("start")).await;
+    let replayed: Vec<String> = replay.next(6).await.into_iter().map(|e| e.id).collect();
+    assert_eq!(replayed[..4], oldest_first[..]);
 }
 
 async fn a_stream_shows_nothing_of_another_account_or_mode(app: TestApp) {
@@ -148,4 +164,9 @@ async fn a_stream_refuses_what_it_cannot_follow(app: TestApp) {
     }
     let no_key = app.client.get(format!("{}/events/stream", app.address)).send().await.unwrap();
     assert_eq!(no_key.status(), 401);
+    // HEAD answers the headers and ends: no stream is left running without a reader.
+    let head = app.request(reqwest::Method::HEAD, "/events/stream", &app.keys.secret_test).send();
+    let head = tokio::time::timeout(Duration::from_secs(5), head).await.expect("HEAD ends").unwrap();
+    assert_eq!((head.status().as_u16(), head.headers()["content-type"].to_str().unwrap()), (200, "text/event-stream"));
+    assert!(tokio::time::timeout(Duration::from_secs(5), head.bytes()).await.expect("no body").unwrap().is_empty());
 }

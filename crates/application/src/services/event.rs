@@ -59,7 +59,8 @@ impl EventService {
     }
 
     /// Where a reader of the scope's event stream starts: after the event `last_event_id` when it
-    /// resumes, else after the last event so far (`None` before the scope's first event).
+    /// resumes, from the first event for [`STREAM_BEGINNING`], else after the last event so far
+    /// (`None`: from the first event).
     ///
     /// # Errors
     /// `resource_not_found` on `Last-Event-ID` when the id names no event of the scope; storage
@@ -72,6 +73,9 @@ impl EventService {
         let Some(id) = last_event_id else {
             return reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.events().stream_end(scope)?));
         };
+        if id == STREAM_BEGINNING {
+            return Ok(None);
+        }
         let unknown = || {
             ApplicationError::invalid(FieldError::missing(
                 STREAM_CURSOR,
@@ -103,6 +107,8 @@ impl EventService {
 
 /// The header a reader of the event stream resumes with.
 const STREAM_CURSOR: &str = "Last-Event-ID";
+/// The stream position before a scope's first event, as `Last-Event-ID` names it.
+pub const STREAM_BEGINNING: &str = "start";
 
 /// Appends events in the transaction of the change they describe.
 pub(crate) struct EventLog<'a> {
