@@ -218,31 +218,10 @@ async fn listen_resumes_across_a_restart_of_the_service(backend: Backend) {
     let key = service.wait_for_printed_key().await;
     let listen = Running::start(&service.address, &key, &["listen", "--json"]);
     signing_secret(&listen).await;
-    let client = reqwest::Client::new();
-    let charge = |address: String, key: String| {
-        let client = client.clone();
-        async move {
-            let intent: Value = client
-                .post(format!("{address}/payment_intents"))
-                .basic_auth(&key, Some(""))
-                .form(&[("amount", "5000"), ("currency", "PHP"), ("payment_methods[]", "card")])
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            let card = [
-                ("payment_method[type]", "card"),
-                ("payment_method[card][number]", "4242424242424242"),
-                ("payment_method[card][exp_month]", "12"),
-                ("payment_method[card][exp_year]", "2035"),
-                ("payment_method[card][cvc]", "123"),
-            ];
-            let attach = format!("{address}/payment_intents/{}/attach", intent["id"].as_str().unwrap());
-            let answer = client.post(attach).basic_auth(&key, Some("")).form(&card).send().await.unwrap();
-            assert_eq!(answer.status(), 200);
-        }
+    // A charge through the other client command: payment_intent.succeeded and payment.paid.
+    let charge = |address: String, key: String| async move {
+        let ran = payments(&address, &key, &["trigger", "payment_intent.succeeded"]).await;
+        assert!(ran.success, "{ran:?}");
     };
     let is_event = |line: &str| line.contains("\"type\":\"event\"");
     // Dropped before its first event: it resumes from where its stream started.
@@ -266,15 +245,8 @@ async fn listen_resumes_across_a_restart_of_the_service(backend: Backend) {
         .filter(|line| line["type"] == "event")
         .map(|line| line["event"]["id"].as_str().unwrap().to_owned())
         .collect();
-    let listed: Value = client
-        .get(format!("{}/events?limit=100", service.address))
-        .basic_auth(&key, Some(""))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed = reqwest::Client::new().get(format!("{}/events?limit=100", service.address)).basic_auth(&key, Some(""));
+    let listed: Value = listed.send().await.unwrap().json().await.unwrap();
     let mut all: Vec<String> =
         listed["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().to_owned()).collect();
     all.reverse();
