@@ -114,6 +114,11 @@ impl Api {
     }
 }
 
+/// Text as one path segment, percent-encoded: no id or answer can move a request to another path.
+pub(crate) fn segment(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>().replace('+', "%20")
+}
+
 /// The details of the API's error body (`{"errors": [{"code", "detail", "parameter"}]}`), one per
 /// error, or the body itself when it is not one.
 fn error_message(body: &Value) -> String {

@@ -1,7 +1,7 @@
 //! `payments events resend`: sends an event again to one webhook endpoint, or to every enabled one
 //! of the account that listens to its type.
 
-use crate::api::Api;
+use crate::api::{segment, Api};
 use crate::output::Printer;
 use crate::CliError;
 use reqwest::Method;
@@ -65,9 +65,4 @@ async fn listening_webhooks(api: &Api, event_type: &str) -> Result<Vec<String>, 
             return Ok(found);
         }
     }
-}
-
-/// An id as one path segment: percent-encoded, so that no argument can reach another path.
-pub(crate) fn segment(id: &str) -> String {
-    url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>().replace('+', "%20")
 }

@@ -283,7 +283,7 @@ fn resolve_text(text: &str, answers: &Answers, in_path: bool) -> Result<Value, U
             }
         };
         if in_path {
-            out.extend(url::form_urlencoded::byte_serialize(written.as_bytes()).map(|part| part.replace('+', "%20")));
+            out.push_str(&crate::api::segment(&written));
         } else {
             out.push_str(&written);
         }

@@ -73,6 +73,12 @@ pub enum CliError {
     Runtime(#[source] std::io::Error),
 }
 
+/// The real time now.
+pub(crate) fn now() -> payments_domain::time::Timestamp {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    payments_domain::time::Timestamp::from_unix_millis(i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// Runs a client command to its end (`listen` and `logs tail` run until interrupted).
 ///
 /// # Errors

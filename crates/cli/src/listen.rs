@@ -6,7 +6,7 @@
 
 use crate::api::{Api, ApiError};
 use crate::output::Printer;
-use crate::CliError;
+use crate::{now, CliError};
 use futures_util::StreamExt;
 use payments_domain::event::EventType;
 use payments_domain::time::Timestamp;
@@ -352,11 +352,6 @@ async fn forward(context: Arc<Forwarding>, event: Arc<Received>, url: url::Url) 
             _ => return,
         }
     }
-}
-
-fn now() -> Timestamp {
-    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    Timestamp::from_unix_millis(i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// `HH:MM:SS` (UTC) of `at`.

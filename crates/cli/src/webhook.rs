@@ -1,8 +1,7 @@
 //! `payments webhooks recover`: requeues every delivery to an endpoint that failed since a time
 //! (`POST /webhooks/:id/recover`).
 
-use crate::api::Api;
-use crate::event::segment;
+use crate::api::{segment, Api};
 use crate::output::Printer;
 use crate::CliError;
 use reqwest::Method;
@@ -22,18 +21,13 @@ pub enum WebhooksCommand {
 
 pub(crate) async fn run(api: &Api, command: WebhooksCommand, printer: &Printer) -> Result<(), CliError> {
     let WebhooksCommand::Recover { webhook_id, since } = command;
-    let since = unix_seconds(&since, now_seconds()).ok_or_else(|| {
+    let since = unix_seconds(&since, crate::now().unix_seconds()).ok_or_else(|| {
         CliError::Usage(format!("--since {since:?}: expected Unix seconds or a time ago such as 90m, 12h or 3d"))
     })?;
     let path = format!("/webhooks/{}/recover", segment(&webhook_id));
     let answer = api.call(Method::POST, &path, &[], Some(&json!({"since": since}))).await?;
     printer.line(format!("{} failed deliveries to {webhook_id} since {since} requeued", answer["requeued"]), &answer);
     Ok(())
-}
-
-fn now_seconds() -> i64 {
-    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX)
 }
 
 /// `since` as Unix seconds: a number as it is, `<n>s|m|h|d` as that long before `now`.

@@ -18,11 +18,13 @@ pub struct Finished {
 impl Finished {
     /// The standard output's lines as JSON (a command run with `--json`).
     pub fn json_lines(&self) -> Vec<serde_json::Value> {
-        self.stdout
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
-            .collect()
+        json_lines(self.stdout.lines())
     }
+}
+
+/// Lines of output as JSON (a command run with `--json`).
+fn json_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<serde_json::Value> {
+    lines.map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"))).collect()
 }
 
 fn command(address: &str, key: &str, args: &[&str]) -> Command {
@@ -75,10 +77,7 @@ impl Running {
 
     /// Those lines as JSON (a command run with `--json`).
     pub fn json_lines(&self) -> Vec<serde_json::Value> {
-        self.lines()
-            .iter()
-            .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
-            .collect()
+        json_lines(self.lines().iter().map(String::as_str))
     }
 
     /// Waits until `count` lines of standard output match `wanted`; panics with all the output
