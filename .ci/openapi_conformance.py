@@ -71,8 +71,9 @@ class Api:
         return body
 
     def stream_after(self, last_event_id, expect):
-        """Reads `GET /events/stream` from after `last_event_id` up to the event `expect`: each
-        event's `data` must match the documented schema and carry its `id` and `event` (type)."""
+        """Reads `GET /events/stream` from after `last_event_id` up to the event `expect`: it opens
+        with `stream_start` naming that id, and each event's `data` must match the documented schema
+        and carry its `id` and `event` (type)."""
         operation = self.operation("get", "/events/stream")
         documented = operation["responses"]["200"]["content"]
         assert "text/event-stream" in documented, "the stream's answer is documented as text/event-stream"
@@ -90,6 +91,11 @@ class Api:
                     fields[name] = value
                     continue
                 if "data" not in fields:
+                    fields = {}
+                    continue
+                if fields.get("event") == "stream_start":
+                    # Where the stream starts: its id is what it resumes after.
+                    assert json.loads(fields["data"])["resumes_after"] == fields["id"], fields
                     fields = {}
                     continue
                 body = json.loads(fields["data"])
