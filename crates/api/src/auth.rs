@@ -91,6 +91,15 @@ pub async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
     Ok(caller)
 }
 
+/// Whether a presented bearer token is the expected one. Their digests are compared in constant
+/// time, so neither the time taken nor the lengths say how much of the token matched.
+#[must_use]
+pub fn token_matches(presented: &str, expected: &str) -> bool {
+    use sha2::{Digest, Sha256};
+    use subtle::ConstantTimeEq;
+    Sha256::digest(presented.as_bytes()).ct_eq(&Sha256::digest(expected.as_bytes())).into()
+}
+
 /// The key a request presents, unchecked: the Basic user name or the Bearer token.
 ///
 /// # Errors

@@ -1,14 +1,15 @@
 //! The `payments` command: serve (the default), manage accounts in the database, or run a client
 //! command against a running service (`payments_cli`: listen, trigger, fixtures, logs, …).
 
+use crate::representation::account::{account_json, deleted_json, export_lines, new_account_json, parse_export};
 use crate::settings::{Settings, ValidSettings};
 use crate::startup::{Application, StartupError};
 use crate::state::Services;
 use crate::telemetry;
 use clap::{Parser, Subcommand};
+use payments_application::services::account::MAX_ACCOUNTS_LISTED;
 use payments_application::ApplicationError;
-use payments_domain::account::{Account, AccountKeys};
-use serde_json::{json, Value};
+use payments_domain::ids::AccountId;
 
 /// Name of the account created on first start.
 const FIRST_ACCOUNT_NAME: &str = "Default account";
@@ -43,6 +44,33 @@ enum AccountsCommand {
         #[arg(long)]
         name: String,
     },
+    /// Print every account, one JSON object a line.
+    List,
+    /// Delete every object of an account's test mode; its keys and live mode stay.
+    DeleteTestData {
+        /// The account's id (acct_…).
+        account: String,
+    },
+    /// Delete an account, its keys and every object of both modes.
+    Delete {
+        /// The account's id (acct_…).
+        account: String,
+    },
+    /// Write an account's test-mode objects as JSON lines, to import into another account.
+    Export {
+        /// The account's id (acct_…).
+        account: String,
+        /// The file to write; standard output when not given.
+        #[arg(long)]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Store an export in an account whose test mode holds no objects, with the exported ids.
+    Import {
+        /// The account's id (acct_…).
+        account: String,
+        /// The export to read; `-` for standard input.
+        file: std::path::PathBuf,
+    },
 }
 
 /// Why a command failed; printed with its causes by the binary.
@@ -55,8 +83,16 @@ pub enum CliError {
     Startup(#[from] StartupError),
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
-    #[error("cannot create the account")]
+    #[error("the accounts command failed")]
     Account(#[source] ApplicationError),
+    #[error("the account id {0} is not of an account's form (acct_…)")]
+    AccountId(String),
+    #[error("cannot read or write {path}")]
+    File {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("the account task failed")]
     Task(#[source] tokio::task::JoinError),
     #[error(transparent)]
@@ -78,13 +114,75 @@ pub fn run() -> Result<(), CliError> {
                 tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
             runtime.block_on(serve(settings))
         }
-        Command::Accounts { command: AccountsCommand::Create { name } } => {
+        Command::Accounts { command } => {
             let services = Services::connect(&server_settings()?, std::sync::Arc::default())?;
-            let (account, keys) = services.accounts.create(&name).map_err(CliError::Account)?;
-            println!("{:#}", account_json(&account, &keys, true));
-            Ok(())
+            accounts(&services, command)
         }
     }
+}
+
+/// Runs an accounts command against the database.
+fn accounts(services: &Services, command: AccountsCommand) -> Result<(), CliError> {
+    let accounts = &services.accounts;
+    match command {
+        AccountsCommand::Create { name } => {
+            let (account, keys) = accounts.create(&name).map_err(CliError::Account)?;
+            println!("{:#}", new_account_json(&account, &keys, true));
+        }
+        AccountsCommand::List => {
+            let mut after = None;
+            loop {
+                let (page, has_more) = accounts.list(after.as_ref(), MAX_ACCOUNTS_LISTED).map_err(CliError::Account)?;
+                for account in &page {
+                    println!("{}", account_json(account));
+                }
+                match page.last() {
+                    Some(last) if has_more => after = Some(last.id.clone()),
+                    _ => break,
+                }
+            }
+        }
+        AccountsCommand::DeleteTestData { account } => {
+            let id = account_id(&account)?;
+            let deleted = accounts.delete_test_data(&id).map_err(CliError::Account)?;
+            println!("{:#}", deleted_json(&id, &deleted));
+        }
+        AccountsCommand::Delete { account } => {
+            let id = account_id(&account)?;
+            accounts.delete(&id).map_err(CliError::Account)?;
+            println!("{:#}", serde_json::json!({"id": id.as_str(), "resource": "account", "deleted": true}));
+        }
+        AccountsCommand::Export { account, output } => {
+            let id = account_id(&account)?;
+            let export = accounts.export_test_data(&id).map_err(CliError::Account)?;
+            let lines = export_lines(&export, services.clock.now());
+            match output {
+                Some(path) => std::fs::write(&path, lines)
+                    .map_err(|source| CliError::File { path: path.display().to_string(), source })?,
+                None => print!("{lines}"),
+            }
+        }
+        AccountsCommand::Import { account, file } => {
+            let id = account_id(&account)?;
+            let text = if file.as_os_str() == "-" {
+                let mut text = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut text)
+                    .map_err(|source| CliError::File { path: "standard input".to_owned(), source })?;
+                text
+            } else {
+                std::fs::read(&file).map_err(|source| CliError::File { path: file.display().to_string(), source })?
+            };
+            let export =
+                parse_export(&text, &id).map_err(|error| CliError::Account(ApplicationError::invalid(error)))?;
+            let rows = accounts.import_test_data(&id, &export).map_err(CliError::Account)?;
+            println!("{:#}", serde_json::json!({"id": id.as_str(), "resource": "account", "imported_rows": rows}));
+        }
+    }
+    Ok(())
+}
+
+fn account_id(text: &str) -> Result<AccountId, CliError> {
+    AccountId::parse(text).ok_or_else(|| CliError::AccountId(text.to_owned()))
 }
 
 /// The service's settings, validated, with its log set up by them.
@@ -103,21 +201,8 @@ async fn serve(settings: ValidSettings) -> Result<(), CliError> {
         .map_err(CliError::Account)?;
     if let Some((account, keys)) = first {
         tracing::info!(account = %account.id, "created the first account; its test keys are on standard output");
-        println!("{:#}", account_json(&account, &keys, false));
+        println!("{:#}", new_account_json(&account, &keys, false));
     }
     tracing::info!(listen = %settings.listen, port = application.port(), "payments service listening");
     Ok(application.run_until_stopped().await?)
-}
-
-/// An account and its keys for its owner; live keys only when asked.
-fn account_json(account: &Account, keys: &AccountKeys, with_live: bool) -> Value {
-    let mut value = json!({
-        "id": account.id.as_str(),
-        "name": account.name,
-        "test": {"secret_key": keys.secret_test.reveal(), "public_key": keys.public_test.reveal()},
-    });
-    if with_live {
-        value["live"] = json!({"secret_key": keys.secret_live.reveal(), "public_key": keys.public_live.reveal()});
-    }
-    value
 }

@@ -10,6 +10,7 @@ pub mod idempotency;
 pub mod mail;
 pub mod metrics;
 mod openapi;
+pub mod operator;
 pub mod pages;
 pub mod presenter;
 pub mod rate_limit;

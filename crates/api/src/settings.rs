@@ -23,6 +23,7 @@ pub struct Settings {
     pub metrics: MetricsSettings,
     pub request_log: RequestLogSettings,
     pub console: ConsoleSettings,
+    pub operator: OperatorSettings,
 }
 
 /// The request log of each account.
@@ -41,6 +42,34 @@ pub struct ConsoleSettings {
     pub enabled: bool,
     /// Minutes without a request after which a signed-in session ends.
     pub idle_timeout_minutes: u32,
+}
+
+/// The operator API for accounts: off while the token is empty.
+#[derive(Clone, Deserialize)]
+pub struct OperatorSettings {
+    pub token: String,
+    pub import_limit_bytes: usize,
+}
+
+/// Shortest operator token accepted: a token is a secret, not a password to remember.
+const MIN_OPERATOR_TOKEN_LENGTH: usize = 32;
+
+impl OperatorSettings {
+    /// The token, when the operator API is on.
+    #[must_use]
+    pub fn token(&self) -> Option<&str> {
+        Some(self.token.as_str()).filter(|token| !token.is_empty())
+    }
+}
+
+impl std::fmt::Debug for OperatorSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = if self.token.is_empty() { "none" } else { "[set]" };
+        f.debug_struct("OperatorSettings")
+            .field("token", &token)
+            .field("import_limit_bytes", &self.import_limit_bytes)
+            .finish()
+    }
 }
 
 /// Whether `/metrics` answers, and the bearer token it then asks for (empty: none).
@@ -213,6 +242,7 @@ pub struct ValidSettings {
     pub metrics: MetricsSettings,
     pub request_log: RequestLogSettings,
     pub console: ConsoleSettings,
+    pub operator: OperatorSettings,
 }
 
 impl Settings {
@@ -340,6 +370,14 @@ impl Settings {
         if !(1..=7 * 24 * 60).contains(&self.console.idle_timeout_minutes) {
             problems.push("console.idle_timeout_minutes: must be from 1 to 10080".to_owned());
         }
+        if self.operator.token().is_some_and(|token| token.trim().chars().count() < MIN_OPERATOR_TOKEN_LENGTH) {
+            problems.push(format!(
+                "operator.token: must be empty (the operator API off) or at least {MIN_OPERATOR_TOKEN_LENGTH} characters"
+            ));
+        }
+        if !(1024..=1_073_741_824).contains(&self.operator.import_limit_bytes) {
+            problems.push("operator.import_limit_bytes: must be from 1024 to 1073741824".to_owned());
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
             problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
         }
@@ -369,6 +407,7 @@ impl Settings {
                 metrics: self.metrics.clone(),
                 request_log: self.request_log,
                 console: self.console,
+                operator: self.operator.clone(),
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

@@ -343,6 +343,7 @@ impl Application {
         let limits = web::Data::new(crate::rate_limit::RateLimits::new(settings.rate_limit));
         let metrics_settings = settings.metrics.clone();
         let console_enabled = settings.console.enabled;
+        let operator_settings = settings.operator.clone();
         let (request_log, log_receiver) = match settings.request_log.enabled {
             true => {
                 let (queue, receiver) = crate::request_log::queue();
@@ -367,6 +368,7 @@ impl Application {
                 .wrap(from_fn(crate::metrics::record_request))
                 .configure(routes::configure)
                 .configure(|config| crate::metrics::configure(config, &metrics_settings))
+                .configure(|config| crate::operator::configure(config, &operator_settings))
                 .configure(|config| crate::pages::configure(config, console_enabled))
                 .default_service(web::to(routes::route_not_found))
         })

@@ -66,6 +66,9 @@ pub enum StateRefusal {
     /// A checkout session that is no longer payable (`expired` once past its `expires_at`).
     #[error("This checkout session is {status} and cannot be paid.")]
     SessionNotPayable { status: &'static str },
+    /// Exported objects are imported only into an account whose test mode holds none.
+    #[error("Account {account_id} already has test-mode objects; delete its test data before importing into it.")]
+    AccountHasTestData { account_id: String },
 }
 
 impl ApplicationError {
@@ -122,6 +125,12 @@ pub enum StoreError {
     /// A list cursor names no object of the scope.
     #[error("the list cursor names no object")]
     UnknownCursor,
+    /// More rows than the operation may return.
+    #[error("more than {0} rows")]
+    TooMany(usize),
+    /// The row at `index` of a batch given to store cannot be stored, for `reason`.
+    #[error("row {index}: {reason}")]
+    RowRefused { index: usize, reason: String },
     /// The storage cannot be reached (connection refused or lost, pool timed out, database locked).
     #[error("the storage is unavailable")]
     Unavailable(#[source] BoxError),
@@ -137,6 +146,9 @@ impl From<StoreError> for ApplicationError {
             StoreError::Unavailable(source) => Self::Unavailable(source),
             StoreError::Other(source) => Self::Internal(source),
             StoreError::UnknownCursor => Self::internal("a list cursor was not resolved by its use case"),
+            StoreError::TooMany(_) | StoreError::RowRefused { .. } => {
+                Self::internal("a refused batch was not resolved by its use case")
+            }
         }
     }
 }

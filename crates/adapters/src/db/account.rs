@@ -1,5 +1,6 @@
 //! Accounts and API key digests in the database.
 
+use super::account_data;
 use super::connection::AnyConnection;
 use super::error::{corrupt, store_error};
 use super::schema::{accounts, api_keys};
@@ -8,9 +9,19 @@ use super::write_batch::Expect;
 use super::Positive;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use payments_application::ports::{AccountRepository, KeyRecord, StoreError};
+use payments_application::error::cause_chain;
+use payments_application::ports::{AccountRepository, ArchivedRow, DeletedCounts, KeyRecord, StoreError};
+use payments_application::ports::{
+    BillingStatementRepository, CheckoutSessionRepository, CustomerRepository, CustomerSessionRepository,
+    EventRepository, PaymentIntentRepository, PaymentMethodRepository, PaymentRepository, RefundRepository,
+    SetupIntentRepository, WebhookRepository,
+};
+use payments_application::Scope;
 use payments_domain::account::{Account, KeyKind, Mode};
-use payments_domain::ids::AccountId;
+use payments_domain::ids::{
+    AccountId, BillingStatementId, CheckoutSessionId, CustomerId, CustomerSessionId, EventId, PaymentId,
+    PaymentIntentId, PaymentMethodId, RefundId, SetupIntentId, WebhookId,
+};
 
 /// The advisory lock that serializes first-account checks on PostgreSQL.
 const FIRST_ACCOUNT_LOCK: i64 = 0x6669_7273_745f_6163;
@@ -75,14 +86,7 @@ impl AccountRepository for DbSession<'_> {
             .get_result(self.reading()?)
             .optional()
             .map_err(store_error)?;
-        row.map(|(account_id, name, created_at)| {
-            Ok(Account {
-                id: AccountId::parse(&account_id).ok_or_else(|| corrupt("account id", &account_id))?,
-                name,
-                created_at: payments_domain::time::Timestamp::from_unix_seconds(created_at),
-            })
-        })
-        .transpose()
+        row.map(account).transpose()
     }
 
     fn count(&mut self) -> Result<i64, StoreError> {
@@ -132,4 +136,114 @@ impl AccountRepository for DbSession<'_> {
             .map_err(store_error)?;
         ids.iter().map(|id| AccountId::parse(id).ok_or_else(|| corrupt("account id", id))).collect()
     }
+
+    fn list(&mut self, after: Option<&AccountId>, limit: u32) -> Result<Vec<Account>, StoreError> {
+        let rows: Vec<(String, String, i64)> = accounts::table
+            .filter(accounts::id.gt(after.map_or("", AccountId::as_str)))
+            .order(accounts::id.asc())
+            .limit(i64::from(limit))
+            .select((accounts::id, accounts::name, accounts::created_at))
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        rows.into_iter().map(account).collect()
+    }
+
+    fn delete_test_data(&mut self, id: &AccountId) -> Result<DeletedCounts, StoreError> {
+        let deleted = account_data::delete(self.write_now()?, id.as_str(), true)?;
+        diesel::update(accounts::table.filter(accounts::id.eq(id.as_str())))
+            .set(accounts::test_clock_offset_ms.eq(0))
+            .execute(self.write_now()?)
+            .map_err(store_error)?;
+        Ok(deleted)
+    }
+
+    fn delete(&mut self, id: &AccountId) -> Result<bool, StoreError> {
+        account_data::delete(self.write_now()?, id.as_str(), false)?;
+        diesel::delete(api_keys::table.filter(api_keys::account_id.eq(id.as_str())))
+            .execute(self.write_now()?)
+            .map_err(store_error)?;
+        diesel::delete(accounts::table.filter(accounts::id.eq(id.as_str())))
+            .execute(self.write_now()?)
+            .map(|deleted| deleted > 0)
+            .map_err(store_error)
+    }
+
+    fn has_test_data(&mut self, id: &AccountId) -> Result<bool, StoreError> {
+        account_data::has_test_data(self.reading()?, id.as_str())
+    }
+
+    fn export_test_data(&mut self, id: &AccountId, limit: usize) -> Result<Vec<ArchivedRow>, StoreError> {
+        account_data::export(self.reading()?, id.as_str(), limit)
+    }
+
+    fn import_test_data(&mut self, id: &AccountId, rows: &[ArchivedRow]) -> Result<(), StoreError> {
+        account_data::import(self.write_now()?, id.as_str(), rows)?;
+        // Read back as the service will read them, so that a row the database took but the service
+        // cannot read (an id or a status of no known form) is refused now, not on every later read.
+        let scope = Scope { account_id: id.clone(), mode: Mode::Test };
+        for (index, row) in rows.iter().enumerate() {
+            self.read_back(&scope, row).map_err(|refusal| match refusal {
+                Unreadable::Store(error) => error,
+                Unreadable::Row(reason) => StoreError::RowRefused { index, reason },
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Why an imported row does not read back.
+enum Unreadable {
+    Row(String),
+    Store(StoreError),
+}
+
+impl DbSession<'_> {
+    /// Reads an imported object back through its repository; rows of metadata and line items are
+    /// read with their parents.
+    fn read_back(&mut self, scope: &Scope, row: &ArchivedRow) -> Result<(), Unreadable> {
+        let collection = row.collection.as_str();
+        let id = row.fields.get("id").and_then(serde_json::Value::as_str).unwrap_or_default();
+        macro_rules! read {
+            ($repository:ident, $id:ident) => {
+                match $id::parse(id) {
+                    Some(id) => $repository::find(self, scope, &id).map(drop),
+                    None => {
+                        return Err(Unreadable::Row(format!(
+                            "The {collection} row's id {id} is not a {} id.",
+                            $id::PREFIX
+                        )))
+                    }
+                }
+            };
+        }
+        let outcome = match collection {
+            "customers" => read!(CustomerRepository, CustomerId),
+            "payment_methods" => read!(PaymentMethodRepository, PaymentMethodId),
+            "setup_intents" => read!(SetupIntentRepository, SetupIntentId),
+            "payment_intents" => read!(PaymentIntentRepository, PaymentIntentId),
+            "payments" => read!(PaymentRepository, PaymentId),
+            "refunds" => read!(RefundRepository, RefundId),
+            "checkout_sessions" => read!(CheckoutSessionRepository, CheckoutSessionId),
+            "billing_statements" => read!(BillingStatementRepository, BillingStatementId),
+            "customer_sessions" => read!(CustomerSessionRepository, CustomerSessionId),
+            "webhooks" => read!(WebhookRepository, WebhookId),
+            "events" => read!(EventRepository, EventId),
+            _ => Ok(()),
+        };
+        match outcome {
+            Err(StoreError::Other(cause)) => Err(Unreadable::Row(format!(
+                "The {collection} row {id} holds values this service cannot read: {}",
+                cause_chain(cause.as_ref()).replace('\n', " ")
+            ))),
+            other => other.map_err(Unreadable::Store),
+        }
+    }
+}
+
+fn account((id, name, created_at): (String, String, i64)) -> Result<Account, StoreError> {
+    Ok(Account {
+        id: AccountId::parse(&id).ok_or_else(|| corrupt("account id", &id))?,
+        name,
+        created_at: payments_domain::time::Timestamp::from_unix_seconds(created_at),
+    })
 }

@@ -20,7 +20,10 @@ pub(crate) fn store_error(error: Error) -> StoreError {
         Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
             StoreError::UniqueViolation(info.constraint_name().unwrap_or(info.message()).to_owned())
         }
-        Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => StoreError::Conflict,
+        // A row that names one deleted meanwhile (an account deleted while its requests ran).
+        Error::DatabaseError(DatabaseErrorKind::SerializationFailure | DatabaseErrorKind::ForeignKeyViolation, _) => {
+            StoreError::Conflict
+        }
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
             StoreError::Unavailable(info.message().to_owned().into())
         }
@@ -31,7 +34,7 @@ pub(crate) fn store_error(error: Error) -> StoreError {
     }
 }
 
-fn is_unavailable(message: &str) -> bool {
+pub(crate) fn is_unavailable(message: &str) -> bool {
     UNAVAILABLE_MESSAGES.iter().any(|known| message.contains(known))
 }
 

@@ -71,6 +71,7 @@ pub(crate) fn cursor_seq(
 }
 
 mod account;
+mod account_data;
 mod billing_statement;
 mod checkout_session;
 mod connection;

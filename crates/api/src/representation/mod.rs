@@ -1,6 +1,7 @@
 //! The JSON representation of each resource, one file per resource: what responses carry, and what
 //! events carry as their `data`.
 
+pub(crate) mod account;
 pub(crate) mod billing_statement;
 pub(crate) mod billing_statement_line_item;
 pub(crate) mod checkout_session;

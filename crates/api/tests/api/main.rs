@@ -102,6 +102,7 @@ mod instance;
 mod list_filters;
 mod metrics;
 mod openapi;
+mod operator_accounts;
 mod pagination;
 mod payment_intents;
 mod payments_refunds;

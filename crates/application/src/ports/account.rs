@@ -12,6 +12,18 @@ pub struct KeyRecord {
     pub mode: Mode,
 }
 
+/// One stored row of an account's test mode, as the storage keeps it: the collection (table) it
+/// belongs to and its fields, without the account and mode it was stored under. The application
+/// passes rows through unread: they are a backup of this storage's schema, not the API's objects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchivedRow {
+    pub collection: String,
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+/// What deleting an account's data removed, per collection, in the order they were deleted.
+pub type DeletedCounts = Vec<(&'static str, u64)>;
+
 /// Accounts and the digests of their keys.
 pub trait AccountRepository {
     /// Stores a new account with the digests of its keys.
@@ -65,4 +77,46 @@ pub trait AccountRepository {
     /// # Errors
     /// Storage failures.
     fn with_moved_test_clock(&mut self, after: Option<&AccountId>, limit: u32) -> Result<Vec<AccountId>, StoreError>;
+
+    /// Up to `limit` accounts after `after` in id order.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn list(&mut self, after: Option<&AccountId>, limit: u32) -> Result<Vec<Account>, StoreError>;
+
+    /// Deletes every object of account `id`'s test mode (its API keys and console sign-ins stay)
+    /// and sets its test clock back to real time.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn delete_test_data(&mut self, id: &AccountId) -> Result<DeletedCounts, StoreError>;
+
+    /// Deletes account `id` with its keys and every object of both modes; false when there was no
+    /// such account.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn delete(&mut self, id: &AccountId) -> Result<bool, StoreError>;
+
+    /// Whether account `id`'s test mode holds any object.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn has_test_data(&mut self, id: &AccountId) -> Result<bool, StoreError>;
+
+    /// The rows of account `id`'s test mode that make up its objects (not its delivery history,
+    /// outbox, request log or idempotency keys), parents before children and each collection in
+    /// the order it was written; at most `limit` rows.
+    ///
+    /// # Errors
+    /// [`StoreError::TooMany`] past `limit`; storage failures.
+    fn export_test_data(&mut self, id: &AccountId, limit: usize) -> Result<Vec<ArchivedRow>, StoreError>;
+
+    /// Stores exported rows in account `id`'s test mode, in the order given.
+    ///
+    /// # Errors
+    /// [`StoreError::RowRefused`] for a row of an unknown collection, with other fields than the
+    /// storage keeps, whose id is taken or which names an object not stored before it; storage
+    /// failures.
+    fn import_test_data(&mut self, id: &AccountId, rows: &[ArchivedRow]) -> Result<(), StoreError>;
 }

@@ -1,16 +1,27 @@
-//! Accounts: creating merchants with their four keys, and authenticating API keys.
+//! Accounts: creating merchants with their four keys, authenticating API keys, and the operator's
+//! verbs (list, delete test data or the whole account, export test data and import it elsewhere).
 
-use crate::error::ApplicationError;
-use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
+use crate::error::{ApplicationError, StateRefusal, StoreError};
+use crate::ports::{in_transaction, reading, ArchivedRow, Clock, DeletedCounts, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
 use payments_domain::ids::AccountId;
+use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 /// Most resolved keys kept in memory; past this the memo starts over.
 const MAX_REMEMBERED_KEYS: usize = 10_000;
+/// How long a resolved key is trusted before it is looked up again: a key of an account deleted
+/// by another instance stops working here within this time (at once on the instance deleting it).
+const KEY_REMEMBERED_FOR_MILLIS: i64 = 10_000;
+/// Most accounts one list answers.
+pub const MAX_ACCOUNTS_LISTED: u32 = 100;
+/// Most rows one export holds; an account past this is too large to export in one piece.
+pub const MAX_EXPORTED_ROWS: usize = 200_000;
+/// The first line of an export: what it is, so an import can tell it from any other file.
+pub const EXPORT_FORMAT: &str = "payments.account_test_data";
 /// Length of the random part of a new API key.
 const KEY_RANDOM_LENGTH: usize = 40;
 /// Longest accepted account name.
@@ -21,9 +32,18 @@ pub struct AccountService {
     unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
-    /// Keys already resolved, by digest. Keys are never revoked or rotated in this version, so a
-    /// resolved key stays valid; only keys that exist are remembered.
-    resolved: RwLock<HashMap<String, Caller>>,
+    /// Keys already resolved, by digest, with when they were looked up; only keys that exist are
+    /// remembered, and for [`KEY_REMEMBERED_FOR_MILLIS`] (a deleted account's keys stop working).
+    resolved: RwLock<HashMap<String, (Caller, Timestamp)>>,
+}
+
+/// An account's test-mode objects as exported: the header's facts and the stored rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestDataExport {
+    pub account_id: AccountId,
+    /// How far the account's test clock stood ahead of real time, in milliseconds.
+    pub test_clock_offset_ms: i64,
+    pub rows: Vec<ArchivedRow>,
 }
 
 impl AccountService {
@@ -76,8 +96,11 @@ impl AccountService {
     pub fn authenticate(&self, presented: &str) -> Result<Caller, ApplicationError> {
         let key = ApiKey::parse(presented).ok_or(ApplicationError::Unauthenticated)?;
         let digest = key.digest();
-        if let Some(caller) = self.resolved.read().unwrap_or_else(PoisonError::into_inner).get(&digest) {
-            return Ok(caller.clone());
+        let now = self.clock.now();
+        if let Some((caller, looked_up)) = self.resolved.read().unwrap_or_else(PoisonError::into_inner).get(&digest) {
+            if now.millis_since(*looked_up) < KEY_REMEMBERED_FOR_MILLIS {
+                return Ok(caller.clone());
+            }
         }
         let record =
             reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().find_key(&digest)?))?
@@ -88,8 +111,114 @@ impl AccountService {
         if resolved.len() >= MAX_REMEMBERED_KEYS {
             resolved.clear();
         }
-        resolved.insert(digest, caller.clone());
+        resolved.insert(digest, (caller.clone(), now));
         Ok(caller)
+    }
+
+    /// Up to [`MAX_ACCOUNTS_LISTED`] accounts after `after`, in id order, and whether more follow.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn list(&self, after: Option<&AccountId>, limit: u32) -> Result<(Vec<Account>, bool), ApplicationError> {
+        let limit = limit.clamp(1, MAX_ACCOUNTS_LISTED);
+        let mut accounts =
+            reading(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().list(after, limit + 1)?))?;
+        let has_more = accounts.len() > limit as usize;
+        accounts.truncate(limit as usize);
+        Ok((accounts, has_more))
+    }
+
+    /// The account `id`.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown account; storage failures.
+    pub fn retrieve(&self, id: &AccountId) -> Result<Account, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| existing(repositories, id))
+    }
+
+    /// Deletes every object of the account's test mode and sets its test clock back; its keys and
+    /// live mode stay. Answers how many rows of each collection went.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown account; storage failures.
+    pub fn delete_test_data(&self, id: &AccountId) -> Result<DeletedCounts, ApplicationError> {
+        let deleted = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            existing(repositories, id)?;
+            Ok(repositories.accounts().delete_test_data(id)?)
+        })?;
+        // Read afresh, so this instance's clocks stop using the moved one at once.
+        self.clock.test_clock(id)?;
+        Ok(deleted)
+    }
+
+    /// Deletes the account, its keys and every object of both modes. Its keys stop working at once
+    /// on this instance and within [`KEY_REMEMBERED_FOR_MILLIS`] on others.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown account; storage failures.
+    pub fn delete(&self, id: &AccountId) -> Result<(), ApplicationError> {
+        let deleted =
+            in_transaction(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().delete(id)?))?;
+        if !deleted {
+            return Err(not_found(id));
+        }
+        self.resolved
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, (caller, _)| caller.scope.account_id != *id);
+        Ok(())
+    }
+
+    /// The account's test-mode objects, as stored, in one consistent read.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown account; `parameter_invalid` when it holds more than
+    /// [`MAX_EXPORTED_ROWS`] rows; storage failures.
+    pub fn export_test_data(&self, id: &AccountId) -> Result<TestDataExport, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            existing(repositories, id)?;
+            let rows = match repositories.accounts().export_test_data(id, MAX_EXPORTED_ROWS) {
+                Err(StoreError::TooMany(limit)) => {
+                    return Err(ApplicationError::invalid(FieldError::invalid(
+                        "account",
+                        format!("The account's test mode holds more than {limit} rows, too many to export at once."),
+                    )))
+                }
+                rows => rows?,
+            };
+            let test_clock_offset_ms = repositories.accounts().test_clock_offset(id)?;
+            Ok(TestDataExport { account_id: id.clone(), test_clock_offset_ms, rows })
+        })
+    }
+
+    /// Stores exported objects in the test mode of account `id`, which must hold none, with their
+    /// ids, and sets its test clock to the exported one. All or nothing.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown account; `resource_invalid_state` when its test mode holds
+    /// objects; `parameter_invalid` on `line N` for a row that cannot be stored (ids are unique in
+    /// the whole database, so an export imports once per database); storage failures.
+    pub fn import_test_data(&self, id: &AccountId, export: &TestDataExport) -> Result<usize, ApplicationError> {
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            existing(repositories, id)?;
+            if repositories.accounts().has_test_data(id)? {
+                return Err(ApplicationError::InvalidState(StateRefusal::AccountHasTestData {
+                    account_id: id.to_string(),
+                }));
+            }
+            match repositories.accounts().import_test_data(id, &export.rows) {
+                // The header is line 1, so row `index` is on line `index + 2`.
+                Err(StoreError::RowRefused { index, reason }) => {
+                    return Err(ApplicationError::invalid(FieldError::invalid(format!("line {}", index + 2), reason)))
+                }
+                outcome => outcome?,
+            }
+            let offset = repositories.accounts().test_clock_offset(id)?;
+            repositories.accounts().move_test_clock(id, offset, export.test_clock_offset_ms.max(0))?;
+            Ok(())
+        })?;
+        self.clock.test_clock(id)?;
+        Ok(export.rows.len())
     }
 
     fn new_account(&self, name: &str) -> (Account, AccountKeys) {
@@ -109,6 +238,14 @@ impl AccountService {
     }
 }
 
+fn existing(repositories: &mut dyn Repositories, id: &AccountId) -> Result<Account, ApplicationError> {
+    repositories.accounts().find(id)?.ok_or_else(|| not_found(id))
+}
+
+fn not_found(id: &AccountId) -> ApplicationError {
+    ApplicationError::NotFound { resource: "account", id: id.to_string() }
+}
+
 fn digests(keys: &AccountKeys) -> Vec<(String, KeyKind, Mode)> {
     keys.all().into_iter().map(|(key, kind, mode)| (key.digest(), kind, mode)).collect()
 }
@@ -121,7 +258,7 @@ pub(crate) fn merchant_name(repositories: &mut dyn Repositories, scope: &Scope) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::TestPorts;
+    use crate::testing::{new_customer, TestPorts};
 
     #[test]
     fn a_created_account_authenticates_with_each_of_its_keys() {
@@ -152,6 +289,69 @@ mod tests {
         let service = ports.account_service();
         assert!(service.create_first("Default").unwrap().is_some());
         assert!(service.create_first("Default").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_deleted_accounts_keys_stop_working_here_at_once_and_on_other_instances_within_seconds() {
+        let ports = TestPorts::new();
+        let here = ports.account_service();
+        let elsewhere = ports.account_service();
+        let (account, keys) = here.create("Acme").unwrap();
+        let key = keys.secret_test.reveal().to_owned();
+        here.authenticate(&key).unwrap();
+        elsewhere.authenticate(&key).unwrap();
+        here.delete(&account.id).unwrap();
+        assert!(matches!(here.authenticate(&key), Err(ApplicationError::Unauthenticated)));
+        assert!(elsewhere.authenticate(&key).is_ok(), "another instance remembers the key for a while");
+        ports.clock.advance_millis(KEY_REMEMBERED_FOR_MILLIS);
+        assert!(matches!(elsewhere.authenticate(&key), Err(ApplicationError::Unauthenticated)));
+        assert!(matches!(here.delete(&account.id), Err(ApplicationError::NotFound { .. })));
+    }
+
+    #[test]
+    fn accounts_are_listed_in_pages_of_id_order() {
+        let ports = TestPorts::new();
+        let service = ports.account_service();
+        let mut made: Vec<AccountId> = (0..5).map(|n| service.create(&format!("Shop {n}")).unwrap().0.id).collect();
+        made.sort();
+        let (first, more) = service.list(None, 2).unwrap();
+        assert!(more);
+        let (rest, more) = service.list(Some(&first[1].id), 100).unwrap();
+        assert!(!more);
+        let listed: Vec<AccountId> = first.into_iter().chain(rest).map(|account| account.id).collect();
+        assert_eq!(listed, made);
+    }
+
+    #[test]
+    fn deleting_test_data_keeps_the_account_and_its_live_mode() {
+        let ports = TestPorts::new();
+        let service = ports.account_service();
+        let (account, keys) = service.create("Acme").unwrap();
+        let customers = ports.customer_service();
+        let in_mode = |mode| Scope { account_id: account.id.clone(), mode };
+        let test = customers.create(&in_mode(Mode::Test), new_customer("Ana")).unwrap();
+        let live = customers.create(&in_mode(Mode::Live), new_customer("Lia")).unwrap();
+        let deleted = service.delete_test_data(&account.id).unwrap();
+        assert!(deleted.contains(&("customers", 1)), "{deleted:?}");
+        assert!(customers.retrieve(&in_mode(Mode::Test), test.id.as_str()).is_err());
+        assert!(customers.retrieve(&in_mode(Mode::Live), live.id.as_str()).is_ok());
+        assert!(service.authenticate(keys.secret_test.reveal()).is_ok());
+        let unknown = AccountId::from_random("nobody");
+        assert!(matches!(service.delete_test_data(&unknown), Err(ApplicationError::NotFound { .. })));
+    }
+
+    #[test]
+    fn an_import_goes_only_into_an_account_without_test_objects() {
+        let ports = TestPorts::new();
+        let service = ports.account_service();
+        let (account, _) = service.create("Acme").unwrap();
+        let scope = Scope { account_id: account.id.clone(), mode: Mode::Test };
+        ports.customer_service().create(&scope, new_customer("Ana")).unwrap();
+        let export = TestDataExport { account_id: account.id.clone(), test_clock_offset_ms: 0, rows: Vec::new() };
+        assert!(matches!(
+            service.import_test_data(&account.id, &export),
+            Err(ApplicationError::InvalidState(StateRefusal::AccountHasTestData { .. }))
+        ));
     }
 
     #[test]

@@ -168,22 +168,8 @@ pub(crate) fn live_customer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::TestPorts;
+    use crate::testing::{new_customer, TestPorts};
     use payments_domain::account::Mode;
-    use payments_domain::customer::{CustomerName, Email};
-    use payments_domain::money::Currency;
-
-    fn new_customer(name: &str) -> NewCustomer {
-        NewCustomer {
-            name: CustomerName::new(name.into()).unwrap(),
-            email: Email::new(format!("{}@example.com", name.to_lowercase())).unwrap(),
-            currency: Currency::Php,
-            billing_statement_prefix: None,
-            next_billing_statement_sequence_number: None,
-            billing: None,
-            metadata: None,
-        }
-    }
 
     fn prefix(value: &str) -> BillingStatementPrefix {
         BillingStatementPrefix::new(value.into()).unwrap()

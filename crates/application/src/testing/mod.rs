@@ -233,6 +233,24 @@ fn filtered_page_of<T: Clone>(
     Ok(Page::from_overfetched(rows, page))
 }
 
+/// A new customer named `name`, with an e-mail address made from it, billed in pesos.
+///
+/// # Panics
+/// When `name` is not a valid customer name.
+#[must_use]
+pub fn new_customer(name: &str) -> payments_domain::customer::NewCustomer {
+    use payments_domain::customer::{CustomerName, Email};
+    payments_domain::customer::NewCustomer {
+        name: CustomerName::new(name.into()).expect("a valid name"),
+        email: Email::new(format!("{}@example.com", name.to_lowercase())).expect("a valid address"),
+        currency: Currency::Php,
+        billing_statement_prefix: None,
+        next_billing_statement_sequence_number: None,
+        billing: None,
+        metadata: None,
+    }
+}
+
 /// A payment intent of `centavos` in pesos, by card only, with nothing else set.
 ///
 /// # Panics

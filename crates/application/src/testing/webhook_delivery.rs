@@ -16,6 +16,12 @@ pub(super) struct LeasedDelivery {
     lease_until: Timestamp,
 }
 
+impl LeasedDelivery {
+    pub(super) fn delivery(&self) -> &Delivery {
+        &self.delivery
+    }
+}
+
 impl State {
     /// Moves each delivery to `webhook` (in its account and mode) with `step`; returns how many moved.
     fn move_each_of(&mut self, webhook: &Webhook, mut step: impl FnMut(&mut Delivery) -> bool) -> u64 {

@@ -1,0 +1,310 @@
+//! An account's rows across every table, taken as a whole: deleting one mode's or the whole
+//! account's, and a test mode's objects as rows, exported and imported into another account.
+//!
+//! The statements are written per backend in SQL: the tables are walked by name, and an exported
+//! row carries the columns the database has, so an export reads back into any database at the same
+//! migration. Rows go out without `seq` (each database numbers its own), `txid` (the importing
+//! transaction's), `account_id` and `livemode` (those of the importing account's test mode).
+
+use super::connection::AnyConnection;
+use super::error::{is_unavailable, store_error};
+use diesel::result::{DatabaseErrorKind, Error};
+use diesel::sql_types::{Bool, Text};
+use diesel::{PgConnection, QueryableByName, RunQueryDsl, SqliteConnection};
+use payments_application::ports::{ArchivedRow, DeletedCounts, StoreError};
+use serde_json::{Map, Value};
+
+/// Every table holding an account's rows, children before their parents.
+const TABLES_CHILDREN_FIRST: [&str; 20] = [
+    "webhook_delivery_attempts",
+    "webhook_deliveries",
+    "mail_messages",
+    "billing_statement_line_items",
+    "billing_statements",
+    "checkout_sessions",
+    "refunds",
+    "payments",
+    "payment_intent_metadata",
+    "payment_intents",
+    "setup_intents",
+    "payment_methods",
+    "customer_sessions",
+    "customer_metadata",
+    "customers",
+    "events",
+    "webhooks",
+    "idempotency_keys",
+    "request_logs",
+    "console_sessions",
+];
+
+/// The tables that make up a mode's objects, parents before their children, each with the order
+/// its rows were written in. Delivery history, the mail outbox, the request log, idempotency keys
+/// and console sign-ins are the running service's records, not objects: they stay behind.
+const EXPORTED_PARENTS_FIRST: [(&str, &str); 14] = [
+    ("customers", "seq"),
+    ("customer_metadata", "customer_id, key"),
+    ("payment_methods", "seq"),
+    ("setup_intents", "seq"),
+    ("payment_intents", "seq"),
+    ("payment_intent_metadata", "payment_intent_id, key"),
+    ("payments", "seq"),
+    ("refunds", "seq"),
+    ("checkout_sessions", "seq"),
+    ("billing_statements", "seq"),
+    ("billing_statement_line_items", "seq"),
+    ("customer_sessions", "seq"),
+    ("webhooks", "seq"),
+    ("events", "seq"),
+];
+
+/// Columns an exported row leaves out: the importing database and account supply them.
+const SUPPLIED_ON_IMPORT: [&str; 4] = ["seq", "txid", "account_id", "livemode"];
+
+#[derive(QueryableByName)]
+struct JsonText {
+    #[diesel(sql_type = Text)]
+    json: String,
+}
+
+#[derive(QueryableByName)]
+struct Column {
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Text)]
+    declared: String,
+}
+
+/// Deletes the account's rows of the test mode (`test_only`) or of both modes, console sign-ins
+/// kept with the test mode's; answers how many rows of each table went.
+pub(super) fn delete(
+    connection: &mut AnyConnection,
+    account: &str,
+    test_only: bool,
+) -> Result<DeletedCounts, StoreError> {
+    let mut deleted = Vec::new();
+    for table in TABLES_CHILDREN_FIRST {
+        if test_only && table == "console_sessions" {
+            continue;
+        }
+        // Test mode alone, or both modes.
+        let modes = (false, !test_only);
+        let count = match connection {
+            AnyConnection::Postgresql(pg) => {
+                diesel::sql_query(format!("DELETE FROM {table} WHERE account_id = $1 AND livemode IN ($2, $3)"))
+                    .bind::<Text, _>(account)
+                    .bind::<Bool, _>(modes.0)
+                    .bind::<Bool, _>(modes.1)
+                    .execute(pg)
+            }
+            AnyConnection::Sqlite(sqlite) => {
+                diesel::sql_query(format!("DELETE FROM {table} WHERE account_id = ?1 AND livemode IN (?2, ?3)"))
+                    .bind::<Text, _>(account)
+                    .bind::<Bool, _>(modes.0)
+                    .bind::<Bool, _>(modes.1)
+                    .execute(sqlite)
+            }
+        }
+        .map_err(store_error)?;
+        deleted.push((table, count as u64));
+    }
+    Ok(deleted)
+}
+
+/// Whether the account's test mode holds a row of any exported table.
+pub(super) fn has_test_data(connection: &mut AnyConnection, account: &str) -> Result<bool, StoreError> {
+    for (table, _) in EXPORTED_PARENTS_FIRST {
+        let postgres = format!("SELECT '' AS json FROM {table} WHERE account_id = $1 AND livemode = $2 LIMIT 1");
+        let sqlite = format!("SELECT '' AS json FROM {table} WHERE account_id = ?1 AND livemode = ?2 LIMIT 1");
+        let found: Vec<JsonText> = match connection {
+            AnyConnection::Postgresql(pg) => {
+                diesel::sql_query(postgres).bind::<Text, _>(account).bind::<Bool, _>(false).load(pg)
+            }
+            AnyConnection::Sqlite(sqlite_connection) => {
+                diesel::sql_query(sqlite).bind::<Text, _>(account).bind::<Bool, _>(false).load(sqlite_connection)
+            }
+        }
+        .map_err(store_error)?;
+        if !found.is_empty() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The test mode's rows of every exported table, parents first; [`StoreError::TooMany`] past
+/// `limit` rows.
+pub(super) fn export(
+    connection: &mut AnyConnection,
+    account: &str,
+    limit: usize,
+) -> Result<Vec<ArchivedRow>, StoreError> {
+    let mut rows = Vec::new();
+    for (table, order) in EXPORTED_PARENTS_FIRST {
+        let left = limit.saturating_sub(rows.len()) + 1;
+        let texts: Vec<JsonText> = match connection {
+            AnyConnection::Postgresql(pg) => diesel::sql_query(format!(
+                "SELECT row_to_json(t)::text AS json FROM {table} AS t \
+                 WHERE account_id = $1 AND livemode = $2 ORDER BY {order} LIMIT {left}"
+            ))
+            .bind::<Text, _>(account)
+            .bind::<Bool, _>(false)
+            .load(pg),
+            AnyConnection::Sqlite(sqlite) => {
+                let fields = sqlite_columns(sqlite, table)?
+                    .iter()
+                    .map(|column| {
+                        let value = if column.declared.eq_ignore_ascii_case("BOOLEAN") {
+                            // Written as JSON booleans, as PostgreSQL writes them.
+                            format!("CASE WHEN \"{0}\" IS NULL THEN NULL ELSE json(CASE WHEN \"{0}\" THEN 'true' ELSE 'false' END) END", column.name)
+                        } else {
+                            format!("\"{}\"", column.name)
+                        };
+                        format!("'{}', {value}", column.name)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                diesel::sql_query(format!(
+                    "SELECT json_object({fields}) AS json FROM {table} \
+                     WHERE account_id = ?1 AND livemode = ?2 ORDER BY {order} LIMIT {left}"
+                ))
+                .bind::<Text, _>(account)
+                .bind::<Bool, _>(false)
+                .load(sqlite)
+            }
+        }
+        .map_err(store_error)?;
+        for text in texts {
+            if rows.len() == limit {
+                return Err(StoreError::TooMany(limit));
+            }
+            let Value::Object(mut fields) =
+                serde_json::from_str(&text.json).map_err(|e| StoreError::Other(e.into()))?
+            else {
+                return Err(StoreError::Other(format!("a row of {table} did not read as a JSON object").into()));
+            };
+            fields.retain(|name, _| !SUPPLIED_ON_IMPORT.contains(&name.as_str()));
+            rows.push(ArchivedRow { collection: table.to_owned(), fields });
+        }
+    }
+    Ok(rows)
+}
+
+/// Stores exported rows in the account's test mode, in the order given; a row that cannot be
+/// stored is refused with its index and why.
+pub(super) fn import(connection: &mut AnyConnection, account: &str, rows: &[ArchivedRow]) -> Result<(), StoreError> {
+    let mut columns_of: Vec<(&str, Vec<Column>)> = Vec::new();
+    for (index, row) in rows.iter().enumerate() {
+        let refuse = |reason: String| StoreError::RowRefused { index, reason };
+        let Some(table) = EXPORTED_PARENTS_FIRST.iter().map(|(table, _)| *table).find(|t| *t == row.collection) else {
+            return Err(refuse(format!("\"{}\" is not a collection an export holds.", row.collection)));
+        };
+        if !columns_of.iter().any(|(known, _)| *known == table) {
+            let columns = table_columns(connection, table)?;
+            columns_of.push((table, columns));
+        }
+        let columns = columns_of
+            .iter()
+            .find(|(known, _)| *known == table)
+            .map(|(_, columns)| columns.as_slice())
+            .unwrap_or_default();
+        check_fields(&row.fields, columns).map_err(|reason| refuse(format!("The {table} row {reason}")))?;
+        let mut fields = row.fields.clone();
+        fields.insert("account_id".to_owned(), Value::String(account.to_owned()));
+        fields.insert("livemode".to_owned(), Value::Bool(false));
+        let json = Value::Object(fields).to_string();
+        let mut names: Vec<String> = columns.iter().map(|column| column.name.clone()).collect();
+        names.extend(["account_id".to_owned(), "livemode".to_owned()]);
+        let quoted = names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(", ");
+        let stored = match connection {
+            AnyConnection::Postgresql(pg) => diesel::sql_query(format!(
+                "INSERT INTO {table} ({quoted}) SELECT {quoted} FROM json_populate_record(NULL::{table}, $1::json)"
+            ))
+            .bind::<Text, _>(&json)
+            .execute(pg),
+            AnyConnection::Sqlite(sqlite) => {
+                let values =
+                    names.iter().map(|name| format!("json_extract(?1, '$.\"{name}\"')")).collect::<Vec<_>>().join(", ");
+                diesel::sql_query(format!("INSERT INTO {table} ({quoted}) VALUES ({values})"))
+                    .bind::<Text, _>(&json)
+                    .execute(sqlite)
+            }
+        };
+        stored.map_err(|error| refused(index, table, row, error))?;
+    }
+    Ok(())
+}
+
+/// Why a row's fields are not the table's columns with values of their types, if they are not.
+/// (SQLite would store a text in an integer column and read it back as 0.)
+fn check_fields(fields: &Map<String, Value>, columns: &[Column]) -> Result<(), String> {
+    let unknown: Vec<&str> =
+        fields.keys().filter(|name| !columns.iter().any(|c| &c.name == *name)).map(String::as_str).collect();
+    if !unknown.is_empty() {
+        return Err(format!("has fields this version does not store: {}.", unknown.join(", ")));
+    }
+    let missing: Vec<&str> =
+        columns.iter().filter(|c| !fields.contains_key(&c.name)).map(|c| c.name.as_str()).collect();
+    if !missing.is_empty() {
+        return Err(format!("lacks fields this version stores: {}.", missing.join(", ")));
+    }
+    for column in columns {
+        let declared = column.declared.to_ascii_lowercase();
+        let (fits, expected) = match &fields[&column.name] {
+            Value::Null => (true, ""),
+            value if declared.contains("int") => (value.is_i64(), "a whole number"),
+            value if declared.starts_with("bool") => (value.is_boolean(), "true or false"),
+            value => (value.is_string(), "a string"),
+        };
+        if !fits {
+            return Err(format!("has {} where {expected} is stored.", column.name));
+        }
+    }
+    Ok(())
+}
+
+/// The database's refusal of a row, said for the operator; a lost connection stays a store error.
+fn refused(index: usize, table: &str, row: &ArchivedRow, error: Error) -> StoreError {
+    let Error::DatabaseError(kind, info) = &error else { return store_error(error) };
+    if is_unavailable(info.message()) || matches!(kind, DatabaseErrorKind::ClosedConnection) {
+        return store_error(error);
+    }
+    let id = row.fields.get("id").and_then(Value::as_str).unwrap_or("without an id");
+    let reason = match kind {
+        DatabaseErrorKind::UniqueViolation => format!(
+            "The {table} row {id} is stored already: ids are unique across all the accounts of a database, \
+             so an export imports into one account of each database."
+        ),
+        DatabaseErrorKind::ForeignKeyViolation => {
+            format!("The {table} row {id} names an object that no earlier line holds.")
+        }
+        _ => format!("The {table} row {id} cannot be stored: {}", info.message()),
+    };
+    StoreError::RowRefused { index, reason }
+}
+
+/// The table's columns an exported row carries.
+fn table_columns(connection: &mut AnyConnection, table: &str) -> Result<Vec<Column>, StoreError> {
+    let columns = match connection {
+        AnyConnection::Postgresql(pg) => postgres_columns(pg, table)?,
+        AnyConnection::Sqlite(sqlite) => sqlite_columns(sqlite, table)?,
+    };
+    Ok(columns.into_iter().filter(|column| !SUPPLIED_ON_IMPORT.contains(&column.name.as_str())).collect())
+}
+
+fn postgres_columns(connection: &mut PgConnection, table: &str) -> Result<Vec<Column>, StoreError> {
+    diesel::sql_query(
+        "SELECT column_name::text AS name, data_type::text AS declared FROM information_schema.columns \
+         WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position",
+    )
+    .bind::<Text, _>(table)
+    .load(connection)
+    .map_err(store_error)
+}
+
+fn sqlite_columns(connection: &mut SqliteConnection, table: &str) -> Result<Vec<Column>, StoreError> {
+    diesel::sql_query("SELECT name, type AS declared FROM pragma_table_info(?1) ORDER BY cid")
+        .bind::<Text, _>(table)
+        .load(connection)
+        .map_err(store_error)
+}

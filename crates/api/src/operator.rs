@@ -1,0 +1,170 @@
+//! The operator API for accounts, under `/operator/accounts`: create (with keys), list, retrieve,
+//! delete, and an account's test data deleted, exported as JSON lines and imported. Registered only
+//! when `operator.token` is set, asked for as a bearer token, compared in constant time and never
+//! logged. Not in the public OpenAPI document: it is the service operator's, not a merchant's.
+
+use crate::auth::{presented_key, token_matches};
+use crate::decode::{read_body, BodyParams, BodyRules, QueryParams};
+use crate::error::ApiError;
+use crate::representation::account::{account_json, deleted_json, export_lines, new_account_json, parse_export};
+use crate::settings::OperatorSettings;
+use crate::state::{blocking, Services};
+use actix_web::dev::Payload;
+use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
+use actix_web::http::Method;
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use payments_application::services::account::MAX_ACCOUNTS_LISTED;
+use payments_domain::ids::AccountId;
+use serde_json::json;
+use std::future::{ready, Ready};
+
+/// Where the operator API lives; the idempotency middleware leaves it alone (it takes no API key).
+pub const PATH_PREFIX: &str = "/operator/";
+/// The media type of an export.
+const JSON_LINES: &str = "application/x-ndjson";
+/// Longest account name accepted.
+const MAX_NAME_CHARS: usize = 255;
+
+/// The token the operator API asks for.
+struct OperatorToken(String);
+
+/// A request that presented the operator token.
+struct Operator;
+
+impl FromRequest for Operator {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let outcome = match request.app_data::<web::Data<OperatorToken>>() {
+            Some(expected) => presented_key(request).and_then(|presented| {
+                if token_matches(&presented, &expected.0) {
+                    Ok(Self)
+                } else {
+                    Err(ApiError::unauthenticated("The operator token is not valid."))
+                }
+            }),
+            None => Err(ApiError::internal_message("the operator token is not registered")),
+        };
+        ready(outcome)
+    }
+}
+
+/// Registers the operator API when a token is configured; without one its paths are unknown (404).
+pub fn configure(config: &mut web::ServiceConfig, settings: &OperatorSettings) {
+    let Some(token) = settings.token() else { return };
+    let token = web::Data::new(OperatorToken(token.to_owned()));
+    let import_rules = BodyRules { max_bytes: settings.import_limit_bytes, ..BodyRules::default() };
+    config.service(
+        web::scope("/operator/accounts")
+            .app_data(token)
+            .service(
+                web::resource("")
+                    .route(web::post().to(create))
+                    .route(crate::routes::get_or_head().to(list))
+                    .default_service(crate::routes::allow_only(&[Method::GET, Method::POST])),
+            )
+            .service(
+                web::resource("/{id}")
+                    .route(crate::routes::get_or_head().to(retrieve))
+                    .route(web::delete().to(delete))
+                    .default_service(crate::routes::allow_only(&[Method::GET, Method::DELETE])),
+            )
+            .service(
+                web::resource("/{id}/test_data")
+                    .app_data(import_rules)
+                    .route(crate::routes::get_or_head().to(export))
+                    .route(web::post().to(import))
+                    .route(web::delete().to(delete_test_data))
+                    .default_service(crate::routes::allow_only(&[Method::GET, Method::POST, Method::DELETE])),
+            ),
+    );
+}
+
+async fn create(
+    _: Operator,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let name = params.required_string("name", MAX_NAME_CHARS);
+    let name = params.finish(name)?;
+    let (account, keys) = blocking(move || services.accounts.create(&name)).await?;
+    Ok(HttpResponse::Ok().json(new_account_json(&account, &keys, true)))
+}
+
+async fn list(
+    _: Operator,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = params.integer_between("limit", Some(1), Some(i64::from(MAX_ACCOUNTS_LISTED)));
+    let after = params.string("after", 64);
+    let (limit, after) = params.finish(Some((limit, after)))?;
+    let after = after.map(|after| account_id(&after)).transpose()?;
+    let limit = limit.and_then(|limit| u32::try_from(limit).ok()).unwrap_or(MAX_ACCOUNTS_LISTED);
+    let (accounts, has_more) = blocking(move || services.accounts.list(after.as_ref(), limit)).await?;
+    let data: Vec<_> = accounts.iter().map(account_json).collect();
+    Ok(HttpResponse::Ok().json(json!({"resource": "list", "data": data, "has_more": has_more})))
+}
+
+async fn retrieve(_: Operator, id: web::Path<String>, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+    let id = account_id(&id)?;
+    let account = blocking(move || services.accounts.retrieve(&id)).await?;
+    Ok(HttpResponse::Ok().json(account_json(&account)))
+}
+
+async fn delete(_: Operator, id: web::Path<String>, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+    let id = account_id(&id)?;
+    let deleted = id.clone();
+    blocking(move || services.accounts.delete(&deleted)).await?;
+    Ok(HttpResponse::Ok().json(json!({"id": id.as_str(), "resource": "account", "deleted": true})))
+}
+
+async fn delete_test_data(
+    _: Operator,
+    id: web::Path<String>,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let id = account_id(&id)?;
+    let account = id.clone();
+    let deleted = blocking(move || services.accounts.delete_test_data(&account)).await?;
+    Ok(HttpResponse::Ok().json(deleted_json(&id, &deleted)))
+}
+
+async fn export(_: Operator, id: web::Path<String>, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+    let id = account_id(&id)?;
+    let exported_at = services.clock.now();
+    let account = id.clone();
+    let export = blocking(move || services.accounts.export_test_data(&account)).await?;
+    let disposition = ContentDisposition {
+        disposition: DispositionType::Attachment,
+        parameters: vec![DispositionParam::Filename(format!("{}-test-data.jsonl", id.as_str()))],
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(JSON_LINES)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header(disposition)
+        .body(export_lines(&export, exported_at)))
+}
+
+async fn import(
+    _: Operator,
+    request: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let id = account_id(&id)?;
+    let body = read_body(&request, &mut payload.into_inner()).await?;
+    let export = parse_export(&body, &id).map_err(|error| ApiError::validation(vec![error]))?;
+    let account = id.clone();
+    let rows = blocking(move || services.accounts.import_test_data(&account, &export)).await?;
+    Ok(HttpResponse::Ok().json(json!({"id": id.as_str(), "resource": "account", "imported_rows": rows})))
+}
+
+/// An account id from the path or a cursor; an id of no account's shape is no account's.
+fn account_id(text: &str) -> Result<AccountId, ApiError> {
+    AccountId::parse(text).ok_or_else(|| {
+        payments_application::ApplicationError::NotFound { resource: "account", id: text.to_owned() }.into()
+    })
+}

@@ -1,0 +1,111 @@
+//! An account as its operator sees it (with its keys, once), and an account's exported test data
+//! as JSON lines: a header line, then one stored row per line.
+
+use payments_application::ports::ArchivedRow;
+use payments_application::services::account::{TestDataExport, EXPORT_FORMAT};
+use payments_domain::account::{Account, AccountKeys};
+use payments_domain::ids::AccountId;
+use payments_domain::time::Timestamp;
+use payments_domain::validation::FieldError;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// The account without its keys, as lists show it.
+#[must_use]
+pub(crate) fn account_json(account: &Account) -> Value {
+    json!({
+        "id": account.id.as_str(),
+        "resource": "account",
+        "name": account.name,
+        "created_at": account.created_at.unix_seconds(),
+    })
+}
+
+/// A new account with its keys: the test keys, and the live keys when asked for. Keys are stored
+/// as digests, so this is the only time they can be shown.
+#[must_use]
+pub(crate) fn new_account_json(account: &Account, keys: &AccountKeys, with_live: bool) -> Value {
+    let mut value = account_json(account);
+    value["test"] = json!({"secret_key": keys.secret_test.reveal(), "public_key": keys.public_test.reveal()});
+    if with_live {
+        value["live"] = json!({"secret_key": keys.secret_live.reveal(), "public_key": keys.public_live.reveal()});
+    }
+    value
+}
+
+/// How many rows of each collection deleting an account's data removed.
+#[must_use]
+pub(crate) fn deleted_json(id: &AccountId, deleted: &[(&'static str, u64)]) -> Value {
+    let counts: Map<String, Value> = deleted.iter().map(|(name, count)| ((*name).to_owned(), json!(count))).collect();
+    json!({"id": id.as_str(), "resource": "account", "deleted_test_data": counts})
+}
+
+/// The first line of an export.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    format: String,
+    account: String,
+    exported_at: i64,
+    test_clock_offset_ms: i64,
+    rows: usize,
+}
+
+/// A row's line.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    collection: String,
+    fields: Map<String, Value>,
+}
+
+/// The export as JSON lines, each ending with a newline.
+#[must_use]
+pub(crate) fn export_lines(export: &TestDataExport, exported_at: Timestamp) -> String {
+    let header = Header {
+        format: EXPORT_FORMAT.to_owned(),
+        account: export.account_id.to_string(),
+        exported_at: exported_at.unix_seconds(),
+        test_clock_offset_ms: export.test_clock_offset_ms,
+        rows: export.rows.len(),
+    };
+    let mut text = json!(header).to_string();
+    text.push('\n');
+    for row in &export.rows {
+        text.push_str(&json!(Line { collection: row.collection.clone(), fields: row.fields.clone() }).to_string());
+        text.push('\n');
+    }
+    text
+}
+
+/// Reads an export back, for `account`; every problem names its line.
+///
+/// # Errors
+/// `parameter_invalid` on `line N` (or on `body`) for a file that is not a whole export.
+pub(crate) fn parse_export(text: &[u8], account: &AccountId) -> Result<TestDataExport, FieldError> {
+    let text = std::str::from_utf8(text).map_err(|_| FieldError::invalid("body", "The export is not UTF-8 text."))?;
+    // Lines are counted as the file has them, so that a refused row's line (`index + 2`) is its own.
+    let mut lines = text.lines().enumerate();
+    let (_, first) = lines.next().ok_or_else(|| FieldError::invalid("body", "The export is empty."))?;
+    let header: Header =
+        serde_json::from_str(first).ok().filter(|header: &Header| header.format == EXPORT_FORMAT).ok_or_else(|| {
+            FieldError::invalid("line 1", format!("The first line is not the header of a {EXPORT_FORMAT} export."))
+        })?;
+    let mut rows = Vec::new();
+    for (index, line) in lines {
+        let Line { collection, fields } = serde_json::from_str(line).map_err(|error| {
+            FieldError::invalid(format!("line {}", index + 1), format!("The line is not an exported row: {error}."))
+        })?;
+        rows.push(ArchivedRow { collection, fields });
+    }
+    if rows.len() != header.rows {
+        return Err(FieldError::invalid(
+            "body",
+            format!(
+                "The export holds {} rows where its header says {}: it was cut short or changed.",
+                rows.len(),
+                header.rows
+            ),
+        ));
+    }
+    Ok(TestDataExport { account_id: account.clone(), test_clock_offset_ms: header.test_clock_offset_ms, rows })
+}
