@@ -37,6 +37,9 @@ impl FromRequest for Operator {
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         let outcome = match request.app_data::<web::Data<OperatorToken>>() {
+            _ if !request.headers().contains_key(header::AUTHORIZATION) => {
+                Err(ApiError::unauthenticated("No operator token was given. Send it as Authorization: Bearer <token>."))
+            }
             Some(expected) => presented_key(request).and_then(|presented| {
                 if token_matches(&presented, &expected.0) {
                     Ok(Self)

@@ -149,6 +149,7 @@ impl AccountRepository for DbSession<'_> {
     }
 
     fn delete_test_data(&mut self, id: &AccountId) -> Result<DeletedCounts, StoreError> {
+        account_data::lock(self.write_now()?, id.as_str())?;
         let deleted = account_data::delete(self.write_now()?, id.as_str(), true)?;
         diesel::update(accounts::table.filter(accounts::id.eq(id.as_str())))
             .set(accounts::test_clock_offset_ms.eq(0))
@@ -158,6 +159,7 @@ impl AccountRepository for DbSession<'_> {
     }
 
     fn delete(&mut self, id: &AccountId) -> Result<bool, StoreError> {
+        account_data::lock(self.write_now()?, id.as_str())?;
         account_data::delete(self.write_now()?, id.as_str(), false)?;
         diesel::delete(api_keys::table.filter(api_keys::account_id.eq(id.as_str())))
             .execute(self.write_now()?)

@@ -10,7 +10,7 @@ use super::connection::AnyConnection;
 use super::error::{is_unavailable, store_error};
 use diesel::result::{DatabaseErrorKind, Error};
 use diesel::sql_types::{Bool, Text};
-use diesel::{PgConnection, QueryableByName, RunQueryDsl, SqliteConnection};
+use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl, SqliteConnection};
 use payments_application::ports::{ArchivedRow, DeletedCounts, StoreError};
 use serde_json::{Map, Value};
 
@@ -73,6 +73,21 @@ struct Column {
     name: String,
     #[diesel(sql_type = Text)]
     declared: String,
+}
+
+/// Holds the account's row to the end of the transaction, on PostgreSQL: a request of the account
+/// writing meanwhile (its rows name the account) finishes first, and one that starts waits and then
+/// finds the rows it names gone, so no row is written between two of the deletes. SQLite runs one
+/// writing transaction at a time already.
+pub(super) fn lock(connection: &mut AnyConnection, account: &str) -> Result<(), StoreError> {
+    match connection {
+        AnyConnection::Postgresql(pg) => diesel::sql_query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
+            .bind::<Text, _>(account)
+            .execute(pg)
+            .map(drop)
+            .map_err(store_error),
+        AnyConnection::Sqlite(_) => Ok(()),
+    }
 }
 
 /// Deletes the account's rows of the test mode (`test_only`) or of both modes, console sign-ins
@@ -139,55 +154,94 @@ pub(super) fn export(
     account: &str,
     limit: usize,
 ) -> Result<Vec<ArchivedRow>, StoreError> {
+    // One snapshot for every table, so that no row names a parent written after its table was read.
+    let texts = match connection {
+        AnyConnection::Postgresql(pg) => pg
+            .build_transaction()
+            .read_only()
+            .repeatable_read()
+            .run(|pg| read_rows(pg, account, limit, postgres_export)),
+        AnyConnection::Sqlite(sqlite) => sqlite.transaction(|sqlite| read_rows(sqlite, account, limit, sqlite_export)),
+    }
+    .map_err(store_error)?;
     let mut rows = Vec::new();
-    for (table, order) in EXPORTED_PARENTS_FIRST {
-        let left = limit.saturating_sub(rows.len()) + 1;
-        let texts: Vec<JsonText> = match connection {
-            AnyConnection::Postgresql(pg) => diesel::sql_query(format!(
-                "SELECT row_to_json(t)::text AS json FROM {table} AS t \
-                 WHERE account_id = $1 AND livemode = $2 ORDER BY {order} LIMIT {left}"
-            ))
-            .bind::<Text, _>(account)
-            .bind::<Bool, _>(false)
-            .load(pg),
-            AnyConnection::Sqlite(sqlite) => {
-                let fields = sqlite_columns(sqlite, table)?
-                    .iter()
-                    .map(|column| {
-                        let value = if column.declared.eq_ignore_ascii_case("BOOLEAN") {
-                            // Written as JSON booleans, as PostgreSQL writes them.
-                            format!("CASE WHEN \"{0}\" IS NULL THEN NULL ELSE json(CASE WHEN \"{0}\" THEN 'true' ELSE 'false' END) END", column.name)
-                        } else {
-                            format!("\"{}\"", column.name)
-                        };
-                        format!("'{}', {value}", column.name)
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                diesel::sql_query(format!(
-                    "SELECT json_object({fields}) AS json FROM {table} \
-                     WHERE account_id = ?1 AND livemode = ?2 ORDER BY {order} LIMIT {left}"
-                ))
-                .bind::<Text, _>(account)
-                .bind::<Bool, _>(false)
-                .load(sqlite)
-            }
+    for (table, text) in texts {
+        if rows.len() == limit {
+            return Err(StoreError::TooMany(limit));
         }
-        .map_err(store_error)?;
-        for text in texts {
-            if rows.len() == limit {
-                return Err(StoreError::TooMany(limit));
-            }
-            let Value::Object(mut fields) =
-                serde_json::from_str(&text.json).map_err(|e| StoreError::Other(e.into()))?
-            else {
-                return Err(StoreError::Other(format!("a row of {table} did not read as a JSON object").into()));
-            };
-            fields.retain(|name, _| !SUPPLIED_ON_IMPORT.contains(&name.as_str()));
-            rows.push(ArchivedRow { collection: table.to_owned(), fields });
-        }
+        let Value::Object(mut fields) = serde_json::from_str(&text).map_err(|e| StoreError::Other(e.into()))? else {
+            return Err(StoreError::Other(format!("a row of {table} did not read as a JSON object").into()));
+        };
+        fields.retain(|name, _| !SUPPLIED_ON_IMPORT.contains(&name.as_str()));
+        rows.push(ArchivedRow { collection: table.to_owned(), fields });
     }
     Ok(rows)
+}
+
+/// The test mode's rows of every exported table as JSON texts, one more than `limit` at most.
+fn read_rows<C>(
+    connection: &mut C,
+    account: &str,
+    limit: usize,
+    read_table: fn(&mut C, &str, &str, &str, usize) -> diesel::QueryResult<Vec<JsonText>>,
+) -> diesel::QueryResult<Vec<(&'static str, String)>> {
+    let mut texts = Vec::new();
+    for (table, order) in EXPORTED_PARENTS_FIRST {
+        let left = (limit + 1).saturating_sub(texts.len());
+        if left == 0 {
+            break;
+        }
+        texts.extend(read_table(connection, table, order, account, left)?.into_iter().map(|row| (table, row.json)));
+    }
+    Ok(texts)
+}
+
+fn postgres_export(
+    connection: &mut PgConnection,
+    table: &str,
+    order: &str,
+    account: &str,
+    limit: usize,
+) -> diesel::QueryResult<Vec<JsonText>> {
+    diesel::sql_query(format!(
+        "SELECT row_to_json(t)::text AS json FROM {table} AS t \
+         WHERE account_id = $1 AND livemode = $2 ORDER BY {order} LIMIT {limit}"
+    ))
+    .bind::<Text, _>(account)
+    .bind::<Bool, _>(false)
+    .load(connection)
+}
+
+fn sqlite_export(
+    connection: &mut SqliteConnection,
+    table: &str,
+    order: &str,
+    account: &str,
+    limit: usize,
+) -> diesel::QueryResult<Vec<JsonText>> {
+    let fields = sqlite_columns(connection, table)?
+        .iter()
+        .map(|column| {
+            let value = if column.declared.eq_ignore_ascii_case("BOOLEAN") {
+                // Written as JSON booleans, as PostgreSQL writes them.
+                format!(
+                    "CASE WHEN \"{0}\" IS NULL THEN NULL ELSE json(CASE WHEN \"{0}\" THEN 'true' ELSE 'false' END) END",
+                    column.name
+                )
+            } else {
+                format!("\"{}\"", column.name)
+            };
+            format!("'{}', {value}", column.name)
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    diesel::sql_query(format!(
+        "SELECT json_object({fields}) AS json FROM {table} \
+         WHERE account_id = ?1 AND livemode = ?2 ORDER BY {order} LIMIT {limit}"
+    ))
+    .bind::<Text, _>(account)
+    .bind::<Bool, _>(false)
+    .load(connection)
 }
 
 /// Stores exported rows in the account's test mode, in the order given; a row that cannot be
@@ -286,25 +340,24 @@ fn refused(index: usize, table: &str, row: &ArchivedRow, error: Error) -> StoreE
 /// The table's columns an exported row carries.
 fn table_columns(connection: &mut AnyConnection, table: &str) -> Result<Vec<Column>, StoreError> {
     let columns = match connection {
-        AnyConnection::Postgresql(pg) => postgres_columns(pg, table)?,
-        AnyConnection::Sqlite(sqlite) => sqlite_columns(sqlite, table)?,
-    };
+        AnyConnection::Postgresql(pg) => postgres_columns(pg, table),
+        AnyConnection::Sqlite(sqlite) => sqlite_columns(sqlite, table),
+    }
+    .map_err(store_error)?;
     Ok(columns.into_iter().filter(|column| !SUPPLIED_ON_IMPORT.contains(&column.name.as_str())).collect())
 }
 
-fn postgres_columns(connection: &mut PgConnection, table: &str) -> Result<Vec<Column>, StoreError> {
+fn postgres_columns(connection: &mut PgConnection, table: &str) -> diesel::QueryResult<Vec<Column>> {
     diesel::sql_query(
         "SELECT column_name::text AS name, data_type::text AS declared FROM information_schema.columns \
          WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position",
     )
     .bind::<Text, _>(table)
     .load(connection)
-    .map_err(store_error)
 }
 
-fn sqlite_columns(connection: &mut SqliteConnection, table: &str) -> Result<Vec<Column>, StoreError> {
+fn sqlite_columns(connection: &mut SqliteConnection, table: &str) -> diesel::QueryResult<Vec<Column>> {
     diesel::sql_query("SELECT name, type AS declared FROM pragma_table_info(?1) ORDER BY cid")
         .bind::<Text, _>(table)
         .load(connection)
-        .map_err(store_error)
 }

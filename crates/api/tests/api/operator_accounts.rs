@@ -13,6 +13,7 @@ const TOKEN: &str = "operator-token-of-the-tests-0123456789";
 
 on_both_backends_with!(|settings| settings.operator.token = super::TOKEN.into() =>
     accounts_are_created_listed_and_deleted,
+    an_account_deleted_while_its_requests_run_answers_no_500,
     deleting_test_data_keeps_the_keys_and_live_mode,
     an_export_imports_into_a_fresh_account_with_its_ids,
     a_bad_export_is_refused_whole_and_changes_nothing,
@@ -427,4 +428,32 @@ async fn the_accounts_command_does_the_same_against_the_database(app: TestApp) {
     app.clock.advance(11);
     let (status, body) = get(&app, &key, "/customers").await;
     assert_eq!(status, 401, "{body}");
+}
+
+async fn an_account_deleted_while_its_requests_run_answers_no_500(app: TestApp) {
+    let account = create_account(&app, "Busy").await;
+    let id = account["id"].as_str().unwrap().to_owned();
+    let key = test_key(&account);
+    post(&app, &key, "/customers", "name=Ana&email=ana%40example.com&currency=PHP").await;
+    let requests: Vec<_> = (0..24)
+        .map(|n| {
+            let (app, key) = (&app, key.clone());
+            async move {
+                let body = format!("amount={}&currency=PHP&payment_methods[]=card", 10_000 + n);
+                app.form(Method::POST, "/payment_intents", &key, &body).await.status().as_u16()
+            }
+        })
+        .collect();
+    let delete = async {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        operator(&app, Method::DELETE, &format!("/{id}"), None).await
+    };
+    let (statuses, (deleted, body)) = tokio::join!(futures_util::future::join_all(requests), delete);
+    assert_eq!(deleted, 200, "{body}");
+    assert!(statuses.iter().all(|status| [200, 401, 409].contains(status)), "{statuses:?}");
+    let (status, _) = get(&app, &key, "/customers").await;
+    assert_eq!(status, 401);
+    let (status, list) = operator(&app, Method::GET, "", None).await;
+    assert_eq!(status, 200);
+    assert!(!list["data"].as_array().unwrap().iter().any(|a| a["id"] == id.as_str()), "{list}");
 }
