@@ -36,18 +36,23 @@ impl FromRequest for Operator {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let outcome = match request.app_data::<web::Data<OperatorToken>>() {
-            _ if !request.headers().contains_key(header::AUTHORIZATION) => {
-                Err(ApiError::unauthenticated("No operator token was given. Send it as Authorization: Bearer <token>."))
-            }
-            Some(expected) => presented_key(request).and_then(|presented| {
+        let Some(expected) = request.app_data::<web::Data<OperatorToken>>() else {
+            return ready(Err(ApiError::internal_message("the operator token is not registered")));
+        };
+        let bearer =
+            request.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+                value.trim_start().get(..7).is_some_and(|scheme| scheme.eq_ignore_ascii_case("bearer "))
+            });
+        let outcome = if bearer {
+            presented_key(request).and_then(|presented| {
                 if token_matches(&presented, &expected.0) {
                     Ok(Self)
                 } else {
                     Err(ApiError::unauthenticated("The operator token is not valid."))
                 }
-            }),
-            None => Err(ApiError::internal_message("the operator token is not registered")),
+            })
+        } else {
+            Err(ApiError::unauthenticated("Send the operator token as Authorization: Bearer <token>."))
         };
         ready(outcome)
     }
@@ -110,13 +115,25 @@ async fn list(
     Ok(HttpResponse::Ok().json(json!({"resource": "list", "data": data, "has_more": has_more})))
 }
 
-async fn retrieve(_: Operator, id: web::Path<String>, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+async fn retrieve(
+    _: Operator,
+    id: web::Path<String>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
     let id = account_id(&id)?;
     let account = blocking(move || services.accounts.retrieve(&id)).await?;
     Ok(HttpResponse::Ok().json(account_json(&account)))
 }
 
-async fn delete(_: Operator, id: web::Path<String>, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+async fn delete(
+    _: Operator,
+    id: web::Path<String>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
     let id = account_id(&id)?;
     let deleted = id.clone();
     blocking(move || services.accounts.delete(&deleted)).await?;
@@ -126,15 +143,23 @@ async fn delete(_: Operator, id: web::Path<String>, services: web::Data<Services
 async fn delete_test_data(
     _: Operator,
     id: web::Path<String>,
+    QueryParams(params): QueryParams,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
     let id = account_id(&id)?;
     let account = id.clone();
     let deleted = blocking(move || services.accounts.delete_test_data(&account)).await?;
     Ok(HttpResponse::Ok().json(deleted_json(&id, &deleted)))
 }
 
-async fn export(_: Operator, id: web::Path<String>, services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+async fn export(
+    _: Operator,
+    id: web::Path<String>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
     let id = account_id(&id)?;
     let exported_at = services.clock.now();
     let account = id.clone();
@@ -154,9 +179,11 @@ async fn import(
     _: Operator,
     request: HttpRequest,
     id: web::Path<String>,
+    QueryParams(params): QueryParams,
     payload: web::Payload,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
     let id = account_id(&id)?;
     let body = read_body(&request, &mut payload.into_inner()).await?;
     let export = parse_export(&body, &id).map_err(|error| ApiError::validation(vec![error]))?;

@@ -80,8 +80,10 @@ pub async fn capture(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let queue = request.app_data::<web::Data<RequestLogQueue>>().cloned();
     let console_action = request.path().starts_with(CONSOLE_PREFIX) && request.method() == Method::POST;
+    // The operator's calls belong to no account's log (and an import may be large).
     let keyed = request.headers().contains_key(actix_web::http::header::AUTHORIZATION)
-        && !request.path().starts_with(UNLOGGED_PREFIX);
+        && !request.path().starts_with(UNLOGGED_PREFIX)
+        && !request.path().starts_with(crate::operator::PATH_PREFIX);
     let (Some(queue), true) = (queue, keyed || console_action) else {
         return next.call(request).await.map(ServiceResponse::map_into_boxed_body);
     };

@@ -58,7 +58,8 @@ impl OperatorSettings {
     /// The token, when the operator API is on.
     #[must_use]
     pub fn token(&self) -> Option<&str> {
-        Some(self.token.as_str()).filter(|token| !token.is_empty())
+        // Trimmed: a token read from a file or a secret store often ends with a newline.
+        Some(self.token.trim()).filter(|token| !token.is_empty())
     }
 }
 
@@ -370,7 +371,9 @@ impl Settings {
         if !(1..=7 * 24 * 60).contains(&self.console.idle_timeout_minutes) {
             problems.push("console.idle_timeout_minutes: must be from 1 to 10080".to_owned());
         }
-        if self.operator.token().is_some_and(|token| token.trim().chars().count() < MIN_OPERATOR_TOKEN_LENGTH) {
+        if !self.operator.token.is_empty()
+            && self.operator.token().is_none_or(|token| token.chars().count() < MIN_OPERATOR_TOKEN_LENGTH)
+        {
             problems.push(format!(
                 "operator.token: must be empty (the operator API off) or at least {MIN_OPERATOR_TOKEN_LENGTH} characters"
             ));

@@ -229,7 +229,13 @@ impl DbSession<'_> {
             "billing_statements" => read!(BillingStatementRepository, BillingStatementId),
             "customer_sessions" => read!(CustomerSessionRepository, CustomerSessionId),
             "webhooks" => read!(WebhookRepository, WebhookId),
-            "events" => read!(EventRepository, EventId),
+            "events" => match EventId::parse(id) {
+                Some(event_id) => match EventRepository::find(self, scope, &event_id) {
+                    Ok(Some(event)) => return envelope_of(&event).map_err(Unreadable::Row),
+                    other => other.map(drop),
+                },
+                None => return Err(Unreadable::Row(format!("The events row's id {id} is not an evt_ id."))),
+            },
             _ => Ok(()),
         };
         match outcome {
@@ -248,4 +254,22 @@ fn account((id, name, created_at): (String, String, i64)) -> Result<Account, Sto
         name,
         created_at: payments_domain::time::Timestamp::from_unix_seconds(created_at),
     })
+}
+
+/// Why an imported event's stored envelope is not the event's own, if it is not: the API answers
+/// the envelope as it was stored.
+fn envelope_of(event: &payments_domain::event::Event) -> Result<(), String> {
+    let envelope: serde_json::Value = serde_json::from_str(&event.body)
+        .map_err(|error| format!("The events row {}'s body is not JSON: {error}.", event.id))?;
+    let expected = [
+        ("id", serde_json::json!(event.id.as_str())),
+        ("resource", serde_json::json!("event")),
+        ("type", serde_json::json!(event.event_type.as_str())),
+        ("livemode", serde_json::json!(false)),
+    ];
+    match expected.iter().find(|(name, value)| envelope.get(name) != Some(value)) {
+        None if envelope["data"].is_object() => Ok(()),
+        None => Err(format!("The events row {}'s body has no data object.", event.id)),
+        Some((name, value)) => Err(format!("The events row {}'s body does not say {name} {value}.", event.id)),
+    }
 }

@@ -58,6 +58,29 @@ const EXPORTED_PARENTS_FIRST: [(&str, &str); 14] = [
     ("events", "seq"),
 ];
 
+/// The columns of exported tables that name another object, and the table of that object. An
+/// imported row may name an object no longer stored (a saved card since deleted), but never one of
+/// another account or mode.
+const REFERENCES: [(&str, &str, &str); 17] = [
+    ("customer_metadata", "customer_id", "customers"),
+    ("payment_methods", "customer_id", "customers"),
+    ("setup_intents", "customer_id", "customers"),
+    ("setup_intents", "payment_method_id", "payment_methods"),
+    ("setup_intents", "pending_payment_method_id", "payment_methods"),
+    ("payment_intents", "customer_id", "customers"),
+    ("payment_intents", "payment_method_id", "payment_methods"),
+    ("payment_intents", "latest_payment_id", "payments"),
+    ("payment_intent_metadata", "payment_intent_id", "payment_intents"),
+    ("payments", "payment_intent_id", "payment_intents"),
+    ("payments", "customer_id", "customers"),
+    ("refunds", "payment_id", "payments"),
+    ("checkout_sessions", "payment_intent_id", "payment_intents"),
+    ("billing_statements", "customer_id", "customers"),
+    ("billing_statements", "payment_intent_id", "payment_intents"),
+    ("billing_statement_line_items", "billing_statement_id", "billing_statements"),
+    ("customer_sessions", "customer_id", "customers"),
+];
+
 /// Columns an exported row leaves out: the importing database and account supply them.
 const SUPPLIED_ON_IMPORT: [&str; 4] = ["seq", "txid", "account_id", "livemode"];
 
@@ -286,6 +309,48 @@ pub(super) fn import(connection: &mut AnyConnection, account: &str, rows: &[Arch
         };
         stored.map_err(|error| refused(index, table, row, error))?;
     }
+    refuse_foreign_references(connection, account, rows)
+}
+
+/// Refuses the first imported row that names an object of another account or mode.
+fn refuse_foreign_references(
+    connection: &mut AnyConnection,
+    account: &str,
+    rows: &[ArchivedRow],
+) -> Result<(), StoreError> {
+    for (table, column, parent) in REFERENCES {
+        let condition = |first: &str, second: &str| {
+            format!(
+                "SELECT c.{column} AS json FROM {table} AS c JOIN {parent} AS p ON p.id = c.{column} \
+                 WHERE c.account_id = {first} AND c.livemode = {second} \
+                 AND NOT (p.account_id = {first} AND p.livemode = {second}) LIMIT 1"
+            )
+        };
+        let foreign: Vec<JsonText> = match connection {
+            AnyConnection::Postgresql(pg) => {
+                diesel::sql_query(condition("$1", "$2")).bind::<Text, _>(account).bind::<Bool, _>(false).load(pg)
+            }
+            AnyConnection::Sqlite(sqlite) => {
+                diesel::sql_query(condition("?1", "?2")).bind::<Text, _>(account).bind::<Bool, _>(false).load(sqlite)
+            }
+        }
+        .map_err(store_error)?;
+        if let Some(named) = foreign.first() {
+            let index = rows
+                .iter()
+                .position(|row| {
+                    row.collection == table && row.fields.get(column).and_then(Value::as_str) == Some(&named.json)
+                })
+                .unwrap_or_default();
+            return Err(StoreError::RowRefused {
+                index,
+                reason: format!(
+                    "The {table} row's {column} names {}, an object of another account or mode.",
+                    named.json
+                ),
+            });
+        }
+    }
     Ok(())
 }
 
@@ -326,8 +391,9 @@ fn refused(index: usize, table: &str, row: &ArchivedRow, error: Error) -> StoreE
     let id = row.fields.get("id").and_then(Value::as_str).unwrap_or("without an id");
     let reason = match kind {
         DatabaseErrorKind::UniqueViolation => format!(
-            "The {table} row {id} is stored already: ids are unique across all the accounts of a database, \
-             so an export imports into one account of each database."
+            "The {table} row {id} clashes with a stored row ({}): ids are unique across all the accounts of \
+             a database, so an export imports into one account of each database.",
+            info.constraint_name().unwrap_or("a unique key")
         ),
         DatabaseErrorKind::ForeignKeyViolation => {
             format!("The {table} row {id} names an object that no earlier line holds.")

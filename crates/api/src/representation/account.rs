@@ -5,6 +5,7 @@ use payments_application::ports::ArchivedRow;
 use payments_application::services::account::{TestDataExport, EXPORT_FORMAT};
 use payments_domain::account::{Account, AccountKeys};
 use payments_domain::ids::AccountId;
+use payments_domain::test_clock::MAX_SECONDS_AHEAD;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use serde::{Deserialize, Serialize};
@@ -42,6 +43,7 @@ pub(crate) fn deleted_json(id: &AccountId, deleted: &[(&'static str, u64)]) -> V
 
 /// The first line of an export.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Header {
     format: String,
     account: String,
@@ -90,6 +92,12 @@ pub(crate) fn parse_export(text: &[u8], account: &AccountId) -> Result<TestDataE
         serde_json::from_str(first).ok().filter(|header: &Header| header.format == EXPORT_FORMAT).ok_or_else(|| {
             FieldError::invalid("line 1", format!("The first line is not the header of a {EXPORT_FORMAT} export."))
         })?;
+    if !(0..=MAX_SECONDS_AHEAD * 1_000).contains(&header.test_clock_offset_ms) {
+        return Err(FieldError::invalid(
+            "line 1",
+            format!("The test clock stands 0 to {MAX_SECONDS_AHEAD} seconds ahead of real time, never more."),
+        ));
+    }
     let mut rows = Vec::new();
     for (index, line) in lines {
         let Line { collection, fields } = serde_json::from_str(line).map_err(|error| {

@@ -100,9 +100,19 @@ async fn the_operator_api_is_off_by_default_and_refuses_a_missing_or_wrong_token
         assert_eq!(status, 401, "{body}");
         single_error(&body, "auth_invalid");
     }
+    // Basic authentication with the token is not the operator's way in.
+    let (status, body) = read(on.client.get(&url).basic_auth(TOKEN, Some("")).send().await.unwrap()).await;
+    assert_eq!(status, 401, "{body}");
     let (status, list) = read(on.client.get(&url).bearer_auth(TOKEN).send().await.unwrap()).await;
     assert_eq!(status, 200, "{list}");
     assert_eq!(list["data"].as_array().unwrap().len(), 2, "no account was created by a refused call: {list}");
+    // A token read from a secret store with its newline works as the token.
+    let padded = crate::helpers::spawn_app_with(Backend::Sqlite, |settings| {
+        settings.operator.token = format!(" {TOKEN}\n");
+    })
+    .await;
+    let answer = padded.client.get(format!("{}/operator/accounts", padded.address)).bearer_auth(TOKEN).send().await;
+    assert_eq!(answer.unwrap().status(), 200);
     // The operator routes are not the merchant's API: not in its document.
     let (_, document) = read(on.client.get(format!("{}/openapi.json", on.address)).send().await.unwrap()).await;
     assert!(!document["paths"].as_object().unwrap().keys().any(|path| path.starts_with("/operator")));
@@ -308,7 +318,49 @@ async fn a_bad_export_is_refused_whole_and_changes_nothing(app: TestApp) {
     };
     let line_of =
         |collection: &str| format!("line {}", lines.iter().position(|l| l["collection"] == collection).unwrap() + 1);
+    // Objects of another account: a customer, and an intent with no payment yet.
+    let foreign_customer = app.create_customer("Elsewhere").await["id"].as_str().unwrap().to_owned();
+    let foreign_intent = app.create_intent(10_000, "").await["id"].as_str().unwrap().to_owned();
+    let header_with = |name: &str, value: Value| {
+        let mut header = lines[0].clone();
+        header[name] = value;
+        std::iter::once(header.to_string())
+            .chain(exported.lines().skip(1).map(str::to_owned))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let huge = format!("{}\n{}\n", lines[0], "x".repeat(1_500_000));
     let cases: Vec<(String, String)> = vec![
+        (
+            changed("billing_statements", &|f| {
+                f.insert("customer_id".into(), json!(foreign_customer));
+            }),
+            line_of("billing_statements"),
+        ),
+        (
+            changed("payments", &|f| {
+                f.insert("payment_intent_id".into(), json!(foreign_intent));
+            }),
+            line_of("payments"),
+        ),
+        (
+            changed("events", &|f| {
+                f.insert("body".into(), json!("not json"));
+            }),
+            line_of("events"),
+        ),
+        (
+            changed("events", &|f| {
+                let body = f["body"].as_str().unwrap().replace("\"livemode\":false", "\"livemode\":true");
+                f.insert("body".into(), json!(body));
+            }),
+            line_of("events"),
+        ),
+        (header_with("test_clock_offset_ms", json!(i64::MAX)), "line 1".into()),
+        (header_with("test_clock_offset_ms", json!(-1)), "line 1".into()),
+        (header_with("comment", json!("hello")), "line 1".into()),
+        // Past the API's own body limit (1 MiB), still read whole: the second line is not a row.
+        (huge, "line 2".into()),
         (
             changed("customers", &|f| {
                 f.insert("created_at".into(), json!("yesterday"));
@@ -352,8 +404,11 @@ async fn a_bad_export_is_refused_whole_and_changes_nothing(app: TestApp) {
             line_of("refunds"),
         ),
         (
-            format!("{}\n{{\"collection\":\"accounts\",\"fields\":{{}}}}", lines[0])
-                .replace("\"rows\":", "\"rows\":1,\"was\":"),
+            format!("{}\n{{\"collection\":\"accounts\",\"fields\":{{}}}}", {
+                let mut header = lines[0].clone();
+                header["rows"] = json!(1);
+                header
+            }),
             "line 2".into(),
         ),
         ("{\"format\":\"something else\"}\n".into(), "line 1".into()),
@@ -365,7 +420,12 @@ async fn a_bad_export_is_refused_whole_and_changes_nothing(app: TestApp) {
     for (body, parameter) in cases {
         let (status, refused) = import(&app, target_id, &body).await;
         assert_eq!(status, 400, "{refused}");
-        assert_eq!(refused["errors"][0]["parameter"], parameter.as_str(), "{refused}");
+        assert_eq!(
+            refused["errors"][0]["parameter"],
+            parameter.as_str(),
+            "{refused}: {}",
+            &body[..body.len().min(300)]
+        );
         assert_eq!(export(&app, target_id).await.lines().count(), 1, "nothing was imported: {refused}");
     }
     let (status, _) = import(&app, "acct_nobody", &exported).await;
