@@ -1,7 +1,9 @@
 //! The `payments` command: serve (the default), manage accounts in the database, or run a client
 //! command against a running service (`payments_cli`: listen, trigger, fixtures, logs, …).
 
-use crate::representation::account::{account_json, deleted_json, export_lines, new_account_json, parse_export};
+use crate::representation::account::{
+    account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, parse_export,
+};
 use crate::settings::{Settings, ValidSettings};
 use crate::startup::{Application, StartupError};
 use crate::state::Services;
@@ -150,7 +152,7 @@ fn accounts(services: &Services, command: AccountsCommand) -> Result<(), CliErro
         AccountsCommand::Delete { account } => {
             let id = account_id(&account)?;
             accounts.delete(&id).map_err(CliError::Account)?;
-            println!("{:#}", serde_json::json!({"id": id.as_str(), "resource": "account", "deleted": true}));
+            println!("{:#}", deleted_account_json(&id));
         }
         AccountsCommand::Export { account, output } => {
             let id = account_id(&account)?;
@@ -175,7 +177,7 @@ fn accounts(services: &Services, command: AccountsCommand) -> Result<(), CliErro
             let export =
                 parse_export(&text, &id).map_err(|error| CliError::Account(ApplicationError::invalid(error)))?;
             let rows = accounts.import_test_data(&id, &export).map_err(CliError::Account)?;
-            println!("{:#}", serde_json::json!({"id": id.as_str(), "resource": "account", "imported_rows": rows}));
+            println!("{:#}", imported_json(&id, rows));
         }
     }
     Ok(())

@@ -6,7 +6,9 @@
 use crate::auth::{presented_key, token_matches};
 use crate::decode::{read_body, BodyParams, BodyRules, QueryParams};
 use crate::error::ApiError;
-use crate::representation::account::{account_json, deleted_json, export_lines, new_account_json, parse_export};
+use crate::representation::account::{
+    account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, parse_export,
+};
 use crate::settings::OperatorSettings;
 use crate::state::{blocking, Services};
 use actix_web::dev::Payload;
@@ -117,37 +119,28 @@ async fn list(
 
 async fn retrieve(
     _: Operator,
-    id: web::Path<String>,
-    QueryParams(params): QueryParams,
+    AccountPath(id): AccountPath,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    params.finish(Some(()))?;
-    let id = account_id(&id)?;
     let account = blocking(move || services.accounts.retrieve(&id)).await?;
     Ok(HttpResponse::Ok().json(account_json(&account)))
 }
 
 async fn delete(
     _: Operator,
-    id: web::Path<String>,
-    QueryParams(params): QueryParams,
+    AccountPath(id): AccountPath,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    params.finish(Some(()))?;
-    let id = account_id(&id)?;
     let deleted = id.clone();
     blocking(move || services.accounts.delete(&deleted)).await?;
-    Ok(HttpResponse::Ok().json(json!({"id": id.as_str(), "resource": "account", "deleted": true})))
+    Ok(HttpResponse::Ok().json(deleted_account_json(&id)))
 }
 
 async fn delete_test_data(
     _: Operator,
-    id: web::Path<String>,
-    QueryParams(params): QueryParams,
+    AccountPath(id): AccountPath,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    params.finish(Some(()))?;
-    let id = account_id(&id)?;
     let account = id.clone();
     let deleted = blocking(move || services.accounts.delete_test_data(&account)).await?;
     Ok(HttpResponse::Ok().json(deleted_json(&id, &deleted)))
@@ -155,12 +148,9 @@ async fn delete_test_data(
 
 async fn export(
     _: Operator,
-    id: web::Path<String>,
-    QueryParams(params): QueryParams,
+    AccountPath(id): AccountPath,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    params.finish(Some(()))?;
-    let id = account_id(&id)?;
     let exported_at = services.clock.now();
     let account = id.clone();
     let export = blocking(move || services.accounts.export_test_data(&account)).await?;
@@ -178,18 +168,32 @@ async fn export(
 async fn import(
     _: Operator,
     request: HttpRequest,
-    id: web::Path<String>,
-    QueryParams(params): QueryParams,
+    AccountPath(id): AccountPath,
     payload: web::Payload,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    params.finish(Some(()))?;
-    let id = account_id(&id)?;
     let body = read_body(&request, &mut payload.into_inner()).await?;
     let export = parse_export(&body, &id).map_err(|error| ApiError::validation(vec![error]))?;
     let account = id.clone();
     let rows = blocking(move || services.accounts.import_test_data(&account, &export)).await?;
-    Ok(HttpResponse::Ok().json(json!({"id": id.as_str(), "resource": "account", "imported_rows": rows})))
+    Ok(HttpResponse::Ok().json(imported_json(&id, rows)))
+}
+
+/// The account a path names (`/{id}…`), of a request that takes no query parameters.
+struct AccountPath(AccountId);
+
+impl FromRequest for AccountPath {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let outcome = QueryParams::from_request(request, payload)
+            .into_inner()
+            .and_then(|QueryParams(params)| params.finish(Some(())))
+            .and_then(|()| account_id(request.match_info().get("id").unwrap_or_default()))
+            .map(Self);
+        ready(outcome)
+    }
 }
 
 /// An account id from the path or a cursor; an id of no account's shape is no account's.

@@ -14,6 +14,14 @@ use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl, SqliteConne
 use payments_application::ports::{ArchivedRow, DeletedCounts, StoreError};
 use serde_json::{Map, Value};
 
+/// A statement about an account's rows in some modes, written with PostgreSQL's placeholders: `$1`
+/// the account, `$2` and `$3` the modes (`livemode IN ($2, $3)`).
+macro_rules! in_modes {
+    ($sql:expr, $account:expr, $modes:expr) => {
+        diesel::sql_query($sql).bind::<Text, _>($account).bind::<Bool, _>($modes.0).bind::<Bool, _>($modes.1)
+    };
+}
+
 /// Every table holding an account's rows, children before their parents.
 const TABLES_CHILDREN_FIRST: [&str; 20] = [
     "webhook_delivery_attempts",
@@ -127,21 +135,10 @@ pub(super) fn delete(
         }
         // Test mode alone, or both modes.
         let modes = (false, !test_only);
+        let sql = format!("DELETE FROM {table} WHERE account_id = $1 AND livemode IN ($2, $3)");
         let count = match connection {
-            AnyConnection::Postgresql(pg) => {
-                diesel::sql_query(format!("DELETE FROM {table} WHERE account_id = $1 AND livemode IN ($2, $3)"))
-                    .bind::<Text, _>(account)
-                    .bind::<Bool, _>(modes.0)
-                    .bind::<Bool, _>(modes.1)
-                    .execute(pg)
-            }
-            AnyConnection::Sqlite(sqlite) => {
-                diesel::sql_query(format!("DELETE FROM {table} WHERE account_id = ?1 AND livemode IN (?2, ?3)"))
-                    .bind::<Text, _>(account)
-                    .bind::<Bool, _>(modes.0)
-                    .bind::<Bool, _>(modes.1)
-                    .execute(sqlite)
-            }
+            AnyConnection::Postgresql(pg) => in_modes!(sql, account, modes).execute(pg),
+            AnyConnection::Sqlite(sqlite) => in_modes!(sqlite_placeholders(&sql), account, modes).execute(sqlite),
         }
         .map_err(store_error)?;
         deleted.push((table, count as u64));
@@ -152,18 +149,8 @@ pub(super) fn delete(
 /// Whether the account's test mode holds a row of any exported table.
 pub(super) fn has_test_data(connection: &mut AnyConnection, account: &str) -> Result<bool, StoreError> {
     for (table, _) in EXPORTED_PARENTS_FIRST {
-        let postgres = format!("SELECT '' AS json FROM {table} WHERE account_id = $1 AND livemode = $2 LIMIT 1");
-        let sqlite = format!("SELECT '' AS json FROM {table} WHERE account_id = ?1 AND livemode = ?2 LIMIT 1");
-        let found: Vec<JsonText> = match connection {
-            AnyConnection::Postgresql(pg) => {
-                diesel::sql_query(postgres).bind::<Text, _>(account).bind::<Bool, _>(false).load(pg)
-            }
-            AnyConnection::Sqlite(sqlite_connection) => {
-                diesel::sql_query(sqlite).bind::<Text, _>(account).bind::<Bool, _>(false).load(sqlite_connection)
-            }
-        }
-        .map_err(store_error)?;
-        if !found.is_empty() {
+        let sql = format!("SELECT '' AS json FROM {table} WHERE account_id = $1 AND livemode IN ($2, $3) LIMIT 1");
+        if !load_in_modes(connection, &sql, account, (false, false))?.is_empty() {
             return Ok(true);
         }
     }
@@ -319,22 +306,12 @@ fn refuse_foreign_references(
     rows: &[ArchivedRow],
 ) -> Result<(), StoreError> {
     for (table, column, parent) in REFERENCES {
-        let condition = |first: &str, second: &str| {
-            format!(
-                "SELECT c.{column} AS json FROM {table} AS c JOIN {parent} AS p ON p.id = c.{column} \
-                 WHERE c.account_id = {first} AND c.livemode = {second} \
-                 AND NOT (p.account_id = {first} AND p.livemode = {second}) LIMIT 1"
-            )
-        };
-        let foreign: Vec<JsonText> = match connection {
-            AnyConnection::Postgresql(pg) => {
-                diesel::sql_query(condition("$1", "$2")).bind::<Text, _>(account).bind::<Bool, _>(false).load(pg)
-            }
-            AnyConnection::Sqlite(sqlite) => {
-                diesel::sql_query(condition("?1", "?2")).bind::<Text, _>(account).bind::<Bool, _>(false).load(sqlite)
-            }
-        }
-        .map_err(store_error)?;
+        let sql = format!(
+            "SELECT c.{column} AS json FROM {table} AS c JOIN {parent} AS p ON p.id = c.{column} \
+             WHERE c.account_id = $1 AND c.livemode IN ($2, $3) \
+             AND NOT (p.account_id = $1 AND p.livemode IN ($2, $3)) LIMIT 1"
+        );
+        let foreign = load_in_modes(connection, &sql, account, (false, false))?;
         if let Some(named) = foreign.first() {
             let index = rows
                 .iter()
@@ -352,6 +329,31 @@ fn refuse_foreign_references(
         }
     }
     Ok(())
+}
+
+/// The rows an [`in_modes!`] statement selects.
+fn load_in_modes(
+    connection: &mut AnyConnection,
+    sql: &str,
+    account: &str,
+    modes: (bool, bool),
+) -> Result<Vec<JsonText>, StoreError> {
+    match connection {
+        AnyConnection::Postgresql(pg) => in_modes!(sql, account, modes).load(pg),
+        AnyConnection::Sqlite(sqlite) => in_modes!(sqlite_placeholders(sql), account, modes).load(sqlite),
+    }
+    .map_err(store_error)
+}
+
+/// PostgreSQL's `$1` placeholders as SQLite's `?1`.
+fn sqlite_placeholders(sql: &str) -> String {
+    let mut text = String::with_capacity(sql.len());
+    let mut characters = sql.chars().peekable();
+    while let Some(character) = characters.next() {
+        let numbered = character == '$' && characters.peek().is_some_and(char::is_ascii_digit);
+        text.push(if numbered { '?' } else { character });
+    }
+    text
 }
 
 /// Why a row's fields are not the table's columns with values of their types, if they are not.

@@ -34,6 +34,18 @@ pub(crate) fn new_account_json(account: &Account, keys: &AccountKeys, with_live:
     value
 }
 
+/// An account deleted.
+#[must_use]
+pub(crate) fn deleted_account_json(id: &AccountId) -> Value {
+    json!({"id": id.as_str(), "resource": "account", "deleted": true})
+}
+
+/// An import done: how many rows it stored.
+#[must_use]
+pub(crate) fn imported_json(id: &AccountId, rows: usize) -> Value {
+    json!({"id": id.as_str(), "resource": "account", "imported_rows": rows})
+}
+
 /// How many rows of each collection deleting an account's data removed.
 #[must_use]
 pub(crate) fn deleted_json(id: &AccountId, deleted: &[(&'static str, u64)]) -> Value {
