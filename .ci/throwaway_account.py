@@ -63,7 +63,8 @@ def main(base_url, token):
     check(status == 401, "and one with a wrong token")
 
     status, text = operator(base_url, token, "POST", "", json.dumps({"name": "CI run"}).encode())
-    check(status == 200, f"a throwaway account is created ({status} {text[:200]})")
+    # (Its keys are not printed: a CI log is read by more people than its secrets are.)
+    check(status == 200, "a throwaway account is created" + ("" if status == 200 else f" ({status} {text[:200]})"))
     account = json.loads(text)
 
     binary = os.environ.get("PAYMENTS_BIN", "target/debug/payments")
