@@ -19,6 +19,7 @@ mod representation;
 pub mod request_log;
 pub mod routes;
 pub mod settings;
+pub mod shutdown;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

@@ -167,6 +167,7 @@ pub struct ServerSettings {
     pub body_limit_bytes: usize,
     pub request_timeout_seconds: u64,
     pub workers: usize,
+    pub shutdown_grace_seconds: u64,
 }
 
 #[derive(Clone, Deserialize)]
@@ -232,6 +233,8 @@ pub struct ValidSettings {
     pub body_limit_bytes: usize,
     /// How long a client has to send a whole request body.
     pub request_timeout: Duration,
+    /// How long requests in flight and the workers have to finish once stopping begins.
+    pub shutdown_grace: Duration,
     pub workers: usize,
     pub database_url: DatabaseUrl,
     pub pool: PoolSettings,
@@ -286,6 +289,9 @@ impl Settings {
         }
         if !(1024..=64 * 1024 * 1024).contains(&self.server.body_limit_bytes) {
             problems.push("server.body_limit_bytes: must be from 1024 to 67108864".to_owned());
+        }
+        if !(1..=600).contains(&self.server.shutdown_grace_seconds) {
+            problems.push("server.shutdown_grace_seconds: must be from 1 to 600".to_owned());
         }
         if !(1..=600).contains(&self.server.request_timeout_seconds) {
             problems.push("server.request_timeout_seconds: must be from 1 to 600".to_owned());
@@ -390,6 +396,7 @@ impl Settings {
                 public_base_url,
                 body_limit_bytes: self.server.body_limit_bytes,
                 request_timeout: Duration::from_secs(self.server.request_timeout_seconds),
+                shutdown_grace: Duration::from_secs(self.server.shutdown_grace_seconds),
                 workers: self.server.workers,
                 database_url,
                 pool: PoolSettings {

@@ -58,8 +58,6 @@ const MAIL_BATCH: u32 = 16;
 const MAIL_LEASE: Duration = Duration::from_secs(120);
 /// The longest wait between two looks at the outbox (commits wake the worker at once).
 const MAIL_POLL_INTERVAL: Duration = Duration::from_secs(5);
-/// How long in-flight requests may finish after a shutdown signal.
-const SHUTDOWN_TIMEOUT_SECONDS: u64 = 10;
 
 impl Services {
     /// Every service over `storage`. Test mode pays through the simulator; live mode has no
@@ -197,6 +195,7 @@ impl Services {
             mailbox: settings.mail.mailbox,
             webhook_settings: settings.webhooks.clone(),
             clock,
+            stopping: crate::shutdown::Stopping::default(),
         })
     }
 
@@ -305,6 +304,8 @@ pub struct Application {
     worker: Option<DeliveryWorker>,
     /// The request log's queue, drained beside the server when the log is on.
     request_log: Option<RequestLogReceiver>,
+    /// How long requests in flight and the workers' sends have to finish once stopping begins.
+    grace: Duration,
 }
 
 impl Application {
@@ -372,12 +373,16 @@ impl Application {
                 .configure(|config| crate::pages::configure(config, console_enabled))
                 .default_service(web::to(routes::route_not_found))
         })
-        .shutdown_timeout(SHUTDOWN_TIMEOUT_SECONDS);
+        // The service listens for the signals itself, so that it winds its workers down with the
+        // server (crate::shutdown).
+        .disable_signals()
+        .shutdown_timeout(settings.shutdown_grace.as_secs());
         if settings.workers > 0 {
             server = server.workers(settings.workers);
         }
         let server = server.listen(listener).map_err(StartupError::Server)?.run();
-        Ok(Self { port, server, services, worker: Some(worker), request_log: log_receiver })
+        let grace = settings.shutdown_grace;
+        Ok(Self { port, server, services, worker: Some(worker), request_log: log_receiver, grace })
     }
 
     #[must_use]
@@ -396,32 +401,57 @@ impl Application {
         self.worker.take()
     }
 
-    /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish.
+    /// Serves until SIGINT or SIGTERM, then stops gracefully ([`crate::shutdown`]).
     ///
     /// # Errors
     /// An I/O failure of the server.
     pub async fn run_until_stopped(self) -> Result<(), StartupError> {
+        let stopping = self.services.stopping.clone();
+        let server = self.server.handle();
+        let signals = tokio::spawn(async move {
+            crate::shutdown::signalled().await;
+            tracing::info!("stopping: no new connections; requests in flight, streams and workers wind down");
+            stopping.begin();
+            server.stop(true).await;
+        });
         let purge = tokio::spawn(purge_idempotency_keys(self.services.idempotency.clone()));
         let due_actions = tokio::spawn(run_due_actions(self.services.clone()));
-        let deliveries = self.worker.map(|worker| tokio::spawn(worker.run()));
-        let mail = tokio::spawn(self.services.mail_worker().run());
+        let stopping = self.services.stopping.clone();
+        let deliveries = self.worker.map(|worker| {
+            let stopping = stopping.clone();
+            tokio::spawn(async move { worker.run(stopping.begun()).await })
+        });
+        let mail_stopping = stopping.clone();
+        let mail_worker = self.services.mail_worker();
+        let mail = tokio::spawn(async move { mail_worker.run(mail_stopping.begun()).await });
         let checkpoints = tokio::spawn(checkpoint_storage(self.services.storage.clone()));
         let request_log =
             self.request_log.map(|receiver| tokio::spawn(write_request_logs(receiver, self.services.clone())));
         let tidy_up = tokio::spawn(tidy_up(self.services.clone()));
         let outcome = self.server.await;
+        // Stopped by a signal or by the server itself: either way everything winds down now.
+        stopping.begin();
+        signals.abort();
         tidy_up.abort();
+        due_actions.abort();
+        purge.abort();
+        // The workers finish what they are sending and give back the rest, within the grace.
+        let wound_down = async {
+            if let Some(deliveries) = deliveries {
+                let _ = deliveries.await;
+            }
+            let _ = mail.await;
+        };
+        if tokio::time::timeout(self.grace, wound_down).await.is_err() {
+            tracing::warn!(
+                "the workers did not wind down within the grace; what they hold is taken over after its lease"
+            );
+        }
         if let Some(writer) = request_log {
             // The server is gone with every sender: the writer drains what is left and ends.
             let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
         }
-        mail.abort();
         checkpoints.abort();
-        purge.abort();
-        due_actions.abort();
-        if let Some(deliveries) = deliveries {
-            deliveries.abort();
-        }
         outcome.map_err(StartupError::Server)
     }
 }

@@ -60,6 +60,8 @@ pub struct Services {
     /// The clock every service reads: real time, and each account's test clock; webhook
     /// signatures take real time from it.
     pub(crate) clock: Arc<dyn Clock>,
+    /// Whether this instance is stopping (event streams end, `/readyz` answers 503).
+    pub stopping: crate::shutdown::Stopping,
 }
 
 impl Services {

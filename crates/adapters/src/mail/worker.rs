@@ -42,12 +42,25 @@ impl MailWorker {
         Self { service, mailer, wake, settings }
     }
 
-    /// Sends until the task is dropped.
-    pub async fn run(self) {
+    /// Sends until `stop` completes (or the task is dropped). A batch being sent when it does is
+    /// finished and recorded first; nothing more is claimed.
+    pub async fn run(self, stop: impl std::future::Future<Output = ()>) {
+        tokio::pin!(stop);
         loop {
             let claimed = self.tick().await;
+            let stopped = tokio::select! {
+                biased;
+                () = &mut stop => true,
+                () = std::future::ready(()) => false,
+            };
+            if stopped {
+                return;
+            }
             if claimed < self.settings.batch as usize {
-                let _ = tokio::time::timeout(self.settings.poll_interval, self.wake.notified()).await;
+                tokio::select! {
+                    () = &mut stop => return,
+                    _ = tokio::time::timeout(self.settings.poll_interval, self.wake.notified()) => {}
+                }
             }
         }
     }

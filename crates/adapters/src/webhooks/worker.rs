@@ -76,8 +76,11 @@ impl DeliveryWorker {
         Self { service, sender, clock, wake, settings, owner, metrics }
     }
 
-    /// Delivers until the task is dropped.
-    pub async fn run(self) {
+    /// Delivers until `stop` completes (or the task is dropped). Then it claims nothing more, gives
+    /// back the deliveries it claimed and has not started, finishes and records those it is sending,
+    /// and returns: another instance takes what it gave back at once.
+    pub async fn run(self, stop: impl std::future::Future<Output = ()>) {
+        tokio::pin!(stop);
         let this = Arc::new(self);
         let (attempts, to_record) = mpsc::unbounded_channel();
         let unrecorded = Arc::new(AtomicUsize::new(0));
@@ -131,12 +134,26 @@ impl DeliveryWorker {
                 () = tokio::time::sleep_until(look_at.map_or(next_poll, |at| at.min(next_poll))) => {
                     look_at = Some(Instant::now());
                 }
+                () = &mut stop => break,
             }
             if recorder.is_finished() {
                 tracing::error!("the webhook recorder ended; the delivery worker stops");
                 return;
             }
         }
+        let waiting = queue.take_waiting(|_, _| true);
+        let given_back = waiting.len();
+        this.release(waiting).await;
+        let in_flight = sending.len();
+        while let Some(finished) = sending.join_next().await {
+            if let Ok(attempt) = finished {
+                unrecorded.fetch_add(1, Ordering::Relaxed);
+                let _ = attempts.send(attempt);
+            }
+        }
+        drop(attempts);
+        let _ = recorder.await;
+        tracing::info!(given_back, finished = in_flight, "the webhook worker stopped");
     }
 
     /// Claims, sends and records once, and returns how many deliveries it claimed.
@@ -199,13 +216,20 @@ impl DeliveryWorker {
         if jobs.is_empty() {
             return;
         }
+        let this = self.clone();
+        tokio::spawn(async move { this.release(jobs).await });
+    }
+
+    /// Gives back the leases of claimed deliveries that will not be sent.
+    async fn release(&self, jobs: Vec<DeliveryJob>) {
+        if jobs.is_empty() {
+            return;
+        }
         let (service, owner) = (self.service.clone(), self.owner.clone());
-        tokio::spawn(async move {
-            let released = tokio::task::spawn_blocking(move || service.release(&owner, &jobs)).await;
-            if !matches!(released, Ok(Ok(()))) {
-                tracing::warn!("could not give back webhook deliveries; they are taken over after their lease");
-            }
-        });
+        let released = tokio::task::spawn_blocking(move || service.release(&owner, &jobs)).await;
+        if !matches!(released, Ok(Ok(()))) {
+            tracing::warn!("could not give back webhook deliveries; they are taken over after their lease");
+        }
     }
 
     /// Records finished attempts as they come, in batches of whatever arrived while the previous
@@ -217,11 +241,15 @@ impl DeliveryWorker {
         unrecorded: Arc<AtomicUsize>,
     ) {
         let recording = Arc::new(Semaphore::new(RECORDING_BATCHES));
+        let mut batches = JoinSet::new();
         loop {
+            while batches.try_join_next().is_some() {}
             let Ok(permit) = recording.clone().acquire_owned().await else {
                 return;
             };
             let Some(first) = attempts.recv().await else {
+                // The worker stopped: the batches under way are recorded before this ends.
+                while batches.join_next().await.is_some() {}
                 return;
             };
             let mut batch = vec![first];
@@ -232,7 +260,7 @@ impl DeliveryWorker {
                 }
             }
             let (this, unrecorded) = (self.clone(), unrecorded.clone());
-            tokio::spawn(async move {
+            batches.spawn(async move {
                 let count = batch.len();
                 this.record(batch).await;
                 let before = unrecorded.fetch_sub(count, Ordering::Relaxed);

@@ -94,7 +94,7 @@ async fn a_silent_endpoint_holds_only_its_own_slots_while_other_accounts_deliver
         "worker".into(),
         Arc::new(Metrics::new()),
     );
-    let running = tokio::spawn(worker.run());
+    let running = tokio::spawn(worker.run(std::future::pending()));
     wait_until("the silent endpoint gets its three", || sender.sent_to(SILENT).len() == 3).await;
 
     for n in 1..=5 {

@@ -137,6 +137,10 @@ impl StreamReader {
     /// while); `None` ends the stream when storage fails, and the client resumes from its last id.
     async fn next_batch(&mut self) -> Option<Bytes> {
         loop {
+            if self.services.stopping.has_begun() {
+                // The client reconnects (to another instance) and resumes from its last id.
+                return None;
+            }
             let (services, scope, after) = (self.services.clone(), self.scope.clone(), self.after.clone());
             let read = blocking(move || services.events.stream(&scope, after.as_ref(), STREAM_BATCH)).await;
             let events = match read {
@@ -155,7 +159,10 @@ impl StreamReader {
                 self.quiet_since = Instant::now();
                 return Event::Comment("keep-alive".into()).into_bytestring().ok().map(|text| text.into_bytes());
             }
-            tokio::time::sleep(STREAM_POLL).await;
+            tokio::select! {
+                () = tokio::time::sleep(STREAM_POLL) => {}
+                () = self.services.stopping.begun() => {}
+            }
         }
     }
 }

@@ -27,8 +27,11 @@ async fn alive() -> HttpResponse {
     ok(&HealthResource { status: "ok" })
 }
 
-/// The database answers; 503 `service_unavailable` otherwise.
+/// The database answers and the instance is not stopping; 503 `service_unavailable` otherwise.
 async fn ready(services: web::Data<Services>) -> Result<HttpResponse, ApiError> {
+    if services.stopping.has_begun() {
+        return Err(ApiError::unavailable("this instance is stopping".into()));
+    }
     let storage = services.storage.clone();
     blocking(move || storage.ping().map_err(ApplicationError::from)).await?;
     Ok(ok(&HealthResource { status: "ready" }))

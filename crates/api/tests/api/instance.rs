@@ -25,6 +25,11 @@ impl Instance {
     /// Starts the binary on `database_url` listening on `port` (again, after a kill) and waits
     /// until it is ready.
     pub async fn start_on(database_url: &str, port: u16) -> Self {
+        Self::start_with(database_url, port, &[]).await
+    }
+
+    /// As [`Instance::start_on`], with more settings as `PAYMENTS__…` variables.
+    pub async fn start_with(database_url: &str, port: u16, settings: &[(&str, &str)]) -> Self {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_payments"))
             .arg("serve")
             .env("PAYMENTS__DATABASE__URL", database_url)
@@ -35,6 +40,7 @@ impl Instance {
             .env("PAYMENTS__WEBHOOKS__TIMEOUT_SECONDS", "2")
             .env("PAYMENTS__WEBHOOKS__POLL_INTERVAL_MS", "200")
             .env("PAYMENTS__LOG__LEVEL", "warn")
+            .envs(settings.iter().copied())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -79,6 +85,24 @@ impl Instance {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         panic!("no first account was printed")
+    }
+
+    /// Asks the process to stop, as an orchestrator does (SIGTERM).
+    pub fn terminate(&self) {
+        let sent = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        assert!(sent.is_ok_and(|status| status.success()), "send SIGTERM");
+    }
+
+    /// Waits up to `within` for the process to exit, and answers its exit status.
+    pub async fn exited_within(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        None
     }
 
     /// Kills the process at once, as a crash would.

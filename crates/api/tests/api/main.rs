@@ -22,6 +22,24 @@ macro_rules! on_both_backends {
     )*};
 }
 
+/// Declares each named `async fn(Backend)` as two tests, `<name>::sqlite` and `<name>::postgres`,
+/// for scenarios that start their own service processes.
+macro_rules! on_both_backends_unstarted {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name(payments_adapters::db::Backend::Sqlite).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name(payments_adapters::db::Backend::Postgres).await;
+            }
+        }
+    )*};
+}
+
 /// Declares each named `async fn(TestApp)` as one test, `<name>::sqlite`: for scenarios whose
 /// outcome does not depend on the storage backend (requests refused before they reach storage, and
 /// what a browser does with pages whose storage paths the HTTP tests cover on both backends).

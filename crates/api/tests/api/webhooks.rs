@@ -321,7 +321,7 @@ async fn two_instances_deliver_each_event_exactly_once() {
     })
     .await
     .unwrap();
-    let other_worker = tokio::spawn(other.delivery_worker().unwrap().run());
+    let other_worker = tokio::spawn(other.delivery_worker().unwrap().run(std::future::pending()));
     let receiver = Receiver::start(Vec::new());
     register(&app, &receiver.url, &["payment.paid"]).await;
     let payments = 15;
