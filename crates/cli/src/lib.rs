@@ -7,6 +7,7 @@ mod event;
 mod fixtures;
 mod listen;
 mod output;
+mod ready;
 mod request_log;
 mod trigger;
 mod webhook;
@@ -56,6 +57,9 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: webhook::WebhooksCommand,
     },
+    /// Exit 0 when the service is ready (`GET /readyz` answers 200), 1 otherwise; no key needed. The
+    /// container image's health check.
+    Ready,
 }
 
 /// Why a client command failed.
@@ -87,11 +91,13 @@ pub fn run(command: ClientCommand, connection: &Connection) -> Result<(), CliErr
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     let printer = Printer::new(connection.json);
     runtime.block_on(async {
-        if let ClientCommand::Trigger(args) = &command {
-            if args.list {
+        match &command {
+            ClientCommand::Trigger(args) if args.list => {
                 trigger::list(&printer);
                 return Ok(());
             }
+            ClientCommand::Ready => return ready::run(connection, &printer).await,
+            _ => {}
         }
         let api = Api::new(connection)?;
         match command {
@@ -101,6 +107,7 @@ pub fn run(command: ClientCommand, connection: &Connection) -> Result<(), CliErr
             ClientCommand::Logs { command } => request_log::run(&api, command, &printer).await,
             ClientCommand::Events { command } => event::run(&api, command, &printer).await,
             ClientCommand::Webhooks { command } => webhook::run(&api, command, &printer).await,
+            ClientCommand::Ready => Ok(()),
         }
     })
 }

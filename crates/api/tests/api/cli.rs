@@ -336,6 +336,12 @@ async fn webhooks_recover_requeues_what_failed(app: TestApp) {
 }
 
 async fn client_commands_say_what_they_need(app: TestApp) {
+    // `ready`, the image's health check, needs no key and says so by its exit status.
+    let ran = payments(&app.address, "", &["ready"]).await;
+    assert!(ran.success && ran.stdout.contains("ready"), "{ran:?}");
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let ran = payments(&format!("http://{gone}"), "", &["ready"]).await;
+    assert!(!ran.success && ran.stderr.contains("cannot reach the service"), "{ran:?}");
     let ran = payments(&app.address, "", &["fixtures", "seed.json"]).await;
     assert!(!ran.success && ran.stderr.contains("a secret API key is needed"), "{ran:?}");
     let ran = payments(&app.address, "sk_test_nothing", &["trigger", "payment.paid"]).await;
