@@ -13,7 +13,6 @@ use payments_adapters::db::testing::TestDatabase;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Charges made, and how many run at once.
@@ -28,6 +27,14 @@ struct Cluster {
     client: reqwest::Client,
     key: String,
     instances: [String; 2],
+}
+
+/// How a load's charges go: through an instance's death (a key its cut-off request holds is read
+/// past), or without a hitch (every step answered 200).
+#[derive(Clone, Copy)]
+enum Charging {
+    RetryingCutOffs,
+    Smoothly,
 }
 
 /// What the survivor answered, after a retry there if the first instance did not answer.
@@ -122,6 +129,23 @@ impl Cluster {
         }
     }
 
+    /// [`CHARGES`] charges, [`CONCURRENCY`] at a time, each counted in `done` once made; answers
+    /// their intents' ids.
+    async fn charges(&self, charging: Charging, done: &AtomicUsize) -> Vec<String> {
+        stream::iter(0..CHARGES)
+            .map(|number| async move {
+                let id = match charging {
+                    Charging::RetryingCutOffs => self.charge(number).await,
+                    Charging::Smoothly => self.smooth_charge(number).await,
+                };
+                done.fetch_add(1, Ordering::SeqCst);
+                id
+            })
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await
+    }
+
     /// The ids of every `payment.paid` event, from the API.
     async fn paid_events(&self) -> Vec<String> {
         let (mut ids, mut after) = (Vec::new(), String::new());
@@ -160,18 +184,8 @@ async fn two_instances_share_the_load_and_the_survivor_carries_on() {
     assert_eq!(cluster.post(1, "/webhooks", &webhook, "webhook").await.status, 200);
 
     // Half-way through the load, the first instance dies.
-    let done = Arc::new(AtomicUsize::new(0));
-    let charges = stream::iter(0..CHARGES)
-        .map(|number| {
-            let (cluster, done) = (&cluster, done.clone());
-            async move {
-                let id = cluster.charge(number).await;
-                done.fetch_add(1, Ordering::SeqCst);
-                id
-            }
-        })
-        .buffer_unordered(CONCURRENCY)
-        .collect::<Vec<String>>();
+    let done = AtomicUsize::new(0);
+    let charges = cluster.charges(Charging::RetryingCutOffs, &done);
     let kill = async {
         while done.load(Ordering::SeqCst) < CHARGES / 2 {
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -246,18 +260,8 @@ async fn sigterm_under_load_fails_nothing_and_leaves_nothing_behind(backend: pay
         Instant::now()
     });
 
-    let done = Arc::new(AtomicUsize::new(0));
-    let charges = stream::iter(0..CHARGES)
-        .map(|number| {
-            let (cluster, done) = (&cluster, done.clone());
-            async move {
-                let id = cluster.smooth_charge(number).await;
-                done.fetch_add(1, Ordering::SeqCst);
-                id
-            }
-        })
-        .buffer_unordered(CONCURRENCY)
-        .collect::<Vec<String>>();
+    let done = AtomicUsize::new(0);
+    let charges = cluster.charges(Charging::Smoothly, &done);
     let stop = async {
         while done.load(Ordering::SeqCst) < CHARGES / 2 {
             tokio::time::sleep(Duration::from_millis(5)).await;
