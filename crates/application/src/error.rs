@@ -125,11 +125,11 @@ pub enum StoreError {
     /// A list cursor names no object of the scope.
     #[error("the list cursor names no object")]
     UnknownCursor,
-    /// More rows than the operation may return.
-    #[error("more than {0} rows")]
+    /// More records than the operation may return.
+    #[error("more than {0} records")]
     TooMany(usize),
-    /// The row at `index` of a batch given to store cannot be stored, for `reason`.
-    #[error("row {index}: {reason}")]
+    /// The record at `index` of those given to store cannot be stored, for `reason`.
+    #[error("record {index}: {reason}")]
     RowRefused { index: usize, reason: String },
     /// The storage cannot be reached (connection refused or lost, pool timed out, database locked).
     #[error("the storage is unavailable")]

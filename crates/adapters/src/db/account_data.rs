@@ -373,6 +373,8 @@ fn check_fields(fields: &Map<String, Value>, columns: &[Column]) -> Result<(), S
         let declared = column.declared.to_ascii_lowercase();
         let (fits, expected) = match &fields[&column.name] {
             Value::Null => (true, ""),
+            // The API never stores one, and PostgreSQL refuses it where SQLite would keep it.
+            Value::String(text) if text.contains('\0') => (false, "text without the NUL character"),
             value if declared.contains("int") => (value.is_i64(), "a whole number"),
             value if declared.starts_with("bool") => (value.is_boolean(), "true or false"),
             value => (value.is_string(), "a string"),

@@ -375,6 +375,12 @@ async fn a_bad_export_is_refused_whole_and_changes_nothing(app: TestApp) {
         ),
         (
             changed("customers", &|f| {
+                f.insert("name".into(), json!("Ana\u{0}Cruz"));
+            }),
+            line_of("customers"),
+        ),
+        (
+            changed("customers", &|f| {
                 f.remove("email");
             }),
             line_of("customers"),

@@ -12,16 +12,16 @@ pub struct KeyRecord {
     pub mode: Mode,
 }
 
-/// One stored row of an account's test mode, as the storage keeps it: the collection (table) it
-/// belongs to and its fields, without the account and mode it was stored under. The application
-/// passes rows through unread: they are a backup of this storage's schema, not the API's objects.
+/// One record of an account's test-mode objects as the store exports it: the collection it belongs
+/// to and its fields, without the account and mode. The application passes records through unread:
+/// they are the store's own backup format, not the API's objects.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchivedRow {
     pub collection: String,
     pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
-/// What deleting an account's data removed, per collection, in the order they were deleted.
+/// How many records of each collection deleting an account's data removed.
 pub type DeletedCounts = Vec<(&'static str, u64)>;
 
 /// Accounts and the digests of their keys.
@@ -104,19 +104,20 @@ pub trait AccountRepository {
     /// Storage failures.
     fn has_test_data(&mut self, id: &AccountId) -> Result<bool, StoreError>;
 
-    /// The rows of account `id`'s test mode that make up its objects (not its delivery history,
-    /// outbox, request log or idempotency keys), parents before children and each collection in
-    /// the order it was written; at most `limit` rows.
+    /// The records of account `id`'s test-mode objects (not its delivery history, outbox, request
+    /// log or idempotency keys), as of one moment, in an order [`Self::import_test_data`] can store
+    /// them in; at most `limit`.
     ///
     /// # Errors
     /// [`StoreError::TooMany`] past `limit`; storage failures.
     fn export_test_data(&mut self, id: &AccountId, limit: usize) -> Result<Vec<ArchivedRow>, StoreError>;
 
-    /// Stores exported rows in account `id`'s test mode, in the order given.
+    /// Stores exported records in account `id`'s test mode, in the order given, with their ids.
     ///
     /// # Errors
-    /// [`StoreError::RowRefused`] for a row of an unknown collection, with other fields than the
-    /// storage keeps, whose id is taken or which names an object not stored before it; storage
-    /// failures.
+    /// [`StoreError::RowRefused`] for the first record that cannot become one of this account's
+    /// objects as the store reads them back (an unknown collection or field, a value of another
+    /// type, a taken id, a reference to an object it does not hold or of another account or mode);
+    /// storage failures.
     fn import_test_data(&mut self, id: &AccountId, rows: &[ArchivedRow]) -> Result<(), StoreError>;
 }
