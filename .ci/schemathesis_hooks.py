@@ -1,20 +1,15 @@
-"""Schemathesis hooks for CI's run against the OpenAPI document (SCHEMATHESIS_HOOKS=schemathesis_hooks).
+"""Schemathesis hooks for CI's shaped run against the OpenAPI document
+(SCHEMATHESIS_HOOKS=schemathesis_hooks); the checks of both runs are in schemathesis_checks.py, which
+this file loads.
 
-The document states every rule of a request that a schema can state. What it cannot state is either
-about the world rather than the request (an object's status, whether an id names an object, the
-processor's decline, a bound set by stored amounts), or a rule across values (`after` and `before`
-are exclusive, a card number's Luhn digit, a card's details go with the type `card`, a time that
-must lie ahead of now, a test clock moved by `to` or by `seconds`, a `decline_code` only with the
-outcome `declined`). This file handles both, and nothing else:
-
-- each generated request that is valid by the document is made valid by those cross-value rules too
-  before it is sent (`before_call`), the way a client that read the reference would send it;
-- `positive_data_acceptance` takes 400 too (`schemathesis.toml`), and `refused_only_for_state`
-  fails every 400 to such a request that blames one of the request's own parameters
-  (`parameter_*`, `idempotency_key_reused`): a 400 passes only for the world's state
-  (`resource_invalid_state`, `resource_not_found`, a decline), for a stored field the request does
-  not carry (finalizing a statement without a `due_at`), or for one of the bounds that stored amounts
-  set, or a value another object holds (`STORED_STATE`).
+The document states every rule of a request that a schema can state, rules between parameters of a
+body included (a test clock moved by `to` or by `seconds`, a `decline_code` only with the outcome
+`declined`). What it states only in words are rules across values that a schema cannot hold: `after`
+and `before` are exclusive (query parameters are each their own), a card number's Luhn digit, a
+card's details go with the type `card`, exactly one of `payment_method` and `payment_method_id`, a
+time that must lie ahead of now, a checkout session's total. Each generated request that is valid by
+the document is made to keep those too before it is sent (`before_call`), the way a client that read
+the reference would send it, so that the run reaches the paths behind them.
 
 Bodies are generated as JSON only. The service reads a form into the same parameters, but a form's
 own rules are ones OpenAPI's form serialization cannot describe: no `null`, an empty value is an
@@ -23,9 +18,6 @@ has no standard form style. The form decoder is tested on its own (crates/api/sr
 every API test sends forms as PayRex's clients do). In a query string, which is always a form, a
 positive request's metadata key of digits gets a letter in front.
 
-The contract has a retrieval of a deleted customer answer its tombstone (`{"deleted": true}`), so
-`use_after_free` runs as `use_after_free_but_tombstones` (the same check, passing a tombstone).
-
 Values that name one thing, an Idempotency-Key and a customer's `billing_statement_prefix`, are
 made fresh when drawn valid: a client makes a new key for each request, and a prefix another
 customer holds is refused. A value drawn invalid is left for the service to refuse. Replays are
@@ -33,7 +25,6 @@ tested in crates/api/tests/api/idempotency.rs, taken prefixes in customers.rs.
 """
 
 import copy
-import json
 import random
 import re
 import string
@@ -41,49 +32,18 @@ import time
 import uuid
 
 import schemathesis
-from schemathesis.specs.openapi.checks import use_after_free
+from schemathesis_checks import is_positive, json_bodies  # and registers the checks of both runs
 
 KEY = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
-# The codes that blame the request itself rather than the state of what it names.
-REQUEST_CODES = {
-    "parameter_required",
-    "parameter_invalid",
-    "parameter_type_invalid",
-    "parameter_below_minimum",
-    "parameter_above_maximum",
-    "idempotency_key_reused",
-}
 # Times a request sets that must lie in a window ahead of now: (at least, at most seconds ahead, or
 # None for the document's own maximum). One outside its window is moved a day ahead (an hour for a
 # checkout session, which expires 30 minutes to 24 hours ahead).
 TIME_WINDOWS = {"due_at": (60, None, 24 * 3600), "expires_at": (31 * 60, 23 * 3600, 3600)}
 PREFIX = re.compile(r"^[A-Z0-9]{3,15}$")
 CARD = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}
-FORM = "application/x-www-form-urlencoded"
 # A checkout session's total (quantity × amount of its line items) lies within an amount's bounds.
 TOTAL_MINIMUM, TOTAL_MAXIMUM = 2000, 5999999999
-# Refusals for the state of stored objects that name a parameter: bounds that stored amounts set (a
-# capture up to the amount held, a refund up to what is left of the payment, a line item while its
-# statement's total with its other items stays within an amount's maximum), and a prefix another
-# customer holds, or a method the intent does not allow. (operation, parameter, code)
-STORED_STATE = {
-    ("POST /customers", "billing_statement_prefix", "parameter_invalid"),
-    ("PUT /customers/{id}", "billing_statement_prefix", "parameter_invalid"),
-    # An inline method's type that the intent does not allow (its own payment_methods).
-    ("POST /payment_intents/{id}/attach", "payment_method[type]", "parameter_invalid"),
-    ("POST /payment_intents/{id}/capture", "amount", "parameter_above_maximum"),
-    ("POST /refunds", "amount", "parameter_above_maximum"),
-    ("POST /billing_statement_line_items", "unit_price", "parameter_above_maximum"),
-    ("POST /billing_statement_line_items", "quantity", "parameter_above_maximum"),
-    ("PUT /billing_statement_line_items/{id}", "unit_price", "parameter_above_maximum"),
-    ("PUT /billing_statement_line_items/{id}", "quantity", "parameter_above_maximum"),
-}
-
-
-def is_positive(case):
-    meta = case.meta
-    return meta is not None and meta.generation.mode.is_positive
 
 
 def as_whole(value):
@@ -193,16 +153,8 @@ def valid_across_values(case):
 
 
 @schemathesis.hook
-def filter_query(context, query):
-    """A query string cannot carry null or an empty list (the HTTP client drops such a parameter, so
-    the service never sees what schemathesis meant to send): such queries are not generated."""
-    return not isinstance(query, dict) or all(value is not None and value != [] for value in query.values())
-
-
-@schemathesis.hook
 def before_call(context, case, kwargs):
-    if case.media_type == FORM:
-        case.media_type = "application/json"
+    json_bodies(case)
     key = (case.headers or {}).get(KEY)
     if isinstance(key, str) and 1 <= len(key) <= MAX_KEY_LENGTH:
         case.headers[KEY] = uuid.uuid4().hex
@@ -210,48 +162,3 @@ def before_call(context, case, kwargs):
         valid_across_values(case)
 
 
-def documented_parameters(case):
-    """The top-level names of the operation's parameters: path, query and body."""
-    operation = case.operation
-    names = {parameter.name for parameter in operation.iter_parameters()}
-    for body in operation.body:
-        schema = body.definition.get("schema", {}) if isinstance(body.definition, dict) else {}
-        reference = schema.get("$ref", "")
-        if reference.startswith("#/components/schemas/"):
-            schema = operation.schema.raw_schema["components"]["schemas"][reference.rsplit("/", 1)[1]]
-        names.update(schema.get("properties", {}))
-    return names
-
-
-@schemathesis.check
-def use_after_free_but_tombstones(ctx, response, case):
-    """schemathesis's use_after_free, but for the tombstone the contract answers of a deleted customer."""
-    try:
-        if json.loads(response.content).get("deleted") is True:
-            return None
-    except (ValueError, AttributeError):
-        pass
-    return use_after_free(ctx, response, case)
-
-
-@schemathesis.check
-def refused_only_for_state(ctx, response, case):
-    """A request valid by the document is refused (400) only for the state of what it names."""
-    if response.status_code != 400 or not is_positive(case):
-        return None
-    try:
-        errors = json.loads(response.content)["errors"]
-    except (ValueError, KeyError, TypeError):
-        raise AssertionError("a 400 without the contract's error body") from None
-    parameters = documented_parameters(case)
-    operation = f"{case.operation.method.upper()} {case.operation.path}"
-    blamed = [
-        error
-        for error in errors
-        if error.get("code") in REQUEST_CODES
-        and (error.get("parameter") is None or error["parameter"].split("[", 1)[0] in parameters)
-        and (operation, error.get("parameter"), error.get("code")) not in STORED_STATE
-    ]
-    if blamed:
-        raise AssertionError(f"A request the document allows was refused for its own parameters: {blamed}")
-    return None

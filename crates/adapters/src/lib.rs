@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod db;
+pub mod event_signal;
 pub mod id_generator;
 pub mod mail;
 pub mod metrics;

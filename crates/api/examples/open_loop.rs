@@ -94,10 +94,11 @@ async fn main() {
     };
     let failed = *failures.lock().unwrap_or_else(PoisonError::into_inner);
     println!(
-        "open-loop: {charges} charges at {rate}/s in {:.1} s; per request p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms; failed {failed}",
+        "open-loop: {charges} charges at {rate}/s in {:.1} s; per request p50 {:.1} ms, p90 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms; failed {failed}",
         elapsed.as_secs_f64(),
         at(0.50),
         at(0.90),
+        at(0.95),
         at(0.99),
         at(1.0),
     );

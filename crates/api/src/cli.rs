@@ -2,7 +2,7 @@
 //! command against a running service (`payments_cli`: listen, trigger, fixtures, logs, …).
 
 use crate::representation::account::{
-    account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, parse_export,
+    account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, open_export,
 };
 use crate::settings::{Settings, ValidSettings};
 use crate::startup::{Application, StartupError};
@@ -166,17 +166,19 @@ fn accounts(services: &Services, command: AccountsCommand) -> Result<(), CliErro
         }
         AccountsCommand::Import { account, file } => {
             let id = account_id(&account)?;
-            let text = if file.as_os_str() == "-" {
-                let mut text = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin(), &mut text)
-                    .map_err(|source| CliError::File { path: "standard input".to_owned(), source })?;
-                text
+            let opened = if file.as_os_str() == "-" {
+                // Read again as it is stored: standard input is kept in an unnamed file first.
+                tempfile::tempfile().and_then(|mut spooled| {
+                    std::io::copy(&mut std::io::stdin(), &mut spooled)?;
+                    Ok(spooled)
+                })
             } else {
-                std::fs::read(&file).map_err(|source| CliError::File { path: file.display().to_string(), source })?
+                std::fs::File::open(&file)
             };
-            let export =
-                parse_export(&text, &id).map_err(|error| CliError::Account(ApplicationError::invalid(error)))?;
-            let rows = accounts.import_test_data(&id, &export).map_err(CliError::Account)?;
+            let path = if file.as_os_str() == "-" { "standard input".to_owned() } else { file.display().to_string() };
+            let opened = opened.map_err(|source| CliError::File { path, source })?;
+            let import = open_export(opened).map_err(|error| CliError::Account(ApplicationError::invalid(error)))?;
+            let rows = accounts.import_test_data(&id, &import).map_err(CliError::Account)?;
             println!("{:#}", imported_json(&id, rows));
         }
     }

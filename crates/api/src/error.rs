@@ -16,7 +16,7 @@ use std::fmt;
 use utoipa::ToSchema;
 
 /// How long a client should wait before retrying when the database is unavailable.
-const RETRY_AFTER_SECONDS: &str = "1";
+const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 1;
 /// Most entries in one error body; a request with more problems is told about the first ones.
 pub const MAX_ERRORS: usize = 50;
 
@@ -36,7 +36,11 @@ pub struct ErrorEntry {
 impl ErrorEntry {
     /// An entry whose texts never echo anything that looks like a card number.
     fn new(code: Cow<'static, str>, detail: &str, parameter: Option<&str>) -> Self {
-        Self { code, detail: without_card_numbers(detail), parameter: parameter.map(without_card_numbers) }
+        Self {
+            code,
+            detail: without_card_numbers(detail).into_owned(),
+            parameter: parameter.map(|name| without_card_numbers(name).into_owned()),
+        }
     }
 }
 
@@ -57,6 +61,8 @@ pub struct ApiError {
     /// The request changed state before failing (a recorded decline), so its answer is replayed to
     /// a retry with the same idempotency key.
     committed: bool,
+    /// How long the client should wait before it tries again (`Retry-After`), when it should.
+    retry_after_seconds: Option<u64>,
 }
 
 /// Marks a failure response whose request changed state, for the idempotency middleware.
@@ -71,6 +77,7 @@ impl ApiError {
             fields: Vec::new(),
             cause: None,
             committed: false,
+            retry_after_seconds: None,
         }
     }
 
@@ -82,7 +89,14 @@ impl ApiError {
             .iter()
             .map(|f| ErrorEntry::new(Cow::Borrowed(f.code.as_str()), &f.detail, Some(&f.parameter)))
             .collect();
-        Self { status: StatusCode::BAD_REQUEST, errors, fields, cause: None, committed: false }
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            errors,
+            fields,
+            cause: None,
+            committed: false,
+            retry_after_seconds: None,
+        }
     }
 
     /// 400 with the processor's decline code; the failed attempt was recorded.
@@ -98,7 +112,25 @@ impl ApiError {
     #[must_use]
     pub fn rate_limited(retry_after_seconds: u64) -> Self {
         let detail = format!("Too many requests; retry after {retry_after_seconds} seconds.");
-        Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", detail)
+        Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", detail).retry_after(retry_after_seconds)
+    }
+
+    /// 429 `rate_limit_exceeded`: as many event streams are open as `whose` may have (a key's, or
+    /// this instance's).
+    #[must_use]
+    pub fn too_many_streams(whose: &str, limit: usize, retry_after_seconds: u64) -> Self {
+        let detail = format!(
+            "{whose} has {limit} event streams open, the most it may have; close one, or retry after \
+             {retry_after_seconds} seconds."
+        );
+        Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", detail).retry_after(retry_after_seconds)
+    }
+
+    /// The same error, telling the client to retry after `seconds`.
+    #[must_use]
+    fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after_seconds = Some(seconds);
+        self
     }
 
     /// 400 for a body that cannot be decoded at all.
@@ -303,8 +335,9 @@ impl ResponseError for ApiError {
             tracing::error!(status = self.status.as_u16(), error = %cause_chain(cause.as_ref()), "request failed");
         }
         let mut response = HttpResponse::build(self.status);
-        if self.status == StatusCode::SERVICE_UNAVAILABLE {
-            response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS));
+        let unavailable = (self.status == StatusCode::SERVICE_UNAVAILABLE).then_some(UNAVAILABLE_RETRY_AFTER_SECONDS);
+        if let Some(seconds) = self.retry_after_seconds.or(unavailable) {
+            response.insert_header((header::RETRY_AFTER, seconds));
         }
         let mut response = response.json(ErrorBody { errors: &self.errors });
         if self.committed {

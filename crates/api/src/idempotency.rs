@@ -27,7 +27,8 @@ pub const IDEMPOTENT_REPLAYED: &str = "Idempotent-Replayed";
 /// Longest accepted key.
 const MAX_KEY_LENGTH: usize = 255;
 
-/// Applies idempotency to mutating requests that carry the header.
+/// Applies idempotency to a mutating route's requests that carry the header (it wraps each such
+/// route of the API, so it runs once the path and the method matched).
 ///
 /// # Errors
 /// What the wrapped service returns.
@@ -35,9 +36,7 @@ pub async fn idempotency(
     mut request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    // The operator API takes no API key, so no key of an account's to keep an answer under.
-    let mutating = matches!(*request.method(), Method::POST | Method::PUT | Method::DELETE)
-        && !request.path().starts_with(crate::operator::PATH_PREFIX);
+    let mutating = matches!(*request.method(), Method::POST | Method::PUT | Method::DELETE);
     let key = request.headers().get(IDEMPOTENCY_KEY).cloned();
     let (Some(key), true) = (key, mutating) else {
         return next.call(request).await.map(ServiceResponse::map_into_boxed_body);

@@ -22,4 +22,5 @@ pub mod settings;
 pub mod shutdown;
 pub mod startup;
 pub mod state;
+pub mod stream_slots;
 pub mod telemetry;

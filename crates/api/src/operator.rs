@@ -4,10 +4,10 @@
 //! logged. Not in the public OpenAPI document: it is the service operator's, not a merchant's.
 
 use crate::auth::{presented_key, token_matches};
-use crate::decode::{read_body, BodyParams, BodyRules, QueryParams};
+use crate::decode::{spool_body, BodyParams, BodyRules, QueryParams};
 use crate::error::ApiError;
 use crate::representation::account::{
-    account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, parse_export,
+    account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, open_export,
 };
 use crate::settings::OperatorSettings;
 use crate::state::{blocking, Services};
@@ -16,6 +16,7 @@ use actix_web::http::header::{self, ContentDisposition, DispositionParam, Dispos
 use actix_web::http::Method;
 use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use payments_application::services::account::MAX_ACCOUNTS_LISTED;
+use payments_application::ApplicationError;
 use payments_domain::ids::AccountId;
 use serde_json::json;
 use std::future::{ready, Ready};
@@ -172,10 +173,13 @@ async fn import(
     payload: web::Payload,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = read_body(&request, &mut payload.into_inner()).await?;
-    let export = parse_export(&body, &id).map_err(|error| ApiError::validation(vec![error]))?;
+    let file = spool_body(&request, &mut payload.into_inner()).await?;
     let account = id.clone();
-    let rows = blocking(move || services.accounts.import_test_data(&account, &export)).await?;
+    let rows = blocking(move || {
+        let import = open_export(file).map_err(ApplicationError::invalid)?;
+        services.accounts.import_test_data(&account, &import)
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(imported_json(&id, rows)))
 }
 

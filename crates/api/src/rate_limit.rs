@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::settings::RateLimitSettings;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage};
 use governor::clock::{Clock, DefaultClock};
@@ -176,10 +176,7 @@ pub async fn rate_limit(
         }
         response
     } else {
-        let retry_after = whole_seconds(decision.wait);
-        let mut refused = request.error_response(ApiError::rate_limited(retry_after));
-        refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
-        refused
+        request.error_response(ApiError::rate_limited(whole_seconds(decision.wait)))
     };
     let headers = response.headers_mut();
     headers.insert(HeaderName::from_static("ratelimit-limit"), HeaderValue::from(decision.limit));

@@ -3,9 +3,9 @@
 //! when the queue is full the entry is dropped and counted. A background task drains the queue,
 //! redacts each entry ([`crate::redact`]) and records what it drained at once.
 
-use crate::decode::read_body;
+use crate::decode::{body_format, read_body, BodyFormat};
 use crate::idempotency::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED};
-use crate::redact::{loggable, without_secrets};
+use crate::redact::{path_as_kept, query_as_kept, request_body_as_kept, response_body_as_kept, scrubbed};
 use crate::state::Services;
 use actix_web::body::{to_bytes, BodySize, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -65,7 +65,8 @@ struct Captured {
     duration_ms: i64,
     idempotency_key: Option<String>,
     replayed: bool,
-    request_body: Option<Bytes>,
+    /// The body, and how the API reads it (`None`: a type it does not read).
+    request_body: Option<(Bytes, Option<BodyFormat>)>,
     response_body: Option<Bytes>,
     created_at: Timestamp,
 }
@@ -94,7 +95,8 @@ pub async fn capture(
         match read_body(request.request(), &mut payload).await {
             Ok(body) => {
                 request.set_payload(Payload::from(body.clone()));
-                Some(body)
+                let format = body_format(request.request(), &body).ok();
+                Some((body, format))
             }
             Err(error) => return Ok(request.error_response(error)),
         }
@@ -129,7 +131,7 @@ pub async fn capture(
         duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
         idempotency_key,
         replayed,
-        request_body: request_body.filter(|body| !body.is_empty()),
+        request_body: request_body.filter(|(body, _)| !body.is_empty()),
         response_body,
         created_at: created_at.unwrap_or_else(|| Timestamp::from_unix_seconds(0)),
     };
@@ -192,9 +194,9 @@ pub async fn write_request_logs(RequestLogReceiver(mut receiver): RequestLogRece
 
 /// The entry of a captured request, with nothing in it that must not be kept.
 fn redacted(captured: Captured) -> RequestLog {
-    let request_body = captured.request_body.as_deref().map(|body| redacted_body(body, true));
-    let response_body = captured.response_body.as_deref().map(|body| redacted_body(body, false));
-    let path = without_secrets(&captured.path);
+    let request_body = captured.request_body.map(|(body, format)| within_bounds(request_body_as_kept(&body, format)));
+    let response_body = captured.response_body.map(|body| within_bounds(response_body_as_kept(&body)));
+    let path = path_as_kept(&captured.path);
     let object_id =
         object_in_path(&path).map(str::to_owned).or_else(|| response_body.as_deref().and_then(answered_object));
     RequestLog {
@@ -206,10 +208,10 @@ fn redacted(captured: Captured) -> RequestLog {
         method: captured.method,
         object_id,
         path,
-        query: without_secrets(&captured.query),
+        query: query_as_kept(&captured.query),
         status: captured.status,
         duration_ms: captured.duration_ms,
-        idempotency_key: captured.idempotency_key.map(|key| without_secrets(&key)),
+        idempotency_key: captured.idempotency_key.map(|key| scrubbed(&key).into_owned()),
         replayed: captured.replayed,
         request_body,
         response_body,
@@ -217,23 +219,10 @@ fn redacted(captured: Captured) -> RequestLog {
     }
 }
 
-/// A body as JSON: itself when it is JSON, a form as the parameters the API reads from it, anything
-/// else (or a body longer than [`MAX_BODY_BYTES`], cut there) as a string; always redacted. A request
-/// may name secret fields (a card's number and CVC) and is taken apart for them; an answer never
-/// holds a card's number, and its client and webhook secrets have prefixes the text scan finds, so
-/// it is scanned as it is (cheaper, and in the order it was sent).
-fn redacted_body(body: &[u8], is_request: bool) -> String {
-    let text = String::from_utf8_lossy(body);
-    let kept = if is_request {
-        let form = (!text.trim_start().starts_with('{'))
-            .then(|| crate::decode::form::parse(body).ok())
-            .flatten()
-            .map(|form| serde_json::Value::Object(form).to_string());
-        loggable(form.as_deref().unwrap_or(&text))
-    } else {
-        without_secrets(&text)
-    };
-    if kept.len() <= MAX_BODY_BYTES && serde_json::from_str::<serde::de::IgnoredAny>(&kept).is_ok() {
+/// A body as it is kept (redacted JSON), or, past [`MAX_BODY_BYTES`], its start as a string with a
+/// note of where it was cut.
+fn within_bounds(kept: String) -> String {
+    if kept.len() <= MAX_BODY_BYTES {
         return kept;
     }
     let mut end = kept.len().min(MAX_BODY_BYTES);

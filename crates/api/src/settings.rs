@@ -6,6 +6,7 @@ use payments_adapters::db::{DatabaseUrl, PoolSettings, PostgresTls, TlsMode};
 use payments_domain::payment::{FeeRate, FeeSchedule};
 use serde::Deserialize;
 use std::net::SocketAddr;
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 const DEFAULTS: &str = include_str!("../../../config/default.toml");
@@ -22,6 +23,7 @@ pub struct Settings {
     pub rate_limit: RateLimitSettings,
     pub metrics: MetricsSettings,
     pub request_log: RequestLogSettings,
+    pub event_streams: EventStreamSettings,
     pub console: ConsoleSettings,
     pub operator: OperatorSettings,
 }
@@ -34,6 +36,17 @@ pub struct RequestLogSettings {
     pub retention_days: u32,
     /// Entries an account keeps in each mode, the newest.
     pub max_rows_per_account: u32,
+    /// Bytes of entries (paths, queries and bodies) an account keeps in each mode, the newest.
+    pub max_bytes_per_account: u64,
+}
+
+/// `GET /events/stream`: how many may be open at once.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct EventStreamSettings {
+    /// For one secret key (an account's mode).
+    pub max_per_key: usize,
+    /// In this instance, for every key together.
+    pub max_per_instance: usize,
 }
 
 /// The developer console at `/dashboard`.
@@ -245,6 +258,7 @@ pub struct ValidSettings {
     pub rate_limit: RateLimitSettings,
     pub metrics: MetricsSettings,
     pub request_log: RequestLogSettings,
+    pub event_streams: EventStreamSettings,
     pub console: ConsoleSettings,
     pub operator: OperatorSettings,
 }
@@ -287,15 +301,6 @@ impl Settings {
         if public_base_url.is_none() {
             problems.push(format!("server.public_base_url: {} is not an http(s) URL", self.server.public_base_url));
         }
-        if !(1024..=64 * 1024 * 1024).contains(&self.server.body_limit_bytes) {
-            problems.push("server.body_limit_bytes: must be from 1024 to 67108864".to_owned());
-        }
-        if !(1..=600).contains(&self.server.shutdown_grace_seconds) {
-            problems.push("server.shutdown_grace_seconds: must be from 1 to 600".to_owned());
-        }
-        if !(1..=600).contains(&self.server.request_timeout_seconds) {
-            problems.push("server.request_timeout_seconds: must be from 1 to 600".to_owned());
-        }
         let database_url = DatabaseUrl::parse(&self.database.url)
             .map_err(|e| format!("database.url: {e}"))
             .and_then(|url| {
@@ -304,89 +309,9 @@ impl Settings {
             })
             .map_err(|problem| problems.push(problem))
             .ok();
-        if !(1..=200).contains(&self.database.pool_size) {
-            problems.push("database.pool_size: must be from 1 to 200".to_owned());
-        }
-        if !(1..=300).contains(&self.database.connect_timeout_seconds) {
-            problems.push("database.connect_timeout_seconds: must be from 1 to 300".to_owned());
-        }
-        let fees = &self.fees;
-        for (method, fee) in [
-            ("card", fees.card),
-            ("gcash", fees.gcash),
-            ("maya", fees.maya),
-            ("billease", fees.billease),
-            ("qrph", fees.qrph),
-        ] {
-            if !(0..=10_000).contains(&fee.basis_points) || !(0..=1_000_000).contains(&fee.fixed) {
-                problems.push(format!("fees.{method}: basis_points must be 0 to 10000 and fixed 0 to 1000000"));
-            }
-        }
-        let hooks = &self.webhooks;
-        if !(1..=60).contains(&hooks.timeout_seconds) {
-            problems.push("webhooks.timeout_seconds: must be from 1 to 60".to_owned());
-        }
-        if hooks.secret_overlap_hours > 720 {
-            problems.push("webhooks.secret_overlap_hours: must be from 0 to 720".to_owned());
-        }
-        if hooks.retry_base_ms < 1 || hooks.retry_cap_ms < hooks.retry_base_ms || hooks.give_up_after_seconds < 1 {
-            problems.push(
-                "webhooks: retry_base_ms must be positive, retry_cap_ms at least it, give_up_after_seconds positive"
-                    .to_owned(),
-            );
-        }
-        if !(0.0..=1.0).contains(&hooks.jitter) {
-            problems.push("webhooks.jitter: must be from 0 to 1".to_owned());
-        }
-        if !(1..=1_000).contains(&hooks.concurrency) || hooks.poll_interval_ms < 1 {
-            problems.push("webhooks: concurrency 1 to 1000, poll_interval_ms positive".to_owned());
-        }
-        if !(1..=hooks.concurrency).contains(&hooks.per_endpoint_concurrency)
-            || !(1..=hooks.concurrency).contains(&hooks.per_account_concurrency)
-        {
-            problems.push(
-                "webhooks: per_endpoint_concurrency and per_account_concurrency from 1 to concurrency".to_owned(),
-            );
-        }
-        if hooks.lease_seconds <= hooks.timeout_seconds {
-            problems.push("webhooks.lease_seconds: must be longer than timeout_seconds".to_owned());
-        }
-        let limits = &self.rate_limit;
-        if [limits.per_key_per_second, limits.per_key_burst, limits.per_address_per_second, limits.per_address_burst]
-            .contains(&0)
-        {
-            problems.push("rate_limit: every rate and burst must be at least 1".to_owned());
-        }
-        if !payments_adapters::mail::valid_sender(&self.mail.from) {
-            problems.push(format!("mail.from: {} is not an e-mail address", self.mail.from));
-        }
-        if !(1..=300).contains(&self.mail.timeout_seconds) {
-            problems.push("mail.timeout_seconds: must be from 1 to 300".to_owned());
-        }
-        if let Some(url) = self.mail.smtp_url() {
-            if let Err(error) = payments_adapters::mail::SmtpMailer::new(url, std::time::Duration::from_secs(1)) {
-                problems.push(format!("{error}"));
-            }
-        }
-        if !(1..=365).contains(&self.request_log.retention_days) {
-            problems.push("request_log.retention_days: must be from 1 to 365".to_owned());
-        }
-        if !(100..=100_000_000).contains(&self.request_log.max_rows_per_account) {
-            problems.push("request_log.max_rows_per_account: must be from 100 to 100000000".to_owned());
-        }
-        if !(1..=7 * 24 * 60).contains(&self.console.idle_timeout_minutes) {
-            problems.push("console.idle_timeout_minutes: must be from 1 to 10080".to_owned());
-        }
-        if !self.operator.token.is_empty()
-            && self.operator.token().is_none_or(|token| token.chars().count() < MIN_OPERATOR_TOKEN_LENGTH)
-        {
-            problems.push(format!(
-                "operator.token: must be empty (the operator API off) or at least {MIN_OPERATOR_TOKEN_LENGTH} characters"
-            ));
-        }
-        if !(1024..=1_073_741_824).contains(&self.operator.import_limit_bytes) {
-            problems.push("operator.import_limit_bytes: must be from 1024 to 1073741824".to_owned());
-        }
+        self.check_bounds(&mut problems);
+        self.webhooks.check(&mut problems);
+        self.mail.check(&mut problems);
         if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
             problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
         }
@@ -405,22 +330,122 @@ impl Settings {
                 },
                 log: self.log.clone(),
                 fees: FeeSchedule {
-                    card: rate(fees.card),
-                    gcash: rate(fees.gcash),
-                    maya: rate(fees.maya),
-                    billease: rate(fees.billease),
-                    qrph: rate(fees.qrph),
+                    card: rate(self.fees.card),
+                    gcash: rate(self.fees.gcash),
+                    maya: rate(self.fees.maya),
+                    billease: rate(self.fees.billease),
+                    qrph: rate(self.fees.qrph),
                 },
                 webhooks: self.webhooks.clone(),
                 mail: self.mail.clone(),
                 rate_limit: self.rate_limit,
                 metrics: self.metrics.clone(),
                 request_log: self.request_log,
+                event_streams: self.event_streams,
                 console: self.console,
                 operator: self.operator.clone(),
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }
+    }
+}
+
+impl Settings {
+    /// The numbers that must lie within bounds.
+    fn check_bounds(&self, problems: &mut Vec<String>) {
+        let (server, database, log) = (&self.server, &self.database, &self.request_log);
+        within(problems, "server.body_limit_bytes", server.body_limit_bytes, 1024..=64 * 1024 * 1024);
+        within(problems, "server.shutdown_grace_seconds", server.shutdown_grace_seconds, 1..=600);
+        within(problems, "server.request_timeout_seconds", server.request_timeout_seconds, 1..=600);
+        within(problems, "database.pool_size", database.pool_size, 1..=200);
+        within(problems, "database.connect_timeout_seconds", database.connect_timeout_seconds, 1..=300);
+        for (method, fee) in self.fees.each() {
+            within(problems, &format!("fees.{method}.basis_points"), fee.basis_points, 0..=10_000);
+            within(problems, &format!("fees.{method}.fixed"), fee.fixed, 0..=1_000_000);
+        }
+        let limits = &self.rate_limit;
+        for (name, value) in [
+            ("per_key_per_second", limits.per_key_per_second),
+            ("per_key_burst", limits.per_key_burst),
+            ("per_address_per_second", limits.per_address_per_second),
+            ("per_address_burst", limits.per_address_burst),
+        ] {
+            within(problems, &format!("rate_limit.{name}"), value, 1..=u32::MAX);
+        }
+        within(problems, "request_log.retention_days", log.retention_days, 1..=365);
+        within(problems, "request_log.max_rows_per_account", log.max_rows_per_account, 100..=100_000_000);
+        within(problems, "request_log.max_bytes_per_account", log.max_bytes_per_account, 1 << 20..=1 << 40);
+        within(problems, "event_streams.max_per_key", self.event_streams.max_per_key, 1..=10_000);
+        within(problems, "event_streams.max_per_instance", self.event_streams.max_per_instance, 1..=100_000);
+        within(problems, "console.idle_timeout_minutes", self.console.idle_timeout_minutes, 1..=7 * 24 * 60);
+        within(problems, "operator.import_limit_bytes", self.operator.import_limit_bytes, 1024..=1 << 30);
+        if !self.operator.token.is_empty()
+            && self.operator.token().is_none_or(|token| token.chars().count() < MIN_OPERATOR_TOKEN_LENGTH)
+        {
+            problems.push(format!(
+                "operator.token: must be empty (the operator API off) or at least {MIN_OPERATOR_TOKEN_LENGTH} characters"
+            ));
+        }
+    }
+}
+
+impl WebhookSettings {
+    fn check(&self, problems: &mut Vec<String>) {
+        within(problems, "webhooks.timeout_seconds", self.timeout_seconds, 1..=60);
+        within(problems, "webhooks.secret_overlap_hours", self.secret_overlap_hours, 0..=720);
+        within(problems, "webhooks.jitter", self.jitter, 0.0..=1.0);
+        within(problems, "webhooks.concurrency", self.concurrency, 1..=1_000);
+        within(problems, "webhooks.poll_interval_ms", self.poll_interval_ms, 1..=u64::MAX);
+        within(problems, "webhooks.per_endpoint_concurrency", self.per_endpoint_concurrency, 1..=self.concurrency);
+        within(problems, "webhooks.per_account_concurrency", self.per_account_concurrency, 1..=self.concurrency);
+        if self.retry_base_ms < 1 || self.retry_cap_ms < self.retry_base_ms || self.give_up_after_seconds < 1 {
+            problems.push(
+                "webhooks: retry_base_ms must be positive, retry_cap_ms at least it, give_up_after_seconds positive"
+                    .to_owned(),
+            );
+        }
+        if self.lease_seconds <= self.timeout_seconds {
+            problems.push("webhooks.lease_seconds: must be longer than timeout_seconds".to_owned());
+        }
+    }
+}
+
+impl MailSettings {
+    fn check(&self, problems: &mut Vec<String>) {
+        if !payments_adapters::mail::valid_sender(&self.from) {
+            problems.push(format!("mail.from: {} is not an e-mail address", self.from));
+        }
+        within(problems, "mail.timeout_seconds", self.timeout_seconds, 1..=300);
+        if let Some(url) = self.smtp_url() {
+            if let Err(error) = payments_adapters::mail::SmtpMailer::new(url, std::time::Duration::from_secs(1)) {
+                problems.push(format!("{error}"));
+            }
+        }
+    }
+}
+
+impl FeesSettings {
+    /// Each payment method's fee, by the method's name.
+    fn each(&self) -> [(&'static str, FeeSettings); 5] {
+        [
+            ("card", self.card),
+            ("gcash", self.gcash),
+            ("maya", self.maya),
+            ("billease", self.billease),
+            ("qrph", self.qrph),
+        ]
+    }
+}
+
+/// Names `name` in `problems` unless `value` lies in `range`.
+fn within<T: PartialOrd + std::fmt::Display>(
+    problems: &mut Vec<String>,
+    name: &str,
+    value: T,
+    range: RangeInclusive<T>,
+) {
+    if !range.contains(&value) {
+        problems.push(format!("{name}: must be from {} to {}", range.start(), range.end()));
     }
 }
 

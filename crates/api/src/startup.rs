@@ -2,13 +2,13 @@
 //! background jobs. Only wiring lives here; the state it builds is in [`crate::state`].
 
 use crate::decode::BodyRules;
-use crate::idempotency::idempotency;
 use crate::mail::TemplateComposer;
 use crate::presenter::ApiPresenter;
 use crate::request_log::{write_request_logs, RequestLogReceiver};
 use crate::routes;
 use crate::settings::{ValidSettings, WebhookSettings};
 use crate::state::Services;
+use crate::stream_slots::StreamSlots;
 use crate::telemetry::{request_id_header, RequestSpan};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -16,6 +16,7 @@ use actix_web::{web, App, HttpServer};
 use payments_adapters::clock::{AccountClocks, RealTime};
 use payments_adapters::db::DatabaseError;
 use payments_adapters::db::DieselUnitOfWork;
+use payments_adapters::event_signal::EventSignal;
 use payments_adapters::id_generator::RandomIds;
 use payments_adapters::mail::{MailWorker, MailWorkerSettings, OutboxMailer, SmtpMailer, SmtpSettingsError};
 use payments_adapters::metrics::Metrics;
@@ -59,6 +60,14 @@ const MAIL_LEASE: Duration = Duration::from_secs(120);
 /// The longest wait between two looks at the outbox (commits wake the worker at once).
 const MAIL_POLL_INTERVAL: Duration = Duration::from_secs(5);
 
+/// What a commit wakes: the delivery and mail workers, and the event streams.
+#[derive(Clone)]
+pub struct Signals {
+    pub deliveries_due: Arc<Notify>,
+    pub mail_due: Arc<Notify>,
+    pub events: EventSignal,
+}
+
 impl Services {
     /// Every service over `storage`. Test mode pays through the simulator; live mode has no
     /// processor until a real one is wired here. E-mail goes through SMTP when `mail.smtp_url` is
@@ -71,8 +80,7 @@ impl Services {
         real_time: Arc<RealTime>,
         ids: Arc<dyn IdGenerator>,
         settings: &ValidSettings,
-        deliveries_due: Arc<Notify>,
-        mail_due: Arc<Notify>,
+        signals: Signals,
         metrics: Arc<Metrics>,
     ) -> Result<Self, SmtpSettingsError> {
         let storage: Arc<dyn UnitOfWork> = Arc::new(database.clone());
@@ -185,12 +193,15 @@ impl Services {
                 Retention {
                     max_age_seconds: i64::from(settings.request_log.retention_days) * 86_400,
                     max_rows: settings.request_log.max_rows_per_account,
+                    max_bytes: settings.request_log.max_bytes_per_account,
                 },
             )),
             storage: database,
             metrics,
-            deliveries_due,
-            mail_due,
+            deliveries_due: signals.deliveries_due,
+            mail_due: signals.mail_due,
+            event_signal: signals.events,
+            stream_slots: Arc::new(StreamSlots::new(settings.event_streams)),
             mailer,
             mailbox: settings.mail.mailbox,
             webhook_settings: settings.webhooks.clone(),
@@ -208,19 +219,24 @@ impl Services {
         let pool = settings.database_url.connect_with_events(settings.pool, metrics.pool_events())?;
         let writer = settings.database_url.writer_pool(settings.pool, metrics.pool_events())?;
         metrics.watch_pool(pool.clone());
-        let (deliveries_due, mail_due) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-        let (deliveries, mail) = (deliveries_due.clone(), mail_due.clone());
+        let signals = Signals {
+            deliveries_due: Arc::new(Notify::new()),
+            mail_due: Arc::new(Notify::new()),
+            events: EventSignal::for_database(&settings.database_url),
+        };
+        let told = signals.clone();
         let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
         let database =
             DieselUnitOfWork::new(pool, ids.clone()).writing_through(writer).notifying(Arc::new(move |queued| {
                 if queued.deliveries {
-                    deliveries.notify_one();
+                    told.deliveries_due.notify_one();
                 }
                 if queued.mail {
-                    mail.notify_one();
+                    told.mail_due.notify_one();
                 }
+                told.events.committed(queued);
             }));
-        Ok(Self::new(database, real_time, ids, settings, deliveries_due, mail_due, metrics)?)
+        Ok(Self::new(database, real_time, ids, settings, signals, metrics)?)
     }
 
     /// The mail worker of this instance.
@@ -361,7 +377,6 @@ impl Application {
                 .app_data(body_rules)
                 .app_data(reference.clone())
                 .app_data(limits.clone())
-                .wrap(from_fn(idempotency))
                 .wrap(from_fn(crate::rate_limit::rate_limit))
                 .wrap(from_fn(crate::request_log::capture))
                 .wrap(from_fn(request_id_header))
@@ -376,6 +391,11 @@ impl Application {
         // The service listens for the signals itself, so that it winds its workers down with the
         // server (crate::shutdown).
         .disable_signals()
+        // A client that closes its side of the connection is gone: what it waits for is dropped at
+        // once (an idle event stream gives its place back) rather than at the next write. A use case
+        // already running finishes all the same (it runs on the blocking pool, and an idempotent
+        // request in a task of its own).
+        .h1_allow_half_closed(false)
         .shutdown_timeout(settings.shutdown_grace.as_secs());
         if settings.workers > 0 {
             server = server.workers(settings.workers);

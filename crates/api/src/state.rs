@@ -3,8 +3,10 @@
 
 use crate::error::ApiError;
 use crate::settings::WebhookSettings;
+use crate::stream_slots::StreamSlots;
 use actix_web::web;
 use payments_adapters::db::DieselUnitOfWork;
+use payments_adapters::event_signal::EventSignal;
 use payments_adapters::metrics::Metrics;
 use payments_application::ports::{Clock, Mailer};
 use payments_application::services::{
@@ -52,6 +54,10 @@ pub struct Services {
     pub deliveries_due: Arc<Notify>,
     /// Woken after every commit that appended events (a sent statement writes its e-mail then too).
     pub mail_due: Arc<Notify>,
+    /// Tells the event streams of this instance that events were appended.
+    pub event_signal: EventSignal,
+    /// The event streams open in this instance.
+    pub stream_slots: Arc<StreamSlots>,
     /// Hands e-mail to the SMTP server, or keeps it in the outbox without one.
     pub(crate) mailer: Arc<dyn Mailer>,
     /// Whether `GET /test/mailbox` answers.

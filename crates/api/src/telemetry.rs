@@ -4,7 +4,7 @@
 //! anything that looks like a card number removed) and no headers, so keys, client secrets, page
 //! links and card numbers never reach a log line.
 
-use crate::redact::{without_capabilities, without_card_numbers, without_secret_keys};
+use crate::redact::path_as_kept;
 use crate::settings::{LogFormat, LogSettings};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -81,7 +81,7 @@ impl RootSpanBuilder for RequestSpan {
             "request",
             request_id = %request_id,
             method = %request.method(),
-            path = %without_secret_keys(&without_card_numbers(&without_capabilities(request.path()))),
+            path = %path_as_kept(request.path()),
             status = tracing::field::Empty,
         )
     }

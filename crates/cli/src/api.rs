@@ -28,7 +28,7 @@ pub enum ApiError {
     },
     /// The service answered with an error: its status and the details of the API's error body.
     #[error("{method} {path}: {status} {message}")]
-    Refused { method: Method, path: String, status: StatusCode, message: String, body: Value },
+    Refused { method: Method, path: String, status: StatusCode, message: String, body: Box<Value> },
 }
 
 impl ApiError {
@@ -36,7 +36,7 @@ impl ApiError {
     #[must_use]
     pub fn refused(method: Method, path: &str, status: StatusCode, body: &str) -> Self {
         let body: Value = serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_owned()));
-        Self::Refused { method, path: path.to_owned(), status, message: error_message(&body), body }
+        Self::Refused { method, path: path.to_owned(), status, message: error_message(&body), body: Box::new(body) }
     }
 
     /// The status of a refusal.

@@ -182,7 +182,7 @@ pub(crate) async fn run(
         };
         let answer = match (answer, fixture.expect_status) {
             (Ok(answer), None) => answer,
-            (Err(ApiError::Refused { status, body, .. }), Some(expected)) if status.as_u16() == expected => body,
+            (Err(ApiError::Refused { status, body, .. }), Some(expected)) if status.as_u16() == expected => *body,
             (Ok(_), Some(expected)) => {
                 return Err(source.error(
                     index,

@@ -15,138 +15,98 @@ pub fn is_random_part(random: &str) -> bool {
     random.len() == RANDOM_PART_LENGTH && random.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
-macro_rules! typed_id {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(String);
+macro_rules! typed_ids {
+    ($($(#[$doc:meta])* $name:ident = $prefix:literal;)+) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub struct $name(String);
 
-        impl $name {
-            /// The spec's prefix of this id type.
-            pub const PREFIX: &'static str = $prefix;
+            impl $name {
+                /// The spec's prefix of this id type.
+                pub const PREFIX: &'static str = $prefix;
 
-            /// A new id from a freshly drawn part (`IdGenerator::id_part`).
-            #[must_use]
-            pub fn from_random(random: &str) -> Self {
-                Self(format!("{}{}", Self::PREFIX, random))
+                /// A new id from a freshly drawn part (`IdGenerator::id_part`).
+                #[must_use]
+                pub fn from_random(random: &str) -> Self {
+                    Self(format!("{}{}", Self::PREFIX, random))
+                }
+
+                /// An id read back from storage or a request; `None` if it lacks this type's prefix.
+                #[must_use]
+                pub fn parse(value: &str) -> Option<Self> {
+                    let rest = value.strip_prefix(Self::PREFIX)?;
+                    (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+                        .then(|| Self(value.to_owned()))
+                }
+
+                #[must_use]
+                pub fn as_str(&self) -> &str {
+                    &self.0
+                }
             }
 
-            /// An id read back from storage or a request; `None` if it lacks this type's prefix.
-            #[must_use]
-            pub fn parse(value: &str) -> Option<Self> {
-                let rest = value.strip_prefix(Self::PREFIX)?;
-                (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
-                    .then(|| Self(value.to_owned()))
+            impl fmt::Display for $name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str(&self.0)
+                }
             }
 
-            #[must_use]
-            pub fn as_str(&self) -> &str {
-                &self.0
+            impl AsRef<str> for $name {
+                fn as_ref(&self) -> &str {
+                    &self.0
+                }
             }
-        }
+        )+
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-
-        impl AsRef<str> for $name {
-            fn as_ref(&self) -> &str {
-                &self.0
-            }
-        }
+        /// The prefix of every id type the service mints, from the one list that declares them.
+        pub const MINTED_PREFIXES: &[&str] = &[$($prefix),+];
     };
 }
 
-typed_id!(
+typed_ids! {
     /// A merchant account, the owner of every resource.
-    AccountId,
-    "acct_"
-);
-typed_id!(
+    AccountId = "acct_";
     /// A customer (`cus_`).
-    CustomerId,
-    "cus_"
-);
-
-typed_id!(
+    CustomerId = "cus_";
     /// A payment intent (`pi_`).
-    PaymentIntentId,
-    "pi_"
-);
-typed_id!(
+    PaymentIntentId = "pi_";
     /// A payment: one attempt to move money (`pay_`).
-    PaymentId,
-    "pay_"
-);
-typed_id!(
+    PaymentId = "pay_";
     /// A refund (`re_`).
-    RefundId,
-    "re_"
-);
-typed_id!(
+    RefundId = "re_";
     /// An event in the outbox (`evt_`).
-    EventId,
-    "evt_"
-);
-typed_id!(
+    EventId = "evt_";
     /// A customer session, which lets a browser use the customer's saved payment methods (`cus_s_`).
-    CustomerSessionId,
-    "cus_s_"
-);
-typed_id!(
+    CustomerSessionId = "cus_s_";
     /// A setup intent, which saves a payment method for later (`si_`).
-    SetupIntentId,
-    "si_"
-);
-typed_id!(
+    SetupIntentId = "si_";
     /// A payment method as attached to an intent, or saved to a customer (`pm_`).
-    PaymentMethodId,
-    "pm_"
-);
-
-typed_id!(
+    PaymentMethodId = "pm_";
     /// A checkout session: a hosted page where a customer pays for line items (`cs_`).
-    CheckoutSessionId,
-    "cs_"
-);
-typed_id!(
+    CheckoutSessionId = "cs_";
     /// A line item of a checkout session (`cs_li_`).
-    CheckoutSessionLineItemId,
-    "cs_li_"
-);
-typed_id!(
+    CheckoutSessionLineItemId = "cs_li_";
     /// A billing statement: `bstm_…`.
-    BillingStatementId,
-    "bstm_"
-);
-typed_id!(
+    BillingStatementId = "bstm_";
     /// A line item of a billing statement: `bstm_li_…`.
-    BillingStatementLineItemId,
-    "bstm_li_"
-);
-typed_id!(
+    BillingStatementLineItemId = "bstm_li_";
     /// An e-mail in the outbox: `mail_…` (the spec names none).
-    MailMessageId,
-    "mail_"
-);
-typed_id!(
+    MailMessageId = "mail_";
     /// A webhook endpoint (`wh_`).
-    WebhookId,
-    "wh_"
-);
-typed_id!(
+    WebhookId = "wh_";
     /// One delivery of one event to one webhook (`whd_`).
-    DeliveryId,
-    "whd_"
-);
-
-typed_id!(
+    DeliveryId = "whd_";
     /// One request in an account's request log (`req_`).
-    RequestLogId,
-    "req_"
-);
+    RequestLogId = "req_";
+}
+
+/// Whether `text` is an id as this service mints them: a prefix of [`MINTED_PREFIXES`] and a
+/// random part (see [`is_random_part`]).
+#[must_use]
+pub fn is_minted_id(text: &str) -> bool {
+    MINTED_PREFIXES.iter().any(|prefix| text.strip_prefix(prefix).is_some_and(is_random_part))
+}
 
 /// Whether `text` is the id of an object a merchant works with (a customer, an intent, a webhook …):
 /// one of their prefixes and alphanumerics.

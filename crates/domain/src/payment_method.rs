@@ -85,11 +85,16 @@ impl CardNumber {
     /// `parameter_invalid` unless the number is 12 to 19 digits (spaces allowed) passing the Luhn check.
     pub fn new(number: &str) -> Result<Self, Invalid> {
         let digits: String = number.chars().filter(|c| *c != ' ').collect();
-        let valid = (12..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && luhn(&digits);
-        if !valid {
+        if !Self::could_be(&digits) {
             return Err(Invalid::value("The card number is not valid."));
         }
         Ok(Self(digits))
+    }
+
+    /// Whether `digits` could be a card number: 12 to 19 ASCII digits passing the Luhn check.
+    #[must_use]
+    pub fn could_be(digits: &str) -> bool {
+        (12..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && luhn(digits)
     }
 
     /// The digits, for the processor only.

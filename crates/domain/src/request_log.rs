@@ -56,14 +56,38 @@ pub struct RequestLog {
     pub created_at: Timestamp,
 }
 
-/// How long entries are kept and how many an account keeps in each mode.
+impl RequestLog {
+    /// What keeping the entry costs, in bytes: its texts.
+    #[must_use]
+    pub fn size_bytes(&self) -> u64 {
+        let optional = |text: &Option<String>| text.as_ref().map_or(0, String::len);
+        let texts = self.method.len()
+            + self.path.len()
+            + self.query.len()
+            + optional(&self.idempotency_key)
+            + optional(&self.object_id)
+            + optional(&self.request_body)
+            + optional(&self.response_body);
+        u64::try_from(texts).unwrap_or(u64::MAX)
+    }
+}
+
+/// How long entries are kept, and how many and how many bytes of them an account keeps in each mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
     pub max_age_seconds: i64,
     pub max_rows: u32,
+    pub max_bytes: u64,
 }
 
 impl Retention {
+    /// Whether an entry is kept, given its account's entries in its mode from the newest to it:
+    /// `rows` of them, of `bytes` in all ([`RequestLog::size_bytes`]).
+    #[must_use]
+    pub fn keeps(&self, rows: u32, bytes: u64) -> bool {
+        rows <= self.max_rows && bytes <= self.max_bytes
+    }
+
     /// The time before which entries are dropped, at `now`.
     #[must_use]
     pub fn cutoff(&self, now: Timestamp) -> Timestamp {
@@ -118,7 +142,7 @@ mod tests {
 
     #[test]
     fn the_cutoff_is_the_age_before_now() {
-        let retention = Retention { max_age_seconds: 7 * 86_400, max_rows: 10 };
+        let retention = Retention { max_age_seconds: 7 * 86_400, max_rows: 10, max_bytes: 1_000 };
         assert_eq!(retention.cutoff(Timestamp::from_unix_seconds(1_000_000)).unix_seconds(), 395_200);
     }
 }

@@ -288,6 +288,18 @@ impl Webhook {
         DeliveryMove { from: DeliveryStatus::Pending, to: DeliveryStatus::Paused, due_at: None }
     }
 
+    /// Where the failed deliveries a merchant recovers go, with a new retry window from `now`: due
+    /// at once while the webhook is enabled, held with its paused ones while it is disabled (they go
+    /// out once it is enabled).
+    #[must_use]
+    pub fn recovery(&self, now: Timestamp) -> DeliveryMove {
+        let to = match self.status {
+            WebhookStatus::Enabled => DeliveryStatus::Pending,
+            WebhookStatus::Disabled => DeliveryStatus::Paused,
+        };
+        DeliveryMove { from: DeliveryStatus::Failed, to, due_at: Some(now) }
+    }
+
     /// What deleting the webhook does to its outstanding deliveries: they are canceled.
     #[must_use]
     pub fn deletion(&self) -> [DeliveryMove; 2] {

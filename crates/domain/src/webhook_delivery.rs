@@ -152,15 +152,14 @@ impl Delivery {
         step
     }
 
-    /// Requeues a delivery that failed at or after `since`: due at `now`, with a new retry window
-    /// from `now`; tells whether it moved.
-    pub fn recover(&mut self, since: Timestamp, now: Timestamp) -> bool {
-        if self.status != DeliveryStatus::Failed || self.next_attempt_at < since {
+    /// Requeues a delivery that failed at or after `since` as its webhook's `recovery` says (see
+    /// [`crate::webhook::Webhook::recovery`]): due when it says, with a new retry window from then;
+    /// tells whether it moved.
+    pub fn recover(&mut self, since: Timestamp, recovery: &DeliveryMove) -> bool {
+        if self.next_attempt_at < since || !self.apply(recovery) {
             return false;
         }
-        self.status = DeliveryStatus::Pending;
-        self.next_attempt_at = now;
-        self.created_at = now;
+        self.created_at = self.next_attempt_at;
         true
     }
 

@@ -10,7 +10,7 @@ use super::Positive;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use payments_application::error::cause_chain;
-use payments_application::ports::{AccountRepository, ArchivedRow, DeletedCounts, KeyRecord, StoreError};
+use payments_application::ports::{AccountRepository, ArchivedRow, ArchivedRows, DeletedCounts, KeyRecord, StoreError};
 use payments_application::ports::{
     BillingStatementRepository, CheckoutSessionRepository, CustomerRepository, CustomerSessionRepository,
     EventRepository, PaymentIntentRepository, PaymentMethodRepository, PaymentRepository, RefundRepository,
@@ -178,18 +178,21 @@ impl AccountRepository for DbSession<'_> {
         account_data::export(self.reading()?, id.as_str(), limit)
     }
 
-    fn import_test_data(&mut self, id: &AccountId, rows: &[ArchivedRow]) -> Result<(), StoreError> {
-        account_data::import(self.write_now()?, id.as_str(), rows)?;
-        // Read back as the service will read them, so that a row the database took but the service
-        // cannot read (an id or a status of no known form) is refused now, not on every later read.
+    fn import_test_data(&mut self, id: &AccountId, rows: &dyn ArchivedRows) -> Result<usize, StoreError> {
+        let stored = account_data::import(self.write_now()?, id.as_str(), rows)?;
+        // Read back as the service will read them, once every row is in (an object is read with
+        // the rows of its line items and metadata that follow it), so that a row the database took
+        // but the service cannot read (an id or a status of no known form) is refused now, not on
+        // every later read.
         let scope = Scope { account_id: id.clone(), mode: Mode::Test };
-        for (index, row) in rows.iter().enumerate() {
-            self.read_back(&scope, row).map_err(|refusal| match refusal {
+        for (index, row) in rows.records().enumerate() {
+            let row = row.map_err(|reason| StoreError::RowRefused { index, reason })?;
+            self.read_back(&scope, &row).map_err(|refusal| match refusal {
                 Unreadable::Store(error) => error,
                 Unreadable::Row(reason) => StoreError::RowRefused { index, reason },
             })?;
         }
-        Ok(())
+        Ok(stored)
     }
 }
 

@@ -11,7 +11,7 @@ use super::error::{is_unavailable, store_error};
 use diesel::result::{DatabaseErrorKind, Error};
 use diesel::sql_types::{Bool, Text};
 use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl, SqliteConnection};
-use payments_application::ports::{ArchivedRow, DeletedCounts, StoreError};
+use payments_application::ports::{ArchivedRow, ArchivedRows, DeletedCounts, StoreError};
 use serde_json::{Map, Value};
 
 /// A statement about an account's rows in some modes, written with PostgreSQL's placeholders: `$1`
@@ -256,9 +256,15 @@ fn sqlite_export(
 
 /// Stores exported rows in the account's test mode, in the order given; a row that cannot be
 /// stored is refused with its index and why.
-pub(super) fn import(connection: &mut AnyConnection, account: &str, rows: &[ArchivedRow]) -> Result<(), StoreError> {
+pub(super) fn import(
+    connection: &mut AnyConnection,
+    account: &str,
+    rows: &dyn ArchivedRows,
+) -> Result<usize, StoreError> {
     let mut columns_of: Vec<(&str, Vec<Column>)> = Vec::new();
-    for (index, row) in rows.iter().enumerate() {
+    let mut stored = 0;
+    for (index, row) in rows.records().enumerate() {
+        let row = row.map_err(|reason| StoreError::RowRefused { index, reason })?;
         let refuse = |reason: String| StoreError::RowRefused { index, reason };
         let Some(table) = EXPORTED_PARENTS_FIRST.iter().map(|(table, _)| *table).find(|t| *t == row.collection) else {
             return Err(refuse(format!("\"{}\" is not a collection an export holds.", row.collection)));
@@ -280,7 +286,7 @@ pub(super) fn import(connection: &mut AnyConnection, account: &str, rows: &[Arch
         let mut names: Vec<String> = columns.iter().map(|column| column.name.clone()).collect();
         names.extend(["account_id".to_owned(), "livemode".to_owned()]);
         let quoted = names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(", ");
-        let stored = match connection {
+        let stored_row = match connection {
             AnyConnection::Postgresql(pg) => diesel::sql_query(format!(
                 "INSERT INTO {table} ({quoted}) SELECT {quoted} FROM json_populate_record(NULL::{table}, $1::json)"
             ))
@@ -294,16 +300,18 @@ pub(super) fn import(connection: &mut AnyConnection, account: &str, rows: &[Arch
                     .execute(sqlite)
             }
         };
-        stored.map_err(|error| refused(index, table, row, error))?;
+        stored_row.map_err(|error| refused(index, table, &row, error))?;
+        stored += 1;
     }
-    refuse_foreign_references(connection, account, rows)
+    refuse_foreign_references(connection, account, rows)?;
+    Ok(stored)
 }
 
 /// Refuses the first imported row that names an object of another account or mode.
 fn refuse_foreign_references(
     connection: &mut AnyConnection,
     account: &str,
-    rows: &[ArchivedRow],
+    rows: &dyn ArchivedRows,
 ) -> Result<(), StoreError> {
     for (table, column, parent) in REFERENCES {
         let sql = format!(
@@ -313,10 +321,13 @@ fn refuse_foreign_references(
         );
         let foreign = load_in_modes(connection, &sql, account, (false, false))?;
         if let Some(named) = foreign.first() {
+            // The rows are read again to find the line that names it.
             let index = rows
-                .iter()
+                .records()
                 .position(|row| {
-                    row.collection == table && row.fields.get(column).and_then(Value::as_str) == Some(&named.json)
+                    row.is_ok_and(|row| {
+                        row.collection == table && row.fields.get(column).and_then(Value::as_str) == Some(&named.json)
+                    })
                 })
                 .unwrap_or_default();
             return Err(StoreError::RowRefused {

@@ -61,6 +61,11 @@ impl DatabaseUrl {
     pub fn backend(&self) -> Backend {
         self.backend
     }
+
+    /// Opens a PostgreSQL connection of its own, outside the pool (`None` for SQLite).
+    pub(crate) fn open_postgres(&self) -> Option<Result<PgConnection, ConnectError>> {
+        (self.backend == Backend::Postgres).then(|| PgConnection::establish(&self.target).map_err(ConnectError::from))
+    }
 }
 
 /// How the connection to PostgreSQL is protected: libpq's `sslmode`.

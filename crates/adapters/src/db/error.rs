@@ -24,6 +24,9 @@ pub(crate) fn store_error(error: Error) -> StoreError {
         Error::DatabaseError(DatabaseErrorKind::SerializationFailure | DatabaseErrorKind::ForeignKeyViolation, _) => {
             StoreError::Conflict
         }
+        // Two transactions that each waited for the other (PostgreSQL rolled one back): as a lost
+        // race, the loser may be retried.
+        Error::DatabaseError(_, ref info) if info.message().contains("deadlock detected") => StoreError::Conflict,
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
             StoreError::Unavailable(info.message().to_owned().into())
         }

@@ -34,6 +34,8 @@ struct RequestLogRow {
     request_body: Option<String>,
     response_body: Option<String>,
     created_at: i64,
+    /// [`RequestLog::size_bytes`], summed by the byte cap's pruning.
+    size_bytes: i64,
 }
 
 impl RequestLogRow {
@@ -55,6 +57,7 @@ impl RequestLogRow {
             request_body: entry.request_body.clone(),
             response_body: entry.response_body.clone(),
             created_at: entry.created_at.unix_seconds(),
+            size_bytes: i64::try_from(entry.size_bytes()).unwrap_or(i64::MAX),
         }
     }
 
@@ -185,6 +188,35 @@ impl RequestLogRepository for DbSession<'_> {
                 .optional()
                 .map_err(store_error)?;
             if let Some(last) = oldest_kept {
+                let beyond = logs::table.filter(in_scope!(logs, account_id, livemode)).filter(logs::seq.le(last));
+                pruned += diesel::delete(beyond).execute(connection).map_err(store_error)?;
+            }
+        }
+        let max_bytes = i64::try_from(retention.max_bytes).unwrap_or(i64::MAX);
+        let over_bytes: Vec<(String, bool)> = logs::table
+            .group_by((logs::account_id, logs::livemode))
+            .having(
+                diesel::dsl::sql::<diesel::sql_types::Bool>("SUM(request_logs.size_bytes) > ")
+                    .bind::<diesel::sql_types::BigInt, _>(max_bytes),
+            )
+            .select((logs::account_id, logs::livemode))
+            .load(connection)
+            .map_err(store_error)?;
+        for (account_id, livemode) in over_bytes {
+            let newest_first: Vec<(i64, i64)> = logs::table
+                .filter(in_scope!(logs, account_id, livemode).and(Positive(logs::seq)))
+                .order(logs::seq.desc())
+                .select((logs::seq, logs::size_bytes))
+                .load(connection)
+                .map_err(store_error)?;
+            // The newest row the byte cap does not keep: it and everything older go.
+            let mut bytes = 0_u64;
+            let first_gone = newest_first.iter().enumerate().find_map(|(rows, &(seq, size))| {
+                bytes = bytes.saturating_add(u64::try_from(size).unwrap_or(0));
+                let rows = u32::try_from(rows + 1).unwrap_or(u32::MAX);
+                (!retention.keeps(rows, bytes)).then_some(seq)
+            });
+            if let Some(last) = first_gone {
                 let beyond = logs::table.filter(in_scope!(logs, account_id, livemode)).filter(logs::seq.le(last));
                 pruned += diesel::delete(beyond).execute(connection).map_err(store_error)?;
             }

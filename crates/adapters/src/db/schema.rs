@@ -389,6 +389,7 @@ diesel::table! {
         request_body -> Nullable<Text>,
         response_body -> Nullable<Text>,
         created_at -> BigInt,
+        size_bytes -> BigInt,
     }
 }
 

@@ -32,6 +32,7 @@ use diesel::query_builder::{InsertStatement, QueryFragment, QueryId};
 use diesel::sqlite::Sqlite;
 use diesel::{Connection, RunQueryDsl};
 use payments_application::ports::{IdGenerator, StoreError};
+use payments_application::Scope;
 use payments_domain::event::Event;
 use payments_domain::time::Timestamp;
 
@@ -39,18 +40,20 @@ use payments_domain::time::Timestamp;
 /// it reads through [`DbSession::unsent_reading`] and writes like any repository.
 pub(crate) type MakeDeliveries = fn(&mut DbSession<'_>, Vec<Event>, Timestamp) -> Result<(), StoreError>;
 
-/// What a committed unit of work queued for the background workers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a committed unit of work queued for the background workers and the event streams.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Queued {
     /// Webhook deliveries that are due now.
     pub deliveries: bool,
     /// Mail to send.
     pub mail: bool,
+    /// The scopes it appended events to, each once.
+    pub events_in: Vec<Scope>,
 }
 
 impl Queued {
-    pub(crate) fn anything(self) -> bool {
-        self.deliveries || self.mail
+    pub(crate) fn anything(&self) -> bool {
+        self.deliveries || self.mail || !self.events_in.is_empty()
     }
 }
 
@@ -204,6 +207,12 @@ impl<'a> DbSession<'a> {
     /// PostgreSQL, at once on SQLite.
     pub(crate) fn deliver(&mut self, events: &[Event], due: Timestamp, make: MakeDeliveries) -> Result<(), StoreError> {
         self.undelivered.extend_from_slice(events);
+        for event in events {
+            let scope = Scope::of(&event.account_id, event.livemode);
+            if !self.queued.events_in.contains(&scope) {
+                self.queued.events_in.push(scope);
+            }
+        }
         self.deliveries_due = due;
         self.make_deliveries = Some(make);
         if matches!(self.connection, AnyConnection::Sqlite(_)) {

@@ -15,7 +15,7 @@ use payments_application::ApplicationError;
 use std::sync::Arc;
 
 /// Called after a change that queued work committed, with what it queued.
-pub type WorkQueued = Arc<dyn Fn(Queued) + Send + Sync>;
+pub type WorkQueued = Arc<dyn Fn(&Queued) + Send + Sync>;
 
 /// Opens units of work on pooled connections.
 #[derive(Clone)]
@@ -50,8 +50,8 @@ impl DieselUnitOfWork {
         self.writer.as_ref().map(|writer| writer.commits())
     }
 
-    /// Calls `notify` after every commit that queued webhook deliveries or mail (the workers wake
-    /// on it; a commit that queued nothing wakes no one).
+    /// Calls `notify` after every commit that queued webhook deliveries or mail, or appended events
+    /// (the workers and the event streams wake on it; a commit that queued nothing wakes no one).
     #[must_use]
     pub fn notifying(mut self, notify: WorkQueued) -> Self {
         self.on_work_queued = Some(notify);
@@ -104,7 +104,7 @@ impl UnitOfWork for DieselUnitOfWork {
             }
         };
         if let Some(notify) = self.on_work_queued.as_ref().filter(|_| queued.anything()) {
-            notify(queued);
+            notify(&queued);
         }
         Ok(())
     }

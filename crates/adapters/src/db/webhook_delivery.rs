@@ -287,19 +287,21 @@ impl DeliveryRepository for DbSession<'_> {
         .map_err(store_error)
     }
 
-    fn recover(&mut self, webhook: &Webhook, since: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
-        let now_ms = now.unix_millis();
+    fn recover(&mut self, webhook: &Webhook, since: Timestamp, recovery: &DeliveryMove) -> Result<u64, StoreError> {
+        let Some(due_ms) = recovery.due_at.map(Timestamp::unix_millis) else {
+            return Ok(0);
+        };
         diesel::update(
             deliveries::table
                 .filter(in_scope!(deliveries, webhook.account_id(), webhook.livemode()))
                 .filter(deliveries::webhook_id.eq(webhook.id().as_str()))
-                .filter(deliveries::status.eq(DeliveryStatus::Failed.as_str()))
+                .filter(deliveries::status.eq(recovery.from.as_str()))
                 .filter(deliveries::next_attempt_at_ms.ge(since.unix_millis())),
         )
         .set((
-            deliveries::status.eq(DeliveryStatus::Pending.as_str()),
-            deliveries::next_attempt_at_ms.eq(now_ms),
-            deliveries::created_at_ms.eq(now_ms),
+            deliveries::status.eq(recovery.to.as_str()),
+            deliveries::next_attempt_at_ms.eq(due_ms),
+            deliveries::created_at_ms.eq(due_ms),
         ))
         .execute(self.write_now()?)
         .map(|moved| u64::try_from(moved).unwrap_or(u64::MAX))

@@ -153,39 +153,46 @@ fn a_change_reads_its_own_writes_and_keeps_all_or_nothing_of_them(backend: Backe
     assert!(stored(&first) && stored(&second));
 }
 
-/// A commit wakes the delivery worker when it queued deliveries and the mail worker when it queued
-/// mail; one that queued neither (events no webhook listens to included), or rolled back, wakes no one.
+/// A commit wakes the delivery worker when it queued deliveries, the mail worker when it queued
+/// mail, and the event streams of each scope it appended events to; one that did none of these, or
+/// rolled back, wakes no one.
 fn commits_wake_the_workers_for_what_they_queued(backend: Backend) {
     let (database, _) = connect(backend);
     let url = DatabaseUrl::parse(database.url()).expect("test database URL");
     let pool = url.connect(PoolSettings { max_size: 2, connection_timeout: Duration::from_secs(5) }).unwrap();
     let woken: Arc<Mutex<Vec<Queued>>> = Arc::default();
     let record = woken.clone();
-    let unit_of_work =
-        DieselUnitOfWork::new(pool, ids()).notifying(Arc::new(move |queued| record.lock().unwrap().push(queued)));
+    let unit_of_work = DieselUnitOfWork::new(pool, ids())
+        .notifying(Arc::new(move |queued: &Queued| record.lock().unwrap().push(queued.clone())));
     let woken = || woken.lock().unwrap().clone();
     let scope = account(&unit_of_work, "acme");
+    let events_in = |scopes: &[&Scope]| scopes.iter().map(|scope| (*scope).clone()).collect::<Vec<_>>();
     in_transaction(&unit_of_work, |r| Ok(r.customers().insert(&customer(&scope, 1))?)).unwrap();
+    assert_eq!(woken(), [], "nothing queued");
     in_transaction(&unit_of_work, |r| {
         Ok(r.events().append(&[event(&scope, 1, 0)], Timestamp::from_unix_seconds(1))?)
     })
     .unwrap();
-    assert_eq!(woken(), [], "nothing queued");
+    let unheard = Queued { deliveries: false, mail: false, events_in: events_in(&[&scope]) };
+    assert_eq!(woken(), std::slice::from_ref(&unheard), "events no webhook listens to: the streams only");
 
     let hook = webhook(&scope, 1, vec![EventType::PaymentPaid]);
     in_transaction(&unit_of_work, |r| Ok(r.webhooks().insert(&hook)?)).unwrap();
     let listened = event(&scope, 2, 1);
     in_transaction(&unit_of_work, |r| Ok(r.events().append(std::slice::from_ref(&listened), listened.created_at)?))
         .unwrap();
-    assert_eq!(woken(), [Queued { deliveries: true, mail: false }]);
+    let delivered = Queued { deliveries: true, mail: false, events_in: events_in(&[&scope]) };
+    assert_eq!(woken(), [unheard.clone(), delivered.clone()]);
 
     in_transaction(&unit_of_work, |r| Ok(r.mail_messages().insert(&mail(&scope, 1, 0))?)).unwrap();
     let rolled_back = in_transaction(&unit_of_work, |r| {
         r.mail_messages().insert(&mail(&scope, 2, 0))?;
+        r.events().append(&[event(&scope, 3, 0)], Timestamp::from_unix_seconds(1))?;
         Err::<(), _>(ApplicationError::Conflict)
     });
     assert!(matches!(rolled_back, Err(ApplicationError::Conflict)));
-    assert_eq!(woken(), [Queued { deliveries: true, mail: false }, Queued { deliveries: false, mail: true }]);
+    let mailed = Queued { deliveries: false, mail: true, events_in: Vec::new() };
+    assert_eq!(woken(), [unheard, delivered, mailed]);
 }
 
 /// On PostgreSQL transactions commit in any order: an event appended by a transaction still running

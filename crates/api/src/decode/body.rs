@@ -12,7 +12,9 @@ use actix_web::web::{Bytes, BytesMut};
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::StreamExt;
 use serde_json::{Map, Value};
+use std::fs::File;
 use std::future::Future;
+use std::io::Write;
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -37,13 +39,48 @@ impl Default for BodyRules {
 /// `payload_too_large` past the limit; `request_timeout` past the deadline; `parameter_invalid`
 /// when the body cannot be read.
 pub async fn read_body(request: &HttpRequest, payload: &mut Payload) -> Result<Bytes, ApiError> {
+    let mut body = BytesMut::new();
+    read_into(request, payload, &mut |chunk| {
+        body.extend_from_slice(chunk);
+        Ok(())
+    })
+    .await?;
+    Ok(body.freeze())
+}
+
+/// As [`read_body`], into an unnamed file (gone once closed), for a body too large to hold in
+/// memory: an account's import. The chunks go to the page cache as they come.
+///
+/// # Errors
+/// As [`read_body`]; 500 when the file cannot be written.
+pub async fn spool_body(request: &HttpRequest, payload: &mut Payload) -> Result<File, ApiError> {
+    let mut file = tempfile::tempfile().map_err(|error| ApiError::internal(error.into()))?;
+    let mut failed = None;
+    read_into(request, payload, &mut |chunk| file.write_all(chunk).map_err(|error| failed = Some(error))).await?;
+    match failed {
+        Some(error) => Err(ApiError::internal(error.into())),
+        None => Ok(file),
+    }
+}
+
+/// Reads the whole body into `sink`, chunk by chunk, within the limit and the deadline.
+async fn read_into(
+    request: &HttpRequest,
+    payload: &mut Payload,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), ()>,
+) -> Result<(), ApiError> {
     let rules = request.app_data::<BodyRules>().copied().unwrap_or_default();
-    tokio::time::timeout(rules.deadline, read_within(request, payload, rules.max_bytes))
+    tokio::time::timeout(rules.deadline, read_within(request, payload, rules.max_bytes, sink))
         .await
         .unwrap_or_else(|_| Err(ApiError::request_timeout(rules.deadline)))
 }
 
-async fn read_within(request: &HttpRequest, payload: &mut Payload, limit: usize) -> Result<Bytes, ApiError> {
+async fn read_within(
+    request: &HttpRequest,
+    payload: &mut Payload,
+    limit: usize,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), ()>,
+) -> Result<(), ApiError> {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -52,15 +89,19 @@ async fn read_within(request: &HttpRequest, payload: &mut Payload, limit: usize)
     if declared.is_some_and(|length| length > limit) {
         return Err(ApiError::payload_too_large(limit));
     }
-    let mut body = BytesMut::new();
+    let mut read = 0;
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|_| ApiError::unreadable_body())?;
-        if body.len() + chunk.len() > limit {
+        read += chunk.len();
+        if read > limit {
             return Err(ApiError::payload_too_large(limit));
         }
-        body.extend_from_slice(&chunk);
+        if sink(&chunk).is_err() {
+            // What could not be kept is the sink's to report.
+            return Ok(());
+        }
     }
-    Ok(body.freeze())
+    Ok(())
 }
 
 /// The parameters of the request body.
@@ -96,22 +137,34 @@ impl FromRequest for QueryParams {
     }
 }
 
-enum BodyFormat {
+/// How a body is written, as the API reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyFormat {
     Json,
     Form,
+}
+
+/// How the API reads `body`, by the request's `Content-Type` (sniffed when it has none).
+///
+/// # Errors
+/// `unsupported_content_type` for a type that is neither JSON nor a form.
+pub fn body_format(request: &HttpRequest, body: &[u8]) -> Result<BodyFormat, ApiError> {
+    match request.mime_type() {
+        Ok(Some(mime)) if mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json") => {
+            Ok(BodyFormat::Json)
+        }
+        Ok(Some(mime)) if mime.subtype() == "x-www-form-urlencoded" => Ok(BodyFormat::Form),
+        Ok(None) => Ok(sniff(body)),
+        Ok(Some(mime)) => Err(ApiError::unsupported_content_type(mime.essence_str())),
+        Err(_) => Err(ApiError::unsupported_content_type("an unparseable Content-Type")),
+    }
 }
 
 fn decode_body(request: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
-    let format = match request.mime_type() {
-        Ok(Some(mime)) if mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json") => BodyFormat::Json,
-        Ok(Some(mime)) if mime.subtype() == "x-www-form-urlencoded" => BodyFormat::Form,
-        Ok(None) => sniff(body),
-        Ok(Some(mime)) => return Err(ApiError::unsupported_content_type(mime.essence_str())),
-        Err(_) => return Err(ApiError::unsupported_content_type("an unparseable Content-Type")),
-    };
+    let format = body_format(request, body)?;
     match format {
         BodyFormat::Form => form::parse(body).map_err(|error| ApiError::validation(vec![error])),
         BodyFormat::Json => match json::parse(body) {

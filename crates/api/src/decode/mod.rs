@@ -10,6 +10,6 @@ mod params;
 mod properties;
 mod shape;
 
-pub use body::{read_body, BodyParams, BodyRules, QueryParams};
+pub use body::{body_format, read_body, spool_body, BodyFormat, BodyParams, BodyRules, QueryParams};
 pub use params::{names, Params, HTTPS_URL, NOT_BLANK, WEB_URL};
 pub use shape::Shape;

@@ -164,6 +164,38 @@ impl Params {
         }
     }
 
+    /// States, for the document, that exactly one of `keys` is sent; the decoder refuses both and
+    /// neither itself.
+    pub fn exactly_one_of(&mut self, keys: &[&str]) {
+        if let Some(shape) = &mut self.shape {
+            shape.rule(shape::Rule::ExactlyOne(keys.iter().map(|key| (*key).to_owned()).collect()));
+        }
+    }
+
+    /// States, for the document, that `key` is sent only where `other` is `value`; the decoder
+    /// refuses it elsewhere itself.
+    pub fn only_where(&mut self, key: &str, other: &str, value: &str) {
+        if let Some(shape) = &mut self.shape {
+            shape.rule(shape::Rule::OnlyWhere {
+                parameter: key.to_owned(),
+                other: other.to_owned(),
+                value: value.to_owned(),
+            });
+        }
+    }
+
+    /// States, for the document, that `key` is sent where `other` is `value` and only there; the
+    /// decoder refuses it missing there and sent elsewhere itself.
+    pub fn exactly_where(&mut self, key: &str, other: &str, value: &str) {
+        if let Some(shape) = &mut self.shape {
+            shape.rule(shape::Rule::ExactlyWhere {
+                parameter: key.to_owned(),
+                other: other.to_owned(),
+                value: value.to_owned(),
+            });
+        }
+    }
+
     /// As [`Params::require`], for a parameter another one can stand in for (`payment_method`, or
     /// `payment_method_id`): the document shows both as optional.
     pub fn require_unless_replaced<T>(&mut self, key: &str, value: Option<T>) -> Option<T> {
@@ -313,7 +345,7 @@ impl Params {
         }
         let parsed = match self.take(key)? {
             Value::Number(number) => number.as_i64().or_else(|| number.as_f64().and_then(whole)),
-            Value::String(text) => whole_in_digits(text.trim()),
+            Value::String(text) => whole_in_digits(&text),
             _ => None,
         };
         if parsed.is_none() {

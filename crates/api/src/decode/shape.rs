@@ -15,11 +15,46 @@ const WITHOUT_NUL: &str = "^[^\\x00]*$";
 /// carry.
 const KEY_CHARACTERS: &str = r"^[^\x00\[\]]*$";
 
-/// The parameters one decoder reads, in the order it reads them.
+/// The parameters one decoder reads, in the order it reads them, and the rules between them.
 #[derive(Default)]
 pub struct Shape {
     properties: Vec<(String, Schema)>,
     required: Vec<String>,
+    rules: Vec<Rule>,
+}
+
+/// A rule between parameters that the decoder keeps, stated in the object's schema.
+#[derive(Debug, Clone)]
+pub(super) enum Rule {
+    /// Exactly one of the parameters is sent.
+    ExactlyOne(Vec<String>),
+    /// `parameter` is sent only where `other` is `value`.
+    OnlyWhere { parameter: String, other: String, value: String },
+    /// `parameter` is sent where `other` is `value`, and only there.
+    ExactlyWhere { parameter: String, other: String, value: String },
+}
+
+impl Rule {
+    /// The rule as JSON Schema: a parameter is sent when it is there and neither `null` nor `""`,
+    /// which the service reads as absent.
+    fn schema(&self) -> serde_json::Value {
+        use serde_json::json;
+        let absent = json!({"anyOf": [{"type": "null"}, {"const": ""}]});
+        match self {
+            Self::ExactlyOne(parameters) => json!({"oneOf": parameters.iter().map(|parameter| json!({
+                "required": [parameter],
+                "properties": {parameter: {"not": absent}},
+            })).collect::<Vec<_>>()}),
+            Self::OnlyWhere { parameter, other, value } => json!({"anyOf": [
+                {"required": [other], "properties": {other: {"const": value}}},
+                {"properties": {parameter: absent}},
+            ]}),
+            Self::ExactlyWhere { parameter, other, value } => json!({"anyOf": [
+                {"required": [other, parameter], "properties": {other: {"const": value}, parameter: {"not": absent}}},
+                {"properties": {other: {"not": {"const": value}}, parameter: absent}},
+            ]}),
+        }
+    }
 }
 
 impl std::fmt::Debug for Shape {
@@ -76,6 +111,11 @@ impl Shape {
         }
     }
 
+    /// States a rule between parameters.
+    pub(super) fn rule(&mut self, rule: Rule) {
+        self.rules.push(rule);
+    }
+
     /// Marks a list parameter as holding at least one item.
     pub(super) fn non_empty(&mut self, key: &str) {
         if let Some(Schema::Array(array)) = self.schema_of(key) {
@@ -89,41 +129,48 @@ impl Shape {
 
     /// The parameters and whether each is required, in reading order, each as a client may send
     /// it in a body (see [`as_sent`]).
-    pub fn parameters(self) -> Vec<(String, Schema, bool)> {
+    pub fn parameters(&self) -> Vec<(String, Schema, bool)> {
         self.parameters_as(as_sent)
     }
 
-    /// As [`Shape::parameters`], for a query string (see [`as_sent_in_query`]).
-    pub fn query_parameters(self) -> Vec<(String, Schema, bool)> {
+    /// As [`Shape::parameters`], for a query string (see [`as_sent_in_query`]). A query's
+    /// parameters are each their own, so no rule between them can be stated.
+    pub fn query_parameters(&self) -> Vec<(String, Schema, bool)> {
         self.parameters_as(as_sent_in_query)
     }
 
-    fn parameters_as(self, sent: fn(Schema, bool) -> Schema) -> Vec<(String, Schema, bool)> {
-        let required = self.required;
+    fn parameters_as(&self, sent: fn(Schema, bool) -> Schema) -> Vec<(String, Schema, bool)> {
         self.properties
-            .into_iter()
+            .iter()
             .map(|(name, schema)| {
-                let is_required = required.contains(&name);
-                (name, sent(schema, is_required), is_required)
+                let is_required = self.required.contains(name);
+                (name.clone(), sent(schema.clone(), is_required), is_required)
             })
             .collect()
     }
 
-    /// The parameters as one object schema; unknown parameters are refused.
-    pub fn into_schema(self) -> Schema {
-        Self::object_of(self.parameters())
+    /// Whether a request must send some parameter: one is required, or one of several is.
+    pub fn requires_a_parameter(&self) -> bool {
+        !self.required.is_empty() || self.rules.iter().any(|rule| matches!(rule, Rule::ExactlyOne(_)))
     }
 
-    /// An object schema of `parameters` as [`Shape::parameters`] lists them.
-    pub fn object_of(parameters: Vec<(String, Schema, bool)>) -> Schema {
+    /// The parameters as one object schema, with the rules between them; unknown parameters are
+    /// refused.
+    pub fn into_schema(self) -> Schema {
         let mut object = ObjectBuilder::new()
             .schema_type(Type::Object)
             .additional_properties(Some(AdditionalProperties::FreeForm(false)));
-        for (name, schema, required) in parameters {
+        for (name, schema, required) in self.parameters() {
             object = object.property(&name, schema);
             if required {
                 object = object.required(name);
             }
+        }
+        if !self.rules.is_empty() {
+            // utoipa's object schema has no `allOf` of its own beside its properties: its map of
+            // further keywords carries it.
+            let rules = self.rules.iter().map(Rule::schema).collect::<Vec<_>>();
+            object = object.extensions(Some([("allOf", serde_json::Value::Array(rules))].into_iter().collect()));
         }
         Schema::Object(object.build())
     }

@@ -2,7 +2,6 @@
 //! body in both encodings, the successful answer and the errors it can answer.
 
 use super::{PUBLIC_KEY, SECRET_KEY};
-use crate::decode::Shape;
 use crate::routes::endpoint::{Auth, Component, Endpoint, Input, Output};
 use actix_web::http::Method;
 use utoipa::openapi::encoding::Encoding;
@@ -104,15 +103,17 @@ pub(super) fn of(
                     .schema(Some(ObjectBuilder::new().schema_type(Type::String))),
             );
             let description = format!(
-                "Server-Sent Events, one per event as it happens, oldest first: `id` (the event's id), `event` \
-                 (its type) and `data` (its JSON, a `{}`), with a comment line every 15 seconds to keep \
-                 the connection open.",
+                "Server-Sent Events: first `stream_start`, whose `id` is where the stream starts (the event \
+                 it resumes after, or `start`) and whose `data` is `{{\"resumes_after\": id or null}}`; then \
+                 one per event as it happens, oldest first: `id` (the event's id), `event` (its type) and \
+                 `data` (its JSON, a `{}`), with a comment line every 15 seconds to keep the connection \
+                 open. The schema describes one message, as OpenAPI 3.1 reads an event stream's schema \
+                 (3.2 calls it `itemSchema`).",
                 (item.name)()
             );
-            ResponseBuilder::new().description(description).content(
-                EVENT_STREAM,
-                Content::new(Some(RefOr::T(Schema::Object(ObjectBuilder::new().schema_type(Type::String).build())))),
-            )
+            ResponseBuilder::new()
+                .description(description)
+                .content(EVENT_STREAM, Content::new(Some(stream_message(item))))
         }
         output => ResponseBuilder::new().description("The object.").content(JSON, Content::new(Some(answer(output)))),
     };
@@ -126,6 +127,29 @@ pub(super) fn of(
         operation = operation.response(status, ResponseBuilder::new().description(description).content(JSON, error));
     }
     operation.build()
+}
+
+/// One message of an event stream as a client reads it: its `event`, its `id`, and its `data`, the
+/// JSON of an event (`item`) or of the stream's start.
+fn stream_message(item: &Component) -> RefOr<Schema> {
+    let text = || ObjectBuilder::new().schema_type(Type::String);
+    let start = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("resumes_after", ObjectBuilder::new().schema_type(SchemaType::Array(vec![Type::String, Type::Null])))
+        .required("resumes_after");
+    let data = AnyOfBuilder::new().item(Ref::from_schema_name((item.name)())).item(start);
+    let message = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("event", text())
+        .required("event")
+        .property("id", text())
+        .property("retry", ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)))
+        .property(
+            "data",
+            text().content_media_type("application/json").content_schema(Some(RefOr::T(Schema::AnyOf(data.build())))),
+        )
+        .required("data");
+    RefOr::T(Schema::Object(message.build()))
 }
 
 /// What a create's answer leads to: each operation on the created object's path (`/customers` →
@@ -168,8 +192,9 @@ fn request_body(
     operation_id: &str,
     requests: &mut Vec<(String, RefOr<Schema>)>,
 ) -> utoipa::openapi::request_body::RequestBody {
-    let parameters = input.shape().parameters();
-    let required = parameters.iter().any(|(_, _, required)| *required);
+    let shape = input.shape();
+    let parameters = shape.parameters();
+    let required = shape.requires_a_parameter();
     let mut form = Content::builder();
     for (name, schema, _) in &parameters {
         if is_object(schema) {
@@ -178,7 +203,7 @@ fn request_body(
         }
     }
     let name = request_name(operation_id);
-    requests.push((name.clone(), RefOr::T(Shape::object_of(parameters))));
+    requests.push((name.clone(), RefOr::T(shape.into_schema())));
     let schema = RefOr::Ref(Ref::from_schema_name(name));
     RequestBodyBuilder::new()
         .required(Some(if required { Required::True } else { Required::False }))

@@ -2,6 +2,7 @@
 //! framed), HTML and redirect answers, the per-page form token that keeps other sites from posting
 //! into a page, the stylesheet and default images, and how money and methods read on a page.
 
+use crate::state::Services;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder, Route};
@@ -124,10 +125,17 @@ pub(super) fn form_token(request: &HttpRequest) -> (String, Option<Cookie<'stati
     let cookie = Cookie::build(FORM_TOKEN_COOKIE, token.clone())
         .path(request.path().to_owned())
         .http_only(true)
-        .secure(request.connection_info().scheme() == "https")
+        .secure(cookie_is_secure(request))
         .same_site(SameSite::Lax)
         .finish();
     (token, Some(cookie))
+}
+
+/// Whether a cookie the service sets is `Secure`, one rule for every cookie: when the public base URL
+/// is https, or the request came over https (directly, or as a proxy's `X-Forwarded-Proto` says).
+pub(super) fn cookie_is_secure(request: &HttpRequest) -> bool {
+    let public_https = request.app_data::<web::Data<Services>>().is_some_and(|services| services.secure_cookies);
+    public_https || request.connection_info().scheme() == "https"
 }
 
 /// Whether a posted form carries the token of its page's cookie.

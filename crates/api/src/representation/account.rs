@@ -1,8 +1,8 @@
 //! An account as its operator sees it (with its keys, once), and an account's exported test data
 //! as JSON lines: a header line, then one stored row per line.
 
-use payments_application::ports::ArchivedRow;
-use payments_application::services::account::{TestDataExport, EXPORT_FORMAT};
+use payments_application::ports::{ArchivedRow, ArchivedRows};
+use payments_application::services::account::{TestDataExport, TestDataImport, EXPORT_FORMAT};
 use payments_domain::account::{Account, AccountKeys};
 use payments_domain::ids::AccountId;
 use payments_domain::test_clock::MAX_SECONDS_AHEAD;
@@ -10,6 +10,8 @@ use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 
 /// The account without its keys, as lists show it.
 #[must_use]
@@ -91,17 +93,24 @@ pub(crate) fn export_lines(export: &TestDataExport, exported_at: Timestamp) -> S
     text
 }
 
-/// Reads an export back, for `account`; every problem names its line.
+/// Opens an export for import: reads its header, and leaves its rows in `file`, read as they are
+/// stored ([`ExportFile`]). Every problem names its line.
 ///
 /// # Errors
-/// `parameter_invalid` on `line N` (or on `body`) for a file that is not a whole export.
-pub(crate) fn parse_export(text: &[u8], account: &AccountId) -> Result<TestDataExport, FieldError> {
-    let text = std::str::from_utf8(text).map_err(|_| FieldError::invalid("body", "The export is not UTF-8 text."))?;
-    // Lines are counted as the file has them, so that a refused row's line (`index + 2`) is its own.
-    let mut lines = text.lines().enumerate();
-    let (_, first) = lines.next().ok_or_else(|| FieldError::invalid("body", "The export is empty."))?;
-    let header: Header =
-        serde_json::from_str(first).ok().filter(|header: &Header| header.format == EXPORT_FORMAT).ok_or_else(|| {
+/// `parameter_invalid` on `line 1` (or on `body`) for a file that does not start as an export.
+pub(crate) fn open_export(file: File) -> Result<TestDataImport, FieldError> {
+    (&file).seek(SeekFrom::Start(0)).map_err(|_| FieldError::invalid("body", "The export cannot be read."))?;
+    let mut first = String::new();
+    let mut reader = BufReader::new(&file);
+    let read =
+        reader.read_line(&mut first).map_err(|_| FieldError::invalid("body", "The export is not UTF-8 text."))?;
+    if read == 0 {
+        return Err(FieldError::invalid("body", "The export is empty."));
+    }
+    let header: Header = serde_json::from_str(first.trim_end_matches(['\n', '\r']))
+        .ok()
+        .filter(|header: &Header| header.format == EXPORT_FORMAT)
+        .ok_or_else(|| {
             FieldError::invalid("line 1", format!("The first line is not the header of a {EXPORT_FORMAT} export."))
         })?;
     if !(0..=MAX_SECONDS_AHEAD * 1_000).contains(&header.test_clock_offset_ms) {
@@ -110,22 +119,32 @@ pub(crate) fn parse_export(text: &[u8], account: &AccountId) -> Result<TestDataE
             format!("The test clock stands 0 to {MAX_SECONDS_AHEAD} seconds ahead of real time, never more."),
         ));
     }
-    let mut rows = Vec::new();
-    for (index, line) in lines {
-        let Line { collection, fields } = serde_json::from_str(line).map_err(|error| {
-            FieldError::invalid(format!("line {}", index + 1), format!("The line is not an exported row: {error}."))
-        })?;
-        rows.push(ArchivedRow { collection, fields });
+    Ok(TestDataImport {
+        test_clock_offset_ms: header.test_clock_offset_ms,
+        declared_rows: header.rows,
+        rows: Box::new(ExportFile { file }),
+    })
+}
+
+/// An export's rows in a file, read from the file each time the store goes through them (the
+/// store reads them again to check what it stored), never all held in memory.
+struct ExportFile {
+    file: File,
+}
+
+impl ArchivedRows for ExportFile {
+    fn records(&self) -> Box<dyn Iterator<Item = Result<ArchivedRow, String>> + '_> {
+        let mut file = &self.file;
+        if let Err(error) = file.seek(SeekFrom::Start(0)) {
+            return Box::new(std::iter::once(Err(format!("The export cannot be read again: {error}."))));
+        }
+        // The header is line 1; the store counts rows from 0, which the service names line 2.
+        let lines = BufReader::new(file).lines().skip(1);
+        Box::new(lines.map(|line| {
+            let line = line.map_err(|_| "The line is not UTF-8 text.".to_owned())?;
+            let Line { collection, fields } =
+                serde_json::from_str(&line).map_err(|error| format!("The line is not an exported row: {error}."))?;
+            Ok(ArchivedRow { collection, fields })
+        }))
     }
-    if rows.len() != header.rows {
-        return Err(FieldError::invalid(
-            "body",
-            format!(
-                "The export holds {} rows where its header says {}: it was cut short or changed.",
-                rows.len(),
-                header.rows
-            ),
-        ));
-    }
-    Ok(TestDataExport { account_id: account.clone(), test_clock_offset_ms: header.test_clock_offset_ms, rows })
 }

@@ -8,21 +8,25 @@ use crate::error::ApiError;
 use crate::representation::envelope::List;
 use crate::representation::event::{live_envelope, EventResource};
 use crate::state::{blocking, Services};
+use crate::stream_slots::StreamSlot;
 use actix_web::http::header::{ContentType, CACHE_CONTROL};
 use actix_web::http::Method;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
+use payments_adapters::event_signal::Appended;
 use payments_application::pagination::PageRequest;
 use payments_application::ports::EventFilter;
 use payments_application::services::event::STREAM_BEGINNING;
 use payments_application::Scope;
+use payments_domain::event::Event as DomainEvent;
 use payments_domain::event::EventType;
 use payments_domain::ids::EventId;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use russe::{Event, Message};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::sync::broadcast::{self, error::RecvError};
 
 pub(super) fn endpoints() -> Vec<Endpoint> {
     vec![
@@ -65,15 +69,22 @@ async fn retrieve(
     Ok(HttpResponse::Ok().content_type(ContentType::json()).body(envelope.get().to_owned()))
 }
 
-/// How often a stream looks for new events, and how long it stays quiet before a keep-alive comment.
-const STREAM_POLL: Duration = Duration::from_millis(250);
+/// How long a stream stays quiet before a keep-alive comment; it also reads then, in case it was
+/// told nothing (its listener was away).
 const STREAM_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The most events one read of the stream takes.
 const STREAM_BATCH: u32 = 100;
+/// Told of events its read did not find yet (on PostgreSQL, a transaction older than theirs still
+/// running holds them back), a stream reads again after these waits, each twice the last, and then
+/// every [`OWED_MAX_WAIT`] until it finds them or [`OWED_FOR_AT_MOST`] has passed.
+const OWED_FIRST_WAIT: Duration = Duration::from_millis(20);
+const OWED_MAX_WAIT: Duration = Duration::from_secs(1);
+const OWED_FOR_AT_MOST: Duration = Duration::from_secs(60);
 
 /// `GET /events/stream`: the scope's events as they happen, as Server-Sent Events (`id`, `event`,
 /// `data`), from after `Last-Event-ID` or from now, until the client goes away. Each event goes
-/// out once per connection, in the order the store puts them on the stream.
+/// out once per connection, in the order the store puts them on the stream. A key, and this
+/// instance, may have only so many open ([`crate::event_streams::StreamSlots`]).
 async fn stream(
     SecretKey(scope): SecretKey,
     request: HttpRequest,
@@ -81,6 +92,9 @@ async fn stream(
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
     params.finish(Some(()))?;
+    let head_only = request.method() == Method::HEAD;
+    // A HEAD sends no body, so nothing would ever notice the client leave: no stream, and no slot.
+    let slot = if head_only { None } else { Some(services.stream_slots.take(&scope)?) };
     // An empty header is no cursor (EventSource sends one before any event had an id); bytes that
     // are no text make an id no event has.
     let last_event_id = request
@@ -97,12 +111,11 @@ async fn stream(
         .insert_header((CACHE_CONTROL, "no-store"))
         // Proxies such as nginx send each event on at once rather than buffering the answer.
         .insert_header(("X-Accel-Buffering", "no"));
-    if request.method() == Method::HEAD {
-        // No body goes out, so nothing would ever notice the client leave: no stream at all.
+    let Some(slot) = slot else {
         return Ok(answer.finish());
-    }
+    };
     let head = started(after.as_ref());
-    let reader = StreamReader { services: services.into_inner(), scope, after, quiet_since: Instant::now() };
+    let reader = StreamReader::new(services.into_inner(), scope, after, slot);
     let events = futures_util::stream::unfold(reader, |mut reader| async move {
         let batch = reader.next_batch().await?;
         Some((Ok::<_, actix_web::Error>(batch), reader))
@@ -129,46 +142,97 @@ struct StreamReader {
     services: Arc<Services>,
     scope: Scope,
     after: Option<EventId>,
+    appended: broadcast::Receiver<Appended>,
     quiet_since: Instant,
+    /// Since when the stream was told of events its reads have not found yet, and how long it
+    /// waits before it reads again.
+    owed: Option<(Instant, Duration)>,
+    _slot: StreamSlot,
 }
 
 impl StreamReader {
+    /// A reader of `scope`'s events after `after`, from now on told what is appended.
+    fn new(services: Arc<Services>, scope: Scope, after: Option<EventId>, slot: StreamSlot) -> Self {
+        let appended = services.event_signal.subscribe();
+        Self { services, scope, after, appended, quiet_since: Instant::now(), owed: None, _slot: slot }
+    }
+
     /// The next events, encoded, once there are some (or a keep-alive comment after a quiet
-    /// while); `None` ends the stream when storage fails, and the client resumes from its last id.
+    /// while); `None` ends the stream when storage fails or the instance stops, and the client
+    /// resumes from its last id.
     async fn next_batch(&mut self) -> Option<Bytes> {
         loop {
             if self.services.stopping.has_begun() {
-                // The client reconnects (to another instance) and resumes from its last id.
                 return None;
             }
-            let (services, scope, after) = (self.services.clone(), self.scope.clone(), self.after.clone());
-            let read = blocking(move || services.events.stream(&scope, after.as_ref(), STREAM_BATCH)).await;
-            let events = match read {
-                Ok(events) => events,
-                Err(error) => {
-                    tracing::warn!(error = %error, "an event stream ended: its next read failed");
-                    return None;
-                }
-            };
+            let events = self.read().await?;
             if let Some(last) = events.last() {
                 self.after = Some(last.id.clone());
                 self.quiet_since = Instant::now();
+                self.owed = None;
                 return Some(encoded(&events));
             }
             if self.quiet_since.elapsed() >= STREAM_KEEP_ALIVE {
                 self.quiet_since = Instant::now();
                 return Event::Comment("keep-alive".into()).into_bytestring().ok().map(|text| text.into_bytes());
             }
-            tokio::select! {
-                () = tokio::time::sleep(STREAM_POLL) => {}
-                () = self.services.stopping.begun() => {}
+            self.wait().await;
+        }
+    }
+
+    async fn read(&self) -> Option<Vec<DomainEvent>> {
+        let (services, scope, after) = (self.services.clone(), self.scope.clone(), self.after.clone());
+        match blocking(move || services.events.stream(&scope, after.as_ref(), STREAM_BATCH)).await {
+            Ok(events) => Some(events),
+            Err(error) => {
+                tracing::warn!(error = %error, "an event stream ended: its next read failed");
+                None
             }
+        }
+    }
+
+    /// Waits until the stream may have something to read: told of its scope's events, owed some it
+    /// was told of, time for a keep-alive, or the instance stopping.
+    async fn wait(&mut self) {
+        let until_keep_alive = STREAM_KEEP_ALIVE.saturating_sub(self.quiet_since.elapsed());
+        let owed_wait = match self.owed {
+            Some((since, _)) if since.elapsed() >= OWED_FOR_AT_MOST => {
+                self.owed = None;
+                None
+            }
+            Some((since, wait)) => {
+                self.owed = Some((since, (wait * 2).min(OWED_MAX_WAIT)));
+                Some(wait)
+            }
+            None => None,
+        };
+        let timeout = owed_wait.map_or(until_keep_alive, |wait| wait.min(until_keep_alive));
+        let (appended, scope, stopping) = (&mut self.appended, &self.scope, &self.services.stopping);
+        let told = async {
+            loop {
+                match appended.recv().await {
+                    Ok(signal) if signal.concerns(scope) => return true,
+                    Ok(_) => {}
+                    Err(RecvError::Lagged(_)) => return true,
+                    // The signal is gone: the keep-alive's read is all that is left.
+                    Err(RecvError::Closed) => return std::future::pending().await,
+                }
+            }
+        };
+        tokio::select! {
+            told = told => {
+                if told && self.owed.is_none() {
+                    self.owed = Some((Instant::now(), OWED_FIRST_WAIT));
+                }
+            }
+            () = tokio::time::sleep(timeout) => {}
+            () = stopping.begun() => {}
         }
     }
 }
 
 /// Events as Server-Sent Events: the id, the type as the event's name, the envelope as its data.
-fn encoded(events: &[payments_domain::event::Event]) -> Bytes {
+fn encoded(events: &[DomainEvent]) -> Bytes {
     let mut text = String::new();
     for event in events {
         let message = Message {

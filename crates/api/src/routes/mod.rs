@@ -83,7 +83,15 @@ pub fn configure(config: &mut web::ServiceConfig) {
             paths[index].public_key_methods.push(endpoint.method.clone());
         }
         paths[index].methods.push(endpoint.method.clone());
-        paths[index].routes.push(endpoint.route);
+        // Idempotency wraps each mutating route, after its method matched: a method the path does
+        // not serve is answered 405 whatever key it carries.
+        let route = match endpoint.method {
+            Method::POST | Method::PUT | Method::DELETE => {
+                endpoint.route.wrap(from_fn(crate::idempotency::idempotency))
+            }
+            _ => endpoint.route,
+        };
+        paths[index].routes.push(route);
     }
     for PathRoutes { path, routes, methods, public_key_methods } in paths {
         let resource = routes.into_iter().fold(resource(path, &methods), actix_web::Resource::route);

@@ -267,6 +267,7 @@ fn attach_request(params: &mut Params) -> Option<AttachRequest> {
     let return_url = params.redirect_url("return_url");
     let saved = params.string("payment_method_id", IDENTIFIER_LENGTH);
     let inline = params.object("payment_method", payment_method);
+    params.exactly_one_of(&["payment_method_id", "payment_method"]);
     match (saved, inline) {
         (Some(_), Some(_)) => {
             let detail = "Give either payment_method_id or payment_method, not both.";

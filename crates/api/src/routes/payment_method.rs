@@ -168,6 +168,7 @@ fn payment_method_of(
         .required_choice("type", || names(types, PaymentMethodType::as_str))
         .and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
     let card = params.object("card", card_input);
+    params.exactly_where("card", "type", PaymentMethodType::Card.as_str());
     let billing = params.object("billing", payment_billing);
     let input = match method? {
         PaymentMethodType::Card => PaymentMethodInput::Card(params.require("card", card)?),

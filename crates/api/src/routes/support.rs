@@ -92,6 +92,7 @@ pub(crate) fn verdict(params: &mut Params) -> Option<Verdict> {
     let outcome = params.required_choice("outcome", || vec!["approved", "declined"]);
     let code = params.string("decline_code", 64);
     params.pattern("decline_code", "^[a-z][a-z0-9_]{0,63}$");
+    params.only_where("decline_code", "outcome", "declined");
     let code = code.filter(|code| {
         let valid = is_decline_code(code);
         if !valid {

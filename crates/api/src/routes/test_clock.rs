@@ -53,6 +53,7 @@ async fn advance(
 fn movement(params: &mut Params) -> Option<ClockMove> {
     let to = params.integer_between("to", Some(0), None);
     let seconds = params.integer_between("seconds", Some(0), Some(MAX_SECONDS_AHEAD));
+    params.exactly_one_of(&["to", "seconds"]);
     match (to, seconds) {
         (Some(to), None) => Some(ClockMove::To(Timestamp::from_unix_seconds(to))),
         (None, Some(seconds)) => Some(ClockMove::By { seconds }),

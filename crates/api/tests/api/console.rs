@@ -11,6 +11,7 @@ on_one_backend!(pages_need_a_session_and_forms_their_sessions_token, a_session_e
 on_one_backend!(the_request_log_pages_show_the_accounts_requests_escaped);
 on_both_backends_with!(|settings| settings.console.enabled = false => a_disabled_console_is_not_there);
 on_both_backends_with!(|settings| settings.server.public_base_url = "https://pay.example".into() => behind_https_the_cookie_is_secure);
+on_one_backend!(every_cookie_is_secure_over_https_whatever_the_base_url);
 
 /// A browser of the console: the session cookie it holds, if any.
 pub struct Console<'a> {
@@ -214,6 +215,37 @@ async fn behind_https_the_cookie_is_secure(app: TestApp) {
         .iter()
         .find_map(|v| v.to_str().ok().filter(|v| v.starts_with("console_session=")).map(str::to_owned));
     assert!(session.unwrap().contains("Secure"));
+    // The sign-in form's cookie follows the same rule, with or without the proxy's header.
+    let form = browser().get(format!("{}/dashboard/sign_in", app.address)).send().await.unwrap();
+    let form_cookie = form.headers()[SET_COOKIE].to_str().unwrap().to_owned();
+    assert!(form_cookie.contains("Secure"), "{form_cookie}");
+}
+
+/// Every cookie the service sets is `Secure` when the request came over https, as the proxy in
+/// front says, even where the public base URL is plain http.
+async fn every_cookie_is_secure_over_https_whatever_the_base_url(app: TestApp) {
+    let over_https =
+        |path: &str| browser().get(format!("{}{path}", app.address)).header("X-Forwarded-Proto", "https").send();
+    let form = over_https("/dashboard/sign_in").await.unwrap();
+    let form_cookie = form.headers()[SET_COOKIE].to_str().unwrap().to_owned();
+    assert!(form_cookie.contains("Secure"), "{form_cookie}");
+    let plain = browser().get(format!("{}/dashboard/sign_in", app.address)).send().await.unwrap();
+    assert!(!plain.headers()[SET_COOKIE].to_str().unwrap().contains("Secure"), "plain http");
+    let token = form_token(&form.text().await.unwrap());
+    let signed_in = browser()
+        .post(format!("{}/dashboard/sign_in", app.address))
+        .header("X-Forwarded-Proto", "https")
+        .header(COOKIE, form_cookie.split(';').next().unwrap())
+        .form(&[("form_token", token.as_str()), ("key", app.keys.secret_test.as_str())])
+        .send()
+        .await
+        .unwrap();
+    let session = signed_in
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .find_map(|v| v.to_str().ok().filter(|v| v.starts_with("console_session=")).map(str::to_owned));
+    assert!(session.expect("signed in").contains("Secure"));
 }
 
 fn percent(text: &str) -> String {

@@ -87,6 +87,21 @@ async fn unknown_routes_answer_404_and_unserved_methods_405_with_allow(app: Test
         assert_eq!(status, 405, "{method} {path}");
         single_error(&body, "method_not_allowed");
     }
+    // A method the path does not serve is 405 whatever Idempotency-Key it carries, even one used
+    // before: methods are matched before idempotency.
+    let created = app.request(Method::POST, "/customers", &app.keys.secret_test).header("Idempotency-Key", "used-once");
+    let created = created.form(&[("name", "A"), ("email", "a@example.com"), ("currency", "PHP")]).send().await.unwrap();
+    assert_eq!(created.status(), 200);
+    for (method, path) in
+        [(Method::POST, "/customers/cus_1"), (Method::POST, "/payments/pay_1"), (Method::DELETE, "/customers")]
+    {
+        let response = app.request(method.clone(), path, &app.keys.secret_test).header("Idempotency-Key", "used-once");
+        let response = response.send().await.unwrap();
+        assert!(response.headers().contains_key("allow"), "{method} {path}");
+        let (status, body) = read(response).await;
+        assert_eq!(status, 405, "{method} {path}: {body}");
+        single_error(&body, "method_not_allowed");
+    }
     let response = app.request(Method::HEAD, "/customers", &app.keys.secret_test).send().await.unwrap();
     assert_eq!(response.status(), 200, "HEAD answers as GET");
     assert!(response.bytes().await.unwrap().is_empty(), "without the body");

@@ -2,6 +2,8 @@
 //! `Last-Event-ID`, each once and in order, and nothing of another account or mode.
 
 use crate::helpers::{read, single_error, TestApp};
+use crate::instance::form_pairs;
+use crate::scale_out::CARD;
 use crate::webhooks::pay;
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
@@ -15,6 +17,14 @@ on_both_backends!(
     a_stream_shows_nothing_of_another_account_or_mode,
 );
 on_one_backend!(a_stream_refuses_what_it_cannot_follow);
+on_both_backends_with!(
+    |settings| {
+        settings.event_streams.max_per_key = 2;
+        settings.event_streams.max_per_instance = 3;
+    } =>
+    streams_are_capped_per_key_and_per_instance,
+);
+on_postgres!(a_stream_hears_at_once_what_another_instance_appends);
 
 /// One event as the stream sent it: its `id` and `event` fields and its data.
 #[derive(Debug)]
@@ -170,4 +180,67 @@ async fn a_stream_refuses_what_it_cannot_follow(app: TestApp) {
     let head = tokio::time::timeout(Duration::from_secs(5), head).await.expect("HEAD ends").unwrap();
     assert_eq!((head.status().as_u16(), head.headers()["content-type"].to_str().unwrap()), (200, "text/event-stream"));
     assert!(tokio::time::timeout(Duration::from_secs(5), head.bytes()).await.expect("no body").unwrap().is_empty());
+}
+
+/// The longest an idle stream waits before it reads anyway (its keep-alive): an event that arrives
+/// well within it was heard, not found by looking.
+const HEARD_WITHIN: Duration = Duration::from_secs(5);
+
+async fn streams_are_capped_per_key_and_per_instance(app: TestApp) {
+    let first = Stream::open(&app, &app.keys.secret_test, None).await;
+    let _second = Stream::open(&app, &app.keys.secret_test, None).await;
+    let refused = app.request(reqwest::Method::GET, "/events/stream", &app.keys.secret_test).send().await.unwrap();
+    assert_eq!(refused.headers()["retry-after"], "10");
+    let (status, body) = read(refused).await;
+    assert_eq!(status, 429, "{body}");
+    assert!(single_error(&body, "rate_limit_exceeded").contains("This key has 2 event streams open"), "{body}");
+    // The key's HEAD opens no stream, so it is not refused.
+    let head = app.request(reqwest::Method::HEAD, "/events/stream", &app.keys.secret_test).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    let _other = Stream::open(&app, &app.other_account_key, None).await;
+    let (status, body) =
+        read(app.request(reqwest::Method::GET, "/events/stream", &app.keys.secret_live).send().await.unwrap()).await;
+    assert_eq!(status, 429, "{body}");
+    assert!(single_error(&body, "rate_limit_exceeded").contains("This instance has 3"), "{body}");
+    // A stream closed by its client gives its place back.
+    drop(first);
+    let deadline = std::time::Instant::now() + HEARD_WITHIN;
+    loop {
+        let response = app.request(reqwest::Method::GET, "/events/stream", &app.keys.secret_test).send().await.unwrap();
+        if response.status() == 200 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the closed stream's place was not given back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// PostgreSQL tells every instance what any of them appended: a stream on this one hears a payment
+/// made through another process on the same database at once.
+async fn a_stream_hears_at_once_what_another_instance_appends(app: TestApp) {
+    let other = crate::instance::Instance::start(app.database.url()).await;
+    let (_, newest) = read(app.get("/events?limit=1").await).await;
+    let mut stream = Stream::open(&app, &app.keys.secret_test, newest["data"][0]["id"].as_str()).await;
+    for _ in 0..2 {
+        let paid_at = std::time::Instant::now();
+        let intent = other_instance_charge(&other.address, &app.keys.secret_test).await;
+        let events = tokio::time::timeout(HEARD_WITHIN, stream.next(2)).await.expect("heard within the keep-alive");
+        assert_eq!(events[0].data["data"]["id"], intent.as_str());
+        assert!(paid_at.elapsed() < HEARD_WITHIN);
+    }
+    stream.stays_quiet().await;
+}
+
+/// A card payment made through the service at `address`: the intent's id.
+async fn other_instance_charge(address: &str, key: &str) -> String {
+    let client = reqwest::Client::new();
+    let post = |path: String, body: &str| {
+        client.post(format!("{address}{path}")).basic_auth(key, Some("")).form(&form_pairs(body)).send()
+    };
+    let created = post("/payment_intents".into(), "amount=10000&currency=PHP&payment_methods[]=card").await;
+    let created: Value = created.unwrap().json().await.unwrap();
+    let id = created["id"].as_str().unwrap().to_owned();
+    let paid: Value = post(format!("/payment_intents/{id}/attach"), CARD).await.unwrap().json().await.unwrap();
+    assert_eq!(paid["status"], "succeeded", "{paid}");
+    id
 }

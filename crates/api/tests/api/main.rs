@@ -54,6 +54,19 @@ macro_rules! on_one_backend {
     )*};
 }
 
+/// Declares each named `async fn(TestApp)` as one test, `<name>::postgres`: for what only
+/// PostgreSQL does (several instances on one database hearing each other).
+macro_rules! on_postgres {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name(crate::helpers::spawn_app(payments_adapters::db::Backend::Postgres).await).await;
+            }
+        }
+    )*};
+}
+
 /// As `on_both_backends!`, with the test settings changed by `$configure` (a closure over
 /// `&mut Settings`) before the application starts.
 macro_rules! on_both_backends_with {

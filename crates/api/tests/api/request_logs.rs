@@ -9,6 +9,9 @@ use serde_json::Value;
 on_both_backends!(every_keyed_request_is_logged_as_answered_and_redacted);
 on_both_backends!(the_log_is_filtered_and_confined_to_its_account_and_mode);
 on_both_backends!(the_log_is_pruned_by_age);
+on_both_backends!(card_data_written_in_any_way_is_kept_nowhere);
+on_both_backends!(ids_the_service_minted_are_kept_whole);
+on_both_backends_with!(|settings| settings.request_log.max_bytes_per_account = 1 << 20 => the_log_is_pruned_to_its_byte_cap);
 on_both_backends_with!(|settings| settings.request_log.enabled = false => a_disabled_log_records_nothing);
 
 /// The account's log with the test secret key, once it holds at least `count` entries (the log is
@@ -190,4 +193,93 @@ async fn a_disabled_log_records_nothing(app: TestApp) {
     assert_eq!(status, 200);
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(logged(&app, "", 0).await.is_empty());
+}
+
+/// Card numbers and CVCs written with escapes, in a refused form, in a query, or with dots between
+/// their digits are in no entry of the log and on no page of the console.
+async fn card_data_written_in_any_way_is_kept_nowhere(app: TestApp) {
+    let key = &app.keys.secret_test;
+    let intent = app.create_intent(10_000, "").await;
+    let id = intent["id"].as_str().unwrap();
+    let escaped = r#"{"payment_method": {"type": "card", "card": {"\u006eumber": "424242424242\u0034242", "exp_month": 12, "exp_year": 2030, "\u0063vc": "987"}}}"#;
+    let attach = app.request(Method::POST, &format!("/payment_intents/{id}/attach"), key);
+    let (status, paid) =
+        read(attach.header("Content-Type", "application/json").body(escaped).send().await.unwrap()).await;
+    assert_eq!((status, paid["status"].as_str()), (200, Some("succeeded")), "{paid}");
+    let other = app.create_intent(10_000, "").await;
+    let other_id = other["id"].as_str().unwrap();
+    let form_like_json = "{x=1&payment_method[type]=card&payment_method[card][number]=4242424242424242\
+        &payment_method[card][exp_month]=12&payment_method[card][exp_year]=2030&payment_method[card][cvc]=987";
+    let (status, _) =
+        read(app.form(Method::POST, &format!("/payment_intents/{other_id}/attach"), key, form_like_json).await).await;
+    assert_eq!(status, 400);
+    let (status, _) = read(app.get("/customers?cvc=987&number=4242424242424242").await).await;
+    assert_eq!(status, 400);
+    let dotted = "name=Dots&email=d%40example.com&currency=PHP&metadata[note]=4242.4242.4242.4242&metadata[cvc]=987";
+    let (status, _) = read(app.form(Method::POST, "/customers", key, dotted).await).await;
+    assert_eq!(status, 200);
+    let (status, _) = read(app.get("/customers/4242%2E4242%2E4242%2E4242").await).await;
+    assert_eq!(status, 404);
+
+    let entries = logged(&app, "", 6).await;
+    let everything = serde_json::to_string(&entries).unwrap();
+    for never in ["4242424242424242", "4242.4242.4242.4242", "4242%2E4242", "987"] {
+        assert!(!everything.contains(never), "{never} is in the log: {everything}");
+    }
+    let attached = entries.iter().find(|e| e["path"] == format!("/payment_intents/{id}/attach")).unwrap();
+    assert_eq!(attached["request_body"]["payment_method"]["card"]["number"], "[redacted]");
+    assert_eq!(attached["request_body"]["payment_method"]["card"]["exp_year"], 2030, "the rest as sent");
+    let queried = entries.iter().find(|e| e["path"] == "/customers" && e["method"] == "GET").unwrap();
+    assert_eq!(queried["query"], "cvc=[redacted]&number=[redacted]");
+
+    let mut console = crate::console::Console::new(&app);
+    console.sign_in(key).await;
+    for entry in &entries {
+        let (status, page) = console.get(&format!("/dashboard/request_logs/{}", entry["id"].as_str().unwrap())).await;
+        assert_eq!(status, 200);
+        for never in ["4242424242424242", "4242.4242.4242.4242", "987"] {
+            assert!(!page.contains(never), "{never} is on the console's page of {}", entry["path"]);
+        }
+    }
+}
+
+/// An id shaped as the service mints them keeps its digits, even where they pass the Luhn check:
+/// in the log's path and query, and in the error that names it.
+async fn ids_the_service_minted_are_kept_whole(app: TestApp) {
+    let minted = "cus_mk17957955194242424242424242xyzw";
+    let (status, body) = read(app.get(&format!("/customers?after={minted}")).await).await;
+    assert_eq!(status, 400);
+    assert!(body.to_string().contains(minted), "{body}");
+    let (status, _) = read(app.get(&format!("/customers/{minted}")).await).await;
+    assert_eq!(status, 404);
+    let entries = logged(&app, "", 2).await;
+    assert_eq!(entries[0]["path"], format!("/customers/{minted}"));
+    assert_eq!(entries[0]["object_id"], minted);
+    assert_eq!(entries[1]["query"], format!("after={minted}"));
+    assert!(entries[1]["response_body"].to_string().contains(minted));
+    let filtered = logged(&app, &format!("&path=/customers/{minted}"), 1).await;
+    assert_eq!(filtered.len(), 1, "a path filter finds it");
+}
+
+/// Past its byte cap an account's oldest entries go, however few rows it has.
+async fn the_log_is_pruned_to_its_byte_cap(app: TestApp) {
+    // Each request and its answer hold 20 KB of metadata: 40 of them pass one MiB.
+    let note = "x".repeat(500);
+    for n in 0..40 {
+        let metadata: String = (0..40).map(|m| format!("&metadata[k{m}]={note}")).collect();
+        let body = format!("name=C{n}&email=c{n}%40example.com&currency=PHP{metadata}");
+        let (status, created) = read(app.form(Method::POST, "/customers", &app.keys.secret_test, &body).await).await;
+        assert_eq!(status, 200, "{created}");
+    }
+    let before = logged(&app, "", 40).await;
+    assert_eq!(before.len(), 40);
+    let services = app.services.clone();
+    let pruned = tokio::task::spawn_blocking(move || services.request_logs.prune().unwrap()).await.unwrap();
+    assert!(pruned > 0, "past one MiB");
+    let kept = logged(&app, "", 0).await;
+    assert_eq!(kept.len(), 40 - pruned);
+    assert_eq!(kept[0]["id"], before[0]["id"], "the newest are kept");
+    let kept_bytes: usize =
+        kept.iter().map(|e| e["request_body"].to_string().len() + e["response_body"].to_string().len()).sum();
+    assert!(kept_bytes <= 1 << 20, "{kept_bytes}");
 }

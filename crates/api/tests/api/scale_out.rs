@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// Charges made, and how many run at once.
 const CHARGES: usize = 120;
 const CONCURRENCY: usize = 16;
-const CARD: &str = "payment_method[type]=card&payment_method[card][number]=4242424242424242\
+pub(crate) const CARD: &str = "payment_method[type]=card&payment_method[card][number]=4242424242424242\
                     &payment_method[card][exp_month]=12&payment_method[card][exp_year]=2035&payment_method[card][cvc]=123";
 
 /// Both instances' addresses, the key, and the client: a charge goes to one of them and falls back

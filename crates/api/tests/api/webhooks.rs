@@ -41,6 +41,7 @@ on_both_backends_stepping_deliveries!(
     disabling_stops_retries_and_enabling_resumes_them,
     a_deleted_webhook_is_gone_and_its_retries_with_it,
     failed_deliveries_are_requeued_when_the_receiver_is_fixed,
+    a_disabled_webhooks_recovered_deliveries_wait_until_it_is_enabled,
 );
 
 on_both_backends_with!(
@@ -513,14 +514,21 @@ async fn a_webhook_with_a_backlog_of_any_size_is_deleted(app: TestApp) {
     assert_eq!(status, 404);
 }
 
-async fn failed_deliveries_are_requeued_when_the_receiver_is_fixed(app: TestApp) {
+/// A webhook whose receiver answered 500 to both attempts at a payment's event, which failed for
+/// good once its retry window ran out: the receiver, and the webhook's id.
+async fn a_delivery_failed_for_good(app: &TestApp) -> (Receiver, String) {
     let receiver = Receiver::start(vec![Reply::Status(500), Reply::Status(500)]);
-    let webhook = register(&app, &receiver.url, &["payment.paid"]).await;
-    let id = webhook["id"].as_str().unwrap();
-    pay(&app).await;
+    let webhook = register(app, &receiver.url, &["payment.paid"]).await;
+    pay(app).await;
     assert_eq!(app.deliver_due().await, 1);
     app.clock.advance(3 * 24 * 60 * 60 + 60);
     assert_eq!(app.deliver_due().await, 1, "the last attempt of the retry window");
+    (receiver, webhook["id"].as_str().unwrap().to_owned())
+}
+
+async fn failed_deliveries_are_requeued_when_the_receiver_is_fixed(app: TestApp) {
+    let (receiver, id) = a_delivery_failed_for_good(&app).await;
+    let id = id.as_str();
     let attempts = wait_for_attempts(&app, &format!("/webhooks/{id}/attempts"), 2).await;
     let failed_at = attempts[0]["attempted_at"].as_i64().unwrap();
     assert_eq!(app.deliver_due().await, 0, "failed: not retried any more");
@@ -549,4 +557,22 @@ async fn failed_deliveries_are_requeued_when_the_receiver_is_fixed(app: TestApp)
     assert_eq!(received[0].body, received[2].body, "the same event, delivered at last");
     let (_, again) = app.post(&path, "since=0").await;
     assert_eq!(again["requeued"], 0, "delivered ones stay delivered");
+}
+
+async fn a_disabled_webhooks_recovered_deliveries_wait_until_it_is_enabled(app: TestApp) {
+    let (receiver, id) = a_delivery_failed_for_good(&app).await;
+    receiver.wait_for(2, WAIT).await;
+    let (status, _) = app.post(&format!("/webhooks/{id}/disable"), "").await;
+    assert_eq!(status, 200);
+    let (status, recovered) = app.post(&format!("/webhooks/{id}/recover"), "since=0").await;
+    assert_eq!((status, recovered["requeued"].as_u64()), (200, Some(1)), "{recovered}");
+    assert_eq!(app.deliver_due().await, 0, "held while the webhook is disabled");
+    app.clock.advance(60);
+    assert_eq!(app.deliver_due().await, 0, "and still held later");
+    assert_eq!(receiver.received().len(), 2, "nothing was sent to it");
+    let (status, _) = app.post(&format!("/webhooks/{id}/enable"), "").await;
+    assert_eq!(status, 200);
+    assert_eq!(app.deliver_due().await, 1, "sent once it is enabled");
+    let received = receiver.wait_for(3, WAIT).await;
+    assert_eq!(received[0].body, received[2].body);
 }

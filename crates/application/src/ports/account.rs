@@ -21,6 +21,19 @@ pub struct ArchivedRow {
     pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
+/// The records of an import, in order, read as often as the store needs: from a file, say, rather
+/// than all held in memory.
+pub trait ArchivedRows {
+    /// The records from the first; an item that is no record says why.
+    fn records(&self) -> Box<dyn Iterator<Item = Result<ArchivedRow, String>> + '_>;
+}
+
+impl ArchivedRows for Vec<ArchivedRow> {
+    fn records(&self) -> Box<dyn Iterator<Item = Result<ArchivedRow, String>> + '_> {
+        Box::new(self.iter().cloned().map(Ok))
+    }
+}
+
 /// How many records of each collection deleting an account's data removed.
 pub type DeletedCounts = Vec<(&'static str, u64)>;
 
@@ -112,12 +125,13 @@ pub trait AccountRepository {
     /// [`StoreError::TooMany`] past `limit`; storage failures.
     fn export_test_data(&mut self, id: &AccountId, limit: usize) -> Result<Vec<ArchivedRow>, StoreError>;
 
-    /// Stores exported records in account `id`'s test mode, in the order given, with their ids.
+    /// Stores exported records in account `id`'s test mode, in the order given, with their ids;
+    /// answers how many. The records are read as they are stored, never all at once.
     ///
     /// # Errors
-    /// [`StoreError::RowRefused`] for the first record that cannot become one of this account's
-    /// objects as the store reads them back (an unknown collection or field, a value of another
-    /// type, a taken id, a reference to an object it does not hold or of another account or mode);
-    /// storage failures.
-    fn import_test_data(&mut self, id: &AccountId, rows: &[ArchivedRow]) -> Result<(), StoreError>;
+    /// [`StoreError::RowRefused`] for the first record that is none, or cannot become one of this
+    /// account's objects as the store reads them back (an unknown collection or field, a value of
+    /// another type, a taken id, a reference to an object it does not hold or of another account or
+    /// mode); storage failures.
+    fn import_test_data(&mut self, id: &AccountId, rows: &dyn ArchivedRows) -> Result<usize, StoreError>;
 }

@@ -23,7 +23,7 @@ pub mod unit_of_work;
 pub mod webhook;
 pub mod webhook_delivery;
 
-pub use account::{AccountRepository, ArchivedRow, DeletedCounts, KeyRecord};
+pub use account::{AccountRepository, ArchivedRow, ArchivedRows, DeletedCounts, KeyRecord};
 pub use billing_statement::{BillingStatementFilter, BillingStatementRepository};
 pub use checkout_session::{CheckoutSessionFilter, CheckoutSessionRepository};
 pub use clock::Clock;

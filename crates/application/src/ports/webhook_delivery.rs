@@ -118,12 +118,12 @@ pub trait DeliveryRepository {
     /// Storage failures.
     fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
 
-    /// Requeues the webhook's deliveries that failed at or after `since` (see
-    /// [`Delivery::recover`]): due at `now`, with a new retry window. Returns how many.
+    /// Requeues the webhook's deliveries that failed at or after `since` as `recovery` says (see
+    /// [`Delivery::recover`]), with a new retry window. Returns how many.
     ///
     /// # Errors
     /// Storage failures.
-    fn recover(&mut self, webhook: &Webhook, since: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
+    fn recover(&mut self, webhook: &Webhook, since: Timestamp, recovery: &DeliveryMove) -> Result<u64, StoreError>;
 
     /// Stores the attempts.
     ///

@@ -2,7 +2,9 @@
 //! verbs (list, delete test data or the whole account, export test data and import it elsewhere).
 
 use crate::error::{ApplicationError, StateRefusal, StoreError};
-use crate::ports::{in_transaction, reading, ArchivedRow, Clock, DeletedCounts, IdGenerator, Repositories, UnitOfWork};
+use crate::ports::{
+    in_transaction, reading, ArchivedRow, ArchivedRows, Clock, DeletedCounts, IdGenerator, Repositories, UnitOfWork,
+};
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
 use payments_domain::ids::AccountId;
@@ -44,6 +46,15 @@ pub struct TestDataExport {
     /// How far the account's test clock stood ahead of real time, in milliseconds.
     pub test_clock_offset_ms: i64,
     pub rows: Vec<ArchivedRow>,
+}
+
+/// An export being imported: its header's facts, and its rows, read as they are stored.
+pub struct TestDataImport {
+    /// How far the account's test clock stood ahead of real time, in milliseconds.
+    pub test_clock_offset_ms: i64,
+    /// How many rows the export's header says it holds.
+    pub declared_rows: usize,
+    pub rows: Box<dyn ArchivedRows + Send>,
 }
 
 impl AccountService {
@@ -198,27 +209,36 @@ impl AccountService {
     /// `NotFound` for an unknown account; `resource_invalid_state` when its test mode holds
     /// objects; `parameter_invalid` on `line N` for a row that cannot be stored (ids are unique in
     /// the whole database, so an export imports once per database); storage failures.
-    pub fn import_test_data(&self, id: &AccountId, export: &TestDataExport) -> Result<usize, ApplicationError> {
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+    pub fn import_test_data(&self, id: &AccountId, import: &TestDataImport) -> Result<usize, ApplicationError> {
+        let stored = in_transaction(self.unit_of_work.as_ref(), |repositories| {
             existing(repositories, id)?;
             if repositories.accounts().has_test_data(id)? {
                 return Err(ApplicationError::InvalidState(StateRefusal::AccountHasTestData {
                     account_id: id.to_string(),
                 }));
             }
-            match repositories.accounts().import_test_data(id, &export.rows) {
+            let stored = match repositories.accounts().import_test_data(id, import.rows.as_ref()) {
                 // The header is line 1, so row `index` is on line `index + 2`.
                 Err(StoreError::RowRefused { index, reason }) => {
                     return Err(ApplicationError::invalid(FieldError::invalid(format!("line {}", index + 2), reason)))
                 }
                 outcome => outcome?,
+            };
+            if stored != import.declared_rows {
+                return Err(ApplicationError::invalid(FieldError::invalid(
+                    "body",
+                    format!(
+                        "The export holds {stored} rows where its header says {}: it was cut short or changed.",
+                        import.declared_rows
+                    ),
+                )));
             }
             let offset = repositories.accounts().test_clock_offset(id)?;
-            repositories.accounts().move_test_clock(id, offset, export.test_clock_offset_ms.max(0))?;
-            Ok(())
+            repositories.accounts().move_test_clock(id, offset, import.test_clock_offset_ms.max(0))?;
+            Ok(stored)
         })?;
         self.clock.test_clock(id)?;
-        Ok(export.rows.len())
+        Ok(stored)
     }
 
     fn new_account(&self, name: &str) -> (Account, AccountKeys) {
@@ -347,9 +367,9 @@ mod tests {
         let (account, _) = service.create("Acme").unwrap();
         let scope = Scope { account_id: account.id.clone(), mode: Mode::Test };
         ports.customer_service().create(&scope, new_customer("Ana")).unwrap();
-        let export = TestDataExport { account_id: account.id.clone(), test_clock_offset_ms: 0, rows: Vec::new() };
+        let import = TestDataImport { test_clock_offset_ms: 0, declared_rows: 0, rows: Box::new(Vec::new()) };
         assert!(matches!(
-            service.import_test_data(&account.id, &export),
+            service.import_test_data(&account.id, &import),
             Err(ApplicationError::InvalidState(StateRefusal::AccountHasTestData { .. }))
         ));
     }

@@ -12,7 +12,9 @@ use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
-use payments_domain::webhook::{DeliveryMove, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookUrl};
+use payments_domain::webhook::{
+    DeliveryMove, DeliveryStatus, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookUrl,
+};
 use payments_domain::webhook_delivery::{Delivery, EndpointHealth};
 use std::sync::Arc;
 
@@ -189,9 +191,10 @@ impl WebhookService {
         })
     }
 
-    /// Requeues the webhook's deliveries that failed at or after `since` (real time), due at once
-    /// with a new retry window, and tries its endpoint afresh (a merchant fixed their receiver).
-    /// Returns the webhook and how many were requeued.
+    /// Requeues the webhook's deliveries that failed at or after `since` (real time) with a new
+    /// retry window, as the domain says: due at once, the endpoint tried afresh (a merchant fixed
+    /// their receiver), or, while the webhook is disabled, held until it is enabled. Returns the
+    /// webhook and how many were requeued.
     ///
     /// # Errors
     /// `resource_not_found`; storage failures.
@@ -199,8 +202,9 @@ impl WebhookService {
         let now = self.clock.now();
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let webhook = load(repositories, scope, id)?;
-            let requeued = repositories.deliveries().recover(&webhook, since, now)?;
-            if requeued > 0 {
+            let recovery = webhook.recovery(now);
+            let requeued = repositories.deliveries().recover(&webhook, since, &recovery)?;
+            if requeued > 0 && recovery.to == DeliveryStatus::Pending {
                 repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
             }
             Ok((webhook, requeued))

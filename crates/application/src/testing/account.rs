@@ -1,7 +1,7 @@
 //! The accounts and their API keys.
 
 use super::State;
-use crate::ports::{AccountRepository, ArchivedRow, DeletedCounts, KeyRecord, StoreError};
+use crate::ports::{AccountRepository, ArchivedRow, ArchivedRows, DeletedCounts, KeyRecord, StoreError};
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::ids::AccountId;
 
@@ -102,7 +102,7 @@ impl AccountRepository for State {
         Err(StoreError::Other("the in-memory store does not export rows".into()))
     }
 
-    fn import_test_data(&mut self, _id: &AccountId, _rows: &[ArchivedRow]) -> Result<(), StoreError> {
+    fn import_test_data(&mut self, _id: &AccountId, _rows: &dyn ArchivedRows) -> Result<usize, StoreError> {
         Err(StoreError::Other("the in-memory store does not import rows".into()))
     }
 }

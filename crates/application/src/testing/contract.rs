@@ -84,6 +84,7 @@ macro_rules! repository_contract {
             accounts_are_listed_and_their_objects_deleted_by_mode,
             deliveries_fall_due_at_the_time_given_not_the_events,
             failed_deliveries_are_requeued_from_the_time_they_failed,
+            a_disabled_webhooks_recovered_deliveries_are_held_until_it_is_enabled,
             test_clocks_move_only_from_where_they_stand,
             customers_round_trip_and_stay_in_their_scope,
             a_stale_version_is_a_conflict,
@@ -108,6 +109,7 @@ macro_rules! repository_contract {
             a_read_refuses_to_write,
             a_write_keeps_to_its_tenant,
             request_logs_are_listed_filtered_and_pruned,
+            request_logs_keep_their_newest_entries_within_a_byte_cap,
             console_sessions_are_found_by_digest_touched_and_ended,
             payment_intents_are_listed_filtered_and_counted,
         );
@@ -972,7 +974,8 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
     assert!(read(store, |r| r.webhooks().enabled(&elsewhere)).is_empty());
 }
 
-pub fn failed_deliveries_are_requeued_from_the_time_they_failed(store: &dyn UnitOfWork) {
+/// A webhook of account "acme" and its delivery of one event, which failed for good at 50.
+fn failed_delivery(store: &dyn UnitOfWork) -> (Webhook, Delivery) {
     let scope = account(store, "acme");
     let hook = webhook(&scope, 1, vec![EventType::RefundCreated]);
     let paid = event(&scope, 1, 1);
@@ -990,15 +993,43 @@ pub fn failed_deliveries_are_requeued_from_the_time_they_failed(store: &dyn Unit
     let refused = AttemptOutcome { status_code: Some(500), error: None, duration_ms: 1, response_excerpt: None };
     delivery.record(&refused, &no_retries, at(50), 0.0);
     assert!(write(store, |r| r.deliveries().settle(&delivery, "a")));
+    (hook, delivery)
+}
+
+pub fn failed_deliveries_are_requeued_from_the_time_they_failed(store: &dyn UnitOfWork) {
+    let (hook, mut delivery) = failed_delivery(store);
     let everything = PassOver::default();
     assert!(read(store, |r| r.deliveries().due(at(100), 10, &everything)).is_empty(), "failed: never due");
-    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(51), at(100))), 0, "it failed before that");
+    let recovery = hook.recovery(at(100));
+    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(51), &recovery)), 0, "it failed before that");
     let elsewhere = webhook(&account(store, "other"), 1, vec![EventType::RefundCreated]);
-    assert_eq!(write(store, |r| r.deliveries().recover(&elsewhere, at(0), at(100))), 0, "another account's");
-    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(50), at(100))), 1);
-    assert!(delivery.recover(at(50), at(100)));
+    assert_eq!(write(store, |r| r.deliveries().recover(&elsewhere, at(0), &recovery)), 0, "another account's");
+    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(50), &recovery)), 1);
+    assert!(delivery.recover(at(50), &recovery));
     assert_eq!(read(store, |r| r.deliveries().due(at(100), 10, &everything)), vec![delivery.clone()], "due at once");
-    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(0), at(100))), 0, "pending now");
+    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(0), &recovery)), 0, "pending now");
+}
+
+pub fn a_disabled_webhooks_recovered_deliveries_are_held_until_it_is_enabled(store: &dyn UnitOfWork) {
+    let (mut hook, delivery) = failed_delivery(store);
+    let version = hook.version();
+    let paused = hook.disable(at(60));
+    write(store, |r| {
+        r.webhooks().update(&hook, version)?;
+        r.deliveries().move_all(&hook, &paused)
+    });
+    let recovery = hook.recovery(at(100));
+    assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(50), &recovery)), 1);
+    let everything = PassOver::default();
+    assert!(read(store, |r| r.deliveries().due(at(200), 10, &everything)).is_empty(), "held while disabled");
+    let version = hook.version();
+    let resumed = hook.enable(at(300));
+    write(store, |r| {
+        r.webhooks().update(&hook, version)?;
+        r.deliveries().move_all(&hook, &resumed)
+    });
+    let due = read(store, |r| r.deliveries().due(at(300), 10, &everything));
+    assert_eq!(due.iter().map(Delivery::id).collect::<Vec<_>>(), vec![delivery.id()], "sent once enabled");
 }
 
 pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
@@ -1498,14 +1529,38 @@ pub fn request_logs_are_listed_filtered_and_pruned(store: &dyn UnitOfWork) {
     assert!(matches!(refused, Err(ApplicationError::Validation(_))), "{refused:?}");
 
     // Older than the retention goes; then each tenant keeps its newest rows up to the cap.
-    let retention = Retention { max_age_seconds: 100, max_rows: 2 };
+    let retention = Retention { max_age_seconds: 100, max_rows: 2, max_bytes: u64::MAX };
     let pruned = write(store, |r| r.request_logs().prune(retention, at(102)));
     assert_eq!(pruned, 3, "entry 1 by age, entries 2 and 3 by the cap");
     assert_eq!(ids(&list(&all, &PageRequest::default()), id), vec![id(&entries[4]), id(&entries[3])]);
     assert_eq!(read(store, |r| r.request_logs().find(&live, &other_mode.id)), Some(other_mode.clone()));
     assert_eq!(write(store, |r| r.request_logs().prune(retention, at(102))), 0, "pruning again finds nothing");
-    let everything = Retention { max_age_seconds: 0, max_rows: 1_000 };
+    let everything = Retention { max_age_seconds: 0, max_rows: 1_000, max_bytes: u64::MAX };
     assert_eq!(write(store, |r| r.request_logs().prune(everything, at(1_000))), 4);
+}
+
+pub fn request_logs_keep_their_newest_entries_within_a_byte_cap(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let other = account(store, "other");
+    let sized = |scope: &Scope, n: u32, body_bytes: usize| RequestLog {
+        response_body: Some("x".repeat(body_bytes)),
+        ..request_log(scope, n)
+    };
+    let entries = [sized(&scope, 1, 1_000), sized(&scope, 2, 3_000), sized(&scope, 3, 2_000), sized(&scope, 4, 1_000)];
+    let elsewhere = sized(&other, 5, 5_000);
+    write(store, |r| r.request_logs().append(&entries));
+    write(store, |r| r.request_logs().append(std::slice::from_ref(&elsewhere)));
+    // The newest two fit in 3,200 bytes; the third would take them past it.
+    let newest_two = entries[2].size_bytes() + entries[3].size_bytes();
+    assert!(newest_two < 3_200 && newest_two + entries[1].size_bytes() > 3_200);
+    let retention = Retention { max_age_seconds: 1_000_000, max_rows: 1_000, max_bytes: 3_200 };
+    assert_eq!(write(store, |r| r.request_logs().prune(retention, at(10))), 3, "two of acme's, and other's one");
+    let kept = read(store, |r| r.request_logs().list(&scope, &RequestLogFilter::default(), &PageRequest::default()));
+    assert_eq!(
+        ids(&kept, |e: &RequestLog| e.id.to_string()),
+        vec![entries[3].id.to_string(), entries[2].id.to_string()]
+    );
+    assert_eq!(write(store, |r| r.request_logs().prune(retention, at(10))), 0, "pruning again finds nothing");
 }
 
 pub fn console_sessions_are_found_by_digest_touched_and_ended(store: &dyn UnitOfWork) {

@@ -33,14 +33,15 @@ impl RequestLogRepository for State {
     fn prune(&mut self, retention: Retention, now: Timestamp) -> Result<usize, StoreError> {
         let before = self.request_logs.len();
         let cutoff = retention.cutoff(now);
-        let mut kept: HashMap<(AccountId, bool), u32> = HashMap::new();
-        // Newest first, so each tenant keeps its newest rows up to the cap.
+        let mut kept: HashMap<(AccountId, bool), (u32, u64)> = HashMap::new();
+        // Newest first, so each tenant keeps its newest rows up to the caps.
         let mut newest_first: Vec<RequestLog> = std::mem::take(&mut self.request_logs);
         newest_first.reverse();
         newest_first.retain(|entry| {
-            let count = kept.entry((entry.account_id.clone(), entry.livemode)).or_default();
-            *count += 1;
-            entry.created_at >= cutoff && *count <= retention.max_rows
+            let (rows, bytes) = kept.entry((entry.account_id.clone(), entry.livemode)).or_default();
+            *rows += 1;
+            *bytes += entry.size_bytes();
+            entry.created_at >= cutoff && retention.keeps(*rows, *bytes)
         });
         newest_first.reverse();
         self.request_logs = newest_first;

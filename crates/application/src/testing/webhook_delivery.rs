@@ -140,8 +140,8 @@ impl DeliveryRepository for State {
         Ok(self.move_each_unleased(webhook_id, now, |delivery| delivery.bring_forward(until, now)))
     }
 
-    fn recover(&mut self, webhook: &Webhook, since: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
-        Ok(self.move_each_of(webhook, |delivery| delivery.recover(since, now)))
+    fn recover(&mut self, webhook: &Webhook, since: Timestamp, recovery: &DeliveryMove) -> Result<u64, StoreError> {
+        Ok(self.move_each_of(webhook, |delivery| delivery.recover(since, recovery)))
     }
 
     fn record_attempts(&mut self, attempts: &[DeliveryAttempt]) -> Result<(), StoreError> {

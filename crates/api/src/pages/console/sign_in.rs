@@ -3,7 +3,7 @@
 
 use super::{after_action, page, Action, ROOT, SESSION_COOKIE};
 use crate::decode::{form, read_body};
-use crate::pages::hosted::{form_token, form_token_matches, html, not_allowed, FORM_TOKEN_FIELD};
+use crate::pages::hosted::{cookie_is_secure, form_token, form_token_matches, html, not_allowed, FORM_TOKEN_FIELD};
 use crate::state::{blocking, Services};
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::{Method, StatusCode};
@@ -68,7 +68,7 @@ async fn sign_in(request: HttpRequest, payload: web::Payload, services: web::Dat
             let cookie = Cookie::build(SESSION_COOKIE, signed_in.token.reveal().to_owned())
                 .path(ROOT)
                 .http_only(true)
-                .secure(services.secure_cookies)
+                .secure(cookie_is_secure(&request))
                 .same_site(SameSite::Strict)
                 .finish();
             let mut response = after_action(ROOT);
