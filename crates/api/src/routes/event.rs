@@ -74,6 +74,8 @@ async fn retrieve(
 const STREAM_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The most events one read of the stream takes.
 const STREAM_BATCH: u32 = 100;
+/// How long a stream told of new events waits before it reads them.
+const STREAM_GATHER: Duration = Duration::from_millis(100);
 /// Told of events its read did not find yet (on PostgreSQL, a transaction older than theirs still
 /// running holds them back), a stream reads again after these waits, each twice the last, and then
 /// every [`OWED_MAX_WAIT`] until it finds them or [`OWED_FOR_AT_MOST`] has passed.
@@ -219,14 +221,18 @@ impl StreamReader {
                 }
             }
         };
-        tokio::select! {
-            told = told => {
-                if told && self.owed.is_none() {
-                    self.owed = Some((Instant::now(), OWED_FIRST_WAIT));
-                }
+        let told = tokio::select! {
+            told = told => told,
+            () = tokio::time::sleep(timeout) => false,
+            () = stopping.begun() => false,
+        };
+        if told {
+            if self.owed.is_none() {
+                self.owed = Some((Instant::now(), OWED_FIRST_WAIT));
             }
-            () = tokio::time::sleep(timeout) => {}
-            () = stopping.begun() => {}
+            // What else is appended meanwhile comes in the same read: a busy account's streams read
+            // ten times a second at most, not once per commit.
+            tokio::time::sleep(STREAM_GATHER).await;
         }
     }
 }
