@@ -72,8 +72,8 @@ class Api:
 
     def stream_after(self, last_event_id, expect):
         """Reads `GET /events/stream` from after `last_event_id` up to the event `expect`: it opens
-        with `stream_start` naming that id, and each event's `data` must match the documented schema
-        and carry its `id` and `event` (type)."""
+        with `stream_start` naming that id, each message matches the documented message schema, and
+        each event's `data` matches the Event schema and carries its `id` and `event` (type)."""
         operation = self.operation("get", "/events/stream")
         documented = operation["responses"]["200"]["content"]
         assert "text/event-stream" in documented, "the stream's answer is documented as text/event-stream"
@@ -93,13 +93,16 @@ class Api:
                 if "data" not in fields:
                     fields = {}
                     continue
+                # The document describes each message as a client reads it: event, id, data, retry.
+                message = {name: int(value) if name == "retry" else value for name, value in fields.items()}
+                errors = list(jsonschema.Draft202012Validator(schema).iter_errors(message))
+                assert not errors, f"a streamed message does not match the document: {errors[0].message}"
                 if fields.get("event") == "stream_start":
                     # Where the stream starts: its id is what it resumes after.
                     assert json.loads(fields["data"])["resumes_after"] == fields["id"], fields
                     fields = {}
                     continue
                 body = json.loads(fields["data"])
-                assert not list(jsonschema.Draft202012Validator(schema).iter_errors(fields["data"]))
                 errors = list(jsonschema.Draft202012Validator(item).iter_errors(body))
                 assert not errors, f"a streamed event does not match the document: {errors[0].message}"
                 assert (fields["id"], fields["event"]) == (body["id"], body["type"]), fields
