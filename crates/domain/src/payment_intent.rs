@@ -20,7 +20,7 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
-use crate::pending_authorization::{authentication_expired, authentication_failed, is_due, DueAction, Step, Verdict};
+use crate::pending_authorization::{Authorizing, DueAction, Seal, Stage, Waiting};
 pub use crate::pending_authorization::{AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
 use crate::redirect_url::RedirectUrl;
 use crate::statement_descriptor::StatementDescriptor;
@@ -29,8 +29,6 @@ use crate::validation::{ErrorCode, FieldError};
 use serde::{Deserialize, Serialize};
 
 const RESOURCE: &str = "payment_intent";
-/// What a customer authenticates for a payment intent, in its errors.
-const SUBJECT: &str = "payment";
 /// How long an authorization hold lasts before it is released.
 pub const HOLD_SECONDS: i64 = 7 * 24 * 60 * 60;
 
@@ -553,10 +551,6 @@ impl PaymentIntent {
         self.owner
     }
 
-    fn refuse(&self, action: &'static str) -> DomainError {
-        DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action }
-    }
-
     fn touch(&mut self, now: Timestamp) {
         self.updated_at = now;
         self.version += 1;
@@ -640,89 +634,7 @@ impl PaymentIntent {
             self.return_url = return_url;
         }
         self.payment_method_id = Some(attempt.payment_method_id.clone());
-        let result = match Step::of(outcome, redirect, now) {
-            Step::Approve => self.approve(attempt, now),
-            Step::Fail(error) => self.fail(attempt, error),
-            Step::AwaitRedirect { token, url, due_at } => {
-                self.status = PaymentIntentStatus::AwaitingNextAction;
-                self.redirect_token = Some(token.clone());
-                self.pending = Some(PendingAttempt { attempt, redirect_token: Some(token), redirect_url: Some(url) });
-                self.action_due_at = Some(due_at);
-                AttemptResult::Redirected
-            }
-            Step::AwaitProcessor { due_at } => {
-                self.status = PaymentIntentStatus::Processing;
-                self.pending = Some(PendingAttempt { attempt, redirect_token: None, redirect_url: None });
-                self.action_due_at = Some(due_at);
-                AttemptResult::Processing
-            }
-        };
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// The redirect ends: on the test authorization page, or through a test helper. Approved, or
-    /// declined with the chosen error (else `authentication_failed`); a redirect past its time
-    /// expires instead (`authentication_expired`), whatever the verdict.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting the redirect.
-    pub fn complete_redirect(&mut self, verdict: &Verdict, now: Timestamp) -> Result<AttemptResult, DomainError> {
-        let expired = self.is_due(now);
-        let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result = match verdict {
-            _ if expired => self.fail(attempt, authentication_expired(SUBJECT)),
-            Verdict::Approve => self.approve(attempt, now),
-            Verdict::Decline(error) => {
-                self.fail(attempt, error.clone().unwrap_or_else(|| authentication_failed(SUBJECT)))
-            }
-        };
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// An abandoned redirect expires: the attempt fails with `authentication_expired`.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting a redirect that is due.
-    pub fn expire_redirect(&mut self, now: Timestamp) -> Result<AttemptResult, DomainError> {
-        if !self.is_due(now) {
-            return Err(self.refuse("expire the redirect of"));
-        }
-        let attempt = self.take_pending(PaymentIntentStatus::AwaitingNextAction, "expire the redirect of")?;
-        let result = self.fail(attempt, authentication_expired(SUBJECT));
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// The processor finished a `processing` attempt with an approval.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless processing and due.
-    pub fn finish_processing(&mut self, now: Timestamp) -> Result<AttemptResult, DomainError> {
-        if !self.is_due(now) {
-            return Err(self.refuse("finish processing"));
-        }
-        self.settle_processing(None, now)
-    }
-
-    /// The processor answers a `processing` attempt now, before its time: an approval, or the
-    /// decline `decline` (a test helper settling it).
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless processing.
-    pub fn settle_processing(
-        &mut self,
-        decline: Option<PaymentError>,
-        now: Timestamp,
-    ) -> Result<AttemptResult, DomainError> {
-        let attempt = self.take_pending(PaymentIntentStatus::Processing, "settle")?;
-        let result = match decline {
-            None => self.approve(attempt, now),
-            Some(error) => self.fail(attempt, error),
-        };
-        self.touch(now);
-        Ok(result)
+        Ok(self.record_answer(attempt, outcome, redirect, now))
     }
 
     /// Takes `amount` of an authorized hold; the rest of the hold is released. Returns the held
@@ -754,7 +666,8 @@ impl PaymentIntent {
                 format!("The amount must be at most the capturable {}.", self.amount_capturable),
             )));
         }
-        let attempt = self.take_pending(PaymentIntentStatus::AwaitingCapture, "capture")?;
+        let attempt = self.pending.take().ok_or_else(|| self.refuse("capture"))?.attempt;
+        self.action_due_at = None;
         self.status = PaymentIntentStatus::Succeeded;
         self.amount_received = amount.centavos();
         self.amount_capturable = 0;
@@ -819,20 +732,58 @@ impl PaymentIntent {
         self.latest_payment_id = Some(payment_id);
     }
 
-    fn is_due(&self, now: Timestamp) -> bool {
-        is_due(self.action_due_at, now)
-    }
 
-    fn take_pending(&mut self, expected: PaymentIntentStatus, action: &'static str) -> Result<Attempt, DomainError> {
-        if self.status != expected {
-            return Err(self.refuse(action));
+}
+
+impl Authorizing for PaymentIntent {
+    type Pending = Attempt;
+    type Result = AttemptResult;
+    const SUBJECT: &'static str = "payment";
+    const RESOURCE: &'static str = RESOURCE;
+    const PURPOSE: &'static str = "payment";
+
+    fn stage(&self) -> Stage {
+        match self.status {
+            PaymentIntentStatus::AwaitingPaymentMethod => Stage::AwaitingMethod,
+            PaymentIntentStatus::AwaitingNextAction => Stage::AwaitingRedirect,
+            PaymentIntentStatus::Processing => Stage::Processing,
+            PaymentIntentStatus::AwaitingCapture | PaymentIntentStatus::Succeeded | PaymentIntentStatus::Canceled => {
+                Stage::Beyond
+            }
         }
-        let pending = self.pending.take().ok_or_else(|| self.refuse(action))?;
-        self.action_due_at = None;
-        Ok(pending.attempt)
     }
 
-    fn approve(&mut self, attempt: Attempt, now: Timestamp) -> AttemptResult {
+    fn action_due_at(&self) -> Option<Timestamp> {
+        self.action_due_at
+    }
+
+    fn refuse(&self, action: &'static str) -> DomainError {
+        DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action }
+    }
+
+    fn wait(&mut self, attempt: Attempt, waiting: Waiting, due_at: Timestamp, _: Seal) -> AttemptResult {
+        self.action_due_at = Some(due_at);
+        match waiting {
+            Waiting::Redirect { token, url } => {
+                self.status = PaymentIntentStatus::AwaitingNextAction;
+                self.redirect_token = Some(token.clone());
+                self.pending = Some(PendingAttempt { attempt, redirect_token: Some(token), redirect_url: Some(url) });
+                AttemptResult::Redirected
+            }
+            Waiting::Processor => {
+                self.status = PaymentIntentStatus::Processing;
+                self.pending = Some(PendingAttempt { attempt, redirect_token: None, redirect_url: None });
+                AttemptResult::Processing
+            }
+        }
+    }
+
+    fn take_pending(&mut self, _: Seal) -> Option<Attempt> {
+        self.action_due_at = None;
+        self.pending.take().map(|pending| pending.attempt)
+    }
+
+    fn approve(&mut self, attempt: Attempt, now: Timestamp, _: Seal) -> AttemptResult {
         self.pending = None;
         self.last_payment_error = None;
         let manual = attempt.payment_method.method == PaymentMethodType::Card
@@ -853,11 +804,22 @@ impl PaymentIntent {
         }
     }
 
-    fn fail(&mut self, attempt: Attempt, error: PaymentError) -> AttemptResult {
+    fn fail(&mut self, attempt: Attempt, error: PaymentError, _: Seal) -> AttemptResult {
         self.status = PaymentIntentStatus::AwaitingPaymentMethod;
         self.pending = None;
         self.action_due_at = None;
         self.last_payment_error = Some(error.clone());
         AttemptResult::Failed(attempt, error)
+    }
+    fn touch(&mut self, now: Timestamp, _: Seal) {
+        PaymentIntent::touch(self, now);
+    }
+
+    fn last_error(&self) -> Option<&PaymentError> {
+        self.last_payment_error.as_ref()
+    }
+
+    fn is_canceled(&self) -> bool {
+        self.status == PaymentIntentStatus::Canceled
     }
 }

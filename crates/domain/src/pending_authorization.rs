@@ -5,6 +5,7 @@
 //! payment, a hold, a saved card); what the processor's answer asks for, how a redirect ends without
 //! approval, and which statuses have a background action are decided here, once.
 
+use crate::error::DomainError;
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -127,6 +128,190 @@ pub fn authentication_failed(what: &str) -> PaymentError {
 #[must_use]
 pub fn authentication_expired(what: &str) -> PaymentError {
     PaymentError::new("authentication_expired", &format!("The customer did not authenticate the {what} in time."))
+}
+
+/// Where an intent stands, as the lifecycle it shares with the other kind of intent sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Awaiting a payment method (`awaiting_payment_method`): an attach may start an authorization.
+    AwaitingMethod,
+    /// Awaiting the customer on the redirect page (`awaiting_next_action`).
+    AwaitingRedirect,
+    /// Awaiting the processor's answer (`processing`).
+    Processing,
+    /// Any other status: what follows an approval, or the end.
+    Beyond,
+}
+
+/// What a pending authorization waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Waiting {
+    /// The customer, on the page `url` with the secret `token`.
+    Redirect { token: String, url: String },
+    /// The processor.
+    Processor,
+}
+
+/// The seal on the lifecycle's steps: only this module makes one, so an intent's [`Authorizing`]
+/// steps are taken through the lifecycle's transitions alone, never called on their own.
+pub struct Seal(());
+
+/// An intent whose authorization may wait for the customer's redirect or for the processor: a
+/// payment intent (it authorizes a payment attempt) or a setup intent (a card to save). The
+/// transitions they share are written once, as this trait's provided methods; each intent says, in
+/// the sealed steps, what its statuses are and what an approval and a failure mean for it.
+pub trait Authorizing {
+    /// What waits for an answer: a payment attempt, a card being saved.
+    type Pending;
+    /// What a step came to, for the service to record (a payment, a saved card, events).
+    type Result;
+    /// What the customer authenticates ("payment", "card"), in the errors of a failed redirect.
+    const SUBJECT: &'static str;
+    /// The intent's resource name (`payment_intent`), in the error of a canceled one.
+    const RESOURCE: &'static str;
+    /// What the intent is for ("payment", "setup"), in the error of a canceled one.
+    const PURPOSE: &'static str;
+
+    /// Where the intent stands.
+    fn stage(&self) -> Stage;
+
+    /// When the intent's background action falls due.
+    fn action_due_at(&self) -> Option<Timestamp>;
+
+    /// The refusal of `action` in the intent's status.
+    fn refuse(&self, action: &'static str) -> DomainError;
+
+    /// Makes the intent wait for `waiting` with `pending`, until `due_at`.
+    fn wait(&mut self, pending: Self::Pending, waiting: Waiting, due_at: Timestamp, seal: Seal) -> Self::Result;
+
+    /// Takes the pending authorization out, and the background action off.
+    fn take_pending(&mut self, seal: Seal) -> Option<Self::Pending>;
+
+    /// The authorization was approved.
+    fn approve(&mut self, pending: Self::Pending, now: Timestamp, seal: Seal) -> Self::Result;
+
+    /// The authorization failed with `error`: the intent awaits another payment method.
+    fn fail(&mut self, pending: Self::Pending, error: PaymentError, seal: Seal) -> Self::Result;
+
+    /// Marks the intent changed at `now`.
+    fn touch(&mut self, now: Timestamp, seal: Seal);
+
+    /// Why the latest authorization failed, if it did.
+    fn last_error(&self) -> Option<&PaymentError>;
+
+    /// Whether the intent was canceled.
+    fn is_canceled(&self) -> bool;
+
+    /// How the authorization stands for the customer back from the redirect page: `None` when it
+    /// went through (or goes on with the processor), else the error it ended with.
+    fn redirect_outcome(&self) -> Option<PaymentError> {
+        match self.stage() {
+            Stage::Processing => None,
+            Stage::AwaitingMethod | Stage::AwaitingRedirect => {
+                Some(self.last_error().cloned().unwrap_or_else(|| authentication_failed(Self::SUBJECT)))
+            }
+            Stage::Beyond if self.is_canceled() => Some(PaymentError::new(
+                &format!("{}_canceled", Self::RESOURCE),
+                &format!("The {} was canceled.", Self::PURPOSE),
+            )),
+            Stage::Beyond => None,
+        }
+    }
+
+    /// Records the processor's answer to `pending` (the intent has checked that it may be
+    /// attached): approved, failed, or waiting for the customer on `redirect` (the page prepared,
+    /// token and URL) or for the processor.
+    fn record_answer(
+        &mut self,
+        pending: Self::Pending,
+        outcome: AuthorizationOutcome,
+        redirect: Option<(String, String)>,
+        now: Timestamp,
+    ) -> Self::Result {
+        let result = match Step::of(outcome, redirect, now) {
+            Step::Approve => self.approve(pending, now, Seal(())),
+            Step::Fail(error) => self.fail(pending, error, Seal(())),
+            Step::AwaitRedirect { token, url, due_at } => {
+                self.wait(pending, Waiting::Redirect { token, url }, due_at, Seal(()))
+            }
+            Step::AwaitProcessor { due_at } => self.wait(pending, Waiting::Processor, due_at, Seal(())),
+        };
+        self.touch(now, Seal(()));
+        result
+    }
+
+    /// The redirect ends: on the test authorization page, or through a test helper. Approved, or
+    /// declined with the chosen error (else `authentication_failed`); a redirect past its time
+    /// expires instead (`authentication_expired`), whatever the verdict.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting the redirect.
+    fn complete_redirect(&mut self, verdict: &Verdict, now: Timestamp) -> Result<Self::Result, DomainError> {
+        let expired = is_due(self.action_due_at(), now);
+        let pending = take_pending_in(self, Stage::AwaitingRedirect, "authenticate")?;
+        let result = match verdict {
+            _ if expired => self.fail(pending, authentication_expired(Self::SUBJECT), Seal(())),
+            Verdict::Approve => self.approve(pending, now, Seal(())),
+            Verdict::Decline(error) => {
+                let error = error.clone().unwrap_or_else(|| authentication_failed(Self::SUBJECT));
+                self.fail(pending, error, Seal(()))
+            }
+        };
+        self.touch(now, Seal(()));
+        Ok(result)
+    }
+
+    /// An abandoned redirect expires: the authorization fails with `authentication_expired`.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a redirect that is due.
+    fn expire_redirect(&mut self, now: Timestamp) -> Result<Self::Result, DomainError> {
+        if !is_due(self.action_due_at(), now) {
+            return Err(self.refuse("expire the redirect of"));
+        }
+        let pending = take_pending_in(self, Stage::AwaitingRedirect, "expire the redirect of")?;
+        let result = self.fail(pending, authentication_expired(Self::SUBJECT), Seal(()));
+        self.touch(now, Seal(()));
+        Ok(result)
+    }
+
+    /// The processor finished a `processing` authorization with an approval.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing and due.
+    fn finish_processing(&mut self, now: Timestamp) -> Result<Self::Result, DomainError> {
+        if !is_due(self.action_due_at(), now) {
+            return Err(self.refuse("finish processing"));
+        }
+        self.settle_processing(None, now)
+    }
+
+    /// The processor answers a `processing` authorization now, before its time: an approval, or
+    /// the decline `decline` (a test helper settling it).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing.
+    fn settle_processing(&mut self, decline: Option<PaymentError>, now: Timestamp) -> Result<Self::Result, DomainError> {
+        let pending = take_pending_in(self, Stage::Processing, "settle")?;
+        let result = match decline {
+            None => self.approve(pending, now, Seal(())),
+            Some(error) => self.fail(pending, error, Seal(())),
+        };
+        self.touch(now, Seal(()));
+        Ok(result)
+    }
+}
+
+/// The pending authorization of an intent in `stage`, taken out.
+fn take_pending_in<I: Authorizing + ?Sized>(
+    intent: &mut I,
+    stage: Stage,
+    action: &'static str,
+) -> Result<I::Pending, DomainError> {
+    if intent.stage() != stage {
+        return Err(intent.refuse(action));
+    }
+    intent.take_pending(Seal(())).ok_or_else(|| intent.refuse(action))
 }
 
 /// What the service does on its own when a waiting intent's time comes.

@@ -16,16 +16,12 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupInte
 use crate::metadata::Metadata;
 use crate::payment_intent::CardOptions;
 use crate::payment_method::{PaymentMethod, PaymentMethodType, Usage, VerifiedCard};
-use crate::pending_authorization::{
-    authentication_expired, authentication_failed, is_due, AuthorizationOutcome, DueAction, PaymentError, Step, Verdict,
-};
+use crate::pending_authorization::{AuthorizationOutcome, Authorizing, DueAction, PaymentError, Seal, Stage, Waiting};
 use crate::redirect_url::RedirectUrl;
 use crate::time::Timestamp;
 use crate::validation::FieldError;
 
 const RESOURCE: &str = "setup_intent";
-/// What a customer authenticates for a setup intent, in its errors.
-const SUBJECT: &str = "card";
 
 /// Where a setup intent stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -285,88 +281,7 @@ impl SetupIntent {
         if return_url.is_some() {
             self.return_url = return_url;
         }
-        let result = match Step::of(outcome, redirect, now) {
-            Step::Approve => self.save(pending, now),
-            Step::Fail(error) => self.fail(error),
-            Step::AwaitRedirect { token, url, due_at } => {
-                self.status = SetupIntentStatus::AwaitingNextAction;
-                self.pending = Some(pending);
-                self.redirect_token = Some(token);
-                self.redirect_url = Some(url);
-                self.action_due_at = Some(due_at);
-                SetupResult::Redirected
-            }
-            Step::AwaitProcessor { due_at } => {
-                self.status = SetupIntentStatus::Processing;
-                self.pending = Some(pending);
-                self.action_due_at = Some(due_at);
-                SetupResult::Processing
-            }
-        };
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// The redirect ends: on the test authorization page, or through a test helper. Approved, or
-    /// declined with the chosen error (else `authentication_failed`); a redirect past its time
-    /// expires instead (`authentication_expired`), whatever the verdict.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting the redirect.
-    pub fn complete_redirect(&mut self, verdict: &Verdict, now: Timestamp) -> Result<SetupResult, DomainError> {
-        let expired = self.is_due(now);
-        let pending = self.take_pending(SetupIntentStatus::AwaitingNextAction, "authenticate")?;
-        let result = match verdict {
-            _ if expired => self.fail(authentication_expired(SUBJECT)),
-            Verdict::Approve => self.save(pending, now),
-            Verdict::Decline(error) => self.fail(error.clone().unwrap_or_else(|| authentication_failed(SUBJECT))),
-        };
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// An abandoned redirect expires: the setup fails with `authentication_expired`.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting a redirect that is due.
-    pub fn expire_redirect(&mut self, now: Timestamp) -> Result<SetupResult, DomainError> {
-        if !self.is_due(now) {
-            return Err(self.refuse("expire the redirect of"));
-        }
-        self.take_pending(SetupIntentStatus::AwaitingNextAction, "expire the redirect of")?;
-        let result = self.fail(authentication_expired(SUBJECT));
-        self.touch(now);
-        Ok(result)
-    }
-
-    /// The processor finished verifying a `processing` card with an approval.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless processing and due.
-    pub fn finish_processing(&mut self, now: Timestamp) -> Result<SetupResult, DomainError> {
-        if !self.is_due(now) {
-            return Err(self.refuse("finish processing"));
-        }
-        self.settle_processing(None, now)
-    }
-
-    /// The processor answers a `processing` verification now, before its time: an approval, or
-    /// the decline `decline` (a test helper settling it).
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless processing.
-    pub fn settle_processing(
-        &mut self,
-        decline: Option<PaymentError>,
-        now: Timestamp,
-    ) -> Result<SetupResult, DomainError> {
-        let pending = self.take_pending(SetupIntentStatus::Processing, "settle")?;
-        let result = match decline {
-            None => self.save(pending, now),
-            Some(error) => self.fail(error),
-        };
-        self.touch(now);
-        Ok(result)
+        Ok(self.record_answer(pending, outcome, redirect, now))
     }
 
     /// Cancels a setup intent that awaits a payment method or the customer's authentication.
@@ -404,49 +319,6 @@ impl SetupIntent {
         self.action_due_at = None;
         self.touch(now);
         Ok(())
-    }
-
-    fn save(&mut self, pending: PendingSetup, now: Timestamp) -> SetupResult {
-        self.status = SetupIntentStatus::Succeeded;
-        self.pending = None;
-        self.action_due_at = None;
-        self.last_setup_error = None;
-        self.payment_method_id = Some(pending.payment_method_id.clone());
-        SetupResult::Saved(Box::new(PaymentMethod {
-            id: pending.payment_method_id,
-            account_id: self.account_id.clone(),
-            livemode: self.livemode,
-            customer_id: self.customer_id.clone(),
-            verified: pending.verified,
-            usage: self.usage,
-            created_at: now,
-            updated_at: now,
-        }))
-    }
-
-    fn fail(&mut self, error: PaymentError) -> SetupResult {
-        self.status = SetupIntentStatus::AwaitingPaymentMethod;
-        self.pending = None;
-        self.action_due_at = None;
-        self.last_setup_error = Some(error.clone());
-        SetupResult::Failed(error)
-    }
-
-    fn take_pending(&mut self, expected: SetupIntentStatus, action: &'static str) -> Result<PendingSetup, DomainError> {
-        if self.status != expected {
-            return Err(self.refuse(action));
-        }
-        let pending = self.pending.take().ok_or_else(|| self.refuse(action))?;
-        self.action_due_at = None;
-        Ok(pending)
-    }
-
-    fn is_due(&self, now: Timestamp) -> bool {
-        is_due(self.action_due_at, now)
-    }
-
-    fn refuse(&self, action: &'static str) -> DomainError {
-        DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action }
     }
 
     fn touch(&mut self, now: Timestamp) {
@@ -566,5 +438,90 @@ impl SetupIntent {
     #[must_use]
     pub fn version(&self) -> i64 {
         self.version
+    }
+}
+
+impl Authorizing for SetupIntent {
+    type Pending = PendingSetup;
+    type Result = SetupResult;
+    const SUBJECT: &'static str = "card";
+    const RESOURCE: &'static str = RESOURCE;
+    const PURPOSE: &'static str = "setup";
+
+    fn stage(&self) -> Stage {
+        match self.status {
+            SetupIntentStatus::AwaitingPaymentMethod => Stage::AwaitingMethod,
+            SetupIntentStatus::AwaitingNextAction => Stage::AwaitingRedirect,
+            SetupIntentStatus::Processing => Stage::Processing,
+            SetupIntentStatus::Succeeded | SetupIntentStatus::Canceled => Stage::Beyond,
+        }
+    }
+
+    fn action_due_at(&self) -> Option<Timestamp> {
+        self.action_due_at
+    }
+
+    fn refuse(&self, action: &'static str) -> DomainError {
+        DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action }
+    }
+
+    fn wait(&mut self, pending: PendingSetup, waiting: Waiting, due_at: Timestamp, _: Seal) -> SetupResult {
+        self.pending = Some(pending);
+        self.action_due_at = Some(due_at);
+        match waiting {
+            Waiting::Redirect { token, url } => {
+                self.status = SetupIntentStatus::AwaitingNextAction;
+                self.redirect_token = Some(token);
+                self.redirect_url = Some(url);
+                SetupResult::Redirected
+            }
+            Waiting::Processor => {
+                self.status = SetupIntentStatus::Processing;
+                SetupResult::Processing
+            }
+        }
+    }
+
+    fn take_pending(&mut self, _: Seal) -> Option<PendingSetup> {
+        self.action_due_at = None;
+        self.pending.take()
+    }
+
+    fn approve(&mut self, pending: PendingSetup, now: Timestamp, _: Seal) -> SetupResult {
+        self.status = SetupIntentStatus::Succeeded;
+        self.pending = None;
+        self.action_due_at = None;
+        self.last_setup_error = None;
+        self.payment_method_id = Some(pending.payment_method_id.clone());
+        SetupResult::Saved(Box::new(PaymentMethod {
+            id: pending.payment_method_id,
+            account_id: self.account_id.clone(),
+            livemode: self.livemode,
+            customer_id: self.customer_id.clone(),
+            verified: pending.verified,
+            usage: self.usage,
+            created_at: now,
+            updated_at: now,
+        }))
+    }
+
+    fn fail(&mut self, _: PendingSetup, error: PaymentError, _: Seal) -> SetupResult {
+        self.status = SetupIntentStatus::AwaitingPaymentMethod;
+        self.pending = None;
+        self.action_due_at = None;
+        self.last_setup_error = Some(error.clone());
+        SetupResult::Failed(error)
+    }
+
+    fn touch(&mut self, now: Timestamp, _: Seal) {
+        SetupIntent::touch(self, now);
+    }
+
+    fn last_error(&self) -> Option<&PaymentError> {
+        self.last_setup_error.as_ref()
+    }
+
+    fn is_canceled(&self) -> bool {
+        self.status == SetupIntentStatus::Canceled
     }
 }

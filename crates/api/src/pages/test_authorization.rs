@@ -9,6 +9,7 @@ use crate::state::{blocking, Services};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;
+use payments_application::services::AuthorizationFlow;
 use payments_application::ApplicationError;
 use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::payment_method::PaymentMethodType;

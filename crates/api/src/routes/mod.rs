@@ -13,6 +13,7 @@ mod health;
 pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
+mod pending_authorization;
 pub(crate) mod refund;
 pub(crate) mod request_log;
 mod setup_intent;

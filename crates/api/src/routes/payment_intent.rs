@@ -1,10 +1,11 @@
 //! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
 //! attach, capture and cancel; and the test helpers that finish a pending redirect or processing.
 
+use super::pending_authorization::{complete_redirect, finish_processing};
 use super::endpoint::{Auth, Endpoint};
 use super::payment_method::{card_options, payment_method, payment_methods};
 use super::support::{access, client_secret, ok, verdict};
-use crate::auth::{AnyKey, SecretKey, TestSecretKey};
+use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::payment_intent::{PaymentIntentResource, PublicPaymentIntentResource};
@@ -13,7 +14,6 @@ use actix_web::{web, HttpResponse};
 use payments_application::services::{
     AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView, PaymentMethodChoice,
 };
-use payments_application::{ApplicationError, Scope};
 use payments_domain::account::KeyKind;
 use payments_domain::description::Description;
 use payments_domain::ids::CustomerId;
@@ -21,7 +21,6 @@ use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::{Amount, Currency};
 use payments_domain::payment_intent::{NewPaymentIntent, PaymentError, PaymentIntentChanges};
-use payments_domain::pending_authorization::Verdict;
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
 use payments_domain::validation::{FieldError, Invalid};
@@ -55,14 +54,14 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
         Endpoint::post("/payment_intents/{id}/cancel", cancel)
             .named("cancel_payment_intent", "Cancel a payment intent")
             .answers::<PaymentIntentResource>(),
-        Endpoint::post("/test_helpers/payment_intents/{id}/complete_redirect", complete_redirect)
+        Endpoint::post("/test_helpers/payment_intents/{id}/complete_redirect", complete_redirect::<PaymentIntentService>)
             .named(
                 "complete_payment_intent_redirect",
                 "Test mode: finish the pending 3-D Secure or e-wallet redirect as the test page would",
             )
             .body(verdict)
             .answers::<PaymentIntentResource>(),
-        Endpoint::post("/test_helpers/payment_intents/{id}/finish_processing", finish_processing)
+        Endpoint::post("/test_helpers/payment_intents/{id}/finish_processing", finish_processing::<PaymentIntentService>)
             .named("finish_payment_intent_processing", "Test mode: the processor answers a processing payment now")
             .body(verdict)
             .answers::<PaymentIntentResource>(),
@@ -138,38 +137,6 @@ async fn capture(
     let amount = capture_amount(&mut params);
     let amount = params.finish(amount)?;
     let view = blocking(move || services.payment_intents.capture(&scope, &id, amount)).await?;
-    Ok(ok(&PaymentIntentResource::new(&view)))
-}
-
-async fn complete_redirect(
-    key: TestSecretKey,
-    id: web::Path<String>,
-    BodyParams(params): BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    end_pending(key, id, params, services, PaymentIntentService::finish_redirect).await
-}
-
-async fn finish_processing(
-    key: TestSecretKey,
-    id: web::Path<String>,
-    BodyParams(params): BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    end_pending(key, id, params, services, PaymentIntentService::settle_processing).await
-}
-
-/// A test helper's end of what is pending: `end` with the verdict the body asks for.
-async fn end_pending(
-    TestSecretKey(scope): TestSecretKey,
-    id: web::Path<String>,
-    mut params: Params,
-    services: web::Data<Services>,
-    end: fn(&PaymentIntentService, &Scope, &str, &Verdict) -> Result<PaymentIntentView, ApplicationError>,
-) -> Result<HttpResponse, ApiError> {
-    let verdict = verdict(&mut params);
-    let verdict = params.finish(verdict)?;
-    let view = blocking(move || end(&services.payment_intents, &scope, &id, &verdict)).await?;
     Ok(ok(&PaymentIntentResource::new(&view)))
 }
 

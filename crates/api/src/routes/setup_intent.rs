@@ -1,10 +1,11 @@
 //! `/setup_intents`: create, retrieve (secret key, or public key with the client secret), attach a
 //! card to save, and cancel; and the test helpers that finish a pending redirect or processing.
 
+use super::pending_authorization::{complete_redirect, finish_processing};
 use super::endpoint::{Auth, Endpoint};
 use super::payment_method::{card_rules, card_to_save, payment_methods_of};
 use super::support::{access, client_secret, ok, verdict};
-use crate::auth::{AnyKey, SecretKey, TestSecretKey};
+use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::setup_intent::{PublicSetupIntentResource, SetupIntentResource};
@@ -12,13 +13,11 @@ use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::ports::PaymentMethodInput;
 use payments_application::services::{SetupAttachOutcome, SetupAttachRequest, SetupIntentService, SetupIntentView};
-use payments_application::{ApplicationError, Scope};
 use payments_domain::account::KeyKind;
 use payments_domain::ids::CustomerId;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::{PaymentMethodType, Usage};
-use payments_domain::pending_authorization::Verdict;
 use payments_domain::setup_intent::NewSetupIntent;
 use payments_domain::validation::{FieldError, Invalid};
 
@@ -43,14 +42,14 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
         Endpoint::post("/setup_intents/{id}/cancel", cancel)
             .named("cancel_setup_intent", "Cancel a setup intent")
             .answers::<SetupIntentResource>(),
-        Endpoint::post("/test_helpers/setup_intents/{id}/complete_redirect", complete_redirect)
+        Endpoint::post("/test_helpers/setup_intents/{id}/complete_redirect", complete_redirect::<SetupIntentService>)
             .named(
                 "complete_setup_intent_redirect",
                 "Test mode: finish the pending 3-D Secure redirect as the test page would",
             )
             .body(verdict)
             .answers::<SetupIntentResource>(),
-        Endpoint::post("/test_helpers/setup_intents/{id}/finish_processing", finish_processing)
+        Endpoint::post("/test_helpers/setup_intents/{id}/finish_processing", finish_processing::<SetupIntentService>)
             .named("finish_setup_intent_processing", "Test mode: the processor answers a processing verification now")
             .body(verdict)
             .answers::<SetupIntentResource>(),
@@ -103,38 +102,6 @@ async fn attach(
         SetupAttachOutcome::Attached(view) => Ok(render(&view, kind)),
         SetupAttachOutcome::Declined(_, PaymentError { code, detail }) => Err(ApiError::declined(&code, &detail)),
     }
-}
-
-async fn complete_redirect(
-    key: TestSecretKey,
-    id: web::Path<String>,
-    BodyParams(params): BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    end_pending(key, id, params, services, SetupIntentService::finish_redirect).await
-}
-
-async fn finish_processing(
-    key: TestSecretKey,
-    id: web::Path<String>,
-    BodyParams(params): BodyParams,
-    services: web::Data<Services>,
-) -> Result<HttpResponse, ApiError> {
-    end_pending(key, id, params, services, SetupIntentService::settle_processing).await
-}
-
-/// A test helper's end of what is pending: `end` with the verdict the body asks for.
-async fn end_pending(
-    TestSecretKey(scope): TestSecretKey,
-    id: web::Path<String>,
-    mut params: Params,
-    services: web::Data<Services>,
-    end: fn(&SetupIntentService, &Scope, &str, &Verdict) -> Result<SetupIntentView, ApplicationError>,
-) -> Result<HttpResponse, ApiError> {
-    let verdict = verdict(&mut params);
-    let verdict = params.finish(verdict)?;
-    let view = blocking(move || end(&services.setup_intents, &scope, &id, &verdict)).await?;
-    Ok(ok(&SetupIntentResource::new(&view)))
 }
 
 async fn cancel(

@@ -4,6 +4,7 @@
 //! across accounts and by each moved test clock; an advance of a test clock runs, before it
 //! answers, everything its move made due.
 
+use super::pending_authorization::AuthorizationFlow;
 use super::{BillingStatementService, CheckoutSessionService, PaymentIntentService, SetupIntentService};
 use crate::error::ApplicationError;
 use crate::ports::Clock;

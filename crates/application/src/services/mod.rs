@@ -14,6 +14,7 @@ pub mod mail_message;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
+pub mod pending_authorization;
 pub mod redirect;
 pub mod refund;
 pub mod request_log;
@@ -40,6 +41,7 @@ pub use payment_intent::{
     PaymentMethodChoice, Processors, StatusCount, StatusCounts,
 };
 pub use payment_method::PaymentMethodService;
+pub use pending_authorization::AuthorizationFlow;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
 pub use request_log::RequestLogService;

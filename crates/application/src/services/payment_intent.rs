@@ -2,13 +2,14 @@
 //! redirect; and the background actions (hold expiry, redirect expiry, processing end).
 
 use super::customer::live_customer;
-use super::due_work::{Due, DueKind};
+use super::due_work::DueKind;
 use super::event::EventLog;
+use super::pending_authorization::AuthorizationFlow;
 use super::intent_owner::{became_paid, ensure_not_owned, intent_paid};
 use super::payment_method::saved_method;
 use super::redirect::{
     check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access,
-    RedirectCompletion, RedirectPage,
+    RedirectPage,
 };
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
@@ -16,6 +17,7 @@ use crate::ports::{
     in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, CustomerFilter, IdGenerator,
     PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
+use crate::ports::StoreError;
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
 use payments_domain::error::DomainError;
@@ -28,7 +30,7 @@ use payments_domain::payment_intent::{
     Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges, PaymentIntentStatus,
 };
 use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
-use payments_domain::pending_authorization::{DueAction, Verdict};
+use payments_domain::pending_authorization::DueAction;
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
@@ -364,7 +366,7 @@ impl PaymentIntentService {
                 request.return_url.clone(),
                 now,
             )?;
-            let (view, failure) = self.settle(repositories, scope, before, current, result, now)?;
+            let (view, failure) = self.record(repositories, scope, before, current, result, now)?;
             Ok(match failure {
                 Some(error) => AttachOutcome::Declined(view, error),
                 None => AttachOutcome::Attached(view),
@@ -468,147 +470,8 @@ impl PaymentIntentService {
         })
     }
 
-    /// The customer authorized (or failed) the payment on the test authorization page. A page that
-    /// was already used (submitted twice, or by two tabs at once) tells how the intent stands.
-    ///
-    /// # Errors
-    /// `resource_not_found` for an unknown token; storage failures.
-    pub fn complete_redirect(&self, token: &str, authorized: bool) -> Result<RedirectCompletion, ApplicationError> {
-        retry_on_conflict(|| self.complete_redirect_once(token, authorized))
-    }
-
-    fn complete_redirect_once(&self, token: &str, authorized: bool) -> Result<RedirectCompletion, ApplicationError> {
-        let found = reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
-        let scope = Scope::of(found.account_id(), found.livemode());
-        let now = self.clock.now_in(&scope)?;
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let intent = find_by_redirect_token(repositories, token)?;
-            let pending_here = intent.pending().is_some_and(|p| p.redirect_token.as_deref() == Some(token));
-            if !pending_here {
-                return Ok(outcome_of_used_page(&intent));
-            }
-            let before = view(repositories, &scope, intent)?;
-            let mut intent = before.intent.clone();
-            let result = intent.complete_redirect(&Verdict::of_page(authorized), now)?;
-            let (view, error) = self.settle(repositories, &scope, before, intent, result, now)?;
-            Ok(RedirectCompletion {
-                return_url: view.intent.return_url().map(str::to_owned),
-                client_secret_parameter: CLIENT_SECRET_PARAMETER,
-                client_secret: view.intent.client_secret().reveal().to_owned(),
-                succeeded: error.is_none(),
-                error,
-                already_used: false,
-            })
-        })
-    }
-
-    /// Test helper: ends the intent's pending redirect as the test authorization page would:
-    /// authorized, or failed (with the chosen decline, else `authentication_failed`). A redirect
-    /// past its time expires instead, as on the page.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting a redirect; `resource_not_found`; storage failures.
-    pub fn finish_redirect(
-        &self,
-        scope: &Scope,
-        id: &str,
-        verdict: &Verdict,
-    ) -> Result<PaymentIntentView, ApplicationError> {
-        self.end_pending(scope, id, |intent, now| intent.complete_redirect(verdict, now))
-    }
-
-    /// Test helper: the processor answers the intent's `processing` attempt now: approved, or
-    /// declined (with the chosen decline, else `generic_decline`).
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless processing; `resource_not_found`; storage failures.
-    pub fn settle_processing(
-        &self,
-        scope: &Scope,
-        id: &str,
-        verdict: &Verdict,
-    ) -> Result<PaymentIntentView, ApplicationError> {
-        self.end_pending(scope, id, |intent, now| intent.settle_processing(verdict.processing_decline(), now))
-    }
-
-    fn end_pending(
-        &self,
-        scope: &Scope,
-        id: &str,
-        end: impl Fn(&mut PaymentIntent, Timestamp) -> Result<AttemptResult, DomainError>,
-    ) -> Result<PaymentIntentView, ApplicationError> {
-        retry_on_conflict(|| {
-            let now = self.clock.now_in(scope)?;
-            in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let before = load_view(repositories, scope, id)?;
-                let mut intent = before.intent.clone();
-                let result = end(&mut intent, now)?;
-                Ok(self.settle(repositories, scope, before, intent, result, now)?.0)
-            })
-        })
-    }
-
-    /// The intents whose background action is due at `now`, in `within` or in any scope.
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub(crate) fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
-        let due = reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(repositories.payment_intents().due(within, now, limit)?)
-        })?;
-        Ok(due
-            .iter()
-            .filter_map(|intent| {
-                Some(Due {
-                    kind: DueKind::PaymentIntent,
-                    scope: Scope::of(intent.account_id(), intent.livemode()),
-                    id: intent.id().to_string(),
-                    at: intent.action_due_at()?,
-                })
-            })
-            .collect())
-    }
-
-    /// Performs the background action of the intent `due` names, at `at`: an expired redirect
-    /// fails, a processing payment finishes, an expired hold is released. Returns whether the
-    /// intent moved.
-    ///
-    /// # Errors
-    /// `resource_conflict` when another move landed first; `resource_invalid_state` when the
-    /// action is no longer due; storage failures.
-    pub(crate) fn perform_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
-        let scope = &due.scope;
-        let Some(id) = PaymentIntentId::parse(&due.id) else {
-            return Ok(false);
-        };
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let Some(intent) = repositories.payment_intents().find(scope, &id)? else {
-                return Ok(false);
-            };
-            let before = view(repositories, scope, intent)?;
-            let mut intent = before.intent.clone();
-            match intent.status().due_action() {
-                Some(DueAction::ExpireRedirect) => {
-                    let result = intent.expire_redirect(at)?;
-                    self.settle(repositories, scope, before, intent, result, at)?;
-                }
-                Some(DueAction::FinishProcessing) => {
-                    let result = intent.finish_processing(at)?;
-                    self.settle(repositories, scope, before, intent, result, at)?;
-                }
-                Some(DueAction::ReleaseHold) => {
-                    intent.expire_hold(at)?;
-                    let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
-                    self.commit(repositories, scope, before, intent, events, at)?;
-                }
-                None => return Ok(false),
-            }
-            Ok(true)
-        })
-    }
-
     /// Records what an attempt came to. Returns the new view and the payment error of a failure.
-    fn settle(
+    fn record(
         &self,
         repositories: &mut dyn Repositories,
         scope: &Scope,
@@ -701,31 +564,104 @@ impl PaymentIntentService {
     }
 }
 
-/// How an intent whose test authorization page was already used stands now.
-fn outcome_of_used_page(intent: &PaymentIntent) -> RedirectCompletion {
-    let (succeeded, error) = match intent.status() {
-        PaymentIntentStatus::Succeeded | PaymentIntentStatus::AwaitingCapture | PaymentIntentStatus::Processing => {
-            (true, None)
+
+impl AuthorizationFlow for PaymentIntentService {
+    type Intent = PaymentIntent;
+    type View = PaymentIntentView;
+    /// The view before the change: its events show what changed.
+    type Loaded = PaymentIntentView;
+    const DUE_KIND: DueKind = DueKind::PaymentIntent;
+    const CLIENT_SECRET_PARAMETER: &'static str = CLIENT_SECRET_PARAMETER;
+
+    fn unit_of_work(&self) -> &dyn UnitOfWork {
+        self.unit_of_work.as_ref()
+    }
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn load(&self, repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<PaymentIntent, ApplicationError> {
+        load(repositories, scope, id)
+    }
+
+    fn find_by_redirect_token(
+        &self,
+        repositories: &mut dyn Repositories,
+        token: &str,
+    ) -> Result<Option<PaymentIntent>, StoreError> {
+        repositories.payment_intents().find_by_redirect_token(token)
+    }
+
+    fn is_pending_page(intent: &PaymentIntent, token: &str) -> bool {
+        intent.pending().is_some_and(|pending| pending.redirect_token.as_deref() == Some(token))
+    }
+
+    fn due_intents(
+        &self,
+        repositories: &mut dyn Repositories,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<PaymentIntent>, StoreError> {
+        repositories.payment_intents().due(within, now, limit)
+    }
+
+    fn whose(intent: &PaymentIntent) -> (Scope, String) {
+        (Scope::of(intent.account_id(), intent.livemode()), intent.id().to_string())
+    }
+
+    fn due_action(intent: &PaymentIntent) -> Option<DueAction> {
+        intent.status().due_action()
+    }
+
+    fn prepare(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        intent: &PaymentIntent,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        view(repositories, scope, intent.clone())
+    }
+
+    fn settle(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        before: PaymentIntentView,
+        intent: PaymentIntent,
+        result: AttemptResult,
+        now: Timestamp,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        Ok(self.record(repositories, scope, before, intent, result, now)?.0)
+    }
+
+    /// An authorization hold past its time is released, and the intent canceled.
+    fn perform_other_due(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        before: PaymentIntentView,
+        mut intent: PaymentIntent,
+        action: DueAction,
+        at: Timestamp,
+    ) -> Result<bool, ApplicationError> {
+        match action {
+            DueAction::ReleaseHold => {
+                intent.expire_hold(at)?;
+                let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
+                self.commit(repositories, scope, before, intent, events, at)?;
+                Ok(true)
+            }
+            DueAction::ExpireRedirect | DueAction::FinishProcessing => Ok(false),
         }
-        PaymentIntentStatus::Canceled => {
-            (false, Some(PaymentError::new("payment_intent_canceled", "The payment was canceled.")))
-        }
-        PaymentIntentStatus::AwaitingPaymentMethod | PaymentIntentStatus::AwaitingNextAction => (
-            false,
-            Some(intent.last_payment_error().cloned().unwrap_or_else(|| {
-                PaymentError::new("authentication_failed", "The customer failed to authenticate the payment.")
-            })),
-        ),
-    };
-    RedirectCompletion {
-        return_url: intent.return_url().map(str::to_owned),
-        client_secret_parameter: CLIENT_SECRET_PARAMETER,
-        client_secret: intent.client_secret().reveal().to_owned(),
-        succeeded,
-        error,
-        already_used: true,
+    }
+
+    fn return_to(intent: &PaymentIntent) -> (Option<&str>, &ClientSecret) {
+        (intent.return_url(), intent.client_secret())
     }
 }
+
 
 /// The intent whose latest redirect has `token`; only a token of the shape this service issues is
 /// looked up.

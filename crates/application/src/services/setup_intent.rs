@@ -3,25 +3,26 @@
 //! background actions (redirect expiry, processing end).
 
 use super::customer::live_customer;
-use super::due_work::{Due, DueKind};
+use super::due_work::DueKind;
 use super::event::EventLog;
+use super::pending_authorization::AuthorizationFlow;
 use super::payment_intent::Processors;
 use super::redirect::{
     check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access,
-    RedirectCompletion, RedirectPage,
+    RedirectPage,
 };
 use crate::error::{ApplicationError, StateRefusal};
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, ProcessorError, Repositories,
     UnitOfWork, VerificationRequest,
 };
+use crate::ports::StoreError;
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
-use payments_domain::error::DomainError;
 use payments_domain::event::EventType;
 use payments_domain::ids::{ClientSecret, PaymentMethodId, SetupIntentId, RANDOM_PART_LENGTH};
 use payments_domain::payment_method::{CardInput, PaymentBilling, PaymentMethodType, VerifiedCard};
-use payments_domain::pending_authorization::{DueAction, PaymentError, Verdict};
+use payments_domain::pending_authorization::{DueAction, PaymentError};
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus, SetupResult};
 use payments_domain::time::Timestamp;
@@ -173,7 +174,7 @@ impl SetupIntentService {
                 request.return_url.clone(),
                 now,
             )?;
-            let (view, failure) = self.settle(repositories, scope, current, version, result, now)?;
+            let (view, failure) = self.record(repositories, scope, current, version, result, now)?;
             Ok(match failure {
                 Some(error) => SetupAttachOutcome::Declined(view, error),
                 None => SetupAttachOutcome::Attached(view),
@@ -221,136 +222,9 @@ impl SetupIntentService {
         })
     }
 
-    /// The customer authenticated (or failed) on the test authorization page. A page that was
-    /// already used tells how the setup intent stands.
-    ///
-    /// # Errors
-    /// `resource_not_found` for an unknown token; storage failures.
-    pub fn complete_redirect(&self, token: &str, authenticated: bool) -> Result<RedirectCompletion, ApplicationError> {
-        retry_on_conflict(|| {
-            let found =
-                reading(self.unit_of_work.as_ref(), |repositories| find_by_redirect_token(repositories, token))?;
-            let scope = scope_of(&found);
-            let now = self.clock.now_in(&scope)?;
-            in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let mut intent = find_by_redirect_token(repositories, token)?;
-                if intent.status() != SetupIntentStatus::AwaitingNextAction {
-                    return Ok(completion(&intent, true));
-                }
-                let version = intent.version();
-                if abandoned(repositories, &scope, &mut intent, version, now)? {
-                    return Ok(completion(&intent, false));
-                }
-                let result = intent.complete_redirect(&Verdict::of_page(authenticated), now)?;
-                let (view, _) = self.settle(repositories, &scope, intent, version, result, now)?;
-                Ok(completion(&view.intent, false))
-            })
-        })
-    }
-
-    /// Test helper: ends the setup intent's pending redirect as the test authorization page
-    /// would: authorized, or failed (with the chosen decline, else `authentication_failed`). A
-    /// redirect past its time expires instead, as on the page.
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless awaiting a redirect; `resource_not_found`; storage failures.
-    pub fn finish_redirect(
-        &self,
-        scope: &Scope,
-        id: &str,
-        verdict: &Verdict,
-    ) -> Result<SetupIntentView, ApplicationError> {
-        self.end_pending(scope, id, |intent, now| intent.complete_redirect(verdict, now))
-    }
-
-    /// Test helper: the processor answers the setup intent's `processing` verification now:
-    /// approved, or declined (with the chosen decline, else `generic_decline`).
-    ///
-    /// # Errors
-    /// `resource_invalid_state` unless processing; `resource_not_found`; storage failures.
-    pub fn settle_processing(
-        &self,
-        scope: &Scope,
-        id: &str,
-        verdict: &Verdict,
-    ) -> Result<SetupIntentView, ApplicationError> {
-        self.end_pending(scope, id, |intent, now| intent.settle_processing(verdict.processing_decline(), now))
-    }
-
-    fn end_pending(
-        &self,
-        scope: &Scope,
-        id: &str,
-        end: impl Fn(&mut SetupIntent, Timestamp) -> Result<SetupResult, DomainError>,
-    ) -> Result<SetupIntentView, ApplicationError> {
-        retry_on_conflict(|| {
-            let now = self.clock.now_in(scope)?;
-            in_transaction(self.unit_of_work.as_ref(), |repositories| {
-                let mut intent = load(repositories, scope, id)?;
-                let version = intent.version();
-                if abandoned(repositories, scope, &mut intent, version, now)? {
-                    return view(repositories, scope, intent);
-                }
-                let result = end(&mut intent, now)?;
-                Ok(self.settle(repositories, scope, intent, version, result, now)?.0)
-            })
-        })
-    }
-
-    /// The setup intents whose background action is due at `now`, in `within` or in any scope.
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub(crate) fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
-        let due = reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(repositories.setup_intents().due(within, now, limit)?)
-        })?;
-        Ok(due
-            .iter()
-            .filter_map(|intent| {
-                Some(Due {
-                    kind: DueKind::SetupIntent,
-                    scope: scope_of(intent),
-                    id: intent.id().to_string(),
-                    at: intent.action_due_at()?,
-                })
-            })
-            .collect())
-    }
-
-    /// Performs the background action of the setup intent `due` names, at `at`: an expired
-    /// redirect fails, a processing verification finishes. Returns whether the intent moved.
-    ///
-    /// # Errors
-    /// `resource_conflict` when another move landed first; `resource_invalid_state` when the
-    /// action is no longer due; storage failures.
-    pub(crate) fn perform_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
-        let scope = &due.scope;
-        let Some(id) = SetupIntentId::parse(&due.id) else {
-            return Ok(false);
-        };
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let Some(mut intent) = repositories.setup_intents().find(scope, &id)? else {
-                return Ok(false);
-            };
-            let version = intent.version();
-            if abandoned(repositories, scope, &mut intent, version, at)? {
-                return Ok(true);
-            }
-            let result = match intent.status().due_action() {
-                Some(DueAction::ExpireRedirect) => intent.expire_redirect(at)?,
-                Some(DueAction::FinishProcessing) => intent.finish_processing(at)?,
-                // Setup intents hold nothing.
-                Some(DueAction::ReleaseHold) | None => return Ok(false),
-            };
-            self.settle(repositories, scope, intent, version, result, at)?;
-            Ok(true)
-        })
-    }
-
     /// Writes the intent (if its version is still `version`) and, when the card was verified, the
     /// saved payment method and `setup_intent.succeeded`. Returns the view and the error of a failure.
-    fn settle(
+    fn record(
         &self,
         repositories: &mut dyn Repositories,
         scope: &Scope,
@@ -376,29 +250,95 @@ impl SetupIntentService {
     }
 }
 
-fn scope_of(intent: &SetupIntent) -> Scope {
-    Scope::of(intent.account_id(), intent.livemode())
+impl AuthorizationFlow for SetupIntentService {
+    type Intent = SetupIntent;
+    type View = SetupIntentView;
+    /// The version the change is written against.
+    type Loaded = i64;
+    const DUE_KIND: DueKind = DueKind::SetupIntent;
+    const CLIENT_SECRET_PARAMETER: &'static str = CLIENT_SECRET_PARAMETER;
+
+    fn unit_of_work(&self) -> &dyn UnitOfWork {
+        self.unit_of_work.as_ref()
+    }
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn load(&self, repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<SetupIntent, ApplicationError> {
+        load(repositories, scope, id)
+    }
+
+    fn find_by_redirect_token(
+        &self,
+        repositories: &mut dyn Repositories,
+        token: &str,
+    ) -> Result<Option<SetupIntent>, StoreError> {
+        repositories.setup_intents().find_by_redirect_token(token)
+    }
+
+    fn is_pending_page(intent: &SetupIntent, token: &str) -> bool {
+        intent.status() == SetupIntentStatus::AwaitingNextAction && intent.redirect_token() == Some(token)
+    }
+
+    fn due_intents(
+        &self,
+        repositories: &mut dyn Repositories,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<SetupIntent>, StoreError> {
+        repositories.setup_intents().due(within, now, limit)
+    }
+
+    fn whose(intent: &SetupIntent) -> (Scope, String) {
+        (scope_of(intent), intent.id().to_string())
+    }
+
+    fn due_action(intent: &SetupIntent) -> Option<DueAction> {
+        intent.status().due_action()
+    }
+
+    fn prepare(&self, _: &mut dyn Repositories, _: &Scope, intent: &SetupIntent) -> Result<i64, ApplicationError> {
+        Ok(intent.version())
+    }
+
+    /// A card is saved only to a customer that is not deleted: a waiting setup intent whose customer
+    /// was deleted meanwhile is canceled instead.
+    fn intervene(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        version: &i64,
+        intent: &mut SetupIntent,
+        now: Timestamp,
+    ) -> Result<Option<SetupIntentView>, ApplicationError> {
+        if !abandoned(repositories, scope, intent, *version, now)? {
+            return Ok(None);
+        }
+        view(repositories, scope, intent.clone()).map(Some)
+    }
+
+    fn settle(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        version: i64,
+        intent: SetupIntent,
+        result: SetupResult,
+        now: Timestamp,
+    ) -> Result<SetupIntentView, ApplicationError> {
+        Ok(self.record(repositories, scope, intent, version, result, now)?.0)
+    }
+
+    fn return_to(intent: &SetupIntent) -> (Option<&str>, &ClientSecret) {
+        (intent.return_url(), intent.client_secret())
+    }
 }
 
-/// Where the customer returns to after the test page, and how the setup intent stands.
-fn completion(intent: &SetupIntent, already_used: bool) -> RedirectCompletion {
-    let error = match intent.status() {
-        SetupIntentStatus::Succeeded | SetupIntentStatus::Processing => None,
-        SetupIntentStatus::Canceled => Some(PaymentError::new("setup_intent_canceled", "The setup was canceled.")),
-        SetupIntentStatus::AwaitingPaymentMethod | SetupIntentStatus::AwaitingNextAction => {
-            Some(intent.last_setup_error().cloned().unwrap_or_else(|| {
-                PaymentError::new("authentication_failed", "The customer failed to authenticate the card.")
-            }))
-        }
-    };
-    RedirectCompletion {
-        return_url: intent.return_url().map(str::to_owned),
-        client_secret_parameter: CLIENT_SECRET_PARAMETER,
-        client_secret: intent.client_secret().reveal().to_owned(),
-        succeeded: error.is_none(),
-        error,
-        already_used,
-    }
+fn scope_of(intent: &SetupIntent) -> Scope {
+    Scope::of(intent.account_id(), intent.livemode())
 }
 
 /// Cancels a waiting setup intent whose customer was deleted meanwhile (nothing is saved to a deleted

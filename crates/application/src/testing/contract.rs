@@ -42,7 +42,7 @@ use payments_domain::payment_intent::{
 use payments_domain::payment_method::{
     CardSummary, Funding, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
 };
-use payments_domain::pending_authorization::Verdict;
+use payments_domain::pending_authorization::{Authorizing, Verdict};
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::refund::{NewRefund, RefundReason};
 use payments_domain::request_log::{RequestLog, RequestSource, Retention, StatusRange};

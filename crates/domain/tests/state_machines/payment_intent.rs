@@ -10,7 +10,7 @@ use payments_domain::payment_intent::{
     PaymentIntent, PaymentIntentChanges, PaymentIntentStatus, HOLD_SECONDS, REDIRECT_SECONDS,
 };
 use payments_domain::payment_method::{CardSummary, Funding, PaymentMethodRecord, PaymentMethodType};
-use payments_domain::pending_authorization::Verdict;
+use payments_domain::pending_authorization::{Authorizing, Verdict};
 use payments_domain::refund::{NewRefund, RefundReason};
 use payments_domain::time::Timestamp;
 use proptest::prelude::*;

@@ -5,7 +5,7 @@ use payments_domain::error::DomainError;
 use payments_domain::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupIntentId};
 use payments_domain::payment_intent::{AuthorizationOutcome, CardOptions, PaymentError, REDIRECT_SECONDS};
 use payments_domain::payment_method::{CardSummary, Funding, PaymentMethodType, Usage, VerifiedCard};
-use payments_domain::pending_authorization::Verdict;
+use payments_domain::pending_authorization::{Authorizing, Verdict};
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus, SetupResult};
 use payments_domain::time::Timestamp;
 use SetupIntentStatus::{AwaitingNextAction, AwaitingPaymentMethod, Canceled, Processing, Succeeded};
