@@ -3,7 +3,7 @@
 //! Bodies follow the contract: `{"errors": [{"code", "detail", "parameter"?}]}`. A 5xx body is
 //! opaque; its cause chain goes to the log.
 
-use crate::redact::without_card_numbers;
+use crate::redact::{name_holds_a_secret, without_card_numbers, REDACTED};
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use payments_application::error::{cause_chain, BoxError};
@@ -34,12 +34,20 @@ pub struct ErrorEntry {
 }
 
 impl ErrorEntry {
-    /// An entry whose texts never echo anything that looks like a card number.
+    /// An entry whose texts never echo anything that looks like a card number, nor a parameter
+    /// name that holds a secret among other text (a whole form body percent-encoded into one name).
     fn new(code: Cow<'static, str>, detail: &str, parameter: Option<&str>) -> Self {
-        Self {
-            code,
-            detail: without_card_numbers(detail).into_owned(),
-            parameter: parameter.map(|name| without_card_numbers(name).into_owned()),
+        match parameter.filter(|name| name_holds_a_secret(name)) {
+            Some(name) => Self {
+                code,
+                detail: without_card_numbers(&detail.replace(name, REDACTED)).into_owned(),
+                parameter: Some(REDACTED.to_owned()),
+            },
+            None => Self {
+                code,
+                detail: without_card_numbers(detail).into_owned(),
+                parameter: parameter.map(|name| without_card_numbers(name).into_owned()),
+            },
         }
     }
 }

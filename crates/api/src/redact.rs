@@ -17,9 +17,35 @@ pub const REDACTED: &str = "[redacted]";
 /// What stands for a card number found in a text.
 const CARD_NUMBER_REMOVED: &str = "[card number removed]";
 
-/// The names of the fields whose values are never kept, wherever they are: a card's number and
-/// CVC, client secrets, webhook secrets, the console's form tokens.
-const SECRET_FIELDS: [&str; 6] = ["number", "cvc", "cvv", "client_secret", "secret_key", "form_token"];
+/// The names of the fields whose values are never kept, wherever they are (whatever their case): a
+/// card's number and verification code, client secrets, webhook secrets, the console's form tokens.
+const SECRET_FIELDS: [&str; 11] = [
+    "number",
+    "card_number",
+    "cvc",
+    "cvv",
+    "cvc2",
+    "cvv2",
+    "csc",
+    "security_code",
+    "client_secret",
+    "secret_key",
+    "form_token",
+];
+/// The names of a card's verification code: a name that holds one as a word (`card_cvc`, `cardCvc`,
+/// `cvv2`) is a secret field's too.
+const VERIFICATION_CODE_WORDS: [&str; 5] = ["cvc", "cvv", "cvc2", "cvv2", "csc"];
+/// The fields of a request's `card` that are no secret: every other field sent in one is taken for
+/// card data, whatever its name.
+const CARD_FIELDS_KEPT: [&str; 2] = ["exp_month", "exp_year"];
+
+/// Which side of a request a body is: a request's `card` holds card data, an answer's (brand, last
+/// four digits) does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Request,
+    Answer,
+}
 
 /// A request body as it may be kept, as JSON: the parameters the API read from it (`format`, or
 /// `None` for a type it does not read) with every secret taken out, or, for a body the API could not
@@ -33,7 +59,7 @@ pub fn request_body_as_kept(body: &[u8], format: Option<BodyFormat>) -> String {
     };
     match parsed {
         Some(mut value) => {
-            redact_value(&mut value);
+            redact_value(&mut value, Side::Request);
             value.to_string()
         }
         None => {
@@ -53,7 +79,7 @@ pub fn request_body_as_kept(body: &[u8], format: Option<BodyFormat>) -> String {
 pub fn response_body_as_kept(body: &[u8]) -> String {
     match serde_json::from_slice::<Value>(body) {
         Ok(mut value) => {
-            redact_value(&mut value);
+            redact_value(&mut value, Side::Answer);
             value.to_string()
         }
         Err(_) => scrubbed(&String::from_utf8_lossy(body)).into_owned(),
@@ -66,9 +92,10 @@ pub fn response_body_as_kept(body: &[u8]) -> String {
 pub fn query_as_kept(query: &str) -> String {
     let pairs = query.split('&').map(|pair| {
         let (name, value) = form_urlencoded::parse(pair.as_bytes()).next().unwrap_or_default();
+        let (name, value) = (fully_decoded(&name).into_owned(), fully_decoded(&value).into_owned());
         let raw_name = pair.split_once('=').map_or(pair, |(raw_name, _)| raw_name);
         match secrecy(&name) {
-            Secrecy::Value => format!("{raw_name}={}", secret_value_as_kept(&Value::String(value.into_owned()))),
+            Secrecy::Value => format!("{raw_name}={}", secret_value_as_kept(&Value::String(value))),
             Secrecy::NameAndValue => format!("{REDACTED}={REDACTED}"),
             Secrecy::None => match (scrubbed(&name), scrubbed(&value)) {
                 (Cow::Borrowed(_), Cow::Borrowed(_)) => pair.to_owned(),
@@ -84,11 +111,25 @@ pub fn query_as_kept(query: &str) -> String {
 #[must_use]
 pub fn path_as_kept(path: &str) -> String {
     let path = without_capabilities(path);
-    let decoded = percent_encoding::percent_decode_str(&path).decode_utf8_lossy();
+    let decoded = fully_decoded(&path);
     match scrubbed(&decoded) {
         Cow::Borrowed(_) => path.into_owned(),
         Cow::Owned(cleaned) => cleaned,
     }
+}
+
+/// `text` percent-decoded until it no longer changes (a few times at most): what was encoded twice
+/// is judged by what it says.
+fn fully_decoded(text: &str) -> Cow<'_, str> {
+    let mut decoded = Cow::Borrowed(text);
+    for _ in 0..3 {
+        let again = percent_encoding::percent_decode_str(&decoded).decode_utf8_lossy().into_owned();
+        if again == decoded {
+            break;
+        }
+        decoded = Cow::Owned(again);
+    }
+    decoded
 }
 
 /// The prefixes of hosted pages whose next path segment is a capability (a client secret or a
@@ -130,37 +171,71 @@ fn then<'a>(text: Cow<'a, str>, step: impl for<'b> Fn(&'b str) -> Cow<'b, str>) 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Secrecy {
     None,
-    /// The field is one of [`SECRET_FIELDS`]: its value is not kept.
+    /// The field is a secret's ([`SECRET_FIELDS`], or a name of a verification code among its
+    /// words): its value is not kept.
     Value,
-    /// The name holds one of [`SECRET_FIELDS`] among other text (`card number`, `{"cvc": "123"}`),
-    /// so the name itself may hold the secret: neither is kept.
+    /// The name holds a secret field's among other text (`card number`, `{"cvc": "123"}`,
+    /// `card[cvc]=987`), so the name itself may hold the secret: neither is kept.
     NameAndValue,
 }
 
 fn secrecy(name: &str) -> Secrecy {
-    let is_secret = |word: &str| SECRET_FIELDS.iter().any(|field| field.eq_ignore_ascii_case(word));
+    let is_secret_field = |word: &str| SECRET_FIELDS.iter().any(|field| field.eq_ignore_ascii_case(word));
     // A form's `payment_method[card][cvc]` is the field `cvc`.
     let field = name.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(name);
-    if is_secret(field) {
-        Secrecy::Value
-    } else if name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(is_secret) {
-        Secrecy::NameAndValue
-    } else {
-        Secrecy::None
+    let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']'));
+    let names_a_code =
+        words(name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)));
+    let holds_a_field = name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(is_secret_field);
+    match (is_secret_field(field), names_a_code || holds_a_field, plain) {
+        (true, _, _) | (false, true, true) => Secrecy::Value,
+        (false, true, false) => Secrecy::NameAndValue,
+        (false, false, _) => Secrecy::None,
     }
 }
 
-/// `value` with secrets taken out at any depth: the values of secret fields, and card numbers, keys
-/// and client secrets in every other key and string.
-pub fn redact_value(value: &mut Value) {
+/// The words of a name: split at every character that is no letter or digit, and where a lower
+/// case letter meets an upper case one (`cardCvc` is `card`, `Cvc`).
+fn words(name: &str) -> impl Iterator<Item = String> + '_ {
+    name.split(|c: char| !c.is_alphanumeric()).filter(|part| !part.is_empty()).flat_map(|part| {
+        let mut words = vec![String::new()];
+        let mut previous_lower = false;
+        for c in part.chars() {
+            if c.is_uppercase() && previous_lower {
+                words.push(String::new());
+            }
+            previous_lower = c.is_lowercase() || c.is_ascii_digit();
+            if let Some(word) = words.last_mut() {
+                word.push(c);
+            }
+        }
+        words
+    })
+}
+
+/// Whether a parameter's name holds a secret among other text (`card[cvc]=987`, as a whole body
+/// percent-encoded into one name reads): an error must not echo it.
+#[must_use]
+pub fn name_holds_a_secret(name: &str) -> bool {
+    secrecy(name) == Secrecy::NameAndValue
+}
+
+/// `value` with secrets taken out at any depth: the values of secret fields (and, in a request,
+/// every field of a `card` but its expiry), and card numbers, keys and client secrets in every
+/// other key and string.
+fn redact_value(value: &mut Value, side: Side) {
     match value {
         Value::Object(map) => {
             let mut hidden = 0;
             *map = std::mem::take(map)
                 .into_iter()
                 .map(|(name, mut field)| match secrecy(&name) {
+                    Secrecy::None if side == Side::Request && name.eq_ignore_ascii_case("card") => {
+                        card_as_kept(&mut field);
+                        (name, field)
+                    }
                     Secrecy::None => {
-                        redact_value(&mut field);
+                        redact_value(&mut field, side);
                         (scrubbed(&name).into_owned(), field)
                     }
                     Secrecy::Value if field.is_null() => (name, field),
@@ -172,7 +247,7 @@ pub fn redact_value(value: &mut Value) {
                 })
                 .collect();
         }
-        Value::Array(items) => items.iter_mut().for_each(redact_value),
+        Value::Array(items) => items.iter_mut().for_each(|item| redact_value(item, side)),
         Value::String(text) => {
             if let Cow::Owned(cleaned) = scrubbed(text) {
                 *text = cleaned;
@@ -187,6 +262,25 @@ pub fn redact_value(value: &mut Value) {
     }
 }
 
+/// A request's card as it may be kept: its expiry, and every other field redacted (a card sent in
+/// another shape than an object is redacted whole).
+fn card_as_kept(card: &mut Value) {
+    match card {
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                let kept = CARD_FIELDS_KEPT.iter().any(|kept| kept.eq_ignore_ascii_case(name));
+                if kept {
+                    redact_value(field, Side::Request);
+                } else if !field.is_null() {
+                    *field = Value::String(REDACTED.to_owned());
+                }
+            }
+        }
+        Value::Null => {}
+        other => *other = Value::String(REDACTED.to_owned()),
+    }
+}
+
 /// What stands for a secret field's value: a client secret's id with its random part taken out
 /// (`pi_…_secret_[redacted]`), anything else [`REDACTED`].
 fn secret_value_as_kept(value: &Value) -> String {
@@ -197,15 +291,19 @@ fn secret_value_as_kept(value: &Value) -> String {
     }
 }
 
-/// Whether a JSON number may be a card number: a whole number whose digits may be one, or a
-/// fraction of at least [`CARD_NUMBER_DIGITS`] whole digits (its digits, parsed as a float, may not
-/// be the ones sent).
+/// Whether a JSON number may be a card number: a whole number whose digits may be one, or one with
+/// a fraction or an exponent of [`CARD_NUMBER_DIGITS`] digits or more in all (parsed as a float,
+/// its digits may not be the ones sent, so they are not judged one by one).
 fn number_may_be_a_card_number(number: &serde_json::Number) -> bool {
-    match (number.as_u64(), number.as_i64(), number.as_f64()) {
-        (Some(whole), _, _) => looks_like_card_numbers(&whole.to_string()),
-        (None, Some(whole), _) => looks_like_card_numbers(&whole.unsigned_abs().to_string()),
-        (None, None, Some(fraction)) => fraction.abs() >= 1e11,
-        (None, None, None) => false,
+    match (number.as_u64(), number.as_i64()) {
+        (Some(whole), _) => looks_like_card_numbers(&whole.to_string()),
+        (None, Some(whole)) => looks_like_card_numbers(&whole.unsigned_abs().to_string()),
+        (None, None) => {
+            let written = number.to_string();
+            let mantissa = written.split(['e', 'E']).next().unwrap_or(&written);
+            let digits = mantissa.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
+            digits >= CARD_NUMBER_DIGITS
+        }
     }
 }
 
@@ -261,29 +359,31 @@ pub fn without_client_secrets(text: &str) -> Cow<'_, str> {
 /// Digits in a run that is taken for a card number, at least.
 const CARD_NUMBER_DIGITS: usize = 12;
 
-/// `text` with every run of digits that may be a card number replaced: digits with single common
-/// separators between them (a space, a tab, `-`, `.`, `_`, `/`, `+`, `%20`, a no-break space), so a
-/// card number sent in the wrong place is not echoed in an error or a log line. The service's own
-/// limits in its messages stay readable, and so do the ids it minted.
+/// `text` with every run of digits that may be a card number replaced: digits, ASCII or
+/// full-width, with up to [`MAX_SEPARATORS`] separators between them (spaces of every kind, tabs,
+/// line breaks, dashes, `.`, `_`, `/`, `+`, `,`, `%20`), so a card number sent in the wrong place is
+/// not echoed in an error or a log line. The service's own limits in its messages stay readable, and
+/// so do the ids it minted. A run written after `+` is taken for a telephone number, and a run of
+/// one digit repeated (`000000000000`) for none.
 #[must_use]
 pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
     if !may_hold_a_card_number(text) {
         return Cow::Borrowed(text);
     }
-    let bytes = text.as_bytes();
     let mut cleaned = String::with_capacity(text.len());
     let (mut copied_to, mut at) = (0, 0);
-    while at < bytes.len() {
-        if !bytes[at].is_ascii_digit() {
-            at += 1;
+    while let Some(c) = text[at..].chars().next() {
+        if digit_of(c).is_none() {
+            at += c.len_utf8();
             continue;
         }
         if let Some(id_end) = end_of_minted_id_around(text, at) {
             at = id_end;
             continue;
         }
-        let (digits, run_end) = digit_run(bytes, at);
-        if looks_like_card_numbers(&digits) {
+        let (digits, run_end) = digit_run(text, at);
+        let after_plus = text[..at].ends_with('+');
+        if looks_like_card_numbers(&digits) && !after_plus {
             cleaned.push_str(&text[copied_to..at]);
             cleaned.push_str(CARD_NUMBER_REMOVED);
             copied_to = run_end;
@@ -297,32 +397,71 @@ pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
     Cow::Owned(cleaned)
 }
 
+/// The most separators between two digits of one card number.
+const MAX_SEPARATORS: usize = 3;
+
+/// A digit, ASCII or full-width.
+fn digit_of(c: char) -> Option<char> {
+    match c {
+        '0'..='9' => Some(c),
+        '\u{ff10}'..='\u{ff19}' => char::from_digit(u32::from(c) - 0xff10, 10),
+        _ => None,
+    }
+}
+
+/// Whether `c` may stand between the digits of a card number.
+fn is_separator(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t'
+            | '\r'
+            | '\n'
+            | '-'
+            | '.'
+            | '_'
+            | '/'
+            | '+'
+            | ','
+            | '\u{a0}'
+            | '\u{2000}'..='\u{200b}'
+            | '\u{2010}'..='\u{2015}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{2212}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
 /// The digits of the run that starts at `start`, and where it ends (after its last digit).
-fn digit_run(bytes: &[u8], start: usize) -> (String, usize) {
+fn digit_run(text: &str, start: usize) -> (String, usize) {
     let (mut digits, mut at, mut end) = (String::new(), start, start);
-    while at < bytes.len() {
-        if bytes[at].is_ascii_digit() {
-            digits.push(char::from(bytes[at]));
-            at += 1;
+    while let Some(c) = text[at..].chars().next() {
+        if let Some(digit) = digit_of(c) {
+            digits.push(digit);
+            at += c.len_utf8();
             end = at;
             continue;
         }
-        match separator_length(&bytes[at..]) {
-            Some(length) if bytes.get(at + length).is_some_and(u8::is_ascii_digit) => at += length,
+        // Separators, then a digit: the run goes on.
+        let mut gap = at;
+        let mut separators = 0;
+        while separators < MAX_SEPARATORS {
+            let rest = &text[gap..];
+            let length = match rest.chars().next() {
+                Some(_) if rest.starts_with("%20") => 3,
+                Some(c) if is_separator(c) => c.len_utf8(),
+                _ => break,
+            };
+            gap += length;
+            separators += 1;
+        }
+        match text[gap..].chars().next() {
+            Some(c) if separators > 0 && digit_of(c).is_some() => at = gap,
             _ => break,
         }
     }
     (digits, end)
-}
-
-/// The length of the separator `rest` starts with, if it starts with one.
-fn separator_length(rest: &[u8]) -> Option<usize> {
-    match rest {
-        [b' ' | b'\t' | b'-' | b'.' | b'_' | b'/' | b'+', ..] => Some(1),
-        [0xC2, 0xA0, ..] => Some(2),
-        [b'%', b'2', b'0', ..] => Some(3),
-        _ => None,
-    }
 }
 
 /// Where the id ends, when the byte at `at` is in the random part of an id the service minted (a
@@ -336,21 +475,18 @@ fn end_of_minted_id_around(text: &str, at: usize) -> Option<usize> {
     minted.then_some(end)
 }
 
-/// Whether `text` has a run of at least [`CARD_NUMBER_DIGITS`] digits among the separators a card
-/// number may be written with (counted generously): a quick look that spares the full scan to the
-/// many texts without one.
+/// Whether `text` has [`CARD_NUMBER_DIGITS`] digits among characters a card number may be written
+/// with (counted generously): a quick look that spares the full scan to the many texts without one.
 fn may_hold_a_card_number(text: &str) -> bool {
     let mut digits = 0;
-    for byte in text.bytes() {
-        match byte {
-            b'0'..=b'9' => {
-                digits += 1;
-                if digits >= CARD_NUMBER_DIGITS {
-                    return true;
-                }
+    for c in text.chars() {
+        if digit_of(c).is_some() {
+            digits += 1;
+            if digits >= CARD_NUMBER_DIGITS {
+                return true;
             }
-            b' ' | b'\t' | b'-' | b'.' | b'_' | b'/' | b'+' | b'%' | 0xC2 | 0xA0 => {}
-            _ => digits = 0,
+        } else if !(is_separator(c) || c == '%') {
+            digits = 0;
         }
     }
     false
@@ -358,9 +494,11 @@ fn may_hold_a_card_number(text: &str) -> bool {
 
 /// Card numbers have 12 to 19 digits and pass the Luhn check; the service's own limits that show in
 /// its messages (amounts, sequence numbers, times) are at most 19 digits and fail it. A longer run
-/// may hold several numbers written together, so it is taken for card numbers whatever it is.
+/// may hold several numbers written together, so it is taken for card numbers whatever it is. A
+/// digit repeated is no card's.
 fn looks_like_card_numbers(digits: &str) -> bool {
-    digits.len() > 19 || CardNumber::could_be(digits)
+    let repeated = digits.chars().all(|c| digits.starts_with(c));
+    !repeated && (digits.len() > 19 || CardNumber::could_be(digits))
 }
 
 #[cfg(test)]
@@ -435,6 +573,37 @@ mod tests {
     }
 
     #[test]
+    fn a_cards_fields_but_its_expiry_and_every_name_of_a_verification_code_are_secret() {
+        let body = br#"{"payment_method":{"card":{"number":"4242424242424242","exp_month":12,"exp_year":2030,"cvv2":"987","security_code":"986","pin":"1234"}},"metadata":{"card_cvc":"985","cardCvc":"984","cvc2":"983","security_code":"982","phone_number":"0917","billing_statement_number":"A-1"}}"#;
+        assert_eq!(
+            request_body_as_kept(body, Some(BodyFormat::Json)),
+            r#"{"payment_method":{"card":{"number":"[redacted]","exp_month":12,"exp_year":2030,"cvv2":"[redacted]","security_code":"[redacted]","pin":"[redacted]"}},"metadata":{"card_cvc":"[redacted]","cardCvc":"[redacted]","cvc2":"[redacted]","security_code":"[redacted]","phone_number":"0917","billing_statement_number":"A-1"}}"#
+        );
+        // An answer's card is what the service shows of it.
+        let answer = br#"{"card":{"brand":"visa","last4":"4242","exp_month":12}}"#;
+        assert_eq!(response_body_as_kept(answer), r#"{"card":{"brand":"visa","last4":"4242","exp_month":12}}"#);
+        assert!(name_holds_a_secret("payment_method[card][number]=4242&payment_method[card][cvc]=987"));
+        assert!(!name_holds_a_secret("payment_method[card][cvc]"));
+        assert!(!name_holds_a_secret("colour"));
+    }
+
+    #[test]
+    fn decimals_of_many_digits_are_removed() {
+        for number in [
+            "4242.424242424242",
+            "0.4242424242424242",
+            "-4242.424242424242",
+            "4.242424242424242e-5",
+            "4242424242424242.0",
+        ] {
+            let kept = request_body_as_kept(format!(r#"{{"x":{number}}}"#).as_bytes(), Some(BodyFormat::Json));
+            assert_eq!(kept, r#"{"x":"[card number removed]"}"#, "{number}");
+        }
+        let kept = request_body_as_kept(br#"{"x":1500.5,"y":0.25}"#, Some(BodyFormat::Json));
+        assert_eq!(kept, r#"{"x":1500.5,"y":0.25}"#);
+    }
+
+    #[test]
     fn queries_keep_what_is_not_secret_as_it_came() {
         assert_eq!(query_as_kept("limit=10&after=cus_1"), "limit=10&after=cus_1");
         assert_eq!(query_as_kept("card%5Bcvc%5D=987&limit=2"), "card%5Bcvc%5D=[redacted]&limit=2");
@@ -447,6 +616,7 @@ mod tests {
     fn paths_are_judged_by_their_decoded_text() {
         assert_eq!(path_as_kept("/customers/4242%2E4242%2E4242%2E4242/x"), "/customers/[card number removed]/x");
         assert_eq!(path_as_kept("/customers/4242/4242/4242/4242"), "/customers/[card number removed]");
+        assert_eq!(path_as_kept("/customers/4242%252E4242%252E4242%252E4242"), "/customers/[card number removed]");
         assert_eq!(path_as_kept("/customers/cus_1%20x"), "/customers/cus_1%20x");
         assert_eq!(path_as_kept("/b/bstm_1_secret_2"), "/b/[redacted]");
         assert_eq!(path_as_kept("/test/authorize/token/x"), "/test/authorize/[redacted]/x");
@@ -471,6 +641,16 @@ mod tests {
             ("5425233430109903 and 4000000000003220", "[card number removed] and [card number removed]"),
             ("4242424242424242 4242424242424242", "[card number removed]"),
             ("4242424242424242424242424242", "[card number removed]"),
+            ("4242\u{202f}4242\u{202f}4242\u{202f}4242", "[card number removed]"),
+            ("4242\u{2007}4242\u{2007}4242\u{2007}4242", "[card number removed]"),
+            ("4242\u{2013}4242\u{2013}4242\u{2013}4242", "[card number removed]"),
+            ("4242\u{200b}4242\u{200b}4242\u{200b}4242", "[card number removed]"),
+            ("4242  4242 - 4242\r\n4242", "[card number removed]"),
+            ("4242,4242,4242,4242", "[card number removed]"),
+            ("\u{ff14}\u{ff12}\u{ff14}\u{ff12}424242424242", "[card number removed]"),
+            ("call +63 917 555 1006", "call +63 917 555 1006"),
+            ("ORD-000000000000", "ORD-000000000000"),
+            ("4242    4242424242424", "4242    4242424242424"),
         ] {
             assert_eq!(without_card_numbers(text), expected);
         }

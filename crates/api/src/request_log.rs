@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 const QUEUE_CAPACITY: usize = 8_192;
 /// Entries written together, at most.
 const BATCH: usize = 512;
-/// A body longer than this is kept as its start with a note.
+/// A body (or a query string) longer than this is kept as its start with a note.
 const MAX_BODY_BYTES: usize = 32 * 1024;
 /// The console's pages, whose actions are logged as the console's.
 pub(crate) const CONSOLE_PREFIX: &str = "/dashboard";
@@ -208,7 +208,7 @@ fn redacted(captured: Captured) -> RequestLog {
         method: captured.method,
         object_id,
         path,
-        query: query_as_kept(&captured.query),
+        query: cut(&query_as_kept(&captured.query)),
         status: captured.status,
         duration_ms: captured.duration_ms,
         idempotency_key: captured.idempotency_key.map(|key| scrubbed(&key).into_owned()),
@@ -225,12 +225,19 @@ fn within_bounds(kept: String) -> String {
     if kept.len() <= MAX_BODY_BYTES {
         return kept;
     }
-    let mut end = kept.len().min(MAX_BODY_BYTES);
-    while !kept.is_char_boundary(end) {
+    serde_json::Value::String(cut(&kept)).to_string()
+}
+
+/// A text past [`MAX_BODY_BYTES`] as its start, with a note of where it was cut.
+fn cut(text: &str) -> String {
+    if text.len() <= MAX_BODY_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_BODY_BYTES;
+    while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let note = if end < kept.len() { format!("… [cut at {end} of {} bytes]", kept.len()) } else { String::new() };
-    serde_json::Value::String(format!("{}{note}", &kept[..end])).to_string()
+    format!("{}… [cut at {end} of {} bytes]", &text[..end], text.len())
 }
 
 /// The last segment of `path` that is an object's id (`/customers/cus_1/payment_methods/pm_2` is

@@ -20,8 +20,8 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
-use crate::pending_authorization::{Authorizing, DueAction, Seal, Stage, Waiting};
 pub use crate::pending_authorization::{AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
+use crate::pending_authorization::{Authorizing, DueAction, Seal, Stage, Waiting};
 use crate::redirect_url::RedirectUrl;
 use crate::statement_descriptor::StatementDescriptor;
 use crate::time::Timestamp;
@@ -731,8 +731,6 @@ impl PaymentIntent {
     pub fn link_payment(&mut self, payment_id: PaymentId) {
         self.latest_payment_id = Some(payment_id);
     }
-
-
 }
 
 impl Authorizing for PaymentIntent {

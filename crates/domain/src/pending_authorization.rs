@@ -291,7 +291,11 @@ pub trait Authorizing {
     ///
     /// # Errors
     /// `resource_invalid_state` unless processing.
-    fn settle_processing(&mut self, decline: Option<PaymentError>, now: Timestamp) -> Result<Self::Result, DomainError> {
+    fn settle_processing(
+        &mut self,
+        decline: Option<PaymentError>,
+        now: Timestamp,
+    ) -> Result<Self::Result, DomainError> {
         let pending = take_pending_in(self, Stage::Processing, "settle")?;
         let result = match decline {
             None => self.approve(pending, now, Seal(())),

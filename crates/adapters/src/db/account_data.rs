@@ -384,8 +384,11 @@ fn check_fields(fields: &Map<String, Value>, columns: &[Column]) -> Result<(), S
         let declared = column.declared.to_ascii_lowercase();
         let (fits, expected) = match &fields[&column.name] {
             Value::Null => (true, ""),
-            // The API never stores one, and PostgreSQL refuses it where SQLite would keep it.
-            Value::String(text) if text.contains('\0') => (false, "text without the NUL character"),
+            // The API never stores one, and PostgreSQL refuses it where SQLite would keep it; nor one
+            // written as a JSON escape in a column that holds JSON (metadata), which becomes one when read.
+            Value::String(text) if text.contains('\0') || holds_an_escaped_nul(text) => {
+                (false, "text without the NUL character")
+            }
             value if declared.contains("int") => (value.is_i64(), "a whole number"),
             value if declared.starts_with("bool") => (value.is_boolean(), "true or false"),
             value => (value.is_string(), "a string"),
@@ -395,6 +398,21 @@ fn check_fields(fields: &Map<String, Value>, columns: &[Column]) -> Result<(), S
         }
     }
     Ok(())
+}
+
+/// Whether `text` holds the JSON escape of the NUL character (`\u0000`, in any case), not itself
+/// escaped.
+fn holds_an_escaped_nul(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        let escape = &rest[at + 1..];
+        if escape.get(..5).is_some_and(|code| code.eq_ignore_ascii_case("u0000")) {
+            return true;
+        }
+        // Whatever the backslash escapes (another backslash too) is not the start of an escape.
+        rest = escape.chars().next().map_or("", |escaped| &escape[escaped.len_utf8()..]);
+    }
+    false
 }
 
 /// The database's refusal of a row, said for the operator; a lost connection stays a store error.
@@ -441,4 +459,23 @@ fn sqlite_columns(connection: &mut SqliteConnection, table: &str) -> diesel::Que
     diesel::sql_query("SELECT name, type AS declared FROM pragma_table_info(?1) ORDER BY cid")
         .bind::<Text, _>(table)
         .load(connection)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_escaped_nul_is_found_and_an_escaped_backslash_is_not_one() {
+        for (text, holds) in [
+            (r#"{"k":"v\u00001"}"#, true),
+            (r#"{"k":"v\U0000"}"#, true),
+            (r#"{"k":"v\\u0000"}"#, false),
+            (r#"{"k":"é\u0000"}"#, true),
+            (r#"{"k":"v\u0001"}"#, false),
+            ("plain", false),
+        ] {
+            assert_eq!(holds_an_escaped_nul(text), holds, "{text}");
+        }
+    }
 }

@@ -48,7 +48,10 @@ fn whole_digits(number: &serde_json::Number) -> Option<String> {
 /// Digits, with an optional sign and an optional fraction of zeros only (`2000`, `2000.0`).
 fn whole_in_digits(text: &str) -> Option<i64> {
     let (integral, fraction) = text.split_once('.').unwrap_or((text, ""));
-    if !fraction.bytes().all(|b| b == b'0') || (integral.is_empty() || integral == "-" || integral == "+") {
+    // Digits, after a minus sign at most: no plus sign, no white space (leading zeros are taken, as a
+    // card's `exp_month` is often written `09`).
+    let digits = integral.strip_prefix('-').unwrap_or(integral);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || !fraction.bytes().all(|b| b == b'0') {
         return None;
     }
     integral.parse::<i64>().ok()

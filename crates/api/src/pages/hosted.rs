@@ -135,7 +135,7 @@ pub(super) fn form_token(request: &HttpRequest) -> (String, Option<Cookie<'stati
 /// is https, or the request came over https (directly, or as a proxy's `X-Forwarded-Proto` says).
 pub(super) fn cookie_is_secure(request: &HttpRequest) -> bool {
     let public_https = request.app_data::<web::Data<Services>>().is_some_and(|services| services.secure_cookies);
-    public_https || request.connection_info().scheme() == "https"
+    public_https || request.connection_info().scheme().eq_ignore_ascii_case("https")
 }
 
 /// Whether a posted form carries the token of its page's cookie.

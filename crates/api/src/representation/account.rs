@@ -11,7 +11,7 @@ use payments_domain::validation::FieldError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
 /// The account without its keys, as lists show it.
 #[must_use]
@@ -100,19 +100,15 @@ pub(crate) fn export_lines(export: &TestDataExport, exported_at: Timestamp) -> S
 /// `parameter_invalid` on `line 1` (or on `body`) for a file that does not start as an export.
 pub(crate) fn open_export(file: File) -> Result<TestDataImport, FieldError> {
     (&file).seek(SeekFrom::Start(0)).map_err(|_| FieldError::invalid("body", "The export cannot be read."))?;
-    let mut first = String::new();
-    let mut reader = BufReader::new(&file);
-    let read =
-        reader.read_line(&mut first).map_err(|_| FieldError::invalid("body", "The export is not UTF-8 text."))?;
-    if read == 0 {
-        return Err(FieldError::invalid("body", "The export is empty."));
-    }
-    let header: Header = serde_json::from_str(first.trim_end_matches(['\n', '\r']))
-        .ok()
-        .filter(|header: &Header| header.format == EXPORT_FORMAT)
-        .ok_or_else(|| {
-            FieldError::invalid("line 1", format!("The first line is not the header of a {EXPORT_FORMAT} export."))
-        })?;
+    let first = match (Lines { reader: BufReader::new(&file) }).next() {
+        None => return Err(FieldError::invalid("body", "The export is empty.")),
+        Some(Err(reason)) => return Err(FieldError::invalid("line 1", reason)),
+        Some(Ok(first)) => first,
+    };
+    let header: Header =
+        serde_json::from_str(&first).ok().filter(|header: &Header| header.format == EXPORT_FORMAT).ok_or_else(
+            || FieldError::invalid("line 1", format!("The first line is not the header of a {EXPORT_FORMAT} export.")),
+        )?;
     if !(0..=MAX_SECONDS_AHEAD * 1_000).contains(&header.test_clock_offset_ms) {
         return Err(FieldError::invalid(
             "line 1",
@@ -139,12 +135,45 @@ impl ArchivedRows for ExportFile {
             return Box::new(std::iter::once(Err(format!("The export cannot be read again: {error}."))));
         }
         // The header is line 1; the store counts rows from 0, which the service names line 2.
-        let lines = BufReader::new(file).lines().skip(1);
+        let lines = Lines { reader: BufReader::new(file) }.skip(1);
         Box::new(lines.map(|line| {
-            let line = line.map_err(|_| "The line is not UTF-8 text.".to_owned())?;
             let Line { collection, fields } =
-                serde_json::from_str(&line).map_err(|error| format!("The line is not an exported row: {error}."))?;
+                serde_json::from_str(&line?).map_err(|error| format!("The line is not an exported row: {error}."))?;
             Ok(ArchivedRow { collection, fields })
         }))
+    }
+}
+
+/// The longest line an export may hold: no stored row comes near it, and a longer one is refused
+/// before it is held whole in memory.
+const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The lines of a file (without their `\n` or `\r\n`), each at most [`MAX_LINE_BYTES`] long.
+struct Lines<R> {
+    reader: R,
+}
+
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = Result<String, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut line = Vec::new();
+        let limit = u64::try_from(MAX_LINE_BYTES).unwrap_or(u64::MAX) + 1;
+        match (&mut self.reader).take(limit).read_until(b'\n', &mut line) {
+            Ok(0) => None,
+            Err(_) => Some(Err("The line cannot be read.".to_owned())),
+            Ok(_) if line.last() != Some(&b'\n') && line.len() > MAX_LINE_BYTES => {
+                Some(Err(format!("The line is longer than {MAX_LINE_BYTES} bytes.")))
+            }
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                Some(String::from_utf8(line).map_err(|_| "The line is not UTF-8 text.".to_owned()))
+            }
+        }
     }
 }

@@ -81,7 +81,7 @@ const STREAM_GATHER: Duration = Duration::from_millis(100);
 /// every [`OWED_MAX_WAIT`] until it finds them or [`OWED_FOR_AT_MOST`] has passed.
 const OWED_FIRST_WAIT: Duration = Duration::from_millis(20);
 const OWED_MAX_WAIT: Duration = Duration::from_secs(1);
-const OWED_FOR_AT_MOST: Duration = Duration::from_secs(60);
+const OWED_FOR_AT_MOST: Duration = Duration::from_secs(2);
 
 /// `GET /events/stream`: the scope's events as they happen, as Server-Sent Events (`id`, `event`,
 /// `data`), from after `Last-Event-ID` or from now, until the client goes away. Each event goes
@@ -231,8 +231,10 @@ impl StreamReader {
                 self.owed = Some((Instant::now(), OWED_FIRST_WAIT));
             }
             // What else is appended meanwhile comes in the same read: a busy account's streams read
-            // ten times a second at most, not once per commit.
+            // ten times a second at most, not once per commit. What it was told meanwhile is in
+            // that read too.
             tokio::time::sleep(STREAM_GATHER).await;
+            while self.appended.try_recv().is_ok() {}
         }
     }
 }

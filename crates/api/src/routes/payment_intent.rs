@@ -1,9 +1,9 @@
 //! `/payment_intents`: create, retrieve (secret key, or public key with the client secret), update,
 //! attach, capture and cancel; and the test helpers that finish a pending redirect or processing.
 
-use super::pending_authorization::{complete_redirect, finish_processing};
 use super::endpoint::{Auth, Endpoint};
 use super::payment_method::{card_options, payment_method, payment_methods};
+use super::pending_authorization::{complete_redirect, finish_processing};
 use super::support::{access, client_secret, ok, verdict};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};
@@ -54,17 +54,23 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
         Endpoint::post("/payment_intents/{id}/cancel", cancel)
             .named("cancel_payment_intent", "Cancel a payment intent")
             .answers::<PaymentIntentResource>(),
-        Endpoint::post("/test_helpers/payment_intents/{id}/complete_redirect", complete_redirect::<PaymentIntentService>)
-            .named(
-                "complete_payment_intent_redirect",
-                "Test mode: finish the pending 3-D Secure or e-wallet redirect as the test page would",
-            )
-            .body(verdict)
-            .answers::<PaymentIntentResource>(),
-        Endpoint::post("/test_helpers/payment_intents/{id}/finish_processing", finish_processing::<PaymentIntentService>)
-            .named("finish_payment_intent_processing", "Test mode: the processor answers a processing payment now")
-            .body(verdict)
-            .answers::<PaymentIntentResource>(),
+        Endpoint::post(
+            "/test_helpers/payment_intents/{id}/complete_redirect",
+            complete_redirect::<PaymentIntentService>,
+        )
+        .named(
+            "complete_payment_intent_redirect",
+            "Test mode: finish the pending 3-D Secure or e-wallet redirect as the test page would",
+        )
+        .body(verdict)
+        .answers::<PaymentIntentResource>(),
+        Endpoint::post(
+            "/test_helpers/payment_intents/{id}/finish_processing",
+            finish_processing::<PaymentIntentService>,
+        )
+        .named("finish_payment_intent_processing", "Test mode: the processor answers a processing payment now")
+        .body(verdict)
+        .answers::<PaymentIntentResource>(),
     ]
 }
 

@@ -1,9 +1,9 @@
 //! `/setup_intents`: create, retrieve (secret key, or public key with the client secret), attach a
 //! card to save, and cancel; and the test helpers that finish a pending redirect or processing.
 
-use super::pending_authorization::{complete_redirect, finish_processing};
 use super::endpoint::{Auth, Endpoint};
 use super::payment_method::{card_rules, card_to_save, payment_methods_of};
+use super::pending_authorization::{complete_redirect, finish_processing};
 use super::support::{access, client_secret, ok, verdict};
 use crate::auth::{AnyKey, SecretKey};
 use crate::decode::{names, BodyParams, Params, QueryParams};

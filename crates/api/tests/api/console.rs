@@ -245,7 +245,30 @@ async fn every_cookie_is_secure_over_https_whatever_the_base_url(app: TestApp) {
         .get_all(SET_COOKIE)
         .iter()
         .find_map(|v| v.to_str().ok().filter(|v| v.starts_with("console_session=")).map(str::to_owned));
-    assert!(session.expect("signed in").contains("Secure"));
+    let session = session.expect("signed in");
+    assert!(session.contains("Secure"));
+    // Signing out clears the cookie by the same rule (the proxy's header in any case).
+    let session_pair = session.split(';').next().unwrap().to_owned();
+    let overview =
+        browser().get(format!("{}/dashboard", app.address)).header(COOKIE, &session_pair).send().await.unwrap();
+    let page_cookie =
+        overview.headers().get(SET_COOKIE).map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned());
+    let token = form_token(&overview.text().await.unwrap());
+    let cookies = [Some(session_pair), page_cookie].into_iter().flatten().collect::<Vec<_>>().join("; ");
+    let signed_out = browser()
+        .post(format!("{}/dashboard/sign_out", app.address))
+        .header("X-Forwarded-Proto", "HTTPS")
+        .header(COOKIE, cookies)
+        .form(&[("form_token", token.as_str())])
+        .send()
+        .await
+        .unwrap();
+    let cleared = signed_out
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .find_map(|v| v.to_str().ok().filter(|v| v.starts_with("console_session=")).map(str::to_owned));
+    assert!(cleared.expect("cleared").contains("Secure"));
 }
 
 fn percent(text: &str) -> String {

@@ -417,6 +417,19 @@ async fn a_bad_export_is_refused_whole_and_changes_nothing(app: TestApp) {
             }),
             "line 2".into(),
         ),
+        // A line longer than any stored row is refused before it is held whole.
+        (
+            format!(
+                "{}\n{{\"collection\":\"customers\",\"fields\":{{\"name\":\"{}\"}}}}\n",
+                {
+                    let mut header = lines[0].clone();
+                    header["rows"] = json!(1);
+                    header
+                },
+                "x".repeat(2 << 20)
+            ),
+            "line 2".into(),
+        ),
         ("{\"format\":\"something else\"}\n".into(), "line 1".into()),
         ("not json at all".into(), "line 1".into()),
         (exported.lines().take(3).collect::<Vec<_>>().join("\n"), "body".into()),

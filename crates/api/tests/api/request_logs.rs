@@ -221,7 +221,20 @@ async fn card_data_written_in_any_way_is_kept_nowhere(app: TestApp) {
     let (status, _) = read(app.get("/customers/4242%2E4242%2E4242%2E4242").await).await;
     assert_eq!(status, 404);
 
-    let entries = logged(&app, "", 6).await;
+    // A whole form percent-encoded into one name: the error names it, without what it holds.
+    let encoded = "payment_method%5Bcard%5D%5Bnumber%5D%3D4242424242424242%26payment_method%5Bcard%5D%5Bcvc%5D%3D987";
+    let (status, refused) =
+        read(app.form(Method::POST, &format!("/payment_intents/{other_id}/attach"), key, encoded).await).await;
+    assert_eq!(status, 400);
+    assert!(!refused.to_string().contains("987") && !refused.to_string().contains("4242424242424242"), "{refused}");
+    let near_misses =
+        "payment_method[type]=card&payment_method[card][number]=4242424242424242&payment_method[card][exp_month]=12\
+        &payment_method[card][exp_year]=2030&payment_method[card][cvv2]=987&metadata[card_cvc]=987";
+    let (status, _) =
+        read(app.form(Method::POST, &format!("/payment_intents/{other_id}/attach"), key, near_misses).await).await;
+    assert_eq!(status, 400);
+
+    let entries = logged(&app, "", 8).await;
     let everything = serde_json::to_string(&entries).unwrap();
     for never in ["4242424242424242", "4242.4242.4242.4242", "4242%2E4242", "987"] {
         assert!(!everything.contains(never), "{never} is in the log: {everything}");

@@ -281,6 +281,7 @@ async fn bad_moves_are_refused_and_change_nothing(app: TestApp) {
         ("seconds=1.5".to_owned(), "seconds", "parameter_type_invalid"),
         ("seconds=10%0A".to_owned(), "seconds", "parameter_type_invalid"),
         ("seconds=%2010".to_owned(), "seconds", "parameter_type_invalid"),
+        ("seconds=%2B10".to_owned(), "seconds", "parameter_type_invalid"),
         (format!("to={}", now - 3_600), "to", "parameter_below_minimum"),
         ("to=253402300800".to_owned(), "to", "parameter_above_maximum"),
         ("to=-5".to_owned(), "to", "parameter_below_minimum"),

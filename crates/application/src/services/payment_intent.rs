@@ -4,20 +4,19 @@
 use super::customer::live_customer;
 use super::due_work::DueKind;
 use super::event::EventLog;
-use super::pending_authorization::AuthorizationFlow;
 use super::intent_owner::{became_paid, ensure_not_owned, intent_paid};
 use super::payment_method::saved_method;
+use super::pending_authorization::AuthorizationFlow;
 use super::redirect::{
-    check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access,
-    RedirectPage,
+    check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access, RedirectPage,
 };
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
+use crate::ports::StoreError;
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, CustomerFilter, IdGenerator,
     PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
-use crate::ports::StoreError;
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
 use payments_domain::error::DomainError;
@@ -564,7 +563,6 @@ impl PaymentIntentService {
     }
 }
 
-
 impl AuthorizationFlow for PaymentIntentService {
     type Intent = PaymentIntent;
     type View = PaymentIntentView;
@@ -581,7 +579,12 @@ impl AuthorizationFlow for PaymentIntentService {
         self.clock.as_ref()
     }
 
-    fn load(&self, repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<PaymentIntent, ApplicationError> {
+    fn load(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<PaymentIntent, ApplicationError> {
         load(repositories, scope, id)
     }
 
@@ -661,7 +664,6 @@ impl AuthorizationFlow for PaymentIntentService {
         (intent.return_url(), intent.client_secret())
     }
 }
-
 
 /// The intent whose latest redirect has `token`; only a token of the shape this service issues is
 /// looked up.

@@ -38,7 +38,12 @@ pub trait AuthorizationFlow {
     ///
     /// # Errors
     /// `resource_not_found`; storage failures.
-    fn load(&self, repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<Self::Intent, ApplicationError>;
+    fn load(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Self::Intent, ApplicationError>;
 
     /// The intent whose test authorization page has `token`.
     ///
@@ -188,7 +193,8 @@ pub trait AuthorizationFlow {
     /// # Errors
     /// Storage failures.
     fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
-        let due = reading(self.unit_of_work(), |repositories| Ok(self.due_intents(repositories, within, now, limit)?))?;
+        let due =
+            reading(self.unit_of_work(), |repositories| Ok(self.due_intents(repositories, within, now, limit)?))?;
         Ok(due
             .iter()
             .filter_map(|intent| {

@@ -5,18 +5,17 @@
 use super::customer::live_customer;
 use super::due_work::DueKind;
 use super::event::EventLog;
-use super::pending_authorization::AuthorizationFlow;
 use super::payment_intent::Processors;
+use super::pending_authorization::AuthorizationFlow;
 use super::redirect::{
-    check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access,
-    RedirectPage,
+    check_client_secret, check_redirect_url, test_redirect, unknown_token, well_formed_token, Access, RedirectPage,
 };
 use crate::error::{ApplicationError, StateRefusal};
+use crate::ports::StoreError;
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, Clock, IdGenerator, Presenter, ProcessorError, Repositories,
     UnitOfWork, VerificationRequest,
 };
-use crate::ports::StoreError;
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
 use payments_domain::event::EventType;
@@ -266,7 +265,12 @@ impl AuthorizationFlow for SetupIntentService {
         self.clock.as_ref()
     }
 
-    fn load(&self, repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<SetupIntent, ApplicationError> {
+    fn load(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<SetupIntent, ApplicationError> {
         load(repositories, scope, id)
     }
 

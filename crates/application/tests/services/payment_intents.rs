@@ -3,7 +3,7 @@
 use crate::support::card_payment;
 use payments_application::pagination::PageRequest;
 use payments_application::ports::{Clock, EventFilter, PaymentMethodInput};
-use payments_application::services::{Access, AuthorizationFlow, AttachOutcome, AttachRequest, PaymentIntentView};
+use payments_application::services::{Access, AttachOutcome, AttachRequest, AuthorizationFlow, PaymentIntentView};
 use payments_application::testing::{card_intent, TestPorts};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;

@@ -4,7 +4,9 @@
 use crate::support::{card, customer, new_setup_intent};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::EventFilter;
-use payments_application::services::{Access, AuthorizationFlow, SetupAttachOutcome, SetupAttachRequest, SetupIntentView};
+use payments_application::services::{
+    Access, AuthorizationFlow, SetupAttachOutcome, SetupAttachRequest, SetupIntentView,
+};
 use payments_application::testing::TestPorts;
 use payments_application::ApplicationError;
 use payments_domain::account::Mode;

@@ -65,12 +65,7 @@ async fn sign_in(request: HttpRequest, payload: web::Payload, services: web::Dat
     let signing_in = services.clone();
     match blocking(move || signing_in.console_sessions.sign_in(&key, previous.as_deref())).await {
         Ok(signed_in) => {
-            let cookie = Cookie::build(SESSION_COOKIE, signed_in.token.reveal().to_owned())
-                .path(ROOT)
-                .http_only(true)
-                .secure(cookie_is_secure(&request))
-                .same_site(SameSite::Strict)
-                .finish();
+            let cookie = session_cookie(&request, signed_in.token.reveal().to_owned());
             let mut response = after_action(ROOT);
             let _ = response.add_cookie(&cookie);
             response
@@ -94,8 +89,19 @@ async fn sign_out(request: HttpRequest, action: Action, services: web::Data<Serv
         }
     }
     let mut response = after_action(&format!("{ROOT}/sign_in"));
-    let mut gone = Cookie::build(SESSION_COOKIE, "").path(ROOT).http_only(true).same_site(SameSite::Strict).finish();
+    let mut gone = session_cookie(&request, String::new());
     gone.make_removal();
     let _ = response.add_cookie(&gone);
     response
+}
+
+/// The console's session cookie holding `token`: the console's alone, never read by scripts, never
+/// sent from another site, and `Secure` by the rule of every cookie.
+fn session_cookie(request: &HttpRequest, token: String) -> Cookie<'static> {
+    Cookie::build(SESSION_COOKIE, token)
+        .path(ROOT)
+        .http_only(true)
+        .secure(cookie_is_secure(request))
+        .same_site(SameSite::Strict)
+        .finish()
 }
