@@ -27,9 +27,9 @@ use payments_adapters::webhooks::{
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
-    PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, RequestLogService,
-    SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
+    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, OverviewService,
+    PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
+    RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::request_log::Retention;
@@ -178,6 +178,7 @@ impl Services {
             )),
             deliveries: deliveries.clone(),
             test_clocks: Arc::new(TestClockService::new(clock.clone(), due_work.clone(), deliveries)),
+            overview: Arc::new(OverviewService::new(storage.clone(), clock.clone())),
             due_work,
             console_sessions: Arc::new(ConsoleSessionService::new(
                 storage.clone(),

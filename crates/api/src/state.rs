@@ -11,9 +11,9 @@ use payments_adapters::metrics::Metrics;
 use payments_application::ports::{Clock, Mailer};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
-    PaymentMethodService, PaymentService, RefundService, RequestLogService, SetupIntentService, TestClockService,
-    WebhookDeliveryService, WebhookService,
+    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, OverviewService,
+    PaymentIntentService, PaymentMethodService, PaymentService, RefundService, RequestLogService, SetupIntentService,
+    TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::{ApplicationError, Scope};
 use payments_domain::time::Timestamp;
@@ -41,6 +41,8 @@ pub struct Services {
     pub request_logs: Arc<RequestLogService>,
     pub console_sessions: Arc<ConsoleSessionService>,
     pub test_clocks: Arc<TestClockService>,
+    /// The console's first page, as one read.
+    pub overview: Arc<OverviewService>,
     /// What falls due in the background, run by real time and by each moved test clock.
     pub due_work: Arc<DueWork>,
     /// Whether the console's cookie is `Secure` (the public base URL is https).

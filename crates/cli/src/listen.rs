@@ -328,7 +328,7 @@ async fn forward(context: Arc<Forwarding>, event: Arc<Received>, url: url::Url) 
             Err(error) if error.is_request() => (None, Some("the connection closed without an answer".to_owned())),
             Err(error) => (None, Some(error.to_string())),
         };
-        let delivered = status.is_some_and(|status| (200..300).contains(&status));
+        let delivered = payments_domain::webhook_delivery::is_delivered(status, error.as_deref());
         let (outcome, after) = match (delivered, retry_in) {
             (true, _) => ("delivered", String::new()),
             (false, Some(delay)) => ("retrying", format!(", retrying in {} s", delay / 1000)),

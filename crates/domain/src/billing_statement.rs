@@ -250,6 +250,32 @@ pub struct StoredBillingStatement {
     pub version: i64,
 }
 
+/// What a merchant may ask of a billing statement, besides changing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BillingStatementOperation {
+    Finalize,
+    Send,
+    Void,
+    MarkUncollectible,
+    Delete,
+}
+
+impl BillingStatementOperation {
+    pub const ALL: [Self; 5] = [Self::Finalize, Self::Send, Self::Void, Self::MarkUncollectible, Self::Delete];
+
+    /// The operation's name in the API's paths and the console's forms.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Finalize => "finalize",
+            Self::Send => "send",
+            Self::Void => "void",
+            Self::MarkUncollectible => "mark_uncollectible",
+            Self::Delete => "delete",
+        }
+    }
+}
+
 impl BillingStatement {
     /// A new draft without line items.
     #[must_use]
@@ -577,6 +603,20 @@ impl BillingStatement {
     /// `resource_invalid_state` unless a draft.
     pub fn ensure_deletable(&self) -> Result<(), DomainError> {
         self.ensure_draft("delete")
+    }
+
+    /// Whether the statement allows `operation` at `now`: decided by the transition's own check, on a
+    /// copy where it moves the statement, so a page offers exactly what the API takes.
+    #[must_use]
+    pub fn allows(&self, operation: BillingStatementOperation, now: Timestamp) -> bool {
+        let mut copy = self.clone();
+        match operation {
+            BillingStatementOperation::Finalize => self.finalizable(now).is_ok(),
+            BillingStatementOperation::Send => self.ensure_open("send").is_ok(),
+            BillingStatementOperation::Void => copy.void(now).is_ok(),
+            BillingStatementOperation::MarkUncollectible => copy.mark_uncollectible(now).is_ok(),
+            BillingStatementOperation::Delete => self.ensure_deletable().is_ok(),
+        }
     }
 
     /// The reminder due at `now`, if any, marked as sent. A statement finalized less than five days

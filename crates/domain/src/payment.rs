@@ -409,6 +409,23 @@ impl Payment {
         Ok(Refund::create(id, self.account_id.clone(), self.livemode, self.id.clone(), new, now))
     }
 
+    /// What of the payment may still be refunded now, if any: decided by [`Payment::refund`] itself,
+    /// tried on a copy for the whole amount left, so a page offers exactly what the API takes.
+    #[must_use]
+    pub fn refundable_now(&self, now: Timestamp) -> Option<i64> {
+        let whole = NewRefund {
+            amount: self.refundable(),
+            currency: self.currency,
+            payment_id: self.id.to_string(),
+            reason: crate::refund::RefundReason::Others,
+            description: None,
+            remarks: None,
+            metadata: None,
+        };
+        let refunded = self.clone().refund(RefundId::from_random("whole"), whole, now);
+        refunded.ok().map(|_| self.refundable())
+    }
+
     fn touch(&mut self, now: Timestamp) {
         self.updated_at = now;
         self.version += 1;

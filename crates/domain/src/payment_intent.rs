@@ -485,6 +485,30 @@ pub struct NewPaymentIntent {
     pub card_options: CardOptions,
 }
 
+/// What a merchant may ask of a payment intent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaymentIntentOperation {
+    Update,
+    Attach,
+    Capture,
+    Cancel,
+}
+
+impl PaymentIntentOperation {
+    pub const ALL: [Self; 4] = [Self::Update, Self::Attach, Self::Capture, Self::Cancel];
+
+    /// The operation's name in the API's paths and the console's forms.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Update => "update",
+            Self::Attach => "attach",
+            Self::Capture => "capture",
+            Self::Cancel => "cancel",
+        }
+    }
+}
+
 /// Fields an update may change; `None` leaves a field as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PaymentIntentChanges {
@@ -724,6 +748,24 @@ impl PaymentIntent {
             | PaymentIntentStatus::Processing
             | PaymentIntentStatus::Succeeded
             | PaymentIntentStatus::Canceled => Err(self.refuse("expire the hold of")),
+        }
+    }
+
+    /// Whether the intent allows `operation` at `now`: decided by the transition itself, tried on a
+    /// copy, so a page offers exactly what the API takes (an owner's refusal aside, which the service
+    /// adds).
+    #[must_use]
+    pub fn allows(&self, operation: PaymentIntentOperation, now: Timestamp) -> bool {
+        let mut copy = self.clone();
+        match operation {
+            PaymentIntentOperation::Update => copy.update(PaymentIntentChanges::default(), now).is_ok(),
+            PaymentIntentOperation::Attach => {
+                self.payment_methods.iter().any(|method| self.ensure_attachable(*method).is_ok())
+            }
+            PaymentIntentOperation::Capture => {
+                Amount::new(self.amount_capturable).is_ok_and(|amount| copy.capture(amount, now).is_ok())
+            }
+            PaymentIntentOperation::Cancel => copy.cancel(now).is_ok(),
         }
     }
 

@@ -33,11 +33,19 @@ pub struct AttemptOutcome {
 /// How much of a receiver's answer an attempt keeps.
 pub const RESPONSE_EXCERPT_BYTES: usize = 500;
 
+/// Whether an attempt delivered its event: the receiver answered 2xx (`status_code`) within the
+/// timeout, without an `error`. The one definition the worker, the console and `payments listen`
+/// all use.
+#[must_use]
+pub fn is_delivered(status_code: Option<u16>, error: Option<&str>) -> bool {
+    error.is_none() && status_code.is_some_and(|code| (200..300).contains(&code))
+}
+
 impl AttemptOutcome {
     /// A 2xx answer within the timeout.
     #[must_use]
     pub fn delivered(&self) -> bool {
-        self.error.is_none() && self.status_code.is_some_and(|code| (200..300).contains(&code))
+        is_delivered(self.status_code, self.error.as_deref())
     }
 
     /// Whether the receiver answered at all, whatever the status.

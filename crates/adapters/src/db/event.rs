@@ -136,8 +136,8 @@ impl EventRepository for DbSession<'_> {
         if let Some(event_type) = filter.event_type {
             query = query.filter(events::event_type.eq(event_type.as_str()));
         }
-        if let Some(object_id) = &filter.object_id {
-            query = query.filter(events::object_id.eq(object_id));
+        if !filter.object_ids.is_empty() {
+            query = query.filter(events::object_id.eq_any(filter.object_ids.clone()));
         }
         let query = match page.cursor() {
             None => query.order(events::seq.desc()),

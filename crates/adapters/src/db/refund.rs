@@ -117,10 +117,13 @@ impl RefundRepository for DbSession<'_> {
         self.write(update, Expect::OneRow)
     }
 
-    fn of_payment(&mut self, scope: &Scope, payment_id: &PaymentId) -> Result<Vec<Refund>, StoreError> {
+    fn of_payments(&mut self, scope: &Scope, payment_ids: &[PaymentId]) -> Result<Vec<Refund>, StoreError> {
+        if payment_ids.is_empty() {
+            return Ok(Vec::new());
+        }
         refunds::table
             .filter(in_scope!(refunds, scope))
-            .filter(refunds::payment_id.eq(payment_id.as_str()))
+            .filter(refunds::payment_id.eq_any(payment_ids.iter().map(PaymentId::as_str)))
             .order(refunds::seq.asc())
             .select(RefundRow::as_select())
             .load(self.reading()?)

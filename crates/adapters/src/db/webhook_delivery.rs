@@ -331,15 +331,23 @@ impl DeliveryRepository for DbSession<'_> {
     }
 
     fn attempts(&mut self, webhook: &Webhook, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
-        let rows: Vec<AttemptRow> = attempts::table
+        let of_webhook = attempts::table
             .filter(in_scope!(attempts, webhook.account_id(), webhook.livemode()))
             .filter(attempts::webhook_id.eq(webhook.id().as_str()))
-            .order(attempts::seq.desc())
-            .limit(i64::from(limit))
-            .select(AttemptRow::as_select())
-            .load(self.reading()?)
-            .map_err(store_error)?;
-        rows.into_iter().map(AttemptRow::into_domain).collect()
+            .into_boxed();
+        self.latest_attempts(of_webhook, limit)
+    }
+
+    fn failed_attempts(&mut self, scope: &Scope, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        // Not delivered, as `payments_domain::webhook_delivery::is_delivered` says: an error, or no
+        // 2xx answer (the index `webhook_delivery_attempts_failed` holds these rows only).
+        let failed = attempts::error
+            .is_not_null()
+            .or(attempts::status_code.is_null())
+            .or(attempts::status_code.lt(200))
+            .or(attempts::status_code.gt(299));
+        let of_scope = attempts::table.filter(in_scope!(attempts, scope)).filter(failed).into_boxed();
+        self.latest_attempts(of_scope, limit)
     }
 
     fn attempts_of_event(&mut self, scope: &Scope, event_id: &EventId) -> Result<Vec<DeliveryAttempt>, StoreError> {
@@ -360,6 +368,23 @@ impl DeliveryRepository for DbSession<'_> {
             .get_result(self.reading()?)
             .map_err(store_error)?;
         Ok(DeliveryBacklog { pending, oldest_created_at: oldest_created_at_ms.map(Timestamp::from_unix_millis) })
+    }
+}
+
+impl DbSession<'_> {
+    /// The latest `limit` attempts `query` selects, newest first.
+    fn latest_attempts<'q>(
+        &mut self,
+        query: attempts::BoxedQuery<'q, super::connection::MultiBackend>,
+        limit: u32,
+    ) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        let rows: Vec<AttemptRow> = query
+            .order(attempts::seq.desc())
+            .limit(i64::from(limit))
+            .select(AttemptRow::as_select())
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        rows.into_iter().map(AttemptRow::into_domain).collect()
     }
 }
 

@@ -119,6 +119,17 @@ fn generic_plan(connection: &mut PgConnection, statement: &str, arguments: &str)
     plan.into_iter().map(|line| line.line).collect()
 }
 
+/// Whether `table` has an `id` column, the key lookups name.
+fn has_key_column(connection: &mut PgConnection, table: &str) -> bool {
+    let found: Vec<IndexDefinition> = diesel::sql_query(format!(
+        "SELECT column_name AS definition FROM information_schema.columns \
+         WHERE table_name = '{table}' AND column_name = 'id'"
+    ))
+    .load(connection)
+    .unwrap();
+    !found.is_empty()
+}
+
 #[derive(QueryableByName)]
 struct IndexDefinition {
     #[diesel(sql_type = Text)]
@@ -147,6 +158,10 @@ fn only_lists_and_due_scans_take_an_index_led_by_the_tenant_on_postgres() {
         let name = index.definition.trim_start_matches("CREATE INDEX ").split(' ').next().unwrap();
         let table = index.definition.split(" ON public.").nth(1).and_then(|rest| rest.split(' ').next()).unwrap();
         if !index.definition.ends_with("WHERE (seq > 0)") {
+            if !has_key_column(&mut connection, table) {
+                // Rows without a key of their own (attempts, say) are never looked up by one.
+                continue;
+            }
             let lookup = format!("SELECT * FROM {table} WHERE account_id = $1 AND livemode = $2 AND id = $3");
             let plan = generic_plan(&mut connection, &lookup, LOOKUP_ARGUMENTS);
             assert!(!plan.iter().any(|line| line.contains(&format!(" {name} "))), "{lookup}:\n{}", plan.join("\n"));

@@ -20,8 +20,11 @@ pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static st
     all.iter().map(|value| name(*value)).collect()
 }
 
-/// A string with a character other than white space (and, as every string, no NUL).
-pub const NOT_BLANK: &str = r"^[^\x00]*[^\s\x00][^\x00]*$";
+/// A string with a character other than white space (and, as every string, no NUL). White space is
+/// what the service trims (Unicode's `White_Space`, spelled out: a pattern's `\s` leaves out U+0085
+/// and takes U+FEFF).
+pub const NOT_BLANK: &str =
+    r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$";
 /// An `http` or `https` URL (either case) of a host name (labels of letters, digits, `-` and `_`,
 /// the last not starting with a digit) or an IPv4 address, perhaps with a port, then printable ASCII
 /// but the backslash: narrower than what the service takes (IPv6, a user name), never wider.

@@ -262,7 +262,7 @@ pub(crate) fn list_request(params: &mut Params) -> Option<(EventFilter, PageRequ
     let page = page_request(params);
     let filter = EventFilter {
         event_type: params.one_of("type", EventType::ALL, EventType::as_str),
-        object_id: params.string("object_id", IDENTIFIER_LENGTH),
+        object_ids: params.string("object_id", IDENTIFIER_LENGTH).into_iter().collect(),
     };
     Some((filter, page?))
 }

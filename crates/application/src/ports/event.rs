@@ -11,8 +11,8 @@ use payments_domain::time::Timestamp;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EventFilter {
     pub event_type: Option<EventType>,
-    /// The id of the object the event is about.
-    pub object_id: Option<String>,
+    /// The ids of the objects the event may be about (any object when empty).
+    pub object_ids: Vec<String>,
 }
 
 /// Events, appended in the transaction of the change they describe. An event read back has as

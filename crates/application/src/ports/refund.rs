@@ -26,7 +26,7 @@ pub trait RefundRepository {
     ///
     /// # Errors
     /// Storage failures.
-    fn of_payment(&mut self, scope: &Scope, payment_id: &PaymentId) -> Result<Vec<Refund>, StoreError>;
+    fn of_payments(&mut self, scope: &Scope, payment_ids: &[PaymentId]) -> Result<Vec<Refund>, StoreError>;
 
     /// A page of the scope's refunds, newest first.
     ///

@@ -34,6 +34,12 @@ pub struct DeliveryAttempt {
 }
 
 impl DeliveryAttempt {
+    /// Whether this attempt delivered its event ([`payments_domain::webhook_delivery::is_delivered`]).
+    #[must_use]
+    pub fn delivered(&self) -> bool {
+        payments_domain::webhook_delivery::is_delivered(self.status_code, self.error.as_deref())
+    }
+
     /// The attempt to send `delivery` at `attempted_at`, with what came of it.
     #[must_use]
     pub fn of(delivery: &Delivery, attempted_at: Timestamp, outcome: &AttemptOutcome) -> Self {
@@ -136,6 +142,13 @@ pub trait DeliveryRepository {
     /// # Errors
     /// Storage failures.
     fn attempts(&mut self, webhook: &Webhook, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError>;
+
+    /// The scope's latest `limit` attempts, to any of its webhooks, that did not deliver their event
+    /// ([`DeliveryAttempt::delivered`]), newest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn failed_attempts(&mut self, scope: &Scope, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError>;
 
     /// The attempts to deliver the scope's event `event_id`, to any webhook, oldest first.
     ///

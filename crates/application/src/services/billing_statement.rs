@@ -4,7 +4,7 @@
 
 use super::account::merchant_name;
 use super::customer::live_customer;
-use super::due_work::{Due, DueKind};
+use super::due::{Due, DueKind};
 use super::event::EventLog;
 use super::payment_intent::{load_view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::Access;
@@ -16,8 +16,8 @@ use crate::ports::{
 };
 use crate::scope::Scope;
 use payments_domain::billing_statement::{
-    check_due_at, BillingStatement, BillingStatementStatus, Finalization, LineItem, LineItemChanges, StatementChanges,
-    StatementDetails,
+    check_due_at, BillingStatement, BillingStatementOperation, BillingStatementStatus, Finalization, LineItem,
+    LineItemChanges, StatementChanges, StatementDetails,
 };
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::customer::Customer;
@@ -316,6 +316,27 @@ impl BillingStatementService {
                 self.record_change(repositories, scope, old, (statement, Some(intent)), event, now)
             })
         })
+    }
+
+    /// The statement `id` with what the merchant may do to it now: what the domain allows, and
+    /// what this service refuses besides (a live statement cannot be sent without a mail server).
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn with_operations(
+        &self,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<(BillingStatementView, Vec<BillingStatementOperation>), ApplicationError> {
+        let now = self.clock.now_in(scope)?;
+        let view = self.retrieve(scope, id)?;
+        let mails = !scope.livemode() || self.mail_delivers;
+        let allowed = BillingStatementOperation::ALL
+            .into_iter()
+            .filter(|operation| view.statement.allows(*operation, now))
+            .filter(|operation| *operation != BillingStatementOperation::Send || mails)
+            .collect();
+        Ok((view, allowed))
     }
 
     /// E-mails an open statement's link to its customer: the message is written to the outbox in

@@ -1,7 +1,7 @@
 //! Checkout sessions: create (with its payment intent, in one transaction), retrieve, list and
 //! expire; what the hosted page shows and how it pays; and the background expiry.
 
-use super::due_work::{Due, DueKind};
+use super::due::{Due, DueKind};
 use super::event::EventLog;
 use super::payment_intent::{view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::{check_redirect_url, Access};

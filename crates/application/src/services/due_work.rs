@@ -4,6 +4,7 @@
 //! across accounts and by each moved test clock; an advance of a test clock runs, before it
 //! answers, everything its move made due.
 
+use super::due::{Due, DueKind};
 use super::pending_authorization::AuthorizationFlow;
 use super::{BillingStatementService, CheckoutSessionService, PaymentIntentService, SetupIntentService};
 use crate::error::ApplicationError;
@@ -21,24 +22,6 @@ const CLOCKS_PER_RUN: u32 = 20;
 const ADVANCE_BATCH: u32 = 500;
 /// Due actions of the same second an advance performs at once.
 const PERFORMED_AT_ONCE: usize = 4;
-
-/// One object whose background action falls due at `at`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Due {
-    pub kind: DueKind,
-    pub scope: Scope,
-    pub id: String,
-    pub at: Timestamp,
-}
-
-/// The kinds of object that have background actions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DueKind {
-    PaymentIntent,
-    SetupIntent,
-    CheckoutSession,
-    BillingStatement,
-}
 
 /// Runs due background actions, each through the service of its object.
 pub struct DueWork {

@@ -8,7 +8,7 @@ use crate::error::{ApplicationError, StateRefusal};
 use crate::ports::Repositories;
 use crate::scope::Scope;
 use payments_domain::event::EventType;
-use payments_domain::payment_intent::{IntentOwner, PaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::{IntentOwner, PaymentIntent, PaymentIntentOperation, PaymentIntentStatus};
 use serde_json::Value;
 
 /// Whether a move from `before` to `after` paid the intent: it succeeded, or a manual capture's
@@ -72,8 +72,17 @@ fn missing_owner() -> ApplicationError {
     ApplicationError::internal("an owned payment intent's owner is missing")
 }
 
-/// Refuses a merchant's change (`done`: "updated", "canceled") on an intent that a checkout session
-/// or a billing statement owns.
+/// What a merchant may not do to an intent that a checkout session or a billing statement owns: its
+/// owner changes or ends it (`expire`, `void`), and the intent with it.
+const OWNER_REFUSES: [PaymentIntentOperation; 2] = [PaymentIntentOperation::Update, PaymentIntentOperation::Cancel];
+
+/// Whether an owner of `intent`, if it has one, lets the merchant do `operation` themselves.
+pub(crate) fn owner_allows(intent: &PaymentIntent, operation: PaymentIntentOperation) -> bool {
+    intent.owner().is_none() || !OWNER_REFUSES.contains(&operation)
+}
+
+/// Refuses a merchant's `operation` on an intent that a checkout session or a billing statement
+/// owns, where the owner does not allow it ([`owner_allows`]).
 ///
 /// # Errors
 /// `resource_invalid_state` naming the owner; storage failures.
@@ -81,8 +90,17 @@ pub(crate) fn ensure_not_owned(
     repositories: &mut dyn Repositories,
     scope: &Scope,
     intent: &PaymentIntent,
-    done: &'static str,
+    operation: PaymentIntentOperation,
 ) -> Result<(), ApplicationError> {
+    if owner_allows(intent, operation) {
+        return Ok(());
+    }
+    let done = match operation {
+        PaymentIntentOperation::Update => "updated",
+        PaymentIntentOperation::Attach => "attached to",
+        PaymentIntentOperation::Capture => "captured",
+        PaymentIntentOperation::Cancel => "canceled",
+    };
     let (owner, instead) = match intent.owner() {
         None => return Ok(()),
         Some(IntentOwner::CheckoutSession) => (

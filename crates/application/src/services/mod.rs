@@ -6,11 +6,13 @@ pub mod checkout_session;
 pub mod console_session;
 pub mod customer;
 pub mod customer_session;
+pub mod due;
 pub mod due_work;
 pub mod event;
 pub mod idempotency;
 pub(crate) mod intent_owner;
 pub mod mail_message;
+pub mod overview;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
@@ -35,9 +37,10 @@ pub use due_work::DueWork;
 pub use event::EventService;
 pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use mail_message::MailMessageService;
+pub use overview::{Overview, OverviewService};
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
-    AttachOutcome, AttachRequest, IntentHistory, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,
+    AttachOutcome, AttachRequest, IntentTimeline, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,
     PaymentMethodChoice, Processors, StatusCount, StatusCounts,
 };
 pub use payment_method::PaymentMethodService;

@@ -10,6 +10,7 @@ use payments_domain::description::Description;
 use payments_domain::ids::PaymentId;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
+use payments_domain::refund::Refund;
 use std::sync::Arc;
 
 const RESOURCE: &str = "payment";
@@ -40,6 +41,19 @@ impl PaymentService {
             let payment = load(repositories, scope, id)?;
             let customer = load_customer(repositories, scope, payment.customer_id())?;
             Ok(PaymentView { payment, customer })
+        })
+    }
+
+    /// The payment with its refunds, oldest first, in one read.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn with_refunds(&self, scope: &Scope, id: &str) -> Result<(PaymentView, Vec<Refund>), ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let payment = load(repositories, scope, id)?;
+            let customer = load_customer(repositories, scope, payment.customer_id())?;
+            let refunds = repositories.refunds().of_payments(scope, std::slice::from_ref(payment.id()))?;
+            Ok((PaymentView { payment, customer }, refunds))
         })
     }
 

@@ -2,9 +2,9 @@
 //! redirect; and the background actions (hold expiry, redirect expiry, processing end).
 
 use super::customer::live_customer;
-use super::due_work::DueKind;
+use super::due::DueKind;
 use super::event::EventLog;
-use super::intent_owner::{became_paid, ensure_not_owned, intent_paid};
+use super::intent_owner::{became_paid, ensure_not_owned, intent_paid, owner_allows};
 use super::payment_method::saved_method;
 use super::pending_authorization::AuthorizationFlow;
 use super::redirect::{
@@ -14,19 +14,20 @@ use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::StoreError;
 use crate::ports::{
-    in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, CustomerFilter, IdGenerator,
+    in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, CustomerFilter, EventFilter, IdGenerator,
     PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
 use payments_domain::error::DomainError;
-use payments_domain::event::EventType;
+use payments_domain::event::{Event, EventType};
 use payments_domain::ids::ClientSecret;
 use payments_domain::ids::{CustomerId, PaymentId, PaymentIntentId, PaymentMethodId, RANDOM_PART_LENGTH};
 use payments_domain::money::Amount;
 use payments_domain::payment::{FeeSchedule, Payment};
 use payments_domain::payment_intent::{
-    Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges, PaymentIntentStatus,
+    Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges,
+    PaymentIntentOperation, PaymentIntentStatus,
 };
 use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
 use payments_domain::pending_authorization::DueAction;
@@ -91,11 +92,21 @@ pub struct StatusCounts {
     pub complete: bool,
 }
 
-/// An intent and what became of it: each payment attempted, oldest first, with its refunds.
+/// The events an intent's timeline shows, at most: the newest of the intent's, its payments' and
+/// their refunds'.
+pub const TIMELINE_EVENTS: u32 = 100;
+
+/// An intent with what its page shows, read at once: each payment attempted, oldest first, with its
+/// refunds; the newest events of all of them; and what the merchant may do now.
 #[derive(Debug, Clone)]
-pub struct IntentHistory {
+pub struct IntentTimeline {
     pub view: PaymentIntentView,
     pub payments: Vec<(Payment, Vec<Refund>)>,
+    pub events: Vec<Event>,
+    /// What the merchant may ask of the intent now: what the domain allows, and its owner.
+    pub allowed: Vec<PaymentIntentOperation>,
+    /// The payments that may be refunded now, with what is left to refund of each.
+    pub refundable: Vec<(PaymentId, i64)>,
 }
 
 /// What pays: a payment method given in the request, or one saved to the intent's customer.
@@ -225,52 +236,43 @@ impl PaymentIntentService {
         })
     }
 
-    /// How the scope's intents created at or after `since` stand, by status, counting at most its
-    /// latest `at_most` intents (a view that must answer at once, whatever the account holds).
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub fn count_by_status(
-        &self,
-        scope: &Scope,
-        since: Timestamp,
-        at_most: u32,
-    ) -> Result<StatusCounts, ApplicationError> {
-        let latest = reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(repositories.payment_intents().latest_outcomes(scope, at_most)?)
-        })?;
-        let complete = latest.len() < at_most as usize || latest.iter().any(|outcome| outcome.created_at < since);
-        let mut counts: Vec<StatusCount> = Vec::new();
-        for outcome in latest.iter().filter(|outcome| outcome.created_at >= since) {
-            match counts.iter_mut().find(|count| count.status == outcome.status) {
-                Some(count) => {
-                    count.count += 1;
-                    count.amount_received += outcome.amount_received;
-                }
-                None => counts.push(StatusCount {
-                    status: outcome.status,
-                    count: 1,
-                    amount_received: outcome.amount_received,
-                }),
-            }
-        }
-        counts.sort_by_key(|count| PaymentIntentStatus::ALL.iter().position(|status| *status == count.status));
-        Ok(StatusCounts { counts, complete })
-    }
-
-    /// An intent with what became of it: each payment attempted, with its refunds.
+    /// The intent `id` with its timeline: its payments and their refunds, the newest
+    /// [`TIMELINE_EVENTS`] events of all of them, and what the merchant may do now, in one read of a
+    /// few statements whatever the intent holds.
     ///
     /// # Errors
     /// `resource_not_found`; storage failures.
-    pub fn history(&self, scope: &Scope, id: &str) -> Result<IntentHistory, ApplicationError> {
+    pub fn timeline(&self, scope: &Scope, id: &str) -> Result<IntentTimeline, ApplicationError> {
+        let now = self.clock.now_in(scope)?;
+        let events =
+            PageRequest::new(Some(i64::from(TIMELINE_EVENTS)), None, None).map_err(ApplicationError::Validation)?;
         reading(self.unit_of_work.as_ref(), |repositories| {
             let intent = load(repositories, scope, id)?;
-            let mut payments = Vec::new();
-            for payment in repositories.payments().of_intent(scope, intent.id())? {
-                let refunds = repositories.refunds().of_payment(scope, payment.id())?;
-                payments.push((payment, refunds));
-            }
-            Ok(IntentHistory { view: view(repositories, scope, intent)?, payments })
+            let payments = repositories.payments().of_intent(scope, intent.id())?;
+            let payment_ids: Vec<PaymentId> = payments.iter().map(|payment| payment.id().clone()).collect();
+            let refunds = repositories.refunds().of_payments(scope, &payment_ids)?;
+            let mut objects = vec![intent.id().to_string()];
+            objects.extend(payment_ids.iter().map(ToString::to_string));
+            objects.extend(refunds.iter().map(|refund| refund.id().to_string()));
+            let filter = EventFilter { event_type: None, object_ids: objects };
+            let events = repositories.events().list(scope, &filter, &events)?.data;
+            let allowed = PaymentIntentOperation::ALL
+                .into_iter()
+                .filter(|operation| intent.allows(*operation, now) && owner_allows(&intent, *operation))
+                .collect();
+            let refundable = payments
+                .iter()
+                .filter_map(|payment| Some((payment.id().clone(), payment.refundable_now(now)?)))
+                .collect();
+            let payments = payments
+                .into_iter()
+                .map(|payment| {
+                    let of_payment = refunds.iter().filter(|refund| refund.payment_id() == payment.id()).cloned();
+                    let of_payment = of_payment.collect();
+                    (payment, of_payment)
+                })
+                .collect();
+            Ok(IntentTimeline { view: view(repositories, scope, intent)?, payments, events, allowed, refundable })
         })
     }
 
@@ -290,7 +292,7 @@ impl PaymentIntentService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut intent = load(repositories, scope, id)?;
             let expected_version = intent.version();
-            ensure_not_owned(repositories, scope, &intent, "updated")?;
+            ensure_not_owned(repositories, scope, &intent, PaymentIntentOperation::Update)?;
             existing_customer(repositories, scope, changes.customer_id.as_ref())?;
             intent.update(changes, now)?;
             repositories.payment_intents().update(&intent, expected_version)?;
@@ -419,7 +421,7 @@ impl PaymentIntentService {
             let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load_view(repositories, scope, id)?;
-                ensure_not_owned(repositories, scope, &before.intent, "canceled")?;
+                ensure_not_owned(repositories, scope, &before.intent, PaymentIntentOperation::Cancel)?;
                 let mut intent = before.intent.clone();
                 intent.cancel(now)?;
                 let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
@@ -748,4 +750,34 @@ fn chargeable_saved_method(
         )));
     }
     Ok(method)
+}
+
+/// The scope's intents created since `since` counted by status, with what they received: of the
+/// latest `at_most` intents.
+///
+/// # Errors
+/// Storage failures.
+pub(crate) fn status_counts(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    since: Timestamp,
+    at_most: u32,
+) -> Result<StatusCounts, ApplicationError> {
+    let latest = repositories.payment_intents().latest_outcomes(scope, at_most)?;
+    let complete = latest.len() < at_most as usize || latest.iter().any(|outcome| outcome.created_at < since);
+
+    let mut counts: Vec<StatusCount> = Vec::new();
+    for outcome in latest.iter().filter(|outcome| outcome.created_at >= since) {
+        match counts.iter_mut().find(|count| count.status == outcome.status) {
+            Some(count) => {
+                count.count += 1;
+                count.amount_received += outcome.amount_received;
+            }
+            None => {
+                counts.push(StatusCount { status: outcome.status, count: 1, amount_received: outcome.amount_received })
+            }
+        }
+    }
+    counts.sort_by_key(|count| PaymentIntentStatus::ALL.iter().position(|status| *status == count.status));
+    Ok(StatusCounts { counts, complete })
 }

@@ -4,7 +4,7 @@
 //! fall due. Each intent's service says how it loads and writes its intent, and what a result
 //! records (a payment and its events, a saved card), as an [`AuthorizationFlow`].
 
-use super::due_work::{Due, DueKind};
+use super::due::{Due, DueKind};
 use super::redirect::{well_formed_token, RedirectCompletion};
 use crate::error::{ApplicationError, StoreError};
 use crate::ports::{in_transaction, reading, retry_on_conflict, Clock, Repositories, UnitOfWork};

@@ -11,6 +11,7 @@ use crate::scope::Scope;
 use payments_domain::event::EventType;
 use payments_domain::ids::RefundId;
 use payments_domain::metadata::Metadata;
+use payments_domain::payment::Payment;
 use payments_domain::refund::{NewRefund, Refund};
 use payments_domain::validation::FieldError;
 use std::sync::Arc;
@@ -65,6 +66,38 @@ impl RefundService {
     /// `parameter_invalid` on `payment_id` for an unknown or QR Ph payment or on `currency`;
     /// `parameter_above_maximum` past what is left; `resource_invalid_state` for a failed payment.
     pub fn create(&self, scope: &Scope, new: &NewRefund) -> Result<Refund, ApplicationError> {
+        self.create_checked(scope, new, |_| Ok(()))
+    }
+
+    /// Refunds a payment of the payment intent `intent_id`, as [`RefundService::create`] does: the
+    /// payment is checked to be one of the intent's in the same unit of work as it is refunded.
+    ///
+    /// # Errors
+    /// As [`RefundService::create`]; `parameter_invalid` on `payment_id` for a payment of another
+    /// intent.
+    pub fn create_for_intent(
+        &self,
+        scope: &Scope,
+        intent_id: &str,
+        new: &NewRefund,
+    ) -> Result<Refund, ApplicationError> {
+        self.create_checked(scope, new, |payment| {
+            if payment.payment_intent_id().as_str() == intent_id {
+                return Ok(());
+            }
+            Err(ApplicationError::invalid(FieldError::invalid(
+                "payment_id",
+                format!("The payment {} is not one of payment intent {intent_id}'s.", payment.id()),
+            )))
+        })
+    }
+
+    fn create_checked(
+        &self,
+        scope: &Scope,
+        new: &NewRefund,
+        check: impl Fn(&Payment) -> Result<(), ApplicationError>,
+    ) -> Result<Refund, ApplicationError> {
         retry_on_conflict(|| {
             let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
@@ -74,6 +107,7 @@ impl RefundService {
                         format!("No payment with id {} exists.", new.payment_id),
                     ))
                 })?;
+                check(&payment)?;
                 let customer = load_customer(repositories, scope, payment.customer_id())?;
                 let before = self.presenter.payment(&payment, customer.as_ref());
                 let expected_version = payment.version();

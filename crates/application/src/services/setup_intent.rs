@@ -3,7 +3,7 @@
 //! background actions (redirect expiry, processing end).
 
 use super::customer::live_customer;
-use super::due_work::DueKind;
+use super::due::DueKind;
 use super::event::EventLog;
 use super::payment_intent::Processors;
 use super::pending_authorization::AuthorizationFlow;

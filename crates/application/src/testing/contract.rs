@@ -85,6 +85,7 @@ macro_rules! repository_contract {
             deliveries_fall_due_at_the_time_given_not_the_events,
             failed_deliveries_are_requeued_from_the_time_they_failed,
             a_disabled_webhooks_recovered_deliveries_are_held_until_it_is_enabled,
+            failed_attempts_are_those_the_domain_calls_undelivered,
             test_clocks_move_only_from_where_they_stand,
             customers_round_trip_and_stay_in_their_scope,
             a_stale_version_is_a_conflict,
@@ -490,10 +491,14 @@ pub fn payments_and_refunds_round_trip_with_versioned_updates(store: &dyn UnitOf
     let payment = read(store, |r| r.payments().find(&scope, payment.id())).unwrap();
     assert_eq!(read(store, |r| r.payments().of_intent(&scope, intent.id())), vec![payment.clone()]);
     assert_eq!(read(store, |r| r.payments().of_intent(&scope, other_intent.id())), vec![other.clone()]);
-    assert_eq!(read(store, |r| r.refunds().of_payment(&scope, payment.id())), vec![refund.clone()]);
+    assert_eq!(
+        read(store, |r| r.refunds().of_payments(&scope, std::slice::from_ref(payment.id()))),
+        vec![refund.clone()]
+    );
     assert!(read(store, |r| r.payments().of_intent(&elsewhere, intent.id())).is_empty());
-    assert!(read(store, |r| r.refunds().of_payment(&elsewhere, payment.id())).is_empty());
-    assert!(read(store, |r| r.refunds().of_payment(&scope, &PaymentId::from_random("none"))).is_empty());
+    assert!(read(store, |r| r.refunds().of_payments(&elsewhere, std::slice::from_ref(payment.id()))).is_empty());
+    assert!(read(store, |r| r.refunds().of_payments(&scope, &[PaymentId::from_random("none")])).is_empty());
+    assert!(read(store, |r| r.refunds().of_payments(&scope, &[])).is_empty());
 
     // Lists, newest first, in their scope; payments by status.
     let id = |p: &Payment| p.id().to_string();
@@ -881,9 +886,9 @@ pub fn events_are_filtered_by_type_and_object(store: &dyn UnitOfWork) {
     write(store, |r| appended(r, std::slice::from_ref(&elsewhere)));
     let id = |e: &Event| e.id.to_string();
     let list = |filter: &EventFilter, page: &PageRequest| read(store, |r| r.events().list(&scope, filter, page));
-    let paid = EventFilter { event_type: Some(EventType::PaymentPaid), object_id: None };
+    let paid = EventFilter { event_type: Some(EventType::PaymentPaid), object_ids: Vec::new() };
     assert_eq!(ids(&list(&paid, &PageRequest::default()), id), vec![id(&events[3]), id(&events[2]), id(&events[0])]);
-    let of_object = EventFilter { event_type: None, object_id: Some(events[0].object_id.clone()) };
+    let of_object = EventFilter { event_type: None, object_ids: vec![events[0].object_id.clone()] };
     assert_eq!(ids(&list(&of_object, &PageRequest::default()), id), vec![id(&events[2]), id(&events[0])]);
     let both = EventFilter { event_type: Some(EventType::RefundCreated), ..of_object.clone() };
     assert!(list(&both, &PageRequest::default()).data.is_empty(), "every given filter must match");
@@ -1008,6 +1013,41 @@ pub fn failed_deliveries_are_requeued_from_the_time_they_failed(store: &dyn Unit
     assert!(delivery.recover(at(50), &recovery));
     assert_eq!(read(store, |r| r.deliveries().due(at(100), 10, &everything)), vec![delivery.clone()], "due at once");
     assert_eq!(write(store, |r| r.deliveries().recover(&hook, at(0), &recovery)), 0, "pending now");
+}
+
+pub fn failed_attempts_are_those_the_domain_calls_undelivered(store: &dyn UnitOfWork) {
+    let (_, delivery) = failed_delivery(store);
+    let scope = Scope::of(delivery.account_id(), delivery.livemode());
+    let outcomes = [
+        (Some(200), None, true),
+        (Some(299), None, true),
+        (Some(199), None, false),
+        (Some(300), None, false),
+        (Some(503), None, false),
+        (None, Some("timed out"), false),
+        (Some(200), Some("the body was cut off"), false),
+    ];
+    let attempts: Vec<DeliveryAttempt> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(n, (status_code, error, _))| {
+            let outcome = AttemptOutcome {
+                status_code: *status_code,
+                error: error.map(str::to_owned),
+                duration_ms: 1,
+                response_excerpt: None,
+            };
+            DeliveryAttempt::of(&delivery, at(100 + i64::try_from(n).unwrap_or(0)), &outcome)
+        })
+        .collect();
+    write(store, |r| r.deliveries().record_attempts(&attempts));
+    let expected: Vec<DeliveryAttempt> =
+        attempts.iter().rev().filter(|attempt| !attempt.delivered()).cloned().collect();
+    assert_eq!(expected.len(), outcomes.iter().filter(|(.., delivered)| !delivered).count(), "the domain's word");
+    assert_eq!(read(store, |r| r.deliveries().failed_attempts(&scope, 100)), expected, "newest first");
+    assert_eq!(read(store, |r| r.deliveries().failed_attempts(&scope, 2)), expected[..2].to_vec());
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    assert!(read(store, |r| r.deliveries().failed_attempts(&live, 10)).is_empty(), "another mode's");
 }
 
 pub fn a_disabled_webhooks_recovered_deliveries_are_held_until_it_is_enabled(store: &dyn UnitOfWork) {

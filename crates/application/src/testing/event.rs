@@ -35,7 +35,7 @@ impl EventRepository for State {
             self.events.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope)).collect();
         let matches = |e: &Event| {
             filter.event_type.is_none_or(|event_type| e.event_type == event_type)
-                && filter.object_id.as_deref().is_none_or(|id| e.object_id == id)
+                && (filter.object_ids.is_empty() || filter.object_ids.contains(&e.object_id))
         };
         let mut found = filtered_page_of(&in_scope, |e| e.id.as_str(), matches, page)?;
         found.data = found.data.iter().map(|e| self.with_pending_webhooks(e)).collect();

@@ -44,9 +44,9 @@ use crate::ports::{DeliveryAttempt, IdempotencyRecord, KeyRecord, StoreError, Un
 use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, PaymentIntentService,
-    PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService, SetupIntentService,
-    TestClockService, WebhookDeliveryService, WebhookService,
+    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, OverviewService,
+    PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
+    SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::billing_statement::BillingStatement;
@@ -392,6 +392,11 @@ impl TestPorts {
     #[must_use]
     pub fn payment_service(&self) -> PaymentService {
         PaymentService::new(self.store.clone(), self.clock.clone())
+    }
+
+    #[must_use]
+    pub fn overview_service(&self) -> OverviewService {
+        OverviewService::new(self.store.clone(), self.clock.clone())
     }
 
     #[must_use]

@@ -21,11 +21,11 @@ impl RefundRepository for State {
         replace_versioned(&mut self.refunds, refund, expected_version)
     }
 
-    fn of_payment(&mut self, scope: &Scope, payment_id: &PaymentId) -> Result<Vec<Refund>, StoreError> {
+    fn of_payments(&mut self, scope: &Scope, payment_ids: &[PaymentId]) -> Result<Vec<Refund>, StoreError> {
         Ok(self
             .refunds
             .iter()
-            .filter(|r| r.payment_id() == payment_id && in_scope_of(r.account_id(), r.livemode(), scope))
+            .filter(|r| payment_ids.contains(r.payment_id()) && in_scope_of(r.account_id(), r.livemode(), scope))
             .cloned()
             .collect())
     }

@@ -156,6 +156,11 @@ impl DeliveryRepository for State {
         Ok(self.attempts.iter().rev().filter(of_webhook).take(limit as usize).cloned().collect())
     }
 
+    fn failed_attempts(&mut self, scope: &Scope, limit: u32) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        let failed = |a: &&DeliveryAttempt| !a.delivered() && in_scope_of(&a.account_id, a.livemode, scope);
+        Ok(self.attempts.iter().rev().filter(failed).take(limit as usize).cloned().collect())
+    }
+
     fn attempts_of_event(&mut self, scope: &Scope, event_id: &EventId) -> Result<Vec<DeliveryAttempt>, StoreError> {
         let of_event = |a: &&DeliveryAttempt| &a.event_id == event_id && in_scope_of(&a.account_id, a.livemode, scope);
         Ok(self.attempts.iter().filter(of_event).cloned().collect())

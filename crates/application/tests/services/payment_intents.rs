@@ -2,7 +2,7 @@
 
 use crate::support::card_payment;
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{Clock, EventFilter, PaymentMethodInput};
+use payments_application::ports::{EventFilter, PaymentMethodInput};
 use payments_application::services::{Access, AttachOutcome, AttachRequest, AuthorizationFlow, PaymentIntentView};
 use payments_application::testing::{card_intent, TestPorts};
 use payments_application::{ApplicationError, Scope};
@@ -224,22 +224,22 @@ fn wrong_moves_are_refused_with_the_current_status() {
 }
 
 #[test]
-fn intents_are_counted_by_status_since_a_time_over_the_latest_ones_only() {
+fn the_overview_counts_the_last_days_intents_by_status_over_the_latest_ones_only() {
     let ports = TestPorts::new();
     let scope = ports.scope(Mode::Test);
     let intents = ports.payment_intent_service();
+    let overview = ports.overview_service();
     intents.create(&scope, card_intent(10_000)).unwrap();
-    ports.clock.advance(100);
-    let since = ports.clock.now();
+    ports.clock.advance(2 * 24 * 60 * 60);
     let first = intents.create(&scope, card_intent(20_000)).unwrap();
     intents.create(&scope, card_intent(30_000)).unwrap();
     intents.cancel(&scope, first.intent.id().as_str()).unwrap();
-    let counted = intents.count_by_status(&scope, since, 10).unwrap();
+    let counted = overview.overview(&scope, 10, 10).unwrap().counts;
     let by_status: Vec<(&str, i64)> = counted.counts.iter().map(|c| (c.status.as_str(), c.count)).collect();
-    assert_eq!(by_status, [("awaiting_payment_method", 1), ("canceled", 1)], "not the one before `since`");
+    assert_eq!(by_status, [("awaiting_payment_method", 1), ("canceled", 1)], "not the one of two days ago");
     assert!(counted.complete);
-    let latest_two = intents.count_by_status(&scope, since, 2).unwrap();
+    let latest_two = overview.overview(&scope, 10, 2).unwrap().counts;
     assert_eq!(latest_two.counts.iter().map(|c| c.count).sum::<i64>(), 2);
     assert!(!latest_two.complete, "both latest are recent: older recent ones may be left out");
-    assert!(intents.count_by_status(&ports.other_scope(), since, 10).unwrap().counts.is_empty());
+    assert!(overview.overview(&ports.other_scope(), 10, 10).unwrap().counts.counts.is_empty());
 }

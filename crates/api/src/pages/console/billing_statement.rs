@@ -11,28 +11,29 @@ use crate::routes::billing_statement::list_request;
 use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
 use payments_application::services::BillingStatementView;
-use payments_domain::billing_statement::BillingStatementStatus;
+use payments_domain::billing_statement::{BillingStatementOperation, BillingStatementStatus};
 
 const LIST: &str = "/dashboard/billing_statements";
-/// The moves a statement's page offers: the last segment of the form's path, its title, its button,
-/// its class, its note, and the status it needs.
-const MOVES: [(&str, &str, &str, &str, &str, BillingStatementStatus); 4] = [
-    ("finalize", "Finalize", "Finalize", "primary", "It gets its number and its page.", BillingStatementStatus::Draft),
-    ("send", "Send", "Send by e-mail", "primary", "E-mails the customer its link.", BillingStatementStatus::Open),
-    ("void", "Void", "Void", "danger", "It can no longer be paid.", BillingStatementStatus::Open),
+/// The moves a statement's page may offer, as it shows them: the operation (the last segment of the
+/// form's path), its title, its button, its class and its note. The page offers those the service
+/// says the statement allows now.
+const MOVES: [(BillingStatementOperation, &str, &str, &str, &str); 4] = [
+    (BillingStatementOperation::Finalize, "Finalize", "Finalize", "primary", "It gets its number and its page."),
+    (BillingStatementOperation::Send, "Send", "Send by e-mail", "primary", "E-mails the customer its link."),
+    (BillingStatementOperation::Void, "Void", "Void", "danger", "It can no longer be paid."),
     (
-        "mark_uncollectible",
+        BillingStatementOperation::MarkUncollectible,
         "Mark uncollectible",
         "Mark uncollectible",
         "secondary",
         "It stays payable.",
-        BillingStatementStatus::Open,
     ),
 ];
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     super::pages(config, LIST, list, detail);
-    for (segment, ..) in MOVES {
+    for (operation, ..) in MOVES {
+        let segment = operation.as_str();
         super::form(config, format!("{LIST}/{{id}}/{segment}"), move_statement);
     }
 }
@@ -78,8 +79,8 @@ async fn detail(
     services: web::Data<Services>,
 ) -> HttpResponse {
     let scope = signed.scope();
-    let view = match load(move || services.billing_statements.retrieve(&scope, &id)).await {
-        Ok(view) => view,
+    let (view, allowed) = match load(move || services.billing_statements.with_operations(&scope, &id)).await {
+        Ok(loaded) => loaded,
         Err(response) => return response,
     };
     let statement = &view.statement;
@@ -112,10 +113,10 @@ async fn detail(
     };
     let actions = MOVES
         .iter()
-        .filter(|(.., needs)| *needs == statement.status())
-        .map(|(segment, title, button, class, note, _)| ActionForm {
+        .filter(|(operation, ..)| allowed.contains(operation))
+        .map(|(operation, title, button, class, note)| ActionForm {
             title,
-            path: format!("{LIST}/{}/{segment}", statement.id()),
+            path: format!("{LIST}/{}/{}", statement.id(), operation.as_str()),
             button,
             class,
             note,
@@ -125,7 +126,7 @@ async fn detail(
     let notice = request.query_string().strip_prefix("done=").and_then(|done| {
         MOVES
             .iter()
-            .find(|(segment, ..)| *segment == done)
+            .find(|(operation, ..)| operation.as_str() == done)
             .map(|_| "Done: the statement moved on, and its event went out.")
     });
     let json = serde_json::to_value(BillingStatementResource::new(&view)).unwrap_or_default();

@@ -439,16 +439,11 @@ impl AttemptRow {
             answer: attempt
                 .status_code
                 .map_or_else(|| attempt.error.clone().unwrap_or_else(|| "no answer".into()), |code| code.to_string()),
-            failed: failed(attempt),
+            failed: !attempt.delivered(),
             duration_ms: attempt.duration_ms,
             excerpt: attempt.response_excerpt.clone().unwrap_or_default(),
         }
     }
-}
-
-/// Whether an attempt was not delivered.
-pub(super) fn failed(attempt: &payments_application::ports::DeliveryAttempt) -> bool {
-    attempt.error.is_some() || !attempt.status_code.is_some_and(|code| (200..300).contains(&code))
 }
 
 /// Runs an action and sends the browser to `back` with `?done=<done>`, or shows why not. The action

@@ -8,20 +8,13 @@ use crate::state::Services;
 use actix_web::http::Method;
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use payments_application::pagination::PageRequest;
-use payments_application::ports::{EventFilter, RequestLogFilter, WebhookFilter};
-use payments_application::ApplicationError;
-use payments_domain::request_log::StatusRange;
+use payments_application::services::Overview as Read;
 
 /// Rows of each list of the overview.
-const SHOWN: i64 = 10;
-/// The overview's counts and volume cover this long.
-const DAY_SECONDS: i64 = 24 * 60 * 60;
+const SHOWN: u32 = 10;
 /// The latest payment intents the overview counts, at most: it answers at once whatever the account
 /// holds, and says when it stopped there.
 const COUNTED: u32 = 10_000;
-/// The latest attempts of each webhook looked at for failures.
-const ATTEMPTS_LOOKED_AT: u32 = 20;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     let get_only = || crate::pages::hosted::not_allowed(&[Method::GET], "Open the page.", false);
@@ -71,32 +64,12 @@ struct Overview {
 
 async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
-    let read = load(move || {
-        let since = services.clock.now_in(&scope)?.plus_seconds(-DAY_SECONDS);
-        let page = PageRequest::new(Some(SHOWN), None, None).map_err(ApplicationError::Validation)?;
-        let counts = services.payment_intents.count_by_status(&scope, since, COUNTED)?;
-        let failed =
-            RequestLogFilter { status: Some(StatusRange { min: 400, max: 599 }), ..RequestLogFilter::default() };
-        let requests = services.request_logs.list(&scope, &failed, &page)?;
-        let events = services.events.list(&scope, &EventFilter::default(), &page)?;
-        let most = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None)
-            .map_err(ApplicationError::Validation)?;
-        let mut failed_attempts = Vec::new();
-        for webhook in services.webhooks.list(&scope, &WebhookFilter::default(), &most)?.data {
-            let attempts = services.webhooks.attempts(&scope, webhook.id().as_str(), ATTEMPTS_LOOKED_AT)?;
-            failed_attempts.extend(attempts.into_iter().filter(super::failed));
-        }
-        failed_attempts.sort_by_key(|attempt| std::cmp::Reverse(attempt.attempted_at));
-        failed_attempts.truncate(usize::try_from(SHOWN).unwrap_or(10));
-        Ok((counts, requests, failed_attempts, events))
-    })
-    .await;
-    let (counts, requests, failed_attempts, events) = match read {
+    let read = load(move || services.overview.overview(&scope, SHOWN, COUNTED)).await;
+    let Read { counts, failed_requests: requests, failed_deliveries: failed_attempts, events } = match read {
         Ok(read) => read,
         Err(response) => return response,
     };
     let failed_requests = requests
-        .data
         .iter()
         .map(|entry| FailedRequest {
             id: entry.id.to_string(),
@@ -107,7 +80,6 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
         })
         .collect();
     let events = events
-        .data
         .iter()
         .map(|event| RecentEvent {
             id: event.id.to_string(),

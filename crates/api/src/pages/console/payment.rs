@@ -61,18 +61,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
 
 async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
-    let loaded = load(move || {
-        let view = services.payments.retrieve(&scope, &id)?;
-        let intent = services.payment_intents.history(&scope, view.payment.payment_intent_id().as_str())?;
-        let refunds = intent
-            .payments
-            .into_iter()
-            .find(|(payment, _)| payment.id() == view.payment.id())
-            .map(|(_, refunds)| refunds)
-            .unwrap_or_default();
-        Ok((view, refunds))
-    })
-    .await;
+    let loaded = load(move || services.payments.with_refunds(&scope, &id)).await;
     let (view, refunds) = match loaded {
         Ok(loaded) => loaded,
         Err(response) => return response,

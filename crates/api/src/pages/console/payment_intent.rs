@@ -10,22 +10,19 @@ use crate::pages::hosted::pesos;
 use crate::representation::payment_intent::PaymentIntentResource;
 use crate::routes::payment_intent::capture_amount;
 use crate::routes::refund::new_refund;
-use crate::state::{blocking, Services};
+use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use payments_application::pagination::PageRequest;
-use payments_application::ports::{EventFilter, PaymentIntentFilter};
-use payments_application::services::IntentHistory;
+use payments_application::ports::PaymentIntentFilter;
+use payments_application::services::IntentTimeline;
 use payments_domain::ids::{CustomerId, PaymentIntentId};
 use payments_domain::payment::PaymentStatus;
-use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::{PaymentIntent, PaymentIntentOperation, PaymentIntentStatus};
 use payments_domain::refund::RefundReason;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 
 const LIST: &str = "/dashboard/payment_intents";
-/// Events shown per object on an intent's timeline, at most.
-const EVENTS_PER_OBJECT: i64 = 100;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     super::pages(config, LIST, list, detail);
@@ -206,28 +203,11 @@ async fn detail(
     services: web::Data<Services>,
 ) -> HttpResponse {
     let scope = signed.scope();
-    let loaded = load(move || {
-        let history = services.payment_intents.history(&scope, &id)?;
-        let mut objects = vec![history.view.intent.id().to_string()];
-        for (payment, refunds) in &history.payments {
-            objects.push(payment.id().to_string());
-            objects.extend(refunds.iter().map(|refund| refund.id().to_string()));
-        }
-        let page = PageRequest::new(Some(EVENTS_PER_OBJECT), None, None)
-            .map_err(payments_application::ApplicationError::Validation)?;
-        let mut events = Vec::new();
-        for object_id in objects {
-            let filter = EventFilter { object_id: Some(object_id), ..EventFilter::default() };
-            events.extend(services.events.list(&scope, &filter, &page)?.data);
-        }
-        Ok((history, events))
-    })
-    .await;
-    let (history, events) = match loaded {
-        Ok(loaded) => loaded,
+    let timeline = match load(move || services.payment_intents.timeline(&scope, &id)).await {
+        Ok(timeline) => timeline,
         Err(response) => return response,
     };
-    let IntentHistory { view, payments } = &history;
+    let IntentTimeline { view, payments, events, allowed, refundable } = &timeline;
     let intent = &view.intent;
     let mut timeline = vec![Moment {
         at: intent.created_at(),
@@ -235,7 +215,6 @@ async fn detail(
         text: format!("Created for {}", pesos(intent.amount().centavos())),
         link: None,
     }];
-    let mut refundable = Vec::new();
     for (payment, refunds) in payments {
         let text = match payment.status() {
             PaymentStatus::Paid => {
@@ -262,15 +241,16 @@ async fn detail(
                 link: Some((refund.id().to_string(), format!("{ROOT}/request_logs?object_id={}", refund.id()))),
             });
         }
-        if payment.status() == PaymentStatus::Paid && payment.refundable() > 0 {
-            refundable.push(Refundable {
-                payment_id: payment.id().to_string(),
-                refundable: payment.refundable(),
-                shown: pesos(payment.refundable()),
-            });
-        }
     }
-    for event in &events {
+    let refundable = refundable
+        .iter()
+        .map(|(payment_id, amount)| Refundable {
+            payment_id: payment_id.to_string(),
+            refundable: *amount,
+            shown: pesos(*amount),
+        })
+        .collect();
+    for event in events {
         timeline.push(Moment {
             at: event.created_at,
             time: date_time(event.created_at),
@@ -299,7 +279,6 @@ async fn detail(
         }
     }
     let json = serde_json::to_value(PaymentIntentResource::new(view)).map(|value| to_html(&value)).unwrap_or_default();
-    let status = intent.status();
     page(
         DetailPage {
             chrome: Chrome::new(&signed, "Payment intents"),
@@ -307,13 +286,8 @@ async fn detail(
             notice: notice(&request),
             customer: intent.customer_id().map(|id| (id.to_string(), href(id.as_str()))),
             facts,
-            capturable: (status == PaymentIntentStatus::AwaitingCapture).then(|| intent.amount_capturable()),
-            cancelable: matches!(
-                status,
-                PaymentIntentStatus::AwaitingPaymentMethod
-                    | PaymentIntentStatus::AwaitingNextAction
-                    | PaymentIntentStatus::AwaitingCapture
-            ),
+            capturable: allowed.contains(&PaymentIntentOperation::Capture).then(|| intent.amount_capturable()),
+            cancelable: allowed.contains(&PaymentIntentOperation::Cancel),
             refundable,
             reasons: RefundReason::ALL.iter().map(|reason| reason.as_str()).collect(),
             timeline,
@@ -364,24 +338,8 @@ async fn refund(action: Action, id: web::Path<String>, services: web::Data<Servi
         Err(error) => return refused(&error, &back),
     };
     let scope = signed.scope();
-    // The payment refunded must be one of this intent's.
-    let (check_scope, check_services, intent, payment) =
-        (scope.clone(), services.clone(), id.clone(), new.payment_id.clone());
-    let ours = blocking(move || {
-        let history = check_services.payment_intents.history(&check_scope, &intent)?;
-        Ok(history.payments.iter().any(|(paid, _)| paid.id().as_str() == payment))
-    })
-    .await;
-    match ours {
-        Ok(true) => {}
-        Ok(false) => {
-            let error = FieldError::invalid("payment_id", "That payment is not one of this payment intent's.");
-            return refused(&ApiError::validation(vec![error]), &back);
-        }
-        Err(error) => return refused(&error, &back),
-    }
     super::act(&back, "refunded", move || {
-        let refund = services.refunds.create(&scope, &new)?;
+        let refund = services.refunds.create_for_intent(&scope, &id, &new)?;
         Ok(serde_json::to_value(crate::representation::refund::RefundResource::new(&refund)).unwrap_or_default())
     })
     .await

@@ -1,0 +1,23 @@
+//! One object's background action that falls due, as the services that have such actions name it
+//! and `DueWork` runs it.
+
+use crate::scope::Scope;
+use payments_domain::time::Timestamp;
+
+/// One object whose background action falls due at `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Due {
+    pub kind: DueKind,
+    pub scope: Scope,
+    pub id: String,
+    pub at: Timestamp,
+}
+
+/// The kinds of object that have background actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DueKind {
+    PaymentIntent,
+    SetupIntent,
+    CheckoutSession,
+    BillingStatement,
+}

@@ -1,0 +1,1 @@
+DROP INDEX webhook_delivery_attempts_failed;
