@@ -1,10 +1,24 @@
 //! The public API as the client commands call it: a secret key by HTTP Basic, JSON bodies, and the
 //! API's error answers turned into messages.
 
-use crate::{CliError, Connection};
+use clap::Args;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use std::time::Duration;
+
+/// The service a command talks to, and how it prints.
+#[derive(Debug, Clone, Args)]
+pub struct Connection {
+    /// The service's base URL.
+    #[arg(long, env = "PAYMENTS_API_BASE", default_value = "http://127.0.0.1:8080", global = true)]
+    pub api_base: url::Url,
+    /// A secret API key of the account (sk_test_… or sk_live_…).
+    #[arg(long, env = "PAYMENTS_KEY", hide_env_values = true, global = true)]
+    pub key: Option<String>,
+    /// Print JSON lines instead of lines for people.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
 
 /// How long one API call may take (the event stream excepted).
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -20,6 +34,8 @@ pub struct Api {
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
+    #[error("a secret API key is needed: pass --key or set PAYMENTS_KEY")]
+    NoKey,
     #[error("cannot reach the service at {url}")]
     Unreachable {
         url: String,
@@ -44,7 +60,7 @@ impl ApiError {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Self::Refused { status, .. } => Some(*status),
-            Self::Unreachable { .. } => None,
+            Self::Unreachable { .. } | Self::NoKey => None,
         }
     }
 }
@@ -53,9 +69,9 @@ impl Api {
     /// A client of the service at `--api-base` with `--key`.
     ///
     /// # Errors
-    /// [`CliError::NoKey`] when no key was given.
-    pub fn new(connection: &Connection) -> Result<Self, CliError> {
-        let key = connection.key.clone().filter(|key| !key.is_empty()).ok_or(CliError::NoKey)?;
+    /// [`ApiError::NoKey`] when no key was given.
+    pub fn new(connection: &Connection) -> Result<Self, ApiError> {
+        let key = connection.key.clone().filter(|key| !key.is_empty()).ok_or(ApiError::NoKey)?;
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .build()

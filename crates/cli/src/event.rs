@@ -2,8 +2,8 @@
 //! of the account that listens to its type.
 
 use crate::api::{segment, Api};
+use crate::error::CliError;
 use crate::output::Printer;
-use crate::CliError;
 use reqwest::Method;
 use serde_json::{json, Value};
 

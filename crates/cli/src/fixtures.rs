@@ -7,8 +7,8 @@
 //! any 2xx) lets a recipe expect a refusal, such as a declined card.
 
 use crate::api::{Api, ApiError};
+use crate::error::CliError;
 use crate::output::Printer;
-use crate::CliError;
 use reqwest::Method;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

@@ -3,6 +3,7 @@
 //! against any instance, local or shared; none opens a database.
 
 mod api;
+mod error;
 mod event;
 mod fixtures;
 mod listen;
@@ -12,24 +13,11 @@ mod request_log;
 mod trigger;
 mod webhook;
 
-pub use api::{Api, ApiError};
+pub use api::{Api, ApiError, Connection};
+pub use error::CliError;
 
-use clap::{Args, Subcommand};
+use clap::Subcommand;
 use output::Printer;
-
-/// The service a command talks to, and how it prints.
-#[derive(Debug, Clone, Args)]
-pub struct Connection {
-    /// The service's base URL.
-    #[arg(long, env = "PAYMENTS_API_BASE", default_value = "http://127.0.0.1:8080", global = true)]
-    pub api_base: url::Url,
-    /// A secret API key of the account (sk_test_… or sk_live_…).
-    #[arg(long, env = "PAYMENTS_KEY", hide_env_values = true, global = true)]
-    pub key: Option<String>,
-    /// Print JSON lines instead of lines for people.
-    #[arg(long, global = true)]
-    pub json: bool,
-}
 
 /// The client commands.
 #[derive(Debug, Subcommand)]
@@ -60,27 +48,6 @@ pub enum ClientCommand {
     /// Exit 0 when the service is ready (`GET /readyz` answers 200), 1 otherwise; no key needed. The
     /// container image's health check.
     Ready,
-}
-
-/// Why a client command failed.
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error("a secret API key is needed: pass --key or set PAYMENTS_KEY")]
-    NoKey,
-    #[error(transparent)]
-    Api(#[from] ApiError),
-    #[error("{0}")]
-    Usage(String),
-    #[error("{path}: {reason}")]
-    File { path: String, reason: String },
-    #[error("cannot start the async runtime")]
-    Runtime(#[source] std::io::Error),
-}
-
-/// The real time now.
-pub(crate) fn now() -> payments_domain::time::Timestamp {
-    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    payments_domain::time::Timestamp::from_unix_millis(i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Runs a client command to its end (`listen` and `logs tail` run until interrupted).

@@ -5,8 +5,8 @@
 //! repeats no event.
 
 use crate::api::{Api, ApiError};
+use crate::error::{now, CliError};
 use crate::output::Printer;
-use crate::{now, CliError};
 use futures_util::StreamExt;
 use payments_domain::event::EventType;
 use payments_domain::time::Timestamp;

@@ -2,8 +2,9 @@
 //! container's health check (the image has no curl) and for scripts waiting on a start.
 
 use crate::api::ApiError;
+use crate::api::Connection;
+use crate::error::CliError;
 use crate::output::Printer;
-use crate::{CliError, Connection};
 use reqwest::{Method, StatusCode};
 use std::time::Duration;
 

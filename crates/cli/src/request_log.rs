@@ -2,8 +2,8 @@
 //! oldest first, with the API's own filters.
 
 use crate::api::Api;
+use crate::error::CliError;
 use crate::output::Printer;
-use crate::CliError;
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -3,9 +3,9 @@
 //! of its requests, then prints the events it made.
 
 use crate::api::Api;
+use crate::error::CliError;
 use crate::fixtures::{self, Fixture, Source};
 use crate::output::Printer;
-use crate::CliError;
 use payments_domain::event::EventType;
 use serde_json::{json, Map, Value};
 

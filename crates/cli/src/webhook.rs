@@ -2,8 +2,8 @@
 //! (`POST /webhooks/:id/recover`).
 
 use crate::api::{segment, Api};
+use crate::error::CliError;
 use crate::output::Printer;
-use crate::CliError;
 use reqwest::Method;
 use serde_json::json;
 
@@ -21,7 +21,7 @@ pub enum WebhooksCommand {
 
 pub(crate) async fn run(api: &Api, command: WebhooksCommand, printer: &Printer) -> Result<(), CliError> {
     let WebhooksCommand::Recover { webhook_id, since } = command;
-    let since = unix_seconds(&since, crate::now().unix_seconds()).ok_or_else(|| {
+    let since = unix_seconds(&since, crate::error::now().unix_seconds()).ok_or_else(|| {
         CliError::Usage(format!("--since {since:?}: expected Unix seconds or a time ago such as 90m, 12h or 3d"))
     })?;
     let path = format!("/webhooks/{}/recover", segment(&webhook_id));

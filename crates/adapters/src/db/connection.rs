@@ -255,9 +255,9 @@ impl ConnectionManager {
     fn open(&self) -> Result<AnyConnection, ConnectError> {
         match self.url.backend {
             Backend::Postgres => {
-                // Statements keep PostgreSQL's default plan caching: lookups by key filter by the
-                // key alone (see `super::TenantRow`), so a cached generic plan cannot go bad as
-                // the tables grow.
+                // Statements keep PostgreSQL's default plan caching: a lookup's plan takes its key's
+                // index and no other (the listing indexes are partial on `seq > 0`, which only lists
+                // state: `super::Positive`), so a cached generic plan cannot go bad as the tables grow.
                 Ok(AnyConnection::Postgresql(PgConnection::establish(&self.url.target)?))
             }
             Backend::Sqlite => {

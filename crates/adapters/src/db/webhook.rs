@@ -99,6 +99,23 @@ pub(super) fn enabled_in(connection: &mut AnyConnection, scope: &Scope) -> Resul
 }
 
 impl DbSession<'_> {
+    /// The webhooks `query` selects, with their endpoints' health.
+    fn with_health(
+        &mut self,
+        query: webhooks::BoxedQuery<'_, super::connection::MultiBackend>,
+    ) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
+        let rows: Vec<(WebhookRow, i64, i64)> = query
+            .select((WebhookRow::as_select(), webhooks::unanswered_attempts, webhooks::retry_at_ms))
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        rows.into_iter()
+            .map(|(row, unanswered, retry_at_ms)| {
+                let health = EndpointHealth { unanswered, retry_at: Timestamp::from_unix_millis(retry_at_ms) };
+                Ok((row.into_domain()?, health))
+            })
+            .collect()
+    }
+
     fn webhook_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         let found = webhooks::table
             .filter(in_scope!(webhooks, scope))
@@ -179,29 +196,27 @@ impl WebhookRepository for DbSession<'_> {
         Ok(Page::from_overfetched(webhooks, page))
     }
 
-    fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
-        enabled_in(self.reading()?, scope)
+    fn enabled(&mut self, scope: &Scope) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
+        let enabled = webhooks::table
+            .filter(listed!(webhooks, scope))
+            .filter(webhooks::status.eq(WebhookStatus::Enabled.as_str()))
+            .into_boxed();
+        self.with_health(enabled)
     }
 
     fn endpoints(&mut self, ids: &[WebhookId]) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows: Vec<(WebhookRow, i64, i64)> = webhooks::table
-            .filter(webhooks::id.eq_any(ids.iter().map(WebhookId::as_str)))
-            .select((WebhookRow::as_select(), webhooks::unanswered_attempts, webhooks::retry_at_ms))
-            .load(self.reading()?)
-            .map_err(store_error)?;
-        rows.into_iter()
-            .map(|(row, unanswered, retry_at_ms)| {
-                let health = EndpointHealth { unanswered, retry_at: Timestamp::from_unix_millis(retry_at_ms) };
-                Ok((row.into_domain()?, health))
-            })
-            .collect()
+        // The delivery worker's, across accounts: it checks each webhook against its delivery's.
+        self.with_health(webhooks::table.filter(webhooks::id.eq_any(ids.iter().map(WebhookId::as_str))).into_boxed())
     }
 
-    fn set_health(&mut self, id: &WebhookId, health: &EndpointHealth) -> Result<(), StoreError> {
-        let update = diesel::update(webhooks::table.filter(webhooks::id.eq(id.to_string()))).set((
+    fn set_health(&mut self, webhook: &Webhook, health: &EndpointHealth) -> Result<(), StoreError> {
+        let of_webhook = webhooks::table
+            .filter(in_scope!(webhooks, webhook.account_id(), webhook.livemode()))
+            .filter(webhooks::id.eq(webhook.id().to_string()));
+        let update = diesel::update(of_webhook).set((
             webhooks::unanswered_attempts.eq(health.unanswered),
             webhooks::retry_at_ms.eq(health.retry_at.unix_millis()),
         ));

@@ -256,11 +256,12 @@ impl DeliveryRepository for DbSession<'_> {
         Ok(u64::try_from(moved).unwrap_or(u64::MAX))
     }
 
-    fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+    fn postpone(&mut self, webhook: &Webhook, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
         let until_ms = until.unix_millis();
         diesel::update(
             deliveries::table
-                .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
+                .filter(in_scope!(deliveries, webhook.account_id(), webhook.livemode()))
+                .filter(deliveries::webhook_id.eq(webhook.id().as_str()))
                 .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
                 .filter(deliveries::next_attempt_at_ms.lt(until_ms))
                 .filter(deliveries::lease_until_ms.le(now.unix_millis())),
@@ -271,11 +272,12 @@ impl DeliveryRepository for DbSession<'_> {
         .map_err(store_error)
     }
 
-    fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+    fn bring_forward(&mut self, webhook: &Webhook, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
         let now_ms = now.unix_millis();
         diesel::update(
             deliveries::table
-                .filter(deliveries::webhook_id.eq(webhook_id.as_str()))
+                .filter(in_scope!(deliveries, webhook.account_id(), webhook.livemode()))
+                .filter(deliveries::webhook_id.eq(webhook.id().as_str()))
                 .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
                 .filter(deliveries::next_attempt_at_ms.gt(now_ms))
                 .filter(deliveries::next_attempt_at_ms.lt(until.unix_millis()))

@@ -206,3 +206,150 @@ fn lookups_by_key_keep_to_their_key_on_sqlite() {
         }
     }
 }
+
+/// Repository methods whose queries name no tenant, each for a reason of its kind; every other
+/// method's statements name their account and mode (`in_scope!`, `listed!`, or the event stream's
+/// `streamed`). The list is exact: a new method that names no tenant fails the test below until it
+/// is added here, with its reason, and a method that came to name one must leave it.
+const NAME_NO_TENANT: [(&str, &str, Why); 49] = [
+    ("AccountRepository", "insert", Why::TheTenantItself),
+    ("AccountRepository", "find_key", Why::TheTenantItself),
+    ("AccountRepository", "find", Why::TheTenantItself),
+    ("AccountRepository", "count", Why::TheTenantItself),
+    ("AccountRepository", "lock_first_account", Why::TheTenantItself),
+    ("AccountRepository", "test_clock_offset", Why::TheTenantItself),
+    ("AccountRepository", "move_test_clock", Why::TheTenantItself),
+    ("AccountRepository", "with_moved_test_clock", Why::TheTenantItself),
+    ("AccountRepository", "list", Why::TheTenantItself),
+    ("AccountRepository", "delete_test_data", Why::TheTenantItself),
+    ("AccountRepository", "delete", Why::TheTenantItself),
+    ("AccountRepository", "has_test_data", Why::TheTenantItself),
+    ("AccountRepository", "export_test_data", Why::TheTenantItself),
+    ("AccountRepository", "import_test_data", Why::TheTenantItself),
+    ("BillingStatementRepository", "insert", Why::RowsCarryTheirTenant),
+    ("BillingStatementRepository", "find_for_page", Why::ACapability),
+    ("CheckoutSessionRepository", "insert", Why::RowsCarryTheirTenant),
+    ("CheckoutSessionRepository", "find_for_page", Why::ACapability),
+    ("ConsoleSessionRepository", "insert", Why::RowsCarryTheirTenant),
+    ("ConsoleSessionRepository", "find", Why::ACapability),
+    ("ConsoleSessionRepository", "touch", Why::ACapability),
+    ("ConsoleSessionRepository", "delete", Why::ACapability),
+    ("ConsoleSessionRepository", "delete_seen_before", Why::TheWorker),
+    ("CustomerRepository", "insert", Why::RowsCarryTheirTenant),
+    ("CustomerSessionRepository", "insert", Why::RowsCarryTheirTenant),
+    ("EventRepository", "append", Why::RowsCarryTheirTenant),
+    ("EventRepository", "find_many", Why::TheWorker),
+    ("IdempotencyRepository", "find", Why::ACapability),
+    ("IdempotencyRepository", "insert", Why::RowsCarryTheirTenant),
+    ("IdempotencyRepository", "complete", Why::ACapability),
+    ("IdempotencyRepository", "delete", Why::ACapability),
+    ("IdempotencyRepository", "delete_created_before", Why::TheWorker),
+    ("MailMessageRepository", "insert", Why::RowsCarryTheirTenant),
+    ("MailMessageRepository", "due", Why::TheWorker),
+    ("PaymentRepository", "insert", Why::RowsCarryTheirTenant),
+    ("PaymentIntentRepository", "insert", Why::RowsCarryTheirTenant),
+    ("PaymentIntentRepository", "find_by_redirect_token", Why::ACapability),
+    ("PaymentMethodRepository", "insert", Why::RowsCarryTheirTenant),
+    ("RefundRepository", "insert", Why::RowsCarryTheirTenant),
+    ("RequestLogRepository", "append", Why::RowsCarryTheirTenant),
+    ("SetupIntentRepository", "insert", Why::RowsCarryTheirTenant),
+    ("SetupIntentRepository", "find_by_redirect_token", Why::ACapability),
+    ("WebhookRepository", "insert", Why::RowsCarryTheirTenant),
+    ("WebhookRepository", "endpoints", Why::TheWorker),
+    ("DeliveryRepository", "insert", Why::RowsCarryTheirTenant),
+    ("DeliveryRepository", "due", Why::TheWorker),
+    ("DeliveryRepository", "claim", Why::TheWorker),
+    ("DeliveryRepository", "release", Why::TheWorker),
+    ("DeliveryRepository", "record_attempts", Why::RowsCarryTheirTenant),
+];
+
+/// Why a repository method's statements may name no tenant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// An insert: every row it writes carries its account and mode.
+    RowsCarryTheirTenant,
+    /// The accounts' own records: the tenant is what they are about (the operator API, sign-in).
+    TheTenantItself,
+    /// Found by a secret that names one object or record, whoever holds it: a hosted page's client
+    /// secret, a redirect page's token, a console session's or an idempotency key's digest.
+    ACapability,
+    /// The background workers and housekeeping, which work across accounts and check each object's
+    /// account themselves; never a request's path.
+    TheWorker,
+}
+
+/// `DeliveryRepository::backlog` (the metrics' view of every account's pending deliveries) is the
+/// workers' too; it is a statement over the whole table by design.
+const WHOLE_TABLE: [(&str, &str); 1] = [("DeliveryRepository", "backlog")];
+
+#[test]
+fn every_repository_query_names_its_tenant_or_says_why_not() {
+    let directory = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/db");
+    let mut naming_none = Vec::new();
+    for file in std::fs::read_dir(directory).unwrap() {
+        let source = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        for (repository, methods) in repository_impls(&source) {
+            for (method, body) in methods {
+                let names_tenant = ["in_scope!", "listed!", "streamed("].iter().any(|mark| body.contains(mark));
+                if !names_tenant {
+                    naming_none.push((repository.clone(), method));
+                }
+            }
+        }
+    }
+    let allowed: Vec<(String, String)> = NAME_NO_TENANT
+        .iter()
+        .map(|(repository, method, _)| (*repository, *method))
+        .chain(WHOLE_TABLE)
+        .map(|(repository, method)| (repository.to_owned(), method.to_owned()))
+        .collect();
+    for found in &naming_none {
+        assert!(
+            allowed.contains(found),
+            "{}::{} names no tenant: make it, or say why in NAME_NO_TENANT",
+            found.0,
+            found.1
+        );
+    }
+    for listed in &allowed {
+        assert!(naming_none.contains(listed), "{}::{} names its tenant now: take it off the list", listed.0, listed.1);
+    }
+}
+
+/// The `impl …Repository for DbSession` blocks of a source file: the repository, and each method's
+/// name and body.
+fn repository_impls(source: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut found = Vec::new();
+    let mut rest = source;
+    while let Some(at) = rest.find("impl ") {
+        rest = &rest[at + 5..];
+        let Some((repository, after)) = rest.split_once(" for DbSession<'_> {") else { break };
+        if !repository.ends_with("Repository") || repository.contains('\n') {
+            continue;
+        }
+        // The block ends where its braces close.
+        let mut depth = 1;
+        let end = after
+            .char_indices()
+            .find_map(|(index, c)| {
+                depth += match c {
+                    '{' => 1,
+                    '}' => -1,
+                    _ => 0,
+                };
+                (depth == 0).then_some(index)
+            })
+            .unwrap_or(after.len());
+        let block = &after[..end];
+        let mut methods = Vec::new();
+        let starts: Vec<usize> = block.match_indices("\n    fn ").map(|(index, _)| index).collect();
+        for (n, start) in starts.iter().enumerate() {
+            let body = &block[*start..starts.get(n + 1).copied().unwrap_or(block.len())];
+            let name = body.trim_start_matches("\n    fn ").split('(').next().unwrap_or_default().to_owned();
+            methods.push((name, body.to_owned()));
+        }
+        found.push((repository.to_owned(), methods));
+        rest = &after[end..];
+    }
+    found
+}

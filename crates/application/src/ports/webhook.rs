@@ -37,14 +37,14 @@ pub trait WebhookRepository {
     /// [`StoreError::UnknownCursor`]; storage failures.
     fn list(&mut self, scope: &Scope, filter: &WebhookFilter, page: &PageRequest) -> Result<Page<Webhook>, StoreError>;
 
-    /// The enabled webhooks of the scope.
+    /// The enabled webhooks of the scope, with their endpoints' health.
     ///
     /// # Errors
     /// Storage failures.
-    fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError>;
+    fn enabled(&mut self, scope: &Scope) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError>;
 
-    /// The webhooks of `ids` that exist, of any account (for the delivery worker, which checks each
-    /// against its delivery's account), with their endpoints' health.
+    /// The webhooks of `ids` that exist, of any account (for the delivery worker alone, which checks
+    /// each against its delivery's account), with their endpoints' health.
     ///
     /// # Errors
     /// Storage failures.
@@ -55,7 +55,7 @@ pub trait WebhookRepository {
     ///
     /// # Errors
     /// Storage failures.
-    fn set_health(&mut self, id: &WebhookId, health: &EndpointHealth) -> Result<(), StoreError>;
+    fn set_health(&mut self, webhook: &Webhook, health: &EndpointHealth) -> Result<(), StoreError>;
 }
 
 /// Checks that a webhook URL may be used in a mode.

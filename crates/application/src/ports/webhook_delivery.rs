@@ -114,7 +114,7 @@ pub trait DeliveryRepository {
     ///
     /// # Errors
     /// Storage failures.
-    fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
+    fn postpone(&mut self, webhook: &Webhook, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
 
     /// Makes the webhook's pending deliveries that would fall due after `now` but before `until`
     /// due at `now` (see [`Delivery::bring_forward`]), but those leased at `now`; returns how many
@@ -122,7 +122,7 @@ pub trait DeliveryRepository {
     ///
     /// # Errors
     /// Storage failures.
-    fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
+    fn bring_forward(&mut self, webhook: &Webhook, until: Timestamp, now: Timestamp) -> Result<u64, StoreError>;
 
     /// Requeues the webhook's deliveries that failed at or after `since` as `recovery` says (see
     /// [`Delivery::recover`]), with a new retry window. Returns how many.

@@ -106,7 +106,7 @@ impl WebhookService {
             if let Some(moves) = new_receiver.map(|moves| moves.due_from(self.clock.now())) {
                 // Another receiver: what the old one did says nothing of it.
                 repositories.deliveries().move_all(&webhook, &moves)?;
-                repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
+                repositories.webhooks().set_health(&webhook, &EndpointHealth::ANSWERING)?;
             }
             Ok(webhook)
         })
@@ -205,7 +205,7 @@ impl WebhookService {
             let recovery = webhook.recovery(now);
             let requeued = repositories.deliveries().recover(&webhook, since, &recovery)?;
             if requeued > 0 && recovery.to == DeliveryStatus::Pending {
-                repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
+                repositories.webhooks().set_health(&webhook, &EndpointHealth::ANSWERING)?;
             }
             Ok((webhook, requeued))
         })
@@ -228,7 +228,7 @@ impl WebhookService {
             if moves.due_at.is_some() {
                 // Enabled: its deliveries are due at once, and the endpoint is tried afresh (a
                 // back-off from before would keep them waiting).
-                repositories.webhooks().set_health(webhook.id(), &EndpointHealth::ANSWERING)?;
+                repositories.webhooks().set_health(&webhook, &EndpointHealth::ANSWERING)?;
             }
             Ok(webhook)
         })

@@ -90,14 +90,12 @@ impl WebhookDeliveryService {
         let now = self.clock.now();
         let until = now.plus_millis(by_millis.saturating_add(1));
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let ids: Vec<WebhookId> =
-                repositories.webhooks().enabled(scope)?.iter().map(|hook| hook.id().clone()).collect();
             let mut moved = 0;
-            for (webhook, health) in repositories.webhooks().endpoints(&ids)? {
+            for (webhook, health) in repositories.webhooks().enabled(scope)? {
                 if health.is_backed_off(now) && health.retry_at < until {
-                    repositories.webhooks().set_health(webhook.id(), &EndpointHealth { retry_at: now, ..health })?;
+                    repositories.webhooks().set_health(&webhook, &EndpointHealth { retry_at: now, ..health })?;
                 }
-                moved += repositories.deliveries().bring_forward(webhook.id(), until, now)?;
+                moved += repositories.deliveries().bring_forward(&webhook, until, now)?;
             }
             Ok(moved)
         })
@@ -139,7 +137,7 @@ impl WebhookDeliveryService {
                 .collect();
             let mut load = load.clone();
             let mut chosen = Vec::new();
-            let mut backed_off: HashMap<&WebhookId, EndpointHealth> = HashMap::new();
+            let mut backed_off: HashMap<&WebhookId, (&Webhook, EndpointHealth)> = HashMap::new();
             for delivery in &due {
                 // A delivery goes only to a webhook of its own account and mode.
                 let Some((webhook, health)) = endpoints.get(delivery.webhook_id()).filter(|(webhook, _)| {
@@ -148,7 +146,7 @@ impl WebhookDeliveryService {
                     continue;
                 };
                 if health.is_backed_off(now) {
-                    backed_off.insert(delivery.webhook_id(), *health);
+                    backed_off.insert(delivery.webhook_id(), (webhook, *health));
                     continue;
                 }
                 if !load.admits(delivery, *health) {
@@ -165,8 +163,8 @@ impl WebhookDeliveryService {
             let claimed: Vec<_> = chosen.into_iter().filter(|(delivery, _, _)| taken.contains(delivery.id())).collect();
             // Deliveries that fell due while their endpoint is backed off wait with it, so later
             // looks do not find them again.
-            for (webhook_id, health) in backed_off {
-                repositories.deliveries().postpone(webhook_id, health.retry_at, now)?;
+            for (webhook, health) in backed_off.into_values() {
+                repositories.deliveries().postpone(webhook, health.retry_at, now)?;
             }
             let event_ids: Vec<EventId> = distinct(claimed.iter().map(|(delivery, _, _)| delivery.event_id()));
             let events: HashMap<EventId, Event> = repositories
@@ -263,9 +261,9 @@ impl WebhookDeliveryService {
             if after == before {
                 continue;
             }
-            repositories.webhooks().set_health(webhook.id(), &after)?;
+            repositories.webhooks().set_health(&webhook, &after)?;
             if after.is_backed_off(now) && after.retry_at != before.retry_at {
-                repositories.deliveries().postpone(webhook.id(), after.retry_at, now)?;
+                repositories.deliveries().postpone(&webhook, after.retry_at, now)?;
             }
         }
         Ok(())

@@ -50,7 +50,8 @@ use payments_domain::retry::RetrySchedule;
 use payments_domain::setup_intent::{NewSetupIntent, PendingSetup, SetupIntent, SetupIntentStatus};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{
-    DeliveryMove, DeliveryStatus, NewWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookStatus, WebhookUrl,
+    DeliveryMove, DeliveryStatus, NewWebhook, StoredWebhook, Webhook, WebhookChanges, WebhookSecret, WebhookStatus,
+    WebhookUrl,
 };
 use payments_domain::webhook_delivery::{AttemptOutcome, Delivery, EndpointHealth};
 use std::any::Any;
@@ -944,7 +945,7 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
     write(store, |r| r.webhooks().update(&first, version));
     assert_eq!(read(store, |r| r.webhooks().find(&scope, first.id())), Some(first.clone()), "with its previous secret");
     let enabled = read(store, |r| r.webhooks().enabled(&scope));
-    assert_eq!(enabled.iter().map(|w| w.id().clone()).collect::<Vec<_>>(), vec![second.id().clone()]);
+    assert_eq!(enabled, vec![(second.clone(), EndpointHealth::ANSWERING)]);
     let id = |w: &Webhook| w.id().to_string();
     let all = read(store, |r| r.webhooks().list(&scope, &WebhookFilter::default(), &PageRequest::default()));
     assert_eq!(ids(&all, id), vec![id(&second), id(&first)], "newest first");
@@ -968,15 +969,38 @@ pub fn webhooks_are_stored_listed_and_filtered(store: &dyn UnitOfWork) {
     assert_eq!(endpoints.len(), 2);
     assert!(endpoints.iter().all(|(_, health)| *health == EndpointHealth::ANSWERING), "never tried: answering");
     let backed_off = EndpointHealth { unanswered: 3, retry_at: at(100) };
-    write(store, |r| r.webhooks().set_health(first.id(), &backed_off));
+    write(store, |r| r.webhooks().set_health(&first, &backed_off));
     let endpoints = read(store, |r| r.webhooks().endpoints(std::slice::from_ref(first.id())));
     assert_eq!(endpoints, vec![(first.clone(), backed_off)], "the webhook's version stays");
+    // Another account's or mode's webhook of the same id is none of this one's business.
+    write(store, |r| r.webhooks().set_health(&in_other_mode(&first), &EndpointHealth::ANSWERING));
+    let endpoints = read(store, |r| r.webhooks().endpoints(std::slice::from_ref(first.id())));
+    assert_eq!(endpoints, vec![(first.clone(), backed_off)], "unchanged by another mode's");
     write(store, |r| r.webhooks().delete(&first));
     assert_eq!(read(store, |r| r.webhooks().find(&scope, first.id())), None);
     assert!(read(store, |r| r.webhooks().endpoints(std::slice::from_ref(first.id()))).is_empty());
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.webhooks().find(&elsewhere, second.id())), None);
     assert!(read(store, |r| r.webhooks().enabled(&elsewhere)).is_empty());
+}
+
+/// The same webhook as it would be in the other mode of its account: what a query that forgot the
+/// tenant would mistake for it.
+fn in_other_mode(hook: &Webhook) -> Webhook {
+    Webhook::restore(StoredWebhook {
+        id: hook.id().clone(),
+        account_id: hook.account_id().clone(),
+        livemode: !hook.livemode(),
+        url: hook.url().clone(),
+        events: hook.events().to_vec(),
+        description: hook.description().cloned(),
+        secret_key: hook.secret_key().clone(),
+        previous_secret: hook.previous_secret().cloned(),
+        status: hook.status(),
+        created_at: hook.created_at(),
+        updated_at: hook.updated_at(),
+        version: hook.version(),
+    })
 }
 
 /// A webhook of account "acme" and its delivery of one event, which failed for good at 50.
@@ -1135,15 +1159,17 @@ pub fn deliveries_are_leased_settled_and_moved(store: &dyn UnitOfWork) {
 
     // Backed off: due ones wait until then, a leased one is left to its sender, later ones stay.
     assert_eq!(write(store, |r| r.deliveries().claim(std::slice::from_ref(second.id()), "a", at(43), at(90))).len(), 1);
-    assert_eq!(write(store, |r| r.deliveries().postpone(hook.id(), at(45), at(43))), 1);
+    assert_eq!(write(store, |r| r.deliveries().postpone(&hook, at(45), at(43))), 1);
     assert!(read(store, |r| r.deliveries().due(at(44), 10, &everything)).is_empty());
     let waited = read(store, |r| r.deliveries().due(at(45), 10, &everything));
     assert_eq!(waited.iter().map(|d| (d.id(), d.next_attempt_at())).collect::<Vec<_>>(), vec![(first.id(), at(45))]);
-    assert_eq!(write(store, |r| r.deliveries().postpone(hook.id(), at(44), at(43))), 0, "never earlier");
+    assert_eq!(write(store, |r| r.deliveries().postpone(&hook, at(44), at(43))), 0, "never earlier");
     first.postpone(at(45));
     // A test clock jumped over the wait: due at once, but a leased one is left to its sender.
-    assert_eq!(write(store, |r| r.deliveries().bring_forward(hook.id(), at(46), at(44))), 1);
-    assert_eq!(write(store, |r| r.deliveries().bring_forward(hook.id(), at(46), at(44))), 0, "already due");
+    let elsewhere_hook = in_other_mode(&hook);
+    assert_eq!(write(store, |r| r.deliveries().bring_forward(&elsewhere_hook, at(46), at(44))), 0, "another mode's");
+    assert_eq!(write(store, |r| r.deliveries().bring_forward(&hook, at(46), at(44))), 1);
+    assert_eq!(write(store, |r| r.deliveries().bring_forward(&hook, at(46), at(44))), 0, "already due");
     assert!(first.bring_forward(at(46), at(44)));
     let brought = read(store, |r| r.deliveries().due(at(44), 10, &everything));
     assert_eq!(brought.iter().map(|d| (d.id(), d.next_attempt_at())).collect::<Vec<_>>(), vec![(first.id(), at(44))]);

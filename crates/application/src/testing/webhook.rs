@@ -43,12 +43,12 @@ impl WebhookRepository for State {
         filtered_page_of(&in_scope, |w| w.id().as_str(), matches, page)
     }
 
-    fn enabled(&mut self, scope: &Scope) -> Result<Vec<Webhook>, StoreError> {
+    fn enabled(&mut self, scope: &Scope) -> Result<Vec<(Webhook, EndpointHealth)>, StoreError> {
         Ok(self
             .webhooks
             .iter()
             .filter(|w| in_scope_of(w.account_id(), w.livemode(), scope) && w.status() == WebhookStatus::Enabled)
-            .cloned()
+            .map(|w| (w.clone(), self.endpoint_health.get(w.id()).copied().unwrap_or(EndpointHealth::ANSWERING)))
             .collect())
     }
 
@@ -61,9 +61,10 @@ impl WebhookRepository for State {
             .collect())
     }
 
-    fn set_health(&mut self, id: &WebhookId, health: &EndpointHealth) -> Result<(), StoreError> {
-        if self.webhooks.iter().any(|w| w.id() == id) {
-            self.endpoint_health.insert(id.clone(), *health);
+    fn set_health(&mut self, webhook: &Webhook, health: &EndpointHealth) -> Result<(), StoreError> {
+        let ours = |w: &&Webhook| w.id() == webhook.id() && w.account_id() == webhook.account_id();
+        if self.webhooks.iter().any(|w| ours(&w) && w.livemode() == webhook.livemode()) {
+            self.endpoint_health.insert(webhook.id().clone(), *health);
         }
         Ok(())
     }

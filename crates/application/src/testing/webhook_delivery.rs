@@ -3,7 +3,7 @@
 use super::{in_scope_of, State};
 use crate::ports::{DeliveryAttempt, DeliveryBacklog, DeliveryRepository, PassOver, StoreError};
 use crate::scope::Scope;
-use payments_domain::ids::{DeliveryId, EventId, WebhookId};
+use payments_domain::ids::{DeliveryId, EventId};
 use payments_domain::time::Timestamp;
 use payments_domain::webhook::{DeliveryMove, DeliveryStatus, Webhook};
 use payments_domain::webhook_delivery::Delivery;
@@ -37,11 +37,16 @@ impl State {
     /// returns how many moved.
     fn move_each_unleased(
         &mut self,
-        webhook_id: &WebhookId,
+        webhook: &Webhook,
         now: Timestamp,
         mut step: impl FnMut(&mut Delivery) -> bool,
     ) -> u64 {
-        let unleased = |d: &&mut LeasedDelivery| d.delivery.webhook_id() == webhook_id && d.lease_until <= now;
+        let unleased = |d: &&mut LeasedDelivery| {
+            d.delivery.webhook_id() == webhook.id()
+                && d.delivery.account_id() == webhook.account_id()
+                && d.delivery.livemode() == webhook.livemode()
+                && d.lease_until <= now
+        };
         self.deliveries.iter_mut().filter(unleased).map(|leased| u64::from(step(&mut leased.delivery))).sum()
     }
 
@@ -132,12 +137,12 @@ impl DeliveryRepository for State {
         Ok(self.move_each_of(webhook, |delivery| delivery.apply(change)))
     }
 
-    fn postpone(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
-        Ok(self.move_each_unleased(webhook_id, now, |delivery| delivery.postpone(until)))
+    fn postpone(&mut self, webhook: &Webhook, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        Ok(self.move_each_unleased(webhook, now, |delivery| delivery.postpone(until)))
     }
 
-    fn bring_forward(&mut self, webhook_id: &WebhookId, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
-        Ok(self.move_each_unleased(webhook_id, now, |delivery| delivery.bring_forward(until, now)))
+    fn bring_forward(&mut self, webhook: &Webhook, until: Timestamp, now: Timestamp) -> Result<u64, StoreError> {
+        Ok(self.move_each_unleased(webhook, now, |delivery| delivery.bring_forward(until, now)))
     }
 
     fn recover(&mut self, webhook: &Webhook, since: Timestamp, recovery: &DeliveryMove) -> Result<u64, StoreError> {
