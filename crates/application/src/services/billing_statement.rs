@@ -6,6 +6,7 @@ use super::account::merchant_name;
 use super::customer::live_customer;
 use super::due::{Due, DueKind};
 use super::event::EventLog;
+use super::intent_owner::ensure_owner_may_end;
 use super::payment_intent::{load_view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::Access;
 use crate::error::{ApplicationError, StateRefusal};
@@ -29,7 +30,7 @@ use payments_domain::ids::{
 use payments_domain::mail_message::MailMessage;
 use payments_domain::metadata::Metadata;
 use payments_domain::money::Currency;
-use payments_domain::payment_intent::{CardOptions, IntentOwner, NewPaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::{CardOptions, IntentOwner, NewPaymentIntent};
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::statement_descriptor::StatementDescriptor;
@@ -279,7 +280,8 @@ impl BillingStatementService {
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let before = load(repositories, scope, id)?;
                 let amount = before.finalizable(now)?;
-                let mut customer = self.customer_of(repositories, scope, &before)?;
+                let mut customer =
+                    self.customer_of(repositories, scope, &before, BillingStatementOperation::Finalize)?;
                 let customer_version = customer.version;
                 let number = BillingStatement::take_number(&mut customer, now)?;
                 repositories.customers().update(&customer, customer_version)?;
@@ -318,8 +320,8 @@ impl BillingStatementService {
         })
     }
 
-    /// The statement `id` with what the merchant may do to it now: what the domain allows, and
-    /// what this service refuses besides (a live statement cannot be sent without a mail server).
+    /// The statement `id` with what the merchant may do to it now: what the domain allows, less
+    /// what this service refuses besides ([`BillingStatementService::ensure_service_allows`]).
     ///
     /// # Errors
     /// `resource_not_found`; storage failures.
@@ -330,11 +332,12 @@ impl BillingStatementService {
     ) -> Result<(BillingStatementView, Vec<BillingStatementOperation>), ApplicationError> {
         let now = self.clock.now_in(scope)?;
         let view = self.retrieve(scope, id)?;
-        let mails = !scope.livemode() || self.mail_delivers;
         let allowed = BillingStatementOperation::ALL
             .into_iter()
             .filter(|operation| view.statement.allows(*operation, now))
-            .filter(|operation| *operation != BillingStatementOperation::Send || mails)
+            .filter(|operation| {
+                self.ensure_service_allows(scope, *operation, &view.customer, view.payment_intent.as_ref()).is_ok()
+            })
             .collect();
         Ok((view, allowed))
     }
@@ -351,12 +354,7 @@ impl BillingStatementService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let statement = load(repositories, scope, id)?;
             statement.ensure_open("send")?;
-            if scope.livemode() && !self.mail_delivers {
-                return Err(ApplicationError::NotConfigured(
-                    "No mail server is configured, so live billing statements cannot be sent.".into(),
-                ));
-            }
-            let customer = self.customer_of(repositories, scope, &statement)?;
+            let customer = self.customer_of(repositories, scope, &statement, BillingStatementOperation::Send)?;
             let view = self.complete_view(repositories, scope, statement, Some(customer))?;
             let content = self.composer.billing_statement(StatementNotice {
                 statement: &view.statement,
@@ -385,7 +383,7 @@ impl BillingStatementService {
     /// `resource_invalid_state` unless open, or while its payment is processing;
     /// `resource_not_found`; storage failures.
     pub fn void(&self, scope: &Scope, id: &str) -> Result<BillingStatementView, ApplicationError> {
-        self.close(scope, id, BillingStatement::void, EventType::BillingStatementVoided)
+        self.close(scope, id, BillingStatementOperation::Void)
     }
 
     /// Marks an open statement uncollectible and cancels its payment intent.
@@ -393,16 +391,21 @@ impl BillingStatementService {
     /// # Errors
     /// As [`BillingStatementService::void`].
     pub fn mark_uncollectible(&self, scope: &Scope, id: &str) -> Result<BillingStatementView, ApplicationError> {
-        self.close(scope, id, BillingStatement::mark_uncollectible, EventType::BillingStatementMarkedUncollectible)
+        self.close(scope, id, BillingStatementOperation::MarkUncollectible)
     }
 
+    /// Ends an open statement by `operation` (void or mark uncollectible), and cancels its intent.
     fn close(
         &self,
         scope: &Scope,
         id: &str,
-        transition: fn(&mut BillingStatement, Timestamp) -> Result<(), payments_domain::error::DomainError>,
-        event_type: EventType,
+        operation: BillingStatementOperation,
     ) -> Result<BillingStatementView, ApplicationError> {
+        type Transition = fn(&mut BillingStatement, Timestamp) -> Result<(), payments_domain::error::DomainError>;
+        let (transition, event_type): (Transition, _) = match operation {
+            BillingStatementOperation::Void => (BillingStatement::void, EventType::BillingStatementVoided),
+            _ => (BillingStatement::mark_uncollectible, EventType::BillingStatementMarkedUncollectible),
+        };
         retry_on_conflict(|| {
             let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
@@ -412,12 +415,8 @@ impl BillingStatementService {
                 // The view before, read before the intent is canceled: the event's previous attributes.
                 let old = self.complete_view(repositories, scope, before, None)?;
                 let mut intent_after = None;
+                self.ensure_service_allows(scope, operation, &old.customer, old.payment_intent.as_ref())?;
                 if let Some(intent) = &old.payment_intent {
-                    if intent.intent.status() == PaymentIntentStatus::Processing {
-                        return Err(ApplicationError::InvalidState(StateRefusal::PaymentProcessing {
-                            resource: "billing statement",
-                        }));
-                    }
                     let canceled = self.payment_intents.abandon_within(repositories, scope, intent.intent.id(), now)?;
                     intent_after = Some(canceled);
                 }
@@ -687,18 +686,54 @@ impl BillingStatementService {
         Ok(BillingStatementView { statement, customer, payment_intent, merchant_name })
     }
 
-    /// The statement's customer, which must not be deleted to finalize or send.
+    /// The statement's customer, when this service allows `operation` with it
+    /// ([`BillingStatementService::ensure_service_allows`]).
     fn customer_of(
         &self,
         repositories: &mut dyn Repositories,
         scope: &Scope,
         statement: &BillingStatement,
+        operation: BillingStatementOperation,
     ) -> Result<Customer, ApplicationError> {
-        live_customer(repositories, scope, statement.customer_id()).map_err(|_| {
+        let customer = repositories.customers().find(scope, statement.customer_id())?.ok_or_else(|| {
             ApplicationError::InvalidState(StateRefusal::StatementCustomerDeleted {
                 customer_id: statement.customer_id().to_string(),
             })
-        })
+        })?;
+        self.ensure_service_allows(scope, operation, &customer, None)?;
+        Ok(customer)
+    }
+
+    /// What this service refuses besides the domain's transitions: a live statement cannot be sent
+    /// without a mail server; a deleted customer's statement cannot be finalized or sent; a
+    /// statement cannot be ended while its payment is processing.
+    ///
+    /// # Errors
+    /// `service_unavailable`, `resource_invalid_state`.
+    fn ensure_service_allows(
+        &self,
+        scope: &Scope,
+        operation: BillingStatementOperation,
+        customer: &Customer,
+        intent: Option<&PaymentIntentView>,
+    ) -> Result<(), ApplicationError> {
+        match operation {
+            BillingStatementOperation::Send if scope.livemode() && !self.mail_delivers => {
+                Err(ApplicationError::NotConfigured(
+                    "No mail server is configured, so live billing statements cannot be sent.".into(),
+                ))
+            }
+            BillingStatementOperation::Finalize | BillingStatementOperation::Send if customer.is_deleted() => {
+                Err(ApplicationError::InvalidState(StateRefusal::StatementCustomerDeleted {
+                    customer_id: customer.id.to_string(),
+                }))
+            }
+            BillingStatementOperation::Void | BillingStatementOperation::MarkUncollectible => match intent {
+                Some(intent) => ensure_owner_may_end(&intent.intent, "billing statement"),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
     }
 
     fn present(&self, view: &BillingStatementView) -> Value {

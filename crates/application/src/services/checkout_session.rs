@@ -3,6 +3,7 @@
 
 use super::due::{Due, DueKind};
 use super::event::EventLog;
+use super::intent_owner::{ensure_owner_may_end, owner_may_end};
 use super::payment_intent::{view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::{check_redirect_url, Access};
 use crate::error::{ApplicationError, StateRefusal};
@@ -15,7 +16,7 @@ use crate::scope::Scope;
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus, NewCheckoutSession, NewLineItem};
 use payments_domain::event::EventType;
 use payments_domain::ids::{CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, RANDOM_PART_LENGTH};
-use payments_domain::payment_intent::{IntentOwner, NewPaymentIntent, PaymentIntent, PaymentIntentStatus};
+use payments_domain::payment_intent::{IntentOwner, NewPaymentIntent, PaymentIntent};
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
@@ -27,6 +28,17 @@ const RESOURCE: &str = "checkout_session";
 pub struct CheckoutSessionView {
     pub session: CheckoutSession,
     pub payment_intent: PaymentIntentView,
+}
+
+impl CheckoutSessionView {
+    /// Whether the merchant may expire the session now, as [`CheckoutSessionService::expire`]
+    /// decides: the domain's transition takes it (tried on a copy), and its payment is not
+    /// processing.
+    #[must_use]
+    pub fn expirable(&self) -> bool {
+        let mut session = self.session.clone();
+        session.expire(self.session.updated_at()).is_ok() && owner_may_end(&self.payment_intent.intent)
+    }
 }
 
 /// What the hosted page of a session shows, found by its client secret.
@@ -238,11 +250,7 @@ impl CheckoutSessionService {
         session.expire(now)?;
         let intent = load_intent(repositories, scope, &before)?;
         let intent_before = view(repositories, scope, intent)?;
-        if intent_before.intent.status() == PaymentIntentStatus::Processing {
-            return Err(ApplicationError::InvalidState(StateRefusal::PaymentProcessing {
-                resource: "checkout session",
-            }));
-        }
+        ensure_owner_may_end(&intent_before.intent, RESOURCE)?;
         let intent_after = self.payment_intents.abandon_within(repositories, scope, intent_before.intent.id(), now)?;
         repositories.checkout_sessions().update(&session, before.version())?;
         let log = EventLog::new(self.ids.as_ref(), self.presenter.as_ref(), scope, now, self.clock.as_ref());

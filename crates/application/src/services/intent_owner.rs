@@ -68,6 +68,26 @@ pub(crate) fn intent_paid(
     }
 }
 
+/// Whether the owner of `intent` may end it now (expire the session, void the statement): not
+/// while its payment is processing, whose outcome the owner must wait for.
+#[must_use]
+pub(crate) fn owner_may_end(intent: &PaymentIntent) -> bool {
+    intent.status() != PaymentIntentStatus::Processing
+}
+
+/// Refuses to end `owner` (`"checkout session"`, `"billing statement"`) while `intent`'s payment
+/// is processing ([`owner_may_end`]).
+///
+/// # Errors
+/// `resource_invalid_state`.
+pub(crate) fn ensure_owner_may_end(intent: &PaymentIntent, owner: &'static str) -> Result<(), ApplicationError> {
+    if owner_may_end(intent) {
+        Ok(())
+    } else {
+        Err(ApplicationError::InvalidState(StateRefusal::PaymentProcessing { resource: owner }))
+    }
+}
+
 fn missing_owner() -> ApplicationError {
     ApplicationError::internal("an owned payment intent's owner is missing")
 }

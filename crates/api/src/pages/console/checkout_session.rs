@@ -94,7 +94,7 @@ async fn detail(
             })
             .collect(),
     };
-    let actions = if session.status() == CheckoutSessionStatus::Active {
+    let actions = if view.expirable() {
         vec![ActionForm {
             title: "Expire",
             path: format!("{LIST}/{}/expire", session.id()),
