@@ -6,10 +6,12 @@
 //! server cannot be reached the test fails: PostgreSQL tests are never skipped silently.
 
 use super::connection::Backend;
-use diesel::connection::SimpleConnection;
+use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection};
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
 use rand::distr::{Alphanumeric, SampleString};
+use std::cell::Cell;
 use std::path::PathBuf;
+use std::sync::Once;
 
 /// The variable naming the PostgreSQL server for tests.
 pub const POSTGRES_URL_VARIABLE: &str = "PAYMENTS_TEST_POSTGRES_URL";
@@ -268,4 +270,41 @@ mod tests {
         assert_eq!(with_database("postgres://u@h", "x"), "postgres://u@h/x");
         assert_eq!(with_database("postgres://u@h/db?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
     }
+}
+
+thread_local! {
+    /// The statements this thread sent since [`count_statements`] began counting, if it is.
+    static STATEMENTS: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Counts each statement a connection starts, for the thread that sends it.
+struct StatementCounter;
+
+impl Instrumentation for StatementCounter {
+    fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
+        if let InstrumentationEvent::StartQuery { .. } = event {
+            STATEMENTS.with(|count| count.set(count.get().map(|sent| sent + 1)));
+        }
+    }
+}
+
+/// Makes every connection established from now on count its statements for [`count_statements`];
+/// call it before the pool to be measured opens. Connections of other tests count too, into
+/// their own threads' counters, which nobody reads.
+pub fn count_every_connections_statements() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        diesel::connection::set_default_instrumentation(|| Some(Box::new(StatementCounter)))
+            .expect("set the default instrumentation");
+    });
+}
+
+/// Runs `run` on this thread and returns what it returns with the number of statements (each
+/// query, `BEGIN` and `COMMIT`) it sent through connections set up by
+/// [`count_every_connections_statements`].
+pub fn count_statements<T>(run: impl FnOnce() -> T) -> (T, usize) {
+    STATEMENTS.with(|count| count.set(Some(0)));
+    let result = run();
+    let sent = STATEMENTS.with(|count| count.replace(None)).unwrap_or_default();
+    (result, sent)
 }

@@ -13,11 +13,11 @@ on_both_backends!(
     sessions_are_invisible_to_other_accounts_and_modes,
 );
 
-const ALL_ENABLED: &str = "components[][component]=payment_element&components[][feature]=payment_method_redisplay\
+pub(crate) const ALL_ENABLED: &str = "components[][component]=payment_element&components[][feature]=payment_method_redisplay\
     &components[][value]=enabled&components[][component]=payment_element&components[][feature]=payment_method_remove\
     &components[][value]=enabled";
 
-async fn saved_card(app: &TestApp, customer_id: &str) -> String {
+pub(crate) async fn saved_card(app: &TestApp, customer_id: &str) -> String {
     let (status, intent) =
         app.post("/setup_intents", &format!("customer_id={customer_id}&payment_methods[]=card")).await;
     assert_eq!(status, 200, "{intent}");

@@ -31,7 +31,7 @@ pub use billing_statement::{
 };
 pub use checkout_session::{CheckoutPage, CheckoutSessionService, CheckoutSessionView};
 pub use console_session::{caller_of, ConsoleSessionService, SignedIn};
-pub use customer::CustomerService;
+pub use customer::{CustomerPage, CustomerService};
 pub use customer_session::{CustomerSessionService, CustomerSessionView};
 pub use due_work::DueWork;
 pub use event::EventService;

@@ -8,15 +8,12 @@ use crate::representation::customer::CustomerResource;
 use crate::routes::customer::list_request;
 use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
-use payments_application::pagination::PageRequest;
-use payments_application::ports::{BillingStatementFilter, PaymentIntentFilter};
-use payments_application::services::Access;
-use payments_application::ApplicationError;
+use payments_application::services::CustomerPage;
 use payments_domain::customer::Customer;
 
 const LIST: &str = "/dashboard/customers";
 /// Related objects shown on a customer's page, of each kind.
-const RELATED: i64 = 20;
+const RELATED: u32 = 20;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     super::pages(config, LIST, list, detail);
@@ -52,28 +49,18 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
 
 async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
-    let loaded = load(move || {
-        let now = services.clock.now_in(&scope)?;
-        let customer = services.customers.retrieve(&scope, &id)?;
-        if customer.is_deleted() {
-            return Err(ApplicationError::NotFound { resource: "customer", id: id.to_string() });
-        }
-        let page = PageRequest::new(Some(RELATED), None, None).map_err(ApplicationError::Validation)?;
-        let methods = services.payment_methods.list(&scope, &id, Access::SecretKey, &page)?.data;
-        let statements =
-            BillingStatementFilter { customer_id: Some(customer.id.clone()), ..BillingStatementFilter::default() };
-        let statements = services.billing_statements.list(&scope, &statements, &page)?.data;
-        let sessions = services.customer_sessions.of_customer(&scope, &id, u32::try_from(RELATED).unwrap_or(20))?;
-        let intents =
-            PaymentIntentFilter { customers: Some(vec![customer.id.clone()]), ..PaymentIntentFilter::default() };
-        let intents = services.payment_intents.list(&scope, intents, None, &page)?.data;
-        Ok((customer, methods, statements, sessions, intents, now))
-    })
-    .await;
-    let (customer, methods, statements, sessions, intents, now) = match loaded {
-        Ok(loaded) => loaded,
+    let page = match load(move || services.customers.page(&scope, &id, RELATED)).await {
+        Ok(page) => page,
         Err(response) => return response,
     };
+    let CustomerPage {
+        customer,
+        payment_intents: intents,
+        payment_methods: methods,
+        billing_statements,
+        customer_sessions: sessions,
+        now,
+    } = page;
     let facts = vec![
         ("E-mail", Cell::text(customer.email.as_str())),
         ("Created", Cell::text(date_time(customer.created_at))),
@@ -119,10 +106,9 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
             "Billing statements",
             Table {
                 headers: vec!["Amount", "Status", "Billing statement", "Created"],
-                rows: statements
+                rows: billing_statements
                     .iter()
-                    .map(|view| {
-                        let statement = &view.statement;
+                    .map(|statement| {
                         vec![
                             Cell::pesos(statement.amount()),
                             Cell::status(statement.status().as_str()),
