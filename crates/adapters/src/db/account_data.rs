@@ -22,8 +22,9 @@ macro_rules! in_modes {
     };
 }
 
-/// Every table holding an account's rows, children before their parents.
-const TABLES_CHILDREN_FIRST: [&str; 20] = [
+/// Every table holding an account's rows, children before their parents. This list and the two
+/// below are checked against the migrated schema on both backends (`tests/storage/account_tables.rs`).
+pub const TABLES_CHILDREN_FIRST: [&str; 20] = [
     "webhook_delivery_attempts",
     "webhook_deliveries",
     "mail_messages",
@@ -49,7 +50,7 @@ const TABLES_CHILDREN_FIRST: [&str; 20] = [
 /// The tables that make up a mode's objects, parents before their children, each with the order
 /// its rows were written in. Delivery history, the mail outbox, the request log, idempotency keys
 /// and console sign-ins are the running service's records, not objects: they stay behind.
-const EXPORTED_PARENTS_FIRST: [(&str, &str); 14] = [
+pub const EXPORTED_PARENTS_FIRST: [(&str, &str); 14] = [
     ("customers", "seq"),
     ("customer_metadata", "customer_id, key"),
     ("payment_methods", "seq"),
@@ -69,7 +70,7 @@ const EXPORTED_PARENTS_FIRST: [(&str, &str); 14] = [
 /// The columns of exported tables that name another object, and the table of that object. An
 /// imported row may name an object no longer stored (a saved card since deleted), but never one of
 /// another account or mode.
-const REFERENCES: [(&str, &str, &str); 17] = [
+pub const REFERENCES: [(&str, &str, &str); 17] = [
     ("customer_metadata", "customer_id", "customers"),
     ("payment_methods", "customer_id", "customers"),
     ("setup_intents", "customer_id", "customers"),
@@ -104,6 +105,9 @@ struct Column {
     name: String,
     #[diesel(sql_type = Text)]
     declared: String,
+    /// Whether a row may leave it out: it is nullable or has a default.
+    #[diesel(sql_type = Bool)]
+    optional: bool,
 }
 
 /// Holds the account's row to the end of the transaction, on PostgreSQL: a request of the account
@@ -260,6 +264,7 @@ pub(super) fn import(
     connection: &mut AnyConnection,
     account: &str,
     rows: &dyn ArchivedRows,
+    from_an_older_schema: bool,
 ) -> Result<usize, StoreError> {
     let mut columns_of: Vec<(&str, Vec<Column>)> = Vec::new();
     let mut stored = 0;
@@ -278,12 +283,15 @@ pub(super) fn import(
             .find(|(known, _)| *known == table)
             .map(|(_, columns)| columns.as_slice())
             .unwrap_or_default();
-        check_fields(&row.fields, columns).map_err(|reason| refuse(format!("The {table} row {reason}")))?;
+        check_fields(&row.fields, columns, from_an_older_schema)
+            .map_err(|reason| refuse(format!("The {table} row {reason}")))?;
         let mut fields = row.fields.clone();
         fields.insert("account_id".to_owned(), Value::String(account.to_owned()));
         fields.insert("livemode".to_owned(), Value::Bool(false));
         let json = Value::Object(fields).to_string();
-        let mut names: Vec<String> = columns.iter().map(|column| column.name.clone()).collect();
+        // A column an older export lacks is left to its default.
+        let mut names: Vec<String> =
+            columns.iter().filter(|column| row.fields.contains_key(&column.name)).map(|c| c.name.clone()).collect();
         names.extend(["account_id".to_owned(), "livemode".to_owned()]);
         let quoted = names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(", ");
         let stored_row = match connection {
@@ -305,6 +313,17 @@ pub(super) fn import(
     }
     refuse_foreign_references(connection, account, rows)?;
     Ok(stored)
+}
+
+/// The migrations applied to the database, oldest first: the versions of its schema.
+pub(super) fn schema_versions(connection: &mut AnyConnection) -> Result<Vec<String>, StoreError> {
+    let sql = "SELECT version AS json FROM __diesel_schema_migrations ORDER BY version";
+    let versions: Vec<JsonText> = match connection {
+        AnyConnection::Postgresql(pg) => diesel::sql_query(sql).load(pg),
+        AnyConnection::Sqlite(sqlite) => diesel::sql_query(sql).load(sqlite),
+    }
+    .map_err(store_error)?;
+    Ok(versions.into_iter().map(|version| version.json).collect())
 }
 
 /// Refuses the first imported row that names an object of another account or mode.
@@ -368,21 +387,29 @@ fn sqlite_placeholders(sql: &str) -> String {
 }
 
 /// Why a row's fields are not the table's columns with values of their types, if they are not.
-/// (SQLite would store a text in an integer column and read it back as 0.)
-fn check_fields(fields: &Map<String, Value>, columns: &[Column]) -> Result<(), String> {
+/// (SQLite would store a text in an integer column and read it back as 0.) A row exported
+/// `from_an_older_schema` may lack the columns a later migration added with a default or nullable.
+fn check_fields(fields: &Map<String, Value>, columns: &[Column], from_an_older_schema: bool) -> Result<(), String> {
     let unknown: Vec<&str> =
         fields.keys().filter(|name| !columns.iter().any(|c| &c.name == *name)).map(String::as_str).collect();
     if !unknown.is_empty() {
         return Err(format!("has fields this version does not store: {}.", unknown.join(", ")));
     }
-    let missing: Vec<&str> =
-        columns.iter().filter(|c| !fields.contains_key(&c.name)).map(|c| c.name.as_str()).collect();
+    let missing: Vec<&str> = columns
+        .iter()
+        .filter(|c| {
+            let may_lack = from_an_older_schema && c.optional;
+            !fields.contains_key(&c.name) && !may_lack
+        })
+        .map(|c| c.name.as_str())
+        .collect();
     if !missing.is_empty() {
         return Err(format!("lacks fields this version stores: {}.", missing.join(", ")));
     }
     for column in columns {
         let declared = column.declared.to_ascii_lowercase();
-        let (fits, expected) = match &fields[&column.name] {
+        let Some(value) = fields.get(&column.name) else { continue };
+        let (fits, expected) = match value {
             Value::Null => (true, ""),
             // The API never stores one, and PostgreSQL refuses it where SQLite would keep it; nor one
             // written as a JSON escape in a column that holds JSON (metadata), which becomes one when read.
@@ -448,7 +475,8 @@ fn table_columns(connection: &mut AnyConnection, table: &str) -> Result<Vec<Colu
 
 fn postgres_columns(connection: &mut PgConnection, table: &str) -> diesel::QueryResult<Vec<Column>> {
     diesel::sql_query(
-        "SELECT column_name::text AS name, data_type::text AS declared FROM information_schema.columns \
+        "SELECT column_name::text AS name, data_type::text AS declared, \
+         (is_nullable = 'YES' OR column_default IS NOT NULL) AS optional FROM information_schema.columns \
          WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position",
     )
     .bind::<Text, _>(table)
@@ -456,9 +484,12 @@ fn postgres_columns(connection: &mut PgConnection, table: &str) -> diesel::Query
 }
 
 fn sqlite_columns(connection: &mut SqliteConnection, table: &str) -> diesel::QueryResult<Vec<Column>> {
-    diesel::sql_query("SELECT name, type AS declared FROM pragma_table_info(?1) ORDER BY cid")
-        .bind::<Text, _>(table)
-        .load(connection)
+    diesel::sql_query(
+        "SELECT name, type AS declared, (\"notnull\" = 0 OR dflt_value IS NOT NULL) AS optional \
+         FROM pragma_table_info(?1) ORDER BY cid",
+    )
+    .bind::<Text, _>(table)
+    .load(connection)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! `postgres://postgres@127.0.0.1:5432/postgres`) to create and drop their databases. When that
 //! server cannot be reached the test fails: PostgreSQL tests are never skipped silently.
 
+pub use super::account_data::{EXPORTED_PARENTS_FIRST, REFERENCES, TABLES_CHILDREN_FIRST};
 use super::connection::Backend;
 use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection};
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};

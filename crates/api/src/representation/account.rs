@@ -60,6 +60,10 @@ pub(crate) fn deleted_json(id: &AccountId, deleted: &[(&'static str, u64)]) -> V
 #[serde(deny_unknown_fields)]
 struct Header {
     format: String,
+    /// The schema version the rows have the fields of; absent from exports made before it was
+    /// written (`docs/operations.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    schema: Option<String>,
     account: String,
     exported_at: i64,
     test_clock_offset_ms: i64,
@@ -79,6 +83,7 @@ struct Line {
 pub(crate) fn export_lines(export: &TestDataExport, exported_at: Timestamp) -> String {
     let header = Header {
         format: EXPORT_FORMAT.to_owned(),
+        schema: Some(export.schema.clone()),
         account: export.account_id.to_string(),
         exported_at: exported_at.unix_seconds(),
         test_clock_offset_ms: export.test_clock_offset_ms,
@@ -116,6 +121,7 @@ pub(crate) fn open_export(file: File) -> Result<TestDataImport, FieldError> {
         ));
     }
     Ok(TestDataImport {
+        schema: header.schema,
         test_clock_offset_ms: header.test_clock_offset_ms,
         declared_rows: header.rows,
         rows: Box::new(ExportFile { file }),

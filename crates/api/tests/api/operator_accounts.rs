@@ -4,9 +4,11 @@
 //! `payments accounts`, the same verbs against the database.
 
 use crate::helpers::{read, single_error, spawn_app, TestApp};
+use payments_adapters::db::testing::EXPORTED_PARENTS_FIRST;
 use payments_adapters::db::Backend;
 use reqwest::Method;
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::process::Command;
 
 const TOKEN: &str = "operator-token-of-the-tests-0123456789";
@@ -16,6 +18,7 @@ on_both_backends_with!(|settings| settings.operator.token = super::TOKEN.into() 
     an_account_deleted_while_its_requests_run_answers_no_500,
     deleting_test_data_keeps_the_keys_and_live_mode,
     an_export_imports_into_a_fresh_account_with_its_ids,
+    an_export_of_an_older_schema_imports_with_the_defaults_of_later_columns,
     a_bad_export_is_refused_whole_and_changes_nothing,
     the_accounts_command_does_the_same_against_the_database,
 );
@@ -230,6 +233,12 @@ async fn seed(app: &TestApp, key: &str) -> Vec<(String, Value)> {
     .await;
     let webhook =
         post(app, key, "/webhooks", "url=https%3A%2F%2Fshop.example%2Fhooks&events[]=payment_intent.succeeded").await;
+    let setup = post(app, key, "/setup_intents", &format!("customer_id={customer_id}&payment_methods[]=card")).await;
+    let setup_id = setup["id"].as_str().unwrap().to_owned();
+    post(app, key, &format!("/setup_intents/{setup_id}/attach"), card).await;
+    let body = format!("customer_id={customer_id}&{}", crate::customer_sessions::ALL_ENABLED);
+    let customer_session = post(app, key, "/customer_sessions", &body).await;
+    let checkout = post(app, key, "/checkout_sessions", crate::checkout_sessions::SESSION).await;
     post(app, key, "/test_helpers/clock/advance", "seconds=3600").await;
     let mut paths = vec![
         format!("/customers/{customer_id}"),
@@ -237,6 +246,10 @@ async fn seed(app: &TestApp, key: &str) -> Vec<(String, Value)> {
         format!("/payments/{payment_id}"),
         format!("/billing_statements/{statement_id}"),
         format!("/webhooks/{}", webhook["id"].as_str().unwrap()),
+        format!("/setup_intents/{setup_id}"),
+        format!("/customers/{customer_id}/payment_methods"),
+        format!("/customer_sessions/{}", customer_session["id"].as_str().unwrap()),
+        format!("/checkout_sessions/{}", checkout["id"].as_str().unwrap()),
         "/customers?metadata[tier]=gold".to_owned(),
         "/events?limit=100".to_owned(),
         "/test_helpers/clock".to_owned(),
@@ -260,7 +273,16 @@ async fn an_export_imports_into_a_fresh_account_with_its_ids(app: TestApp) {
         (header["format"].as_str(), header["account"].as_str()),
         (Some("payments.account_test_data"), Some(source_id))
     );
+    assert!(header["schema"].as_str().is_some_and(|schema| schema.len() == 14), "{header}");
     assert_eq!(header["rows"].as_u64().unwrap() as usize, exported.lines().count() - 1);
+    // The seed holds a row of every exported table, so each is read back on import below.
+    let collections: BTreeSet<String> = exported
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["collection"].as_str().unwrap().to_owned())
+        .collect();
+    let tables: BTreeSet<String> = EXPORTED_PARENTS_FIRST.iter().map(|(table, _)| (*table).to_owned()).collect();
+    assert_eq!(collections, tables);
 
     // Named as the source: statements show the merchant's name.
     let fresh = create_account(&app, "Source").await;
@@ -297,6 +319,53 @@ async fn an_export_imports_into_a_fresh_account_with_its_ids(app: TestApp) {
     // The export of the fresh account holds the same rows.
     let again = export(&app, fresh_id).await;
     assert_eq!(again.lines().skip(1).collect::<Vec<_>>(), exported.lines().skip(1).collect::<Vec<_>>());
+}
+
+/// The export as lines of JSON, its header first.
+fn export_values(exported: &str) -> Vec<Value> {
+    exported.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+fn export_text(lines: &[Value]) -> String {
+    lines.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")
+}
+
+/// An export made before `2026-11-29-000022_webhook_secret_rotation` has no previous secret in its
+/// webhooks' rows: it imports, and they take their defaults. The same rows claiming today's schema
+/// lack fields, and a schema this service never had is a newer service's: both are refused whole.
+async fn an_export_of_an_older_schema_imports_with_the_defaults_of_later_columns(app: TestApp) {
+    let source = create_account(&app, "Source").await;
+    let source_id = source["id"].as_str().unwrap();
+    let seeded = seed(&app, &test_key(&source)).await;
+    let mut lines = export_values(&export(&app, source_id).await);
+    assert_eq!(operator(&app, Method::DELETE, &format!("/{source_id}/test_data"), None).await.0, 200);
+    for line in lines.iter_mut().filter(|line| line["collection"] == "webhooks") {
+        let fields = line["fields"].as_object_mut().unwrap();
+        assert!(fields.remove("previous_secret_key").is_some() && fields.remove("previous_secret_expires_at_ms").is_some());
+    }
+    let target = create_account(&app, "Source").await;
+    let target_id = target["id"].as_str().unwrap();
+    let webhook_line = lines.iter().position(|line| line["collection"] == "webhooks").unwrap() + 1;
+
+    let (status, refused) = import(&app, target_id, &export_text(&lines)).await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["errors"][0]["parameter"], format!("line {webhook_line}"), "{refused}");
+    assert!(refused["errors"][0]["detail"].as_str().unwrap().contains("previous_secret_key"), "{refused}");
+    lines[0]["schema"] = json!("29991231000000");
+    let (status, refused) = import(&app, target_id, &export_text(&lines)).await;
+    assert_eq!((status, &refused["errors"][0]["parameter"]), (400, &json!("line 1")), "{refused}");
+    assert_eq!(export(&app, target_id).await.lines().count(), 1, "nothing was imported");
+
+    lines[0]["schema"] = json!("20261129000021");
+    let (status, imported) = import(&app, target_id, &export_text(&lines)).await;
+    assert_eq!(status, 200, "{imported}");
+    let key = test_key(&target);
+    for (path, before) in seeded.iter().filter(|(path, _)| path.starts_with("/webhooks/")) {
+        assert_eq!(&get(&app, &key, path).await.1, before, "{path} reads back with its defaults");
+    }
+    let again = export_values(&export(&app, target_id).await);
+    let webhook = again.iter().find(|line| line["collection"] == "webhooks").unwrap();
+    assert_eq!(webhook["fields"]["previous_secret_key"], Value::Null, "{webhook}");
 }
 
 async fn a_bad_export_is_refused_whole_and_changes_nothing(app: TestApp) {

@@ -125,13 +125,27 @@ pub trait AccountRepository {
     /// [`StoreError::TooMany`] past `limit`; storage failures.
     fn export_test_data(&mut self, id: &AccountId, limit: usize) -> Result<Vec<ArchivedRow>, StoreError>;
 
+    /// The versions of the store's schema, oldest first: the migrations applied to it. An export
+    /// names the newest; an import names the one it was exported at.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn schema_versions(&mut self) -> Result<Vec<String>, StoreError>;
+
     /// Stores exported records in account `id`'s test mode, in the order given, with their ids;
-    /// answers how many. The records are read as they are stored, never all at once.
+    /// answers how many. The records are read as they are stored, never all at once. Records
+    /// exported `from_an_older_schema` may lack the fields later versions added where the store
+    /// has a default for them (or none: a null).
     ///
     /// # Errors
     /// [`StoreError::RowRefused`] for the first record that is none, or cannot become one of this
     /// account's objects as the store reads them back (an unknown collection or field, a value of
     /// another type, a taken id, a reference to an object it does not hold or of another account or
     /// mode); storage failures.
-    fn import_test_data(&mut self, id: &AccountId, rows: &dyn ArchivedRows) -> Result<usize, StoreError>;
+    fn import_test_data(
+        &mut self,
+        id: &AccountId,
+        rows: &dyn ArchivedRows,
+        from_an_older_schema: bool,
+    ) -> Result<usize, StoreError>;
 }

@@ -43,6 +43,8 @@ pub struct AccountService {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestDataExport {
     pub account_id: AccountId,
+    /// The store's schema version the rows have the fields of (its newest migration).
+    pub schema: String,
     /// How far the account's test clock stood ahead of real time, in milliseconds.
     pub test_clock_offset_ms: i64,
     pub rows: Vec<ArchivedRow>,
@@ -50,6 +52,9 @@ pub struct TestDataExport {
 
 /// An export being imported: its header's facts, and its rows, read as they are stored.
 pub struct TestDataImport {
+    /// The schema version the export names; `None` for an export made before exports named one
+    /// (as old as the schema `2026-12-01-000026` or older).
+    pub schema: Option<String>,
     /// How far the account's test clock stood ahead of real time, in milliseconds.
     pub test_clock_offset_ms: i64,
     /// How many rows the export's header says it holds.
@@ -198,16 +203,19 @@ impl AccountService {
                 rows => rows?,
             };
             let test_clock_offset_ms = repositories.accounts().test_clock_offset(id)?;
-            Ok(TestDataExport { account_id: id.clone(), test_clock_offset_ms, rows })
+            let schema = repositories.accounts().schema_versions()?.pop().unwrap_or_default();
+            Ok(TestDataExport { account_id: id.clone(), schema, test_clock_offset_ms, rows })
         })
     }
 
     /// Stores exported objects in the test mode of account `id`, which must hold none, with their
-    /// ids, and sets its test clock to the exported one. All or nothing.
+    /// ids, and sets its test clock to the exported one. All or nothing. An export of an older
+    /// schema imports with the defaults of what later versions added.
     ///
     /// # Errors
     /// `NotFound` for an unknown account; `resource_invalid_state` when its test mode holds
-    /// objects; `parameter_invalid` on `line N` for a row that cannot be stored (ids are unique in
+    /// objects; `parameter_invalid` on `line 1` for an export of a schema this store does not have
+    /// (a newer service's), on `line N` for a row that cannot be stored (ids are unique in
     /// the whole database, so an export imports once per database); storage failures.
     pub fn import_test_data(&self, id: &AccountId, import: &TestDataImport) -> Result<usize, ApplicationError> {
         let stored = in_transaction(self.unit_of_work.as_ref(), |repositories| {
@@ -217,7 +225,9 @@ impl AccountService {
                     account_id: id.to_string(),
                 }));
             }
-            let stored = match repositories.accounts().import_test_data(id, import.rows.as_ref()) {
+            let from_an_older_schema = from_an_older_schema(repositories, import.schema.as_deref())?;
+            let stored = match repositories.accounts().import_test_data(id, import.rows.as_ref(), from_an_older_schema)
+            {
                 // The header is line 1, so row `index` is on line `index + 2`.
                 Err(StoreError::RowRefused { index, reason }) => {
                     return Err(ApplicationError::invalid(FieldError::invalid(format!("line {}", index + 2), reason)))
@@ -273,6 +283,27 @@ fn digests(keys: &AccountKeys) -> Vec<(String, KeyKind, Mode)> {
 /// The account's name as customers see it on statements and pages (empty when the account is gone).
 pub(crate) fn merchant_name(repositories: &mut dyn Repositories, scope: &Scope) -> Result<String, ApplicationError> {
     Ok(repositories.accounts().find(&scope.account_id)?.map(|account| account.name).unwrap_or_default())
+}
+
+/// Whether an export of `schema` is older than the store's: `false` for the store's own, `true`
+/// for one of its earlier versions or an export that names none.
+///
+/// # Errors
+/// `parameter_invalid` on `line 1` for a schema the store never had; storage failures.
+fn from_an_older_schema(repositories: &mut dyn Repositories, schema: Option<&str>) -> Result<bool, ApplicationError> {
+    let versions = repositories.accounts().schema_versions()?;
+    match schema {
+        None => Ok(true),
+        Some(schema) if versions.last().is_some_and(|newest| newest == schema) => Ok(false),
+        Some(schema) if versions.iter().any(|version| version == schema) => Ok(true),
+        Some(schema) => Err(ApplicationError::invalid(FieldError::invalid(
+            "line 1",
+            format!(
+                "The export was made at schema {schema}, which this service does not have: import it into a \
+                 service at least as new as the one that exported it."
+            ),
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -367,7 +398,8 @@ mod tests {
         let (account, _) = service.create("Acme").unwrap();
         let scope = Scope { account_id: account.id.clone(), mode: Mode::Test };
         ports.customer_service().create(&scope, new_customer("Ana")).unwrap();
-        let import = TestDataImport { test_clock_offset_ms: 0, declared_rows: 0, rows: Box::new(Vec::new()) };
+        let import =
+            TestDataImport { schema: None, test_clock_offset_ms: 0, declared_rows: 0, rows: Box::new(Vec::new()) };
         assert!(matches!(
             service.import_test_data(&account.id, &import),
             Err(ApplicationError::InvalidState(StateRefusal::AccountHasTestData { .. }))

@@ -102,7 +102,16 @@ impl AccountRepository for State {
         Err(StoreError::Other("the in-memory store does not export rows".into()))
     }
 
-    fn import_test_data(&mut self, _id: &AccountId, _rows: &dyn ArchivedRows) -> Result<usize, StoreError> {
+    fn schema_versions(&mut self) -> Result<Vec<String>, StoreError> {
+        Ok(vec!["in-memory".to_owned()])
+    }
+
+    fn import_test_data(
+        &mut self,
+        _id: &AccountId,
+        _rows: &dyn ArchivedRows,
+        _from_an_older_schema: bool,
+    ) -> Result<usize, StoreError> {
         Err(StoreError::Other("the in-memory store does not import rows".into()))
     }
 }
