@@ -6,6 +6,7 @@ pub mod cli;
 mod cors;
 pub mod decode;
 pub mod error;
+mod formatting;
 pub mod idempotency;
 pub mod mail;
 pub mod metrics;

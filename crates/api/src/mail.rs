@@ -2,7 +2,7 @@
 //! a billing statement's number, amount, due date, line items and link, in plain text and HTML,
 //! with no tracking of any kind.
 
-use crate::pages::{long_date, pesos, statement_lines, StatementLine};
+use crate::formatting::{long_date, pesos, statement_lines, StatementLine};
 use askama::Template;
 use payments_application::ports::{MailComposer, StatementNotice};
 use payments_domain::mail_message::MailContent;

@@ -13,7 +13,6 @@ use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes};
 use actix_web::HttpMessage;
-use payments_adapters::id_generator::RandomIds;
 use payments_application::ports::IdGenerator;
 use payments_application::Caller;
 use payments_domain::ids::RequestLogId;
@@ -174,7 +173,8 @@ pub async fn write_request_logs(RequestLogReceiver(mut receiver): RequestLogRece
         let count = batch.len();
         let writer = services.clone();
         let written = tokio::task::spawn_blocking(move || {
-            let entries: Vec<RequestLog> = batch.into_iter().map(redacted).collect();
+            let entries: Vec<RequestLog> =
+                batch.into_iter().map(|captured| redacted(captured, writer.ids.as_ref())).collect();
             writer.request_logs.record(&entries)
         })
         .await;
@@ -193,14 +193,14 @@ pub async fn write_request_logs(RequestLogReceiver(mut receiver): RequestLogRece
 }
 
 /// The entry of a captured request, with nothing in it that must not be kept.
-fn redacted(captured: Captured) -> RequestLog {
+fn redacted(captured: Captured, ids: &dyn IdGenerator) -> RequestLog {
     let request_body = captured.request_body.map(|(body, format)| within_bounds(request_body_as_kept(&body, format)));
     let response_body = captured.response_body.map(|body| within_bounds(response_body_as_kept(&body)));
     let path = path_as_kept(&captured.path);
     let object_id =
         object_in_path(&path).map(str::to_owned).or_else(|| response_body.as_deref().and_then(answered_object));
     RequestLog {
-        id: RequestLogId::from_random(&RandomIds.id_part()),
+        id: RequestLogId::from_random(&ids.id_part()),
         account_id: captured.caller.scope.account_id,
         livemode: captured.caller.scope.mode.is_live(),
         source: captured.source,

@@ -68,37 +68,29 @@ pub struct Signals {
     pub events: EventSignal,
 }
 
-impl Services {
-    /// Every service over `storage`. Test mode pays through the simulator; live mode has no
-    /// processor until a real one is wired here. E-mail goes through SMTP when `mail.smtp_url` is
-    /// set, else stays in the outbox.
-    ///
-    /// # Errors
-    /// When `mail.smtp_url` is not a usable SMTP URL.
-    pub fn new(
-        database: DieselUnitOfWork,
-        real_time: Arc<RealTime>,
-        ids: Arc<dyn IdGenerator>,
-        settings: &ValidSettings,
-        signals: Signals,
-        metrics: Arc<Metrics>,
-    ) -> Result<Self, SmtpSettingsError> {
-        let storage: Arc<dyn UnitOfWork> = Arc::new(database.clone());
-        let clock: Arc<dyn Clock> = Arc::new(AccountClocks::new(storage.clone(), real_time));
-        let presenter = Arc::new(ApiPresenter);
-        let mailer: Arc<dyn Mailer> = match settings.mail.smtp_url() {
-            Some(url) => Arc::new(SmtpMailer::new(url, Duration::from_secs(settings.mail.timeout_seconds))?),
-            None => Arc::new(OutboxMailer),
-        };
-        let composer = Arc::new(TemplateComposer {
-            from: settings.mail.from.clone(),
-            message_domain: settings.public_base_url.host_str().unwrap_or("localhost").to_owned(),
-        });
+/// The services that move money, built together since each uses the ones before it.
+struct PaymentFlows {
+    payment_intents: Arc<PaymentIntentService>,
+    setup_intents: Arc<SetupIntentService>,
+    checkout_sessions: Arc<CheckoutSessionService>,
+    billing_statements: Arc<BillingStatementService>,
+    due_work: Arc<DueWork>,
+}
+
+/// What every service is built on: the storage, the clocks, the ids and how objects are shown.
+struct Foundation {
+    storage: Arc<dyn UnitOfWork>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    presenter: Arc<ApiPresenter>,
+}
+
+impl Foundation {
+    fn payment_flows(&self, settings: &ValidSettings, mailer: &dyn Mailer) -> PaymentFlows {
+        let Self { storage, clock, ids, presenter } = self;
+        let public_base_url = settings.public_base_url.as_str().to_owned();
         let processors = Processors { test: Arc::new(Simulator), live: None };
-        let payment_settings = PaymentIntentSettings {
-            fees: settings.fees,
-            public_base_url: settings.public_base_url.as_str().to_owned(),
-        };
+        let payment_settings = PaymentIntentSettings { fees: settings.fees, public_base_url: public_base_url.clone() };
         let payment_intents = Arc::new(PaymentIntentService::new(
             storage.clone(),
             clock.clone(),
@@ -113,7 +105,7 @@ impl Services {
             ids.clone(),
             processors,
             presenter.clone(),
-            settings.public_base_url.as_str().to_owned(),
+            public_base_url.clone(),
         ));
         let checkout_sessions = Arc::new(CheckoutSessionService::new(
             storage.clone(),
@@ -121,8 +113,12 @@ impl Services {
             ids.clone(),
             presenter.clone(),
             payment_intents.clone(),
-            settings.public_base_url.as_str().to_owned(),
+            public_base_url.clone(),
         ));
+        let composer = Arc::new(TemplateComposer {
+            from: settings.mail.from.clone(),
+            message_domain: settings.public_base_url.host_str().unwrap_or("localhost").to_owned(),
+        });
         let billing_statements = Arc::new(BillingStatementService::new(
             storage.clone(),
             clock.clone(),
@@ -131,7 +127,7 @@ impl Services {
             composer,
             payment_intents.clone(),
             mailer.delivers(),
-            settings.public_base_url.as_str().to_owned(),
+            public_base_url,
         ));
         let due_work = Arc::new(DueWork::new(
             payment_intents.clone(),
@@ -140,6 +136,34 @@ impl Services {
             billing_statements.clone(),
             clock.clone(),
         ));
+        PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, due_work }
+    }
+}
+
+impl Services {
+    /// Every service over `storage`. Test mode pays through the simulator; live mode has no
+    /// processor until a real one is wired here. E-mail goes through SMTP when `mail.smtp_url` is
+    /// set, else stays in the outbox.
+    ///
+    /// # Errors
+    /// When `mail.smtp_url` is not a usable SMTP URL.
+    pub fn new(
+        storage: Arc<dyn UnitOfWork>,
+        real_time: Arc<RealTime>,
+        ids: Arc<dyn IdGenerator>,
+        settings: &ValidSettings,
+        signals: Signals,
+        metrics: Arc<Metrics>,
+    ) -> Result<Self, SmtpSettingsError> {
+        let clock: Arc<dyn Clock> = Arc::new(AccountClocks::new(storage.clone(), real_time));
+        let mailer: Arc<dyn Mailer> = match settings.mail.smtp_url() {
+            Some(url) => Arc::new(SmtpMailer::new(url, Duration::from_secs(settings.mail.timeout_seconds))?),
+            None => Arc::new(OutboxMailer),
+        };
+        let foundation = Foundation { storage, clock, ids, presenter: Arc::new(ApiPresenter) };
+        let PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, due_work } =
+            foundation.payment_flows(settings, mailer.as_ref());
+        let Foundation { storage, clock, ids, presenter } = foundation;
         let deliveries = Arc::new(WebhookDeliveryService::new(
             storage.clone(),
             clock.clone(),
@@ -148,33 +172,40 @@ impl Services {
             retry_schedule(&settings.webhooks),
         ));
         let accounts = Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone()));
+        let retention = Retention {
+            max_age_seconds: i64::from(settings.request_log.retention_days) * 86_400,
+            max_rows: settings.request_log.max_rows_per_account,
+            max_bytes: settings.request_log.max_bytes_per_account,
+        };
+        let url_guard =
+            Arc::new(ResolvingUrlGuard { private_targets_in_test: settings.webhooks.allow_private_targets_in_test });
+        let secret_overlap_seconds = i64::from(settings.webhooks.secret_overlap_hours) * 3_600;
+        let idle_seconds = i64::from(settings.console.idle_timeout_minutes) * 60;
         Ok(Self {
             accounts: accounts.clone(),
             customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids.clone())),
             customer_sessions: Arc::new(CustomerSessionService::new(storage.clone(), clock.clone(), ids.clone())),
             idempotency: Arc::new(IdempotencyService::new(storage.clone(), clock.clone())),
-            payment_intents: payment_intents.clone(),
-            checkout_sessions: checkout_sessions.clone(),
-            billing_statements: billing_statements.clone(),
+            payment_intents,
+            checkout_sessions,
+            billing_statements,
             mail_messages: Arc::new(MailMessageService::new(
                 storage.clone(),
                 clock.clone(),
                 ids.clone(),
                 retry_schedule(&settings.webhooks),
             )),
-            setup_intents: setup_intents.clone(),
+            setup_intents,
             payment_methods: Arc::new(PaymentMethodService::new(storage.clone(), clock.clone())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
-            refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone())),
+            refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter)),
             events: Arc::new(EventService::new(storage.clone())),
             webhooks: Arc::new(WebhookService::new(
                 storage.clone(),
                 clock.clone(),
                 ids.clone(),
-                Arc::new(ResolvingUrlGuard {
-                    private_targets_in_test: settings.webhooks.allow_private_targets_in_test,
-                }),
-                i64::from(settings.webhooks.secret_overlap_hours) * 3_600,
+                url_guard,
+                secret_overlap_seconds,
             )),
             deliveries: deliveries.clone(),
             test_clocks: Arc::new(TestClockService::new(clock.clone(), due_work.clone(), deliveries)),
@@ -183,21 +214,14 @@ impl Services {
             console_sessions: Arc::new(ConsoleSessionService::new(
                 storage.clone(),
                 clock.clone(),
-                ids,
-                accounts.clone(),
-                i64::from(settings.console.idle_timeout_minutes) * 60,
+                ids.clone(),
+                accounts,
+                idle_seconds,
             )),
             secure_cookies: settings.public_base_url.scheme() == "https",
-            request_logs: Arc::new(RequestLogService::new(
-                storage.clone(),
-                clock.clone(),
-                Retention {
-                    max_age_seconds: i64::from(settings.request_log.retention_days) * 86_400,
-                    max_rows: settings.request_log.max_rows_per_account,
-                    max_bytes: settings.request_log.max_bytes_per_account,
-                },
-            )),
-            storage: database,
+            request_logs: Arc::new(RequestLogService::new(storage.clone(), clock.clone(), retention)),
+            storage,
+            ids,
             metrics,
             deliveries_due: signals.deliveries_due,
             mail_due: signals.mail_due,
@@ -237,7 +261,7 @@ impl Services {
                 }
                 told.events.committed(queued);
             }));
-        Ok(Self::new(database, real_time, ids, settings, signals, metrics)?)
+        Ok(Self::new(Arc::new(database), real_time, ids, settings, signals, metrics)?)
     }
 
     /// The mail worker of this instance.
@@ -278,7 +302,7 @@ impl Services {
             lease: Duration::from_secs(hooks.lease_seconds),
             poll_interval: Duration::from_millis(hooks.poll_interval_ms),
         };
-        let owner = format!("{}-{}", std::process::id(), RandomIds.alphanumeric(8));
+        let owner = format!("{}-{}", std::process::id(), self.ids.alphanumeric(8));
         Ok(DeliveryWorker::new(
             self.deliveries.clone(),
             Arc::new(sender),
@@ -510,7 +534,7 @@ async fn run_due_actions(services: Services) {
 }
 
 /// Background job: checkpoints the database's write-ahead log (SQLite), so that commits never do it.
-async fn checkpoint_storage(storage: DieselUnitOfWork) {
+async fn checkpoint_storage(storage: Arc<dyn UnitOfWork>) {
     let mut interval = tokio::time::interval(CHECKPOINT_INTERVAL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

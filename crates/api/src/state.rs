@@ -5,10 +5,9 @@ use crate::error::ApiError;
 use crate::settings::WebhookSettings;
 use crate::stream_slots::StreamSlots;
 use actix_web::web;
-use payments_adapters::db::DieselUnitOfWork;
 use payments_adapters::event_signal::EventSignal;
 use payments_adapters::metrics::Metrics;
-use payments_application::ports::{Clock, Mailer};
+use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
     CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, OverviewService,
@@ -49,7 +48,9 @@ pub struct Services {
     pub(crate) secure_cookies: bool,
     /// The database every service works on (the composition root's own handle: readiness, and
     /// SQLite's checkpoints).
-    pub storage: DieselUnitOfWork,
+    pub storage: Arc<dyn UnitOfWork>,
+    /// Where the API's own random values come from (request log ids, form tokens, worker names).
+    pub(crate) ids: Arc<dyn IdGenerator>,
     /// This instance's operational metrics, rendered at `GET /metrics`.
     pub metrics: Arc<Metrics>,
     /// Woken after every commit that appended events, so deliveries start at once.

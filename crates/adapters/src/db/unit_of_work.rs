@@ -57,39 +57,6 @@ impl DieselUnitOfWork {
         self.on_work_queued = Some(notify);
         self
     }
-
-    /// Copies committed writes from SQLite's write-ahead log into the database file, without making
-    /// writers wait; the composition root calls it every few milliseconds. Returns `false` when the
-    /// store keeps no such log (PostgreSQL checkpoints itself), and the job then stops.
-    ///
-    /// A passive checkpoint on a read connection copies what it can while the writer goes on
-    /// appending to the log. Under steady writes the log never empties that way, so SQLite could
-    /// never start it again from the top: once it is long, a restarting checkpoint on the writer
-    /// connection copies the few frames left and starts it over, with writers waiting for that
-    /// moment only.
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub fn checkpoint(&self) -> Result<bool, StoreError> {
-        let Some(writer) = &self.writer else {
-            return Ok(false);
-        };
-        let mut reader = self.pool.get().map_err(pool_error)?;
-        let mut log = checkpoint_log(&mut reader, "PASSIVE")?;
-        if log.frames < RESTART_LOG_AFTER_FRAMES {
-            return Ok(true);
-        }
-        // Copy what was appended meanwhile until little is left, so the writer waits only for that.
-        for _ in 0..4 {
-            if log.frames - log.checkpointed <= RESTART_WITH_FRAMES_LEFT {
-                break;
-            }
-            log = checkpoint_log(&mut reader, "PASSIVE")?;
-        }
-        drop(reader);
-        writer.exclusive(|connection| checkpoint_log(connection, "RESTART"))?;
-        Ok(true)
-    }
 }
 
 impl UnitOfWork for DieselUnitOfWork {
@@ -121,6 +88,39 @@ impl UnitOfWork for DieselUnitOfWork {
         let outcome = pooled.connection.batch_execute("SELECT 1").map_err(store_error);
         mark_if_store_unavailable(&mut pooled, &outcome);
         outcome
+    }
+
+    /// Copies committed writes from SQLite's write-ahead log into the database file, without making
+    /// writers wait; the composition root calls it every few milliseconds. Returns `false` when the
+    /// store keeps no such log (PostgreSQL checkpoints itself), and the job then stops.
+    ///
+    /// A passive checkpoint on a read connection copies what it can while the writer goes on
+    /// appending to the log. Under steady writes the log never empties that way, so SQLite could
+    /// never start it again from the top: once it is long, a restarting checkpoint on the writer
+    /// connection copies the few frames left and starts it over, with writers waiting for that
+    /// moment only.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn checkpoint(&self) -> Result<bool, StoreError> {
+        let Some(writer) = &self.writer else {
+            return Ok(false);
+        };
+        let mut reader = self.pool.get().map_err(pool_error)?;
+        let mut log = checkpoint_log(&mut reader, "PASSIVE")?;
+        if log.frames < RESTART_LOG_AFTER_FRAMES {
+            return Ok(true);
+        }
+        // Copy what was appended meanwhile until little is left, so the writer waits only for that.
+        for _ in 0..4 {
+            if log.frames - log.checkpointed <= RESTART_WITH_FRAMES_LEFT {
+                break;
+            }
+            log = checkpoint_log(&mut reader, "PASSIVE")?;
+        }
+        drop(reader);
+        writer.exclusive(|connection| checkpoint_log(connection, "RESTART"))?;
+        Ok(true)
     }
 }
 

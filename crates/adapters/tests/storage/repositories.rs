@@ -5,7 +5,7 @@
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::{Backend, DatabaseUrl, DieselUnitOfWork, PoolSettings, Queued};
 use payments_application::pagination::PageRequest;
-use payments_application::ports::{in_transaction, reading, CustomerFilter, IdGenerator};
+use payments_application::ports::{in_transaction, reading, CustomerFilter, IdGenerator, UnitOfWork};
 use payments_application::testing::contract::{account, customer, event, mail, webhook, ContractStore};
 use payments_application::{ApplicationError, Scope};
 use payments_domain::event::EventType;
@@ -66,7 +66,7 @@ mod postgres {
     #[test]
     fn there_is_no_log_to_checkpoint() {
         let (_database, unit_of_work) = super::connect(payments_adapters::db::Backend::Postgres);
-        let checkpointed = unit_of_work.checkpoint().unwrap();
+        let checkpointed = payments_application::ports::UnitOfWork::checkpoint(unit_of_work.as_ref()).unwrap();
         assert!(!checkpointed, "PostgreSQL checkpoints itself: the job stops");
     }
 }

@@ -3,45 +3,23 @@
 //! payment form (`payment_form`). Paying attaches the statement's intent as a browser would; once
 //! paid (or voided, or marked uncollectible) the page shows that instead of the form.
 
-use super::hosted::{long_date, pesos};
 use super::payment_form::{
-    configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage,
+    configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage, Visit,
 };
+use crate::formatting::{long_date, pesos, statement_lines, StatementLine};
 use crate::state::Services;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use askama::Template;
 use payments_application::services::{AttachOutcome, AttachRequest, StatementPage};
 use payments_application::ApplicationError;
-use payments_domain::billing_statement::{BillingStatement, BillingStatementStatus};
+use payments_domain::billing_statement::BillingStatementStatus;
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::description::Description;
 use payments_domain::payment_intent::PaymentIntent;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     configure_page::<StatementPage>(config, "/b/{client_secret}");
-}
-
-/// A line item as the page and the e-mail show it.
-pub(crate) struct StatementLine<'a> {
-    pub(crate) description: &'a str,
-    pub(crate) quantity: i64,
-    pub(crate) unit_price: String,
-    pub(crate) line_total: String,
-}
-
-/// The statement's line items, in order, with their prices in pesos.
-pub(crate) fn statement_lines(statement: &BillingStatement) -> Vec<StatementLine<'_>> {
-    statement
-        .line_items()
-        .iter()
-        .map(|item| StatementLine {
-            description: &item.description,
-            quantity: item.quantity,
-            unit_price: pesos(item.unit_price),
-            line_total: pesos(item.total()),
-        })
-        .collect()
 }
 
 #[derive(Template)]
@@ -89,7 +67,7 @@ impl PaymentPage for StatementPage {
         self.view.statement.details().billing_details_collection
     }
 
-    fn render(&self, request: &HttpRequest, entered: Entered, status: StatusCode) -> HttpResponse {
+    fn render(&self, visit: &Visit<'_>, entered: Entered, status: StatusCode) -> HttpResponse {
         let statement = &self.view.statement;
         let details = statement.details();
         let number = statement.finalization().map(|done| done.number.as_str()).unwrap_or_default();
@@ -136,7 +114,7 @@ impl PaymentPage for StatementPage {
         };
         let button = format!("Pay {total}");
         respond_with_form(
-            request,
+            visit,
             &details.payment_methods,
             details.billing_details_collection,
             &entered,

@@ -3,13 +3,13 @@
 //! redirects (3-D Secure, e-wallets) come back to this page, which then sends the customer on to
 //! `success_url`. Works without JavaScript.
 
-use super::hosted::pesos;
 use super::payment_form::{
-    configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage,
+    configure_page, in_flight, respond_with_form, status_page, Entered, PaymentForm, PaymentPage, Visit,
 };
+use crate::formatting::pesos;
 use crate::state::Services;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use askama::Template;
 use payments_application::services::{AttachOutcome, AttachRequest, CheckoutPage};
 use payments_application::ApplicationError;
@@ -70,7 +70,7 @@ impl PaymentPage for CheckoutPage {
         self.view.session.details().billing_details_collection
     }
 
-    fn render(&self, request: &HttpRequest, entered: Entered, status: StatusCode) -> HttpResponse {
+    fn render(&self, visit: &Visit<'_>, entered: Entered, status: StatusCode) -> HttpResponse {
         let session = &self.view.session;
         let details = session.details();
         let total = pesos(details.amount.centavos());
@@ -119,7 +119,7 @@ impl PaymentPage for CheckoutPage {
             .render()
         };
         respond_with_form(
-            request,
+            visit,
             &details.payment_methods,
             details.billing_details_collection,
             &entered,

@@ -7,11 +7,9 @@ use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder, Route};
 use askama::Template;
-use payments_adapters::id_generator::RandomIds;
 use payments_application::ports::IdGenerator;
 use payments_domain::ids::ClientSecret;
 use payments_domain::payment_method::PaymentMethodType;
-use payments_domain::time::Timestamp;
 
 /// No scripts at all, styles and images from this service (images of line items from any https
 /// site), and never inside a frame.
@@ -115,13 +113,13 @@ pub(super) fn not_allowed(methods: &'static [Method], hint: &'static str, test_m
 /// The form token of the page at the request's path: the one its cookie already holds, or a new
 /// one with the cookie to set. The cookie is `SameSite=Lax`, so a post from another site arrives
 /// without it and is refused.
-pub(super) fn form_token(request: &HttpRequest) -> (String, Option<Cookie<'static>>) {
+pub(super) fn form_token(request: &HttpRequest, ids: &dyn IdGenerator) -> (String, Option<Cookie<'static>>) {
     if let Some(existing) = request.cookie(FORM_TOKEN_COOKIE).map(|cookie| cookie.value().to_owned()) {
         if existing.len() == FORM_TOKEN_LENGTH && existing.bytes().all(|b| b.is_ascii_alphanumeric()) {
             return (existing, None);
         }
     }
-    let token = RandomIds.alphanumeric(FORM_TOKEN_LENGTH);
+    let token = ids.alphanumeric(FORM_TOKEN_LENGTH);
     let cookie = Cookie::build(FORM_TOKEN_COOKIE, token.clone())
         .path(request.path().to_owned())
         .http_only(true)
@@ -167,44 +165,9 @@ pub(super) fn method_name(method: PaymentMethodType) -> &'static str {
     }
 }
 
-/// A date as people read it: `December 1, 2026` (UTC).
-pub(crate) fn long_date(at: Timestamp) -> String {
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    let (year, month, day) = at.civil_date();
-    let name = MONTHS.get(month.saturating_sub(1) as usize).copied().unwrap_or_default();
-    format!("{name} {day}, {year}")
-}
-
-/// Centavos as pesos with thousands separators: `123456` is `₱1,234.56`.
-pub(crate) fn pesos(centavos: i64) -> String {
-    let whole = (centavos / 100).to_string();
-    let mut grouped = String::new();
-    for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    format!("₱{grouped}.{:02}", centavos % 100)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{header, pesos, see_other, with_query_pair, StatusCode};
-    use payments_domain::time::Timestamp;
+    use super::{header, see_other, with_query_pair, StatusCode};
 
     #[test]
     fn the_client_secret_goes_into_the_query_before_any_fragment() {
@@ -212,19 +175,6 @@ mod tests {
         assert_eq!(with_query_pair("https://s.example/back?a=1", "k=v"), "https://s.example/back?a=1&k=v");
         assert_eq!(with_query_pair("https://s.example/back#top", "k=v"), "https://s.example/back?k=v#top");
         assert_eq!(with_query_pair("https://s.example/b?a=1#x?y", "k=v"), "https://s.example/b?a=1&k=v#x?y");
-    }
-
-    #[test]
-    fn dates_read_as_month_day_year() {
-        assert_eq!(super::long_date(Timestamp::from_unix_seconds(1_798_761_599)), "December 31, 2026");
-        assert_eq!(super::long_date(Timestamp::from_unix_seconds(951_782_400)), "February 29, 2000");
-    }
-
-    #[test]
-    fn pesos_have_separators_and_two_decimals() {
-        assert_eq!(pesos(2_000), "₱20.00");
-        assert_eq!(pesos(123_450), "₱1,234.50");
-        assert_eq!(pesos(5_999_999_999), "₱59,999,999.99");
     }
 
     #[test]

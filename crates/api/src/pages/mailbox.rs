@@ -2,8 +2,9 @@
 //! rendered, for developers without an SMTP server. It answers the holder of a test secret key
 //! (HTTP Basic, so a browser asks for it) and can be switched off (`mail.mailbox`).
 
-use super::hosted::{html, long_date, message};
+use super::hosted::{html, message};
 use crate::auth::authenticate;
+use crate::formatting::long_date;
 use crate::state::{blocking, Services};
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};

@@ -11,9 +11,6 @@ mod test_authorization;
 
 pub use reference::ApiReference;
 
-pub(crate) use billing_statement::{statement_lines, StatementLine};
-pub(crate) use hosted::{long_date, pesos};
-
 use actix_web::web;
 
 /// Registers every page; the developer console's when `console` is on.

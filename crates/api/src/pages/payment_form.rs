@@ -12,6 +12,7 @@ use crate::state::Services;
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use payments_application::ports::IdGenerator;
 use payments_application::services::{AttachOutcome, AttachRequest};
 use payments_application::ApplicationError;
 use payments_domain::checkout_session::BillingDetailsCollection;
@@ -24,6 +25,12 @@ use payments_domain::validation::{ErrorCode, FieldError};
 const RETURNING: &str = "payment_intent_client_secret";
 
 /// A hosted page that pays one payment intent.
+/// A browser's request of a page, with where its form token comes from.
+pub(super) struct Visit<'a> {
+    pub(super) request: &'a HttpRequest,
+    pub(super) ids: &'a dyn IdGenerator,
+}
+
 pub(super) trait PaymentPage: Clone + Send + Sized + 'static {
     /// The page whose link carries `secret`.
     ///
@@ -54,7 +61,7 @@ pub(super) trait PaymentPage: Clone + Send + Sized + 'static {
     fn collection(&self) -> BillingDetailsCollection;
 
     /// The page as it stands, with the form showing `entered`.
-    fn render(&self, request: &HttpRequest, entered: Entered, status: StatusCode) -> HttpResponse;
+    fn render(&self, visit: &Visit<'_>, entered: Entered, status: StatusCode) -> HttpResponse;
 }
 
 /// Registers `path` (with a `{client_secret}` segment) as the page `P`.
@@ -170,7 +177,8 @@ async fn show<P: PaymentPage>(
     services: web::Data<Services>,
 ) -> HttpResponse {
     let returning = query.string(RETURNING, IDENTIFIER_LENGTH).is_some();
-    let page = match run(move || P::load(&services, &secret)).await {
+    let loading = services.clone();
+    let page = match run(move || P::load(&loading, &secret)).await {
         Ok(page) => page,
         Err(error) => return failure(&error),
     };
@@ -183,7 +191,7 @@ async fn show<P: PaymentPage>(
             entered.alert = intent.last_payment_error().map(decline_message);
         }
     }
-    page.render(&request, entered, StatusCode::OK)
+    page.render(&Visit { request: &request, ids: services.ids.as_ref() }, entered, StatusCode::OK)
 }
 
 async fn pay<P: PaymentPage>(
@@ -233,7 +241,11 @@ async fn pay<P: PaymentPage>(
     }
     let (entered, attach) = read_form(params, page.collection());
     let Some(attach) = attach.filter(|_| page.payable()) else {
-        return page.render(&request, entered, StatusCode::UNPROCESSABLE_ENTITY);
+        return page.render(
+            &Visit { request: &request, ids: services.ids.as_ref() },
+            entered,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        );
     };
     let outcome = run({
         let (services, loaded) = (services.clone(), page.clone());
@@ -252,11 +264,13 @@ async fn pay<P: PaymentPage>(
         },
         Ok(AttachOutcome::Declined(_, error)) => {
             let entered = Entered { alert: Some(decline_message(&error)), ..entered };
-            page.render(&request, entered, StatusCode::PAYMENT_REQUIRED)
+            page.render(&Visit { request: &request, ids: services.ids.as_ref() }, entered, StatusCode::PAYMENT_REQUIRED)
         }
-        Err(PageError::Validation(errors)) => {
-            page.render(&request, Entered { errors, ..entered }, StatusCode::UNPROCESSABLE_ENTITY)
-        }
+        Err(PageError::Validation(errors)) => page.render(
+            &Visit { request: &request, ids: services.ids.as_ref() },
+            Entered { errors, ..entered },
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
         // Paid, closed or attached meanwhile (a double submission, another tab): a paid page goes
         // on, anything else shows the page as it stands now.
         Err(PageError::Moved) => match run(move || P::load(&services, &secret)).await {
@@ -490,14 +504,14 @@ fn fields(inputs: &[&Input], entered: &Entered) -> Vec<Field> {
 /// The form for paying with one of `methods`, showing `entered`; `button` is its label. Renders it
 /// with `render` and sets the form token's cookie on the answer when the page has none yet.
 pub(super) fn respond_with_form(
-    request: &HttpRequest,
+    visit: &Visit<'_>,
     methods: &[PaymentMethodType],
     collection: BillingDetailsCollection,
     entered: &Entered,
     button: String,
     (status, render): (StatusCode, impl FnOnce(PaymentForm) -> Result<String, askama::Error>),
 ) -> HttpResponse {
-    let (token, cookie) = form_token(request);
+    let (token, cookie) = form_token(visit.request, visit.ids);
     let chosen =
         entered.method.as_deref().or_else(|| methods.first().map(|method| method.as_str())).unwrap_or_default();
     let form = PaymentForm {

@@ -3,8 +3,9 @@
 //! `return_url?payment_intent_client_secret=…` (or `setup_intent_client_secret=…` when a card is
 //! being saved by a setup intent).
 
-use super::hosted::{html, message, method_name, not_allowed, pesos, see_other, with_query_pair};
+use super::hosted::{html, message, method_name, not_allowed, see_other, with_query_pair};
 use crate::decode::BodyParams;
+use crate::formatting::pesos;
 use crate::state::{blocking, Services};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpResponse};

@@ -6,7 +6,6 @@ use crate::error::ApiError;
 use crate::representation::health::HealthResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
-use payments_application::ports::UnitOfWork;
 use payments_application::ApplicationError;
 
 pub(super) fn endpoints() -> Vec<Endpoint> {

@@ -83,6 +83,16 @@ pub trait UnitOfWork: Send + Sync {
     /// # Errors
     /// [`StoreError::Unavailable`] when it does not.
     fn ping(&self) -> Result<(), StoreError>;
+
+    /// Copies committed writes from the store's write-ahead log into its files, where it keeps one
+    /// that it does not checkpoint itself (SQLite). Answers `false` when it keeps none, and the
+    /// composition root's job then stops calling.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn checkpoint(&self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 }
 
 /// Runs `work` in a write transaction and returns its result.

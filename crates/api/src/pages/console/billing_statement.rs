@@ -5,7 +5,7 @@
 use super::json::to_html;
 use super::table::{list_page, object_page, ActionForm, Cell, Filter, Object, Table};
 use super::{date_time, load, refused, Action, Chrome, Signed};
-use crate::pages::hosted::pesos;
+use crate::formatting::pesos;
 use crate::representation::billing_statement::BillingStatementResource;
 use crate::routes::billing_statement::list_request;
 use crate::state::Services;

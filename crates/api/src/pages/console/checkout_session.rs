@@ -4,7 +4,7 @@
 use super::json::to_html;
 use super::table::{list_page, object_page, ActionForm, Cell, Filter, Object, Table};
 use super::{date_time, load, refused, Action, Chrome, Signed};
-use crate::pages::hosted::pesos;
+use crate::formatting::pesos;
 use crate::representation::checkout_session::CheckoutSessionResource;
 use crate::routes::checkout_session::list_request;
 use crate::state::Services;

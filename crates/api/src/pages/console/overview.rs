@@ -3,7 +3,7 @@
 
 use super::json::href;
 use super::{date_time, load, page, tone, AttemptRow, Chrome, Signed, ROOT};
-use crate::pages::hosted::pesos;
+use crate::formatting::pesos;
 use crate::state::Services;
 use actix_web::http::Method;
 use actix_web::{web, HttpResponse};

@@ -97,7 +97,7 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
         Chrome::new(&signed, "Payments"),
         Object {
             back: ("Payments", LIST.to_owned()),
-            heading: crate::pages::hosted::pesos(payment.amount()),
+            heading: crate::formatting::pesos(payment.amount()),
             status: Some(Cell::status(payment.status().as_str())),
             id: payment.id().to_string(),
             notice: None,

@@ -6,7 +6,7 @@
 use super::json::{href, to_html};
 use super::{after_action, date_time, load, page, refused, tone, Action, Chrome, ListQuery, Pager, Signed, ROOT};
 use crate::error::ApiError;
-use crate::pages::hosted::pesos;
+use crate::formatting::pesos;
 use crate::representation::payment_intent::PaymentIntentResource;
 use crate::routes::payment_intent::capture_amount;
 use crate::routes::refund::new_refund;

@@ -66,7 +66,7 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
         Chrome::new(&signed, "Refunds"),
         Object {
             back: ("Refunds", LIST.to_owned()),
-            heading: crate::pages::hosted::pesos(refund.amount()),
+            heading: crate::formatting::pesos(refund.amount()),
             status: Some(Cell::status(refund.status().as_str())),
             id: refund.id().to_string(),
             notice: None,

@@ -9,6 +9,7 @@ use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use payments_application::ports::IdGenerator;
 
 /// What a refused sign-in says, whatever was wrong with the key.
 const REFUSED: &str =
@@ -38,8 +39,8 @@ struct SignInPage<'a> {
     error: Option<&'a str>,
 }
 
-fn sign_in_page(request: &HttpRequest, status: StatusCode, error: Option<&str>) -> HttpResponse {
-    let (token, cookie) = form_token(request);
+fn sign_in_page(request: &HttpRequest, ids: &dyn IdGenerator, status: StatusCode, error: Option<&str>) -> HttpResponse {
+    let (token, cookie) = form_token(request, ids);
     let mut response = html(status, SignInPage { form_token: &token, error }.render());
     if let Some(cookie) = cookie {
         let _ = response.add_cookie(&cookie);
@@ -47,19 +48,19 @@ fn sign_in_page(request: &HttpRequest, status: StatusCode, error: Option<&str>) 
     response
 }
 
-async fn show(request: HttpRequest) -> HttpResponse {
-    sign_in_page(&request, StatusCode::OK, None)
+async fn show(request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    sign_in_page(&request, services.ids.as_ref(), StatusCode::OK, None)
 }
 
 async fn sign_in(request: HttpRequest, payload: web::Payload, services: web::Data<Services>) -> HttpResponse {
     let Ok(body) = read_body(&request, &mut payload.into_inner()).await else {
-        return sign_in_page(&request, StatusCode::BAD_REQUEST, Some(REFUSED));
+        return sign_in_page(&request, services.ids.as_ref(), StatusCode::BAD_REQUEST, Some(REFUSED));
     };
     let fields = form::parse(&body).unwrap_or_default();
     let field = |name: &str| fields.get(name).and_then(|value| value.as_str()).unwrap_or_default().to_owned();
     if !form_token_matches(&request, Some(&field(FORM_TOKEN_FIELD))) {
         let expired = "This sign-in form has expired; it was reloaded. Give the key again.";
-        return sign_in_page(&request, StatusCode::FORBIDDEN, Some(expired));
+        return sign_in_page(&request, services.ids.as_ref(), StatusCode::FORBIDDEN, Some(expired));
     }
     let (key, previous) = (field("key"), request.cookie(SESSION_COOKIE).map(|cookie| cookie.value().to_owned()));
     let signing_in = services.clone();
@@ -71,11 +72,11 @@ async fn sign_in(request: HttpRequest, payload: web::Payload, services: web::Dat
             response
         }
         Err(error) if error.status() == StatusCode::UNAUTHORIZED => {
-            sign_in_page(&request, StatusCode::UNAUTHORIZED, Some(REFUSED))
+            sign_in_page(&request, services.ids.as_ref(), StatusCode::UNAUTHORIZED, Some(REFUSED))
         }
         Err(error) => {
             let detail = error.details().join(" ");
-            sign_in_page(&request, StatusCode::SERVICE_UNAVAILABLE, Some(&detail))
+            sign_in_page(&request, services.ids.as_ref(), StatusCode::SERVICE_UNAVAILABLE, Some(&detail))
         }
     }
 }

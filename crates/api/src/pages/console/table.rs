@@ -4,7 +4,7 @@
 
 use super::json::href;
 use super::{page, tone, Chrome, ListQuery, Pager};
-use crate::pages::hosted::pesos;
+use crate::formatting::pesos;
 use actix_web::HttpResponse;
 use askama::Template;
 
