@@ -109,26 +109,12 @@ pub fn is_minted_id(text: &str) -> bool {
 }
 
 /// Whether `text` is the id of an object a merchant works with (a customer, an intent, a webhook …):
-/// one of their prefixes and alphanumerics.
+/// one of the minted prefixes but those of the account and of the service's own records, and
+/// alphanumerics. A new id type is an object's unless named here.
 #[must_use]
 pub fn is_object_id(text: &str) -> bool {
-    const PREFIXES: [&str; 14] = [
-        CustomerId::PREFIX,
-        PaymentIntentId::PREFIX,
-        PaymentId::PREFIX,
-        RefundId::PREFIX,
-        EventId::PREFIX,
-        CustomerSessionId::PREFIX,
-        SetupIntentId::PREFIX,
-        PaymentMethodId::PREFIX,
-        CheckoutSessionId::PREFIX,
-        CheckoutSessionLineItemId::PREFIX,
-        BillingStatementId::PREFIX,
-        BillingStatementLineItemId::PREFIX,
-        WebhookId::PREFIX,
-        DeliveryId::PREFIX,
-    ];
-    PREFIXES.iter().any(|prefix| {
+    const NOT_OBJECTS: [&str; 3] = [AccountId::PREFIX, MailMessageId::PREFIX, RequestLogId::PREFIX];
+    MINTED_PREFIXES.iter().filter(|prefix| !NOT_OBJECTS.contains(prefix)).any(|prefix| {
         text.strip_prefix(prefix)
             .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
     })

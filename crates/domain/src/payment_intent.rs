@@ -20,7 +20,7 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
-pub use crate::pending_authorization::{AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
+pub use crate::pending_authorization::{self, AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
 use crate::pending_authorization::{Authorizing, DueAction, Seal, Stage, Waiting};
 use crate::redirect_url::RedirectUrl;
 use crate::statement_descriptor::StatementDescriptor;
@@ -623,21 +623,7 @@ impl PaymentIntent {
     /// `resource_invalid_state` unless awaiting a payment method; `parameter_invalid` for a method the
     /// intent does not allow.
     pub fn ensure_attachable(&self, method: PaymentMethodType) -> Result<(), DomainError> {
-        match self.status {
-            PaymentIntentStatus::AwaitingPaymentMethod => {}
-            PaymentIntentStatus::AwaitingNextAction
-            | PaymentIntentStatus::Processing
-            | PaymentIntentStatus::AwaitingCapture
-            | PaymentIntentStatus::Succeeded
-            | PaymentIntentStatus::Canceled => return Err(self.refuse("attach a payment method to")),
-        }
-        if !self.payment_methods.contains(&method) {
-            return Err(DomainError::Invalid(FieldError::invalid(
-                "payment_method[type]",
-                format!("This payment intent does not allow {}.", method.as_str()),
-            )));
-        }
-        Ok(())
+        pending_authorization::ensure_attachable(self, &self.payment_methods, method)
     }
 
     /// Records the processor's answer to an attempt; `return_url`, when the attach names one, is where

@@ -6,7 +6,9 @@
 //! approval, and which statuses have a background action are decided here, once.
 
 use crate::error::DomainError;
+use crate::payment_method::PaymentMethodType;
 use crate::time::Timestamp;
+use crate::validation::FieldError;
 use serde::{Deserialize, Serialize};
 
 /// How long a customer has to finish a redirect before the attempt fails.
@@ -327,6 +329,30 @@ pub enum DueAction {
     FinishProcessing,
     /// An authorization hold past `capture_before_at` is released (payment intents).
     ReleaseHold,
+}
+
+/// Refuses to attach `method` to `intent` unless it awaits a payment method and `allowed` holds
+/// the method.
+///
+/// # Errors
+/// `resource_invalid_state` unless awaiting a payment method; `parameter_invalid` for a method the
+/// intent does not allow.
+pub fn ensure_attachable<I: Authorizing>(
+    intent: &I,
+    allowed: &[PaymentMethodType],
+    method: PaymentMethodType,
+) -> Result<(), DomainError> {
+    if intent.stage() != Stage::AwaitingMethod {
+        return Err(intent.refuse("attach a payment method to"));
+    }
+    if !allowed.contains(&method) {
+        let intent = I::RESOURCE.replace('_', " ");
+        return Err(DomainError::Invalid(FieldError::invalid(
+            "payment_method[type]",
+            format!("This {intent} does not allow {}.", method.as_str()),
+        )));
+    }
+    Ok(())
 }
 
 /// Whether an action set for `due_at` has fallen due at `now`.

@@ -16,10 +16,11 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentMethodId, SetupInte
 use crate::metadata::Metadata;
 use crate::payment_intent::CardOptions;
 use crate::payment_method::{PaymentMethod, PaymentMethodType, Usage, VerifiedCard};
-use crate::pending_authorization::{AuthorizationOutcome, Authorizing, DueAction, PaymentError, Seal, Stage, Waiting};
+use crate::pending_authorization::{
+    self, AuthorizationOutcome, Authorizing, DueAction, PaymentError, Seal, Stage, Waiting,
+};
 use crate::redirect_url::RedirectUrl;
 use crate::time::Timestamp;
-use crate::validation::FieldError;
 
 const RESOURCE: &str = "setup_intent";
 
@@ -251,16 +252,7 @@ impl SetupIntent {
     /// `resource_invalid_state` unless awaiting a payment method; `parameter_invalid` for a method the
     /// setup intent does not allow.
     pub fn ensure_attachable(&self, method: PaymentMethodType) -> Result<(), DomainError> {
-        if self.status != SetupIntentStatus::AwaitingPaymentMethod {
-            return Err(self.refuse("attach a payment method to"));
-        }
-        if !self.payment_methods.contains(&method) {
-            return Err(DomainError::Invalid(FieldError::invalid(
-                "payment_method[type]",
-                format!("This setup intent does not allow {}.", method.as_str()),
-            )));
-        }
-        Ok(())
+        pending_authorization::ensure_attachable(self, &self.payment_methods, method)
     }
 
     /// Records the processor's verification of a card. `redirect` is the test authorization page
