@@ -2,30 +2,13 @@
 //! store makes a change atomic (a transaction, statements sent as one, grouped commits) is the
 //! store's business.
 
-use super::account::AccountRepository;
-use super::billing_statement::BillingStatementRepository;
-use super::checkout_session::CheckoutSessionRepository;
-use super::console_session::ConsoleSessionRepository;
-use super::customer::CustomerRepository;
-use super::customer_session::CustomerSessionRepository;
-use super::event::EventRepository;
-use super::idempotency::IdempotencyRepository;
-use super::mail_message::MailMessageRepository;
-use super::payment::PaymentRepository;
-use super::payment_intent::PaymentIntentRepository;
-use super::payment_method::PaymentMethodRepository;
-use super::refund::RefundRepository;
-use super::request_log::RequestLogRepository;
-use super::setup_intent::SetupIntentRepository;
-use super::webhook::WebhookRepository;
-use super::webhook_delivery::DeliveryRepository;
 use crate::error::{ApplicationError, StoreError};
 
 /// Declares [`Repositories`] from one list of accessors and the port each hands out, with an
 /// implementation for every type that implements all of those ports (each store's session, the
-/// in-memory fake). A new repository is one line here.
+/// in-memory fake). A new repository is one line here, naming its port by its module.
 macro_rules! repositories {
-    ($($accessor:ident: $port:ident),* $(,)?) => {
+    ($($accessor:ident: $port:path),* $(,)?) => {
         /// The repositories of one unit of work.
         pub trait Repositories {
             $(fn $accessor(&mut self) -> &mut dyn $port;)*
@@ -40,23 +23,23 @@ macro_rules! repositories {
 }
 
 repositories! {
-    accounts: AccountRepository,
-    customers: CustomerRepository,
-    customer_sessions: CustomerSessionRepository,
-    idempotency_keys: IdempotencyRepository,
-    payment_intents: PaymentIntentRepository,
-    payments: PaymentRepository,
-    checkout_sessions: CheckoutSessionRepository,
-    billing_statements: BillingStatementRepository,
-    mail_messages: MailMessageRepository,
-    refunds: RefundRepository,
-    setup_intents: SetupIntentRepository,
-    payment_methods: PaymentMethodRepository,
-    events: EventRepository,
-    webhooks: WebhookRepository,
-    deliveries: DeliveryRepository,
-    request_logs: RequestLogRepository,
-    console_sessions: ConsoleSessionRepository,
+    accounts: super::account::AccountRepository,
+    customers: super::customer::CustomerRepository,
+    customer_sessions: super::customer_session::CustomerSessionRepository,
+    idempotency_keys: super::idempotency::IdempotencyRepository,
+    payment_intents: super::payment_intent::PaymentIntentRepository,
+    payments: super::payment::PaymentRepository,
+    checkout_sessions: super::checkout_session::CheckoutSessionRepository,
+    billing_statements: super::billing_statement::BillingStatementRepository,
+    mail_messages: super::mail_message::MailMessageRepository,
+    refunds: super::refund::RefundRepository,
+    setup_intents: super::setup_intent::SetupIntentRepository,
+    payment_methods: super::payment_method::PaymentMethodRepository,
+    events: super::event::EventRepository,
+    webhooks: super::webhook::WebhookRepository,
+    deliveries: super::webhook_delivery::DeliveryRepository,
+    request_logs: super::request_log::RequestLogRepository,
+    console_sessions: super::console_session::ConsoleSessionRepository,
 }
 
 /// A callback run against the repositories of one unit of work.
