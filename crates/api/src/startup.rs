@@ -219,6 +219,7 @@ impl Services {
                 idle_seconds,
             )),
             secure_cookies: settings.public_base_url.scheme() == "https",
+            public_base_url: settings.public_base_url.as_str().to_owned(),
             request_logs: Arc::new(RequestLogService::new(storage.clone(), clock.clone(), retention)),
             storage,
             ids,

@@ -46,6 +46,8 @@ pub struct Services {
     pub due_work: Arc<DueWork>,
     /// Whether the console's cookie is `Secure` (the public base URL is https).
     pub(crate) secure_cookies: bool,
+    /// The address browsers reach the service at (the hosted pages, Payrex.js).
+    pub(crate) public_base_url: String,
     /// The database every service works on (the composition root's own handle: readiness, and
     /// SQLite's checkpoints).
     pub storage: Arc<dyn UnitOfWork>,

@@ -6,6 +6,7 @@ mod console;
 mod hosted;
 pub(crate) mod mailbox;
 mod payment_form;
+mod payrex_js;
 mod reference;
 mod test_authorization;
 
@@ -22,4 +23,5 @@ pub fn configure(config: &mut web::ServiceConfig, console: bool) {
     mailbox::configure(config);
     test_authorization::configure(config);
     reference::configure(config);
+    payrex_js::configure(config);
 }

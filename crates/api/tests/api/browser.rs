@@ -1,6 +1,6 @@
 //! A headless Chromium driven through chromedriver (Debian's `chromium` and `chromium-driver`;
 //! `.ci/run` installs them) for the hosted pages' browser tests, with JavaScript off as the pages
-//! must work without it. Screenshots go under `target/screenshots/` for a person to look at.
+//! must work without it (on for Payrex.js, which is JavaScript). Screenshots go under `target/screenshots/` for a person to look at.
 
 use crate::helpers::TestApp;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -29,7 +29,17 @@ impl Drop for Browser {
     }
 }
 
+/// A browser with JavaScript off, as the hosted pages must work.
 pub(crate) async fn browser() -> Browser {
+    launch(false).await
+}
+
+/// A browser with JavaScript on, for the pages that load Payrex.js.
+pub(crate) async fn browser_with_javascript() -> Browser {
+    launch(true).await
+}
+
+async fn launch(javascript: bool) -> Browser {
     let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).unwrap().port();
     let driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into()))
         .arg(format!("--port={port}"))
@@ -39,8 +49,9 @@ pub(crate) async fn browser() -> Browser {
         .spawn()
         .expect("chromedriver runs (install Debian's chromium and chromium-driver, as .ci/run does)");
     let mut capabilities = serde_json::Map::new();
+    let javascript_setting = if javascript { 1 } else { 2 };
     let mut options = json!({"args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-        "--window-size=1280,1000"], "prefs": {"profile.managed_default_content_settings.javascript": 2}});
+        "--window-size=1280,1000"], "prefs": {"profile.managed_default_content_settings.javascript": javascript_setting}});
     if let Ok(binary) = std::env::var("CHROMIUM") {
         options["binary"] = json!(binary);
     }

@@ -1,0 +1,64 @@
+//! `GET /js/v1/payrex.js`: the client-side library a merchant's page loads (`assets/js/payrex.js`),
+//! with the service's public base URL written in, so it calls this service wherever the page is.
+//! Any origin may load it (`Access-Control-Allow-Origin: *`); browsers revalidate it by its `ETag`.
+
+use crate::state::Services;
+use actix_web::http::header::{self, EntityTag, IfNoneMatch};
+use actix_web::http::Method;
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
+use sha2::{Digest, Sha256};
+
+/// Where the library is served.
+pub(crate) const PATH: &str = "/js/v1/payrex.js";
+/// The library as written, with the base URL's placeholder in it.
+const SOURCE: &str = include_str!("../../assets/js/payrex.js");
+/// The placeholder, with its quotes: replaced by the base URL as a JSON string.
+const BASE_URL_PLACEHOLDER: &str = "'__PAYMENTS_PUBLIC_BASE_URL__'";
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    config.service(
+        web::resource(PATH)
+            .route(crate::routes::get_or_head().to(script))
+            .default_service(crate::routes::allow_only(&[Method::GET])),
+    );
+}
+
+/// The library for a service at `public_base_url`.
+fn library(public_base_url: &str) -> String {
+    let base = serde_json::Value::from(public_base_url.trim_end_matches('/')).to_string();
+    SOURCE.replace(BASE_URL_PLACEHOLDER, &base)
+}
+
+async fn script(request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let body = library(&services.public_base_url);
+    let digest = Sha256::digest(body.as_bytes());
+    let tag = EntityTag::new_strong(digest.iter().take(8).map(|byte| format!("{byte:02x}")).collect());
+    let unchanged = match request.get_header::<IfNoneMatch>() {
+        Some(IfNoneMatch::Any) => true,
+        Some(IfNoneMatch::Items(tags)) => tags.iter().any(|seen| seen.weak_eq(&tag)),
+        None => false,
+    };
+    let mut response = if unchanged { HttpResponse::NotModified() } else { HttpResponse::Ok() };
+    response
+        .insert_header((header::ETAG, tag))
+        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+        .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
+    if unchanged {
+        response.finish()
+    } else {
+        response.content_type("text/javascript; charset=utf-8").body(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::library;
+
+    #[test]
+    fn the_base_url_is_written_in_as_a_string() {
+        let script = library("https://pay.example/base/");
+        assert!(script.contains(r#"var SERVICE_URL = "https://pay.example/base";"#), "{script}");
+        assert!(!script.contains("__PAYMENTS_PUBLIC_BASE_URL__"));
+    }
+}

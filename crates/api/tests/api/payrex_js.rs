@@ -1,0 +1,104 @@
+//! Payrex.js as served at `/js/v1/payrex.js`: to any origin, with a validator, calling the service
+//! that served it; and in headless Chromium on a merchant's page of another origin, reading an
+//! intent with a public key and refusing a secret key before it is sent anywhere.
+
+use crate::browser::browser_with_javascript;
+use crate::helpers::{browser, TestApp};
+use reqwest::header::{ACCESS_CONTROL_ALLOW_ORIGIN, CONTENT_TYPE, ETAG, IF_NONE_MATCH, X_CONTENT_TYPE_OPTIONS};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+
+on_one_backend!(the_library_is_served_to_any_origin_with_a_validator);
+on_both_backends!(a_merchant_page_on_another_origin_reads_intents_with_payrex_js);
+
+async fn the_library_is_served_to_any_origin_with_a_validator(app: TestApp) {
+    let url = format!("{}/js/v1/payrex.js", app.address);
+    let response = browser().get(&url).header("Origin", "https://shop.example").send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let headers = response.headers().clone();
+    assert_eq!(headers[CONTENT_TYPE], "text/javascript; charset=utf-8");
+    assert_eq!(headers[ACCESS_CONTROL_ALLOW_ORIGIN], "*");
+    assert_eq!(headers[X_CONTENT_TYPE_OPTIONS], "nosniff");
+    let tag = headers[ETAG].to_str().unwrap().to_owned();
+    let script = response.text().await.unwrap();
+    assert!(script.contains(&format!("var SERVICE_URL = \"{}\";", app.address)), "the service's own address");
+    assert!(!script.contains("__PAYMENTS_PUBLIC_BASE_URL__"));
+    let again = browser().get(&url).header(IF_NONE_MATCH, &tag).send().await.unwrap();
+    assert_eq!((again.status().as_u16(), again.headers()[ETAG].to_str().unwrap()), (304, tag.as_str()));
+    assert!(again.text().await.unwrap().is_empty());
+    let other = browser().get(&url).header(IF_NONE_MATCH, "\"stale\"").send().await.unwrap();
+    assert_eq!(other.status(), 200);
+    assert_eq!(browser().post(&url).send().await.unwrap().status(), 405);
+}
+
+/// Serves `html` to every request on a port of its own: a merchant's page on another origin than
+/// the service. Answers its address.
+fn merchant_page(html: String) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0; 4096];
+            let _ = stream.read(&mut request);
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{html}",
+                html.len()
+            );
+            let _ = stream.write_all(answer.as_bytes());
+        }
+    });
+    address
+}
+
+/// What the page's script finds: the intent (or the error code) for each secret, and what a secret
+/// key did.
+const READ_INTENTS: &str = r"
+    const [key, secretKey, secrets, done] = arguments;
+    const found = {};
+    try { Payrex(secretKey); found.secret_key = 'accepted'; } catch (error) { found.secret_key = error.code; }
+    const payrex = Payrex([key]);
+    Promise.all(secrets.map((secret) => (secret.startsWith('si_') ? payrex.getSetupIntent(secret) : payrex.getPaymentIntent(secret))
+        .then((intent) => ({ id: intent.id, status: intent.status }), (error) => ({ error: error.code }))))
+        .then((answers) => { found.answers = answers; done(found); });
+";
+
+async fn a_merchant_page_on_another_origin_reads_intents_with_payrex_js(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let secret = intent["client_secret"].as_str().unwrap().to_owned();
+    let customer = app.create_customer("Ana").await;
+    let (status, setup) =
+        app.post("/setup_intents", &format!("customer_id={}&payment_methods[]=card", customer["id"].as_str().unwrap())).await;
+    assert_eq!(status, 200, "{setup}");
+    let setup_secret = setup["client_secret"].as_str().unwrap().to_owned();
+    let other_account = app.client.post(format!("{}/payment_intents", app.address)).basic_auth(&app.other_account_key, Some(""))
+        .form(&[("amount", "10000"), ("currency", "PHP"), ("payment_methods[]", "card")]).send().await.unwrap();
+    let theirs: Value = other_account.json().await.unwrap();
+    let (id, _) = secret.split_once("_secret_").unwrap();
+    let secrets = json!([
+        secret,
+        setup_secret,
+        format!("{id}_secret_wrong"),
+        theirs["client_secret"],
+        "not-a-secret",
+    ]);
+
+    let page = merchant_page(format!(
+        "<!doctype html><html><head><title>Shop</title><script src=\"{}/js/v1/payrex.js\"></script></head><body>Shop</body></html>",
+        app.address
+    ));
+    let browser = browser_with_javascript().await;
+    browser.client.goto(&page).await.unwrap();
+    let arguments = vec![json!(app.keys.public_test), json!(app.keys.secret_test), secrets];
+    let found = browser.client.execute_async(READ_INTENTS, arguments).await.unwrap();
+    assert_eq!(found["secret_key"], "secret_key_in_browser", "{found}");
+    let answers = &found["answers"];
+    assert_eq!(answers[0], json!({"id": intent["id"], "status": "awaiting_payment_method"}), "{found}");
+    assert_eq!(answers[1], json!({"id": setup["id"], "status": "awaiting_payment_method"}), "{found}");
+    for (refused, why) in [(2, "a wrong secret"), (3, "another account's intent"), (4, "no secret at all")] {
+        assert!(answers[refused]["error"].is_string() && answers[refused].get("id").is_none(), "{why}: {found}");
+    }
+    // The secret key was refused in the page: no request carried it.
+    let (_, logged) = crate::helpers::read(app.get("/request_logs?limit=100").await).await;
+    assert!(!logged.to_string().contains(&app.keys.secret_test), "the secret key reached nothing");
+}
