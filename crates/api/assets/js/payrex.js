@@ -93,5 +93,183 @@
     return this._retrieve('setup_intents', 'si_', clientSecret);
   };
 
+  /** `url` with `name=value` added to its query, before any `#fragment`. */
+  function withQueryPair(url, name, value) {
+    var hash = url.indexOf('#');
+    var fragment = hash < 0 ? '' : url.slice(hash);
+    var base = hash < 0 ? url : url.slice(0, hash);
+    var separator = base.indexOf('?') < 0 ? '?' : (/[?&]$/.test(base) ? '' : '&');
+    return base + separator + encodeURIComponent(name) + '=' + encodeURIComponent(value) + fragment;
+  }
+
+  var SERVICE_ORIGIN = new URL(SERVICE_URL).origin;
+
+  /** What `payrex.elements(options)` answers: the intent's client secret and the elements made. */
+  function Elements(payrex, options) {
+    options = options || {};
+    if (!/_secret_/.test(options.clientSecret || '')) {
+      throw PayrexError('parameter_invalid', 'payrex.elements needs the clientSecret of an intent.');
+    }
+    this._payrex = payrex;
+    this._clientSecret = options.clientSecret;
+    this._element = null;
+  }
+
+  /** `elements.create('payment', options)`: the payment element, not shown until mounted. */
+  Elements.prototype.create = function (type, options) {
+    if (type !== 'payment') {
+      throw PayrexError('parameter_invalid', 'Only the payment element exists: create(\'payment\').');
+    }
+    this._element = new PaymentElement(this, options || {});
+    return this._element;
+  };
+
+  Elements.prototype.getElement = function (type) {
+    return type === 'payment' ? this._element : null;
+  };
+
+  function PaymentElement(elements, options) {
+    this._elements = elements;
+    this._options = options;
+    this._handlers = {};
+    this._frame = null;
+    this._pending = {};
+    this._sent = 0;
+    this._listener = this._receive.bind(this);
+  }
+
+  /** Calls `handler` on `event`: `ready`, `change` or `loaderror`. */
+  PaymentElement.prototype.on = function (event, handler) {
+    (this._handlers[event] = this._handlers[event] || []).push(handler);
+    return this;
+  };
+
+  PaymentElement.prototype.off = function (event, handler) {
+    this._handlers[event] = (this._handlers[event] || []).filter(function (known) { return known !== handler; });
+    return this;
+  };
+
+  PaymentElement.prototype._fire = function (event, detail) {
+    (this._handlers[event] || []).forEach(function (handler) { handler(detail); });
+  };
+
+  /** Shows the element in `target` (a CSS selector or a node): a frame served by the service. */
+  PaymentElement.prototype.mount = function (target) {
+    var node = typeof target === 'string' ? window.document.querySelector(target) : target;
+    if (!node) {
+      throw PayrexError('parameter_invalid', 'Nothing on the page matches ' + target + ' to mount the element in.');
+    }
+    this.unmount();
+    var settings = new URLSearchParams();
+    settings.set('key', this._elements._payrex._key);
+    settings.set('client_secret', this._elements._clientSecret);
+    settings.set('origin', window.location.origin);
+    var frame = window.document.createElement('iframe');
+    frame.src = SERVICE_URL + '/js/v1/elements/payment#' + settings.toString();
+    frame.title = 'Secure payment details';
+    frame.setAttribute('allow', 'payment');
+    frame.style.cssText = 'border:0;width:100%;height:160px;display:block;background:transparent;';
+    window.addEventListener('message', this._listener);
+    node.appendChild(frame);
+    this._frame = frame;
+    return this;
+  };
+
+  PaymentElement.prototype.unmount = function () {
+    window.removeEventListener('message', this._listener);
+    if (this._frame && this._frame.parentNode) {
+      this._frame.parentNode.removeChild(this._frame);
+    }
+    this._frame = null;
+    return this;
+  };
+
+  PaymentElement.prototype.destroy = function () {
+    this.unmount();
+    this._handlers = {};
+    if (this._elements._element === this) {
+      this._elements._element = null;
+    }
+  };
+
+  /** A message of the element's frame: anything from another origin or window is ignored. */
+  PaymentElement.prototype._receive = function (event) {
+    var message = event.data;
+    if (event.origin !== SERVICE_ORIGIN || !this._frame || event.source !== this._frame.contentWindow ||
+        !message || message.source !== 'payrex-element') {
+      return;
+    }
+    if (message.type === 'resize' && message.height > 0) {
+      this._frame.style.height = Math.ceil(message.height) + 'px';
+    } else if (message.type === 'ready' || message.type === 'change') {
+      this._fire(message.type, { elementType: 'payment' });
+    } else if (message.type === 'loaderror') {
+      this._fire('loaderror', { elementType: 'payment', error: message.error });
+    } else if (message.type === 'result' && this._pending[message.id]) {
+      var settle = this._pending[message.id];
+      delete this._pending[message.id];
+      settle(message);
+    }
+  };
+
+  /** Asks the frame to attach what the customer typed; resolves to its result message. */
+  PaymentElement.prototype._attach = function (returnUrl) {
+    var element = this;
+    if (!element._frame) {
+      return Promise.resolve({ error: { code: 'parameter_invalid', message: 'The payment element is not mounted.' } });
+    }
+    if (element._inFlight) {
+      return element._inFlight;
+    }
+    element._sent += 1;
+    var id = element._sent;
+    element._inFlight = new Promise(function (resolve) {
+      element._pending[id] = resolve;
+      element._frame.contentWindow.postMessage({ type: 'attach', id: id, returnUrl: returnUrl }, SERVICE_ORIGIN);
+    }).then(function (result) {
+      element._inFlight = null;
+      return result;
+    });
+    return element._inFlight;
+  };
+
+  /** `payrex.elements({clientSecret})`: the elements of one intent. */
+  Payrex.prototype.elements = function (options) {
+    return new Elements(this, options);
+  };
+
+  /**
+   * Attaches what the customer entered in the payment element to its intent. On success the
+   * browser goes to `options.return_url` with the intent's client secret added (or, with
+   * `redirect: 'if_required'`, the promise resolves `{paymentIntent}`); a 3-D Secure card goes
+   * through the service's authorization page first. A refusal resolves `{error}`; it never throws.
+   */
+  Payrex.prototype.attachPaymentMethod = function (request) {
+    request = request || {};
+    var elements = request.elements;
+    var element = elements && elements._element;
+    var returnUrl = request.options && request.options.return_url;
+    if (!element) {
+      return Promise.resolve({ error: { code: 'parameter_invalid', message: 'attachPaymentMethod needs the elements of a mounted payment element.' } });
+    }
+    var parameter = elements._clientSecret.indexOf('si_') === 0 ? 'setup_intent_client_secret' : 'payment_intent_client_secret';
+    return element._attach(returnUrl).then(function (result) {
+      if (result.error) {
+        return { error: result.error };
+      }
+      var intent = result.intent;
+      var redirect = intent.next_action && intent.next_action.redirect_url;
+      if (redirect) {
+        window.location.assign(redirect);
+        return new Promise(function () {});
+      }
+      if (request.redirect === 'if_required' || !returnUrl) {
+        return parameter === 'setup_intent_client_secret' ? { setupIntent: intent } : { paymentIntent: intent };
+      }
+      window.location.assign(withQueryPair(returnUrl, parameter, elements._clientSecret));
+      return new Promise(function () {});
+    });
+  };
+
   window.Payrex = Payrex;
 })(window);

@@ -1,6 +1,8 @@
 //! `GET /js/v1/payrex.js`: the client-side library a merchant's page loads (`assets/js/payrex.js`),
 //! with the service's public base URL written in, so it calls this service wherever the page is.
 //! Any origin may load it (`Access-Control-Allow-Origin: *`); browsers revalidate it by its `ETag`.
+//! And the payment element's frame (`/js/v1/elements/payment`, with its script and style): the one
+//! page of the service that any site may frame, since it exists to be shown in a merchant's page.
 
 use crate::state::Services;
 use actix_web::http::header::{self, EntityTag, IfNoneMatch};
@@ -15,12 +17,44 @@ const SOURCE: &str = include_str!("../../assets/js/payrex.js");
 /// The placeholder, with its quotes: replaced by the base URL as a JSON string.
 const BASE_URL_PLACEHOLDER: &str = "'__PAYMENTS_PUBLIC_BASE_URL__'";
 
+/// The payment element's frame: any page may frame it; it runs only its own script and talks only
+/// to the service.
+const FRAME_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+                            base-uri 'none'; form-action 'none'; frame-ancestors *";
+
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    config.service(
-        web::resource(PATH)
-            .route(crate::routes::get_or_head().to(script))
-            .default_service(crate::routes::allow_only(&[Method::GET])),
-    );
+    let frame = || asset("text/html; charset=utf-8", include_str!("../../assets/js/payment-element.html"));
+    let frame_script = || asset("text/javascript; charset=utf-8", include_str!("../../assets/js/payment-element.js"));
+    let frame_style = || asset("text/css; charset=utf-8", include_str!("../../assets/js/payment-element.css"));
+    let get_only = || crate::routes::allow_only(&[Method::GET]);
+    config
+        .service(web::resource(PATH).route(crate::routes::get_or_head().to(script)).default_service(get_only()))
+        .service(
+            web::resource("/js/v1/elements/payment")
+                .route(crate::routes::get_or_head().to(frame))
+                .default_service(get_only()),
+        )
+        .service(
+            web::resource("/js/v1/payment-element.js")
+                .route(crate::routes::get_or_head().to(frame_script))
+                .default_service(get_only()),
+        )
+        .service(
+            web::resource("/js/v1/payment-element.css")
+                .route(crate::routes::get_or_head().to(frame_style))
+                .default_service(get_only()),
+        );
+}
+
+/// One of the element frame's files, as it is in the repository.
+async fn asset(content_type: &'static str, body: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(content_type)
+        .insert_header((header::CONTENT_SECURITY_POLICY, FRAME_POLICY))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+        .body(body)
 }
 
 /// The library for a service at `public_base_url`.

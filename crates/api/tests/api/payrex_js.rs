@@ -10,6 +10,7 @@ use std::io::{Read, Write};
 
 on_one_backend!(the_library_is_served_to_any_origin_with_a_validator);
 on_both_backends!(a_merchant_page_on_another_origin_reads_intents_with_payrex_js);
+on_one_backend!(a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_page);
 
 async fn the_library_is_served_to_any_origin_with_a_validator(app: TestApp) {
     let url = format!("{}/js/v1/payrex.js", app.address);
@@ -101,4 +102,75 @@ async fn a_merchant_page_on_another_origin_reads_intents_with_payrex_js(app: Tes
     // The secret key was refused in the page: no request carried it.
     let (_, logged) = crate::helpers::read(app.get("/request_logs?limit=100").await).await;
     assert!(!logged.to_string().contains(&app.keys.secret_test), "the secret key reached nothing");
+}
+
+const MOUNT: &str = r"
+    const [key, secret, done] = arguments;
+    window.payrex = Payrex(key);
+    window.elements = payrex.elements({ clientSecret: secret });
+    const element = elements.create('payment', { layout: 'accordion' });
+    element.on('ready', () => done('ready'));
+    element.on('loaderror', (event) => done('loaderror ' + event.error.code));
+    element.mount('#payment-element');
+";
+
+const ATTACH: &str = r"
+    const done = arguments[arguments.length - 1];
+    const return_url = window.location.origin + '/done?order=42#receipt';
+    payrex.attachPaymentMethod({ elements, options: { return_url } }).then(done, (thrown) => done({ thrown: String(thrown) }));
+";
+
+/// Types a card into the element's frame.
+async fn type_card(browser: &crate::browser::Browser, number: &str) {
+    browser.client.clone().enter_frame(0).await.unwrap();
+    for (id, text) in [("card-number", number), ("card-expiry", "12 / 35"), ("card-cvc", "123")] {
+        browser.fill(id, text).await;
+    }
+    browser.client.clone().enter_parent_frame().await.unwrap();
+}
+
+async fn a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_page(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let secret = intent["client_secret"].as_str().unwrap().to_owned();
+    let page = merchant_page(format!(
+        "<!doctype html><html><head><meta name=\"viewport\" content=\"width=device-width\"><title>Shop</title>\
+         <script src=\"{}/js/v1/payrex.js\"></script></head><body><h1>Shop</h1><div id=\"payment-element\"></div></body></html>",
+        app.address
+    ));
+    let browser = browser_with_javascript().await;
+    browser.client.goto(&page).await.unwrap();
+    let mounted = browser.client.execute_async(MOUNT, vec![json!(app.keys.public_test), json!(secret)]).await.unwrap();
+    assert_eq!(mounted, "ready");
+    browser.screenshot("payrex-element-desktop").await;
+    // A message in the frame's words from another window and origin (the page itself) is ignored.
+    let forged = r"
+        const done = arguments[0];
+        window.postMessage({ source: 'payrex-element', type: 'resize', height: 7 }, '*');
+        setTimeout(() => done(document.querySelector('#payment-element iframe').style.height), 300);
+    ";
+    let height = browser.client.execute_async(forged, vec![]).await.unwrap();
+    assert!(height.as_str().is_some_and(|height| height != "7px" && height.ends_with("px")), "{height}");
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.screenshot("payrex-element-phone").await;
+    browser.client.set_window_size(1280, 1000).await.unwrap();
+
+    type_card(&browser, "4000000000000077").await;
+    let declined = browser.client.execute_async(ATTACH, vec![]).await.unwrap();
+    assert!(declined["error"]["code"].is_string() && declined["error"]["message"].is_string(), "{declined}");
+    assert!(browser.url().await.starts_with(&page), "a decline stays on the page");
+    browser.client.clone().enter_frame(0).await.unwrap();
+    let alert = browser.client.find(fantoccini::Locator::Css("#element-alert[role=alert]")).await.unwrap();
+    assert_eq!(alert.text().await.unwrap(), declined["error"]["message"].as_str().unwrap());
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    browser.screenshot("payrex-element-declined").await;
+    let (_, after_decline) = crate::helpers::read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
+    assert_eq!(after_decline["status"], "awaiting_payment_method");
+
+    type_card(&browser, "4242424242424242").await;
+    browser.client.execute("payrex.attachPaymentMethod({ elements, options: { return_url: window.location.origin + '/done?order=42#receipt' } }); return true;", vec![]).await.unwrap();
+    let arrived = browser.arrive("payment_intent_client_secret=").await;
+    // A client secret is letters, digits and underscores: it needs no escaping in the query.
+    assert_eq!(arrived, format!("{page}/done?order=42&payment_intent_client_secret={secret}#receipt"));
+    let (_, paid) = crate::helpers::read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
+    assert_eq!(paid["status"], "succeeded", "{paid}");
 }

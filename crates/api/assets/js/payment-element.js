@@ -1,0 +1,165 @@
+/*
+ * The payment element's frame, served by the payments service and shown by Payrex.js in the
+ * merchant's page. Card data is typed here, on the service's origin, and sent only to the service:
+ * the merchant's page never sees it. The page and the frame talk by postMessage, each checking the
+ * other's origin. The frame reads its settings from its address's fragment, which no server sees.
+ */
+(function () {
+  'use strict';
+
+  var settings = new URLSearchParams(window.location.hash.slice(1));
+  var key = settings.get('key') || '';
+  var clientSecret = settings.get('client_secret') || '';
+  var parentOrigin = settings.get('origin') || '';
+  var intentId = clientSecret.split('_secret_')[0];
+  var collection = intentId.indexOf('si_') === 0 ? 'setup_intents' : 'payment_intents';
+  var form = document.getElementById('element');
+  var alertBox = document.getElementById('element-alert');
+
+  function tell(message) {
+    message.source = 'payrex-element';
+    window.parent.postMessage(message, parentOrigin);
+  }
+
+  function resize() {
+    tell({ type: 'resize', height: document.documentElement.scrollHeight });
+  }
+
+  function show(message) {
+    alertBox.textContent = message || '';
+    alertBox.hidden = !message;
+    resize();
+  }
+
+  function api(method, path, body) {
+    return window.fetch(path, {
+      method: method,
+      headers: {
+        Authorization: 'Basic ' + window.btoa(key + ':'),
+        'Content-Type': 'application/x-www-form-urlencoded'
+      },
+      body: body,
+      credentials: 'omit',
+      cache: 'no-store'
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (answer) {
+        return { ok: response.ok, status: response.status, body: answer };
+      });
+    });
+  }
+
+  function errorOf(answer) {
+    var first = answer && answer.body && answer.body.errors && answer.body.errors[0];
+    return first ? { code: first.code, message: first.detail || first.code }
+      : { code: 'api_error', message: 'The payment could not be processed. Try again.' };
+  }
+
+  /** A labelled text input: `name` is its id, `autocomplete` what the browser may fill in. */
+  function input(name, label, autocomplete, inputmode, wide) {
+    var wrapper = document.createElement('div');
+    wrapper.className = wide ? 'wide' : '';
+    var labelElement = document.createElement('label');
+    labelElement.htmlFor = name;
+    labelElement.textContent = label;
+    var field = document.createElement('input');
+    field.type = 'text';
+    field.id = name;
+    field.name = name;
+    field.autocomplete = autocomplete;
+    field.inputMode = inputmode;
+    field.spellcheck = false;
+    wrapper.appendChild(labelElement);
+    wrapper.appendChild(field);
+    return wrapper;
+  }
+
+  /** The card section: number, expiry (MM / YY) and CVC. */
+  function cardSection() {
+    var section = document.createElement('fieldset');
+    var legend = document.createElement('legend');
+    legend.className = 'method';
+    legend.textContent = 'Card';
+    var fields = document.createElement('div');
+    fields.className = 'fields';
+    fields.appendChild(input('card-number', 'Card number', 'cc-number', 'numeric', true));
+    fields.appendChild(input('card-expiry', 'Expiry', 'cc-exp', 'numeric', false));
+    fields.appendChild(input('card-cvc', 'CVC', 'cc-csc', 'numeric', false));
+    section.appendChild(legend);
+    section.appendChild(fields);
+    return section;
+  }
+
+  function value(name) {
+    var field = document.getElementById(name);
+    return field ? field.value.trim() : '';
+  }
+
+  /** The attach's body: the card as typed (the service checks it), and where to return. */
+  function attachBody(returnUrl) {
+    var body = new URLSearchParams();
+    var expiry = value('card-expiry').split(/\s*\/\s*/);
+    body.set('client_secret', clientSecret);
+    body.set('payment_method[type]', 'card');
+    body.set('payment_method[card][number]', value('card-number').replace(/[\s-]/g, ''));
+    body.set('payment_method[card][exp_month]', expiry[0] || '');
+    body.set('payment_method[card][exp_year]', expiry[1] || '');
+    body.set('payment_method[card][cvc]', value('card-cvc'));
+    if (returnUrl) {
+      body.set('return_url', returnUrl);
+    }
+    return body.toString();
+  }
+
+  var attaching = false;
+
+  function attach(request) {
+    if (attaching) {
+      return;
+    }
+    attaching = true;
+    show('');
+    api('POST', '/' + collection + '/' + intentId + '/attach', attachBody(request.returnUrl)).then(function (answer) {
+      attaching = false;
+      if (answer.ok) {
+        tell({ type: 'result', id: request.id, intent: answer.body });
+      } else {
+        var error = errorOf(answer);
+        show(error.message);
+        tell({ type: 'result', id: request.id, error: error });
+      }
+    }, function () {
+      attaching = false;
+      var error = { code: 'network_error', message: 'The payments service could not be reached. Try again.' };
+      show(error.message);
+      tell({ type: 'result', id: request.id, error: error });
+    });
+  }
+
+  window.addEventListener('message', function (event) {
+    if (event.origin !== parentOrigin || event.source !== window.parent) {
+      return;
+    }
+    if (event.data && event.data.type === 'attach') {
+      attach(event.data);
+    }
+  });
+  window.addEventListener('resize', resize);
+
+  api('GET', '/' + collection + '/' + intentId + '?client_secret=' + encodeURIComponent(clientSecret)).then(
+    function (answer) {
+      if (!answer.ok) {
+        var error = errorOf(answer);
+        show(error.message);
+        tell({ type: 'loaderror', error: error });
+        return;
+      }
+      form.appendChild(cardSection());
+      tell({ type: 'ready' });
+      resize();
+    },
+    function () {
+      show('The payments service could not be reached.');
+      tell({ type: 'loaderror', error: { code: 'network_error', message: 'The payments service could not be reached.' } });
+    }
+  );
+})();
