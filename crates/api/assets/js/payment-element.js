@@ -11,6 +11,7 @@
   var key = settings.get('key') || '';
   var clientSecret = settings.get('client_secret') || '';
   var parentOrigin = settings.get('origin') || '';
+  var layout = settings.get('layout') === 'tabs' ? 'tabs' : 'accordion';
   var intentId = clientSecret.split('_secret_')[0];
   var collection = intentId.indexOf('si_') === 0 ? 'setup_intents' : 'payment_intents';
   var form = document.getElementById('element');
@@ -73,20 +74,69 @@
     return wrapper;
   }
 
-  /** The card section: number, expiry (MM / YY) and CVC. */
-  function cardSection() {
-    var section = document.createElement('fieldset');
-    var legend = document.createElement('legend');
-    legend.className = 'method';
-    legend.textContent = 'Card';
+  /** The methods' names as customers know them. */
+  var METHOD_NAMES = { card: 'Card', gcash: 'GCash', maya: 'Maya', billease: 'BillEase', qrph: 'QR Ph' };
+
+  /** The card's fields: number, expiry (MM / YY) and CVC. */
+  function cardFields() {
     var fields = document.createElement('div');
     fields.className = 'fields';
     fields.appendChild(input('card-number', 'Card number', 'cc-number', 'numeric', true));
     fields.appendChild(input('card-expiry', 'Expiry', 'cc-exp', 'numeric', false));
     fields.appendChild(input('card-cvc', 'CVC', 'cc-csc', 'numeric', false));
-    section.appendChild(legend);
-    section.appendChild(fields);
-    return section;
+    return fields;
+  }
+
+  /** A redirect method's note: the customer approves on the next page. */
+  function redirectNote(method) {
+    var note = document.createElement('p');
+    note.className = 'fields note';
+    note.textContent = 'You will approve the payment with ' + METHOD_NAMES[method] + ' on the next page.';
+    return note;
+  }
+
+  /**
+   * One section per method the intent allows, each a radio button the keyboard reaches, with its
+   * fields shown while it is chosen: stacked (`accordion`) or side by side (`tabs`).
+   */
+  function methodSections(methods) {
+    var group = document.createElement('fieldset');
+    group.className = 'methods ' + layout;
+    var legend = document.createElement('legend');
+    legend.className = 'visually-hidden';
+    legend.textContent = 'Payment method';
+    group.appendChild(legend);
+    var panels = [];
+    methods.filter(function (method) { return METHOD_NAMES[method]; }).forEach(function (method, index) {
+      var section = document.createElement('div');
+      section.className = 'method-section';
+      var label = document.createElement('label');
+      label.className = 'method';
+      var radio = document.createElement('input');
+      radio.type = 'radio';
+      radio.name = 'method';
+      radio.value = method;
+      radio.checked = index === 0;
+      label.appendChild(radio);
+      label.appendChild(document.createTextNode(' ' + METHOD_NAMES[method]));
+      var panel = method === 'card' ? cardFields() : redirectNote(method);
+      panel.hidden = index !== 0;
+      panels.push([radio, panel]);
+      radio.addEventListener('change', function () {
+        panels.forEach(function (pair) { pair[1].hidden = !pair[0].checked; });
+        show('');
+        tell({ type: 'change', method: method });
+      });
+      section.appendChild(label);
+      section.appendChild(panel);
+      group.appendChild(section);
+    });
+    return group;
+  }
+
+  function chosenMethod() {
+    var chosen = form.querySelector('input[name=method]:checked');
+    return chosen ? chosen.value : 'card';
   }
 
   function value(name) {
@@ -94,16 +144,19 @@
     return field ? field.value.trim() : '';
   }
 
-  /** The attach's body: the card as typed (the service checks it), and where to return. */
+  /** The attach's body: the chosen method, the card as typed (the service checks it), and where to return. */
   function attachBody(returnUrl) {
     var body = new URLSearchParams();
-    var expiry = value('card-expiry').split(/\s*\/\s*/);
+    var method = chosenMethod();
     body.set('client_secret', clientSecret);
-    body.set('payment_method[type]', 'card');
-    body.set('payment_method[card][number]', value('card-number').replace(/[\s-]/g, ''));
-    body.set('payment_method[card][exp_month]', expiry[0] || '');
-    body.set('payment_method[card][exp_year]', expiry[1] || '');
-    body.set('payment_method[card][cvc]', value('card-cvc'));
+    body.set('payment_method[type]', method);
+    if (method === 'card') {
+      var expiry = value('card-expiry').split(/\s*\/\s*/);
+      body.set('payment_method[card][number]', value('card-number').replace(/[\s-]/g, ''));
+      body.set('payment_method[card][exp_month]', expiry[0] || '');
+      body.set('payment_method[card][exp_year]', expiry[1] || '');
+      body.set('payment_method[card][cvc]', value('card-cvc'));
+    }
     if (returnUrl) {
       body.set('return_url', returnUrl);
     }
@@ -153,7 +206,7 @@
         tell({ type: 'loaderror', error: error });
         return;
       }
-      form.appendChild(cardSection());
+      form.appendChild(methodSections(answer.body.payment_methods || ['card']));
       tell({ type: 'ready' });
       resize();
     },

@@ -164,6 +164,7 @@
     settings.set('key', this._elements._payrex._key);
     settings.set('client_secret', this._elements._clientSecret);
     settings.set('origin', window.location.origin);
+    settings.set('layout', this._options.layout === 'tabs' ? 'tabs' : 'accordion');
     var frame = window.document.createElement('iframe');
     frame.src = SERVICE_URL + '/js/v1/elements/payment#' + settings.toString();
     frame.title = 'Secure payment details';

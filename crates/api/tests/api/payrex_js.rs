@@ -10,7 +10,11 @@ use std::io::{Read, Write};
 
 on_one_backend!(the_library_is_served_to_any_origin_with_a_validator);
 on_both_backends!(a_merchant_page_on_another_origin_reads_intents_with_payrex_js);
-on_one_backend!(a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_page);
+on_one_backend!(
+    a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_page,
+    a_3d_secure_card_and_gcash_go_through_the_authorization_page_and_back,
+    a_setup_intent_saves_a_card_through_the_element_without_leaving_the_page,
+);
 
 async fn the_library_is_served_to_any_origin_with_a_validator(app: TestApp) {
     let url = format!("{}/js/v1/payrex.js", app.address);
@@ -105,10 +109,10 @@ async fn a_merchant_page_on_another_origin_reads_intents_with_payrex_js(app: Tes
 }
 
 const MOUNT: &str = r"
-    const [key, secret, done] = arguments;
+    const [key, secret, layout, done] = arguments;
     window.payrex = Payrex(key);
     window.elements = payrex.elements({ clientSecret: secret });
-    const element = elements.create('payment', { layout: 'accordion' });
+    const element = elements.create('payment', { layout });
     element.on('ready', () => done('ready'));
     element.on('loaderror', (event) => done('loaderror ' + event.error.code));
     element.mount('#payment-element');
@@ -139,7 +143,8 @@ async fn a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_pa
     ));
     let browser = browser_with_javascript().await;
     browser.client.goto(&page).await.unwrap();
-    let mounted = browser.client.execute_async(MOUNT, vec![json!(app.keys.public_test), json!(secret)]).await.unwrap();
+    let mounted =
+        browser.client.execute_async(MOUNT, vec![json!(app.keys.public_test), json!(secret), json!("accordion")]).await.unwrap();
     assert_eq!(mounted, "ready");
     browser.screenshot("payrex-element-desktop").await;
     // A message in the frame's words from another window and origin (the page itself) is ignored.
@@ -173,4 +178,72 @@ async fn a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_pa
     assert_eq!(arrived, format!("{page}/done?order=42&payment_intent_client_secret={secret}#receipt"));
     let (_, paid) = crate::helpers::read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
     assert_eq!(paid["status"], "succeeded", "{paid}");
+}
+
+/// A merchant's page with the element's place and the library, on an origin of its own.
+fn shop_page(app: &TestApp) -> String {
+    merchant_page(format!(
+        "<!doctype html><html><head><meta name=\"viewport\" content=\"width=device-width\"><title>Shop</title>\
+         <script src=\"{}/js/v1/payrex.js\"></script></head><body><h1>Shop</h1><div id=\"payment-element\"></div></body></html>",
+        app.address
+    ))
+}
+
+/// A browser on a fresh shop page with the element of `secret` mounted in `layout`.
+async fn mounted(app: &TestApp, secret: &str, layout: &str) -> (crate::browser::Browser, String) {
+    let page = shop_page(app);
+    let browser = browser_with_javascript().await;
+    browser.client.goto(&page).await.unwrap();
+    let arguments = vec![json!(app.keys.public_test), json!(secret), json!(layout)];
+    assert_eq!(browser.client.execute_async(MOUNT, arguments).await.unwrap(), "ready");
+    (browser, page)
+}
+
+async fn intent_status(app: &TestApp, id: &str) -> Value {
+    crate::helpers::read(app.get(&format!("/payment_intents/{id}")).await).await.1["status"].clone()
+}
+
+async fn a_3d_secure_card_and_gcash_go_through_the_authorization_page_and_back(app: TestApp) {
+    for (layout, method) in [("accordion", "card"), ("tabs", "gcash")] {
+        let intent = app.create_intent(10_000, "").await;
+        let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+        let (browser, page) = mounted(&app, secret, layout).await;
+        if method == "card" {
+            type_card(&browser, "4000000000003220").await;
+        } else {
+            browser.client.clone().enter_frame(0).await.unwrap();
+            browser.click("input[name=method][value=gcash]").await;
+            browser.client.clone().enter_parent_frame().await.unwrap();
+            browser.screenshot("payrex-element-tabs-gcash").await;
+        }
+        browser.client.execute(START_ATTACH, vec![]).await.unwrap();
+        browser.arrive("/test/authorize/").await;
+        browser.click("button.authorize").await;
+        let arrived = browser.arrive("payment_intent_client_secret=").await;
+        assert!(arrived.starts_with(&format!("{page}/done?order=42&payment_intent_client_secret={secret}")), "{arrived}");
+        assert_eq!(intent_status(&app, id).await, "succeeded", "{method} in {layout}");
+    }
+}
+
+/// Starts an attach and lets the browser go where it sends it.
+const START_ATTACH: &str =
+    "payrex.attachPaymentMethod({ elements, options: { return_url: window.location.origin + '/done?order=42#receipt' } }); return true;";
+
+async fn a_setup_intent_saves_a_card_through_the_element_without_leaving_the_page(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let (status, setup) = app.post("/setup_intents", &format!("customer_id={customer_id}&payment_methods[]=card")).await;
+    assert_eq!(status, 200, "{setup}");
+    let (browser, page) = mounted(&app, setup["client_secret"].as_str().unwrap(), "accordion").await;
+    type_card(&browser, "4242424242424242").await;
+    let if_required = r"
+        const done = arguments[0];
+        payrex.attachPaymentMethod({ elements, options: { return_url: window.location.origin + '/done' }, redirect: 'if_required' })
+            .then(done, (thrown) => done({ thrown: String(thrown) }));
+    ";
+    let saved = browser.client.execute_async(if_required, vec![]).await.unwrap();
+    assert_eq!(saved["setupIntent"]["status"], "succeeded", "{saved}");
+    assert!(browser.url().await.starts_with(&page), "no redirect was required");
+    let (_, methods) = crate::helpers::read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
+    assert_eq!(methods["data"][0]["details"]["last4"], "4242", "{methods}");
 }
