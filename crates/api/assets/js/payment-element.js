@@ -12,6 +12,7 @@
   var clientSecret = settings.get('client_secret') || '';
   var parentOrigin = settings.get('origin') || '';
   var layout = settings.get('layout') === 'tabs' ? 'tabs' : 'accordion';
+  var sessionSecret = settings.get('customer_session') || '';
   var intentId = clientSecret.split('_secret_')[0];
   var collection = intentId.indexOf('si_') === 0 ? 'setup_intents' : 'payment_intents';
   var form = document.getElementById('element');
@@ -95,6 +96,22 @@
     return note;
   }
 
+  /** A section with a radio button choosing `value`, labelled `text`. */
+  function choice(value, text, className) {
+    var section = document.createElement('div');
+    section.className = className;
+    var label = document.createElement('label');
+    label.className = 'method';
+    var radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'method';
+    radio.value = value;
+    label.appendChild(radio);
+    label.appendChild(document.createTextNode(' ' + text));
+    section.appendChild(label);
+    return { section: section, radio: radio };
+  }
+
   /**
    * One section per method the intent allows, each a radio button the keyboard reaches, with its
    * fields shown while it is chosen: stacked (`accordion`) or side by side (`tabs`).
@@ -108,17 +125,10 @@
     group.appendChild(legend);
     var panels = [];
     methods.filter(function (method) { return METHOD_NAMES[method]; }).forEach(function (method, index) {
-      var section = document.createElement('div');
-      section.className = 'method-section';
-      var label = document.createElement('label');
-      label.className = 'method';
-      var radio = document.createElement('input');
-      radio.type = 'radio';
-      radio.name = 'method';
-      radio.value = method;
+      var made = choice(method, METHOD_NAMES[method], 'method-section');
+      var section = made.section;
+      var radio = made.radio;
       radio.checked = index === 0;
-      label.appendChild(radio);
-      label.appendChild(document.createTextNode(' ' + METHOD_NAMES[method]));
       var panel = method === 'card' ? cardFields() : redirectNote(method);
       panel.hidden = index !== 0;
       panels.push([radio, panel]);
@@ -127,11 +137,82 @@
         show('');
         tell({ type: 'change', method: method });
       });
-      section.appendChild(label);
       section.appendChild(panel);
       group.appendChild(section);
     });
     return group;
+  }
+
+  /** Whether the customer session grants `feature`: the last component that names it decides. */
+  function grants(session, feature) {
+    var granted = false;
+    (session && session.components || []).forEach(function (component) {
+      if (component.component === 'payment_element' && component.feature === feature) {
+        granted = component.value === 'enabled';
+      }
+    });
+    return granted;
+  }
+
+  /** `Visa •••• 4242 · 12/35`. */
+  function describe(method) {
+    var card = method.details || {};
+    var brand = String(card.brand || 'card');
+    return brand.charAt(0).toUpperCase() + brand.slice(1) + ' \u2022\u2022\u2022\u2022 ' + card.last4 + ' \u00b7 ' +
+      ('0' + card.exp_month).slice(-2) + '/' + String(card.exp_year).slice(-2);
+  }
+
+  /**
+   * The customer's saved cards, first, when the session grants `payment_method_redisplay`: each a
+   * choice like the methods, with a Remove button when it grants `payment_method_remove`.
+   */
+  function savedSections(group, session) {
+    var methods = grants(session, 'payment_method_redisplay') ? session.payment_methods || [] : [];
+    var removable = grants(session, 'payment_method_remove');
+    var firstMethod = group.children[1] || null;
+    methods.forEach(function (method) {
+      var made = choice('saved:' + method.id, describe(method), 'method-section saved');
+      var section = made.section;
+      var radio = made.radio;
+      if (removable) {
+        var remove = document.createElement('button');
+        remove.type = 'button';
+        remove.className = 'remove';
+        remove.textContent = 'Remove';
+        remove.setAttribute('aria-label', 'Remove ' + describe(method));
+        remove.addEventListener('click', function () { removeSaved(session, method, section); });
+        section.appendChild(remove);
+      }
+      radio.addEventListener('change', function () {
+        group.querySelectorAll('.fields').forEach(function (panel) { panel.hidden = true; });
+        show('');
+        tell({ type: 'change', method: 'saved' });
+      });
+      group.insertBefore(section, firstMethod);
+    });
+  }
+
+  function removeSaved(session, method, section) {
+    var path = '/customers/' + session.customer_id + '/payment_methods/' + method.id +
+      '?client_secret=' + encodeURIComponent(sessionSecret);
+    api('DELETE', path).then(function (answer) {
+      if (answer.ok) {
+        var wasChosen = section.querySelector('input:checked');
+        section.parentNode.removeChild(section);
+        if (wasChosen) {
+          var first = form.querySelector('input[name=method]');
+          if (first) {
+            first.checked = true;
+            first.dispatchEvent(new Event('change'));
+          }
+        }
+        resize();
+      } else {
+        show(errorOf(answer).message);
+      }
+    }, function () {
+      show('The payments service could not be reached.');
+    });
   }
 
   function chosenMethod() {
@@ -149,7 +230,11 @@
     var body = new URLSearchParams();
     var method = chosenMethod();
     body.set('client_secret', clientSecret);
-    body.set('payment_method[type]', method);
+    if (method.indexOf('saved:') === 0) {
+      body.set('payment_method_id', method.slice(6));
+    } else {
+      body.set('payment_method[type]', method);
+    }
     if (method === 'card') {
       var expiry = value('card-expiry').split(/\s*\/\s*/);
       body.set('payment_method[card][number]', value('card-number').replace(/[\s-]/g, ''));
@@ -206,9 +291,33 @@
         tell({ type: 'loaderror', error: error });
         return;
       }
-      form.appendChild(methodSections(answer.body.payment_methods || ['card']));
-      tell({ type: 'ready' });
-      resize();
+      var group = methodSections(answer.body.payment_methods || ['card']);
+      form.appendChild(group);
+      if (!sessionSecret) {
+        tell({ type: 'ready' });
+        resize();
+        return;
+      }
+      var sessionId = sessionSecret.split('_secret_')[0];
+      api('GET', '/customer_sessions/' + sessionId + '?client_secret=' + encodeURIComponent(sessionSecret)).then(
+        function (session) {
+          if (!session.ok || session.body.expired) {
+            var error = session.ok ? { code: 'resource_invalid_state', message: 'This customer session has expired.' }
+              : errorOf(session);
+            show(error.message);
+            tell({ type: 'loaderror', error: error });
+            return;
+          }
+          if (collection === 'payment_intents') {
+            savedSections(group, session.body);
+          }
+          tell({ type: 'ready' });
+          resize();
+        },
+        function () {
+          tell({ type: 'loaderror', error: { code: 'network_error', message: 'The payments service could not be reached.' } });
+        }
+      );
     },
     function () {
       show('The payments service could not be reached.');

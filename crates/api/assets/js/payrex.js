@@ -112,6 +112,7 @@
     }
     this._payrex = payrex;
     this._clientSecret = options.clientSecret;
+    this._customerSessionClientSecret = options.customerSessionClientSecret || '';
     this._element = null;
   }
 
@@ -165,6 +166,9 @@
     settings.set('client_secret', this._elements._clientSecret);
     settings.set('origin', window.location.origin);
     settings.set('layout', this._options.layout === 'tabs' ? 'tabs' : 'accordion');
+    if (this._elements._customerSessionClientSecret) {
+      settings.set('customer_session', this._elements._customerSessionClientSecret);
+    }
     var frame = window.document.createElement('iframe');
     frame.src = SERVICE_URL + '/js/v1/elements/payment#' + settings.toString();
     frame.title = 'Secure payment details';

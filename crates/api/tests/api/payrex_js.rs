@@ -14,6 +14,7 @@ on_one_backend!(
     a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_page,
     a_3d_secure_card_and_gcash_go_through_the_authorization_page_and_back,
     a_setup_intent_saves_a_card_through_the_element_without_leaving_the_page,
+    a_customer_session_shows_removes_and_pays_with_saved_cards_only_as_it_allows,
 );
 
 async fn the_library_is_served_to_any_origin_with_a_validator(app: TestApp) {
@@ -109,9 +110,9 @@ async fn a_merchant_page_on_another_origin_reads_intents_with_payrex_js(app: Tes
 }
 
 const MOUNT: &str = r"
-    const [key, secret, layout, done] = arguments;
+    const [key, secret, layout, session, done] = arguments;
     window.payrex = Payrex(key);
-    window.elements = payrex.elements({ clientSecret: secret });
+    window.elements = payrex.elements({ clientSecret: secret, customerSessionClientSecret: session });
     const element = elements.create('payment', { layout });
     element.on('ready', () => done('ready'));
     element.on('loaderror', (event) => done('loaderror ' + event.error.code));
@@ -144,7 +145,7 @@ async fn a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_pa
     let browser = browser_with_javascript().await;
     browser.client.goto(&page).await.unwrap();
     let mounted =
-        browser.client.execute_async(MOUNT, vec![json!(app.keys.public_test), json!(secret), json!("accordion")]).await.unwrap();
+        browser.client.execute_async(MOUNT, vec![json!(app.keys.public_test), json!(secret), json!("accordion"), json!(null)]).await.unwrap();
     assert_eq!(mounted, "ready");
     browser.screenshot("payrex-element-desktop").await;
     // A message in the frame's words from another window and origin (the page itself) is ignored.
@@ -191,12 +192,35 @@ fn shop_page(app: &TestApp) -> String {
 
 /// A browser on a fresh shop page with the element of `secret` mounted in `layout`.
 async fn mounted(app: &TestApp, secret: &str, layout: &str) -> (crate::browser::Browser, String) {
+    let (browser, page, ready) = mounted_with_session(app, secret, layout, None).await;
+    assert_eq!(ready, "ready");
+    (browser, page)
+}
+
+/// As [`mounted`], with a customer session's client secret, answering what mounting fired.
+async fn mounted_with_session(
+    app: &TestApp,
+    secret: &str,
+    layout: &str,
+    session: Option<&str>,
+) -> (crate::browser::Browser, String, Value) {
     let page = shop_page(app);
     let browser = browser_with_javascript().await;
     browser.client.goto(&page).await.unwrap();
-    let arguments = vec![json!(app.keys.public_test), json!(secret), json!(layout)];
-    assert_eq!(browser.client.execute_async(MOUNT, arguments).await.unwrap(), "ready");
-    (browser, page)
+    let arguments = vec![json!(app.keys.public_test), json!(secret), json!(layout), json!(session)];
+    let fired = browser.client.execute_async(MOUNT, arguments).await.unwrap();
+    (browser, page, fired)
+}
+
+/// The labels of the element's choices, as the customer reads them.
+async fn choices(browser: &crate::browser::Browser) -> Vec<String> {
+    browser.client.clone().enter_frame(0).await.unwrap();
+    let mut labels = Vec::new();
+    for label in browser.client.find_all(fantoccini::Locator::Css("label.method")).await.unwrap() {
+        labels.push(label.text().await.unwrap().trim().to_owned());
+    }
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    labels
 }
 
 async fn intent_status(app: &TestApp, id: &str) -> Value {
@@ -246,4 +270,78 @@ async fn a_setup_intent_saves_a_card_through_the_element_without_leaving_the_pag
     assert!(browser.url().await.starts_with(&page), "no redirect was required");
     let (_, methods) = crate::helpers::read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
     assert_eq!(methods["data"][0]["details"]["last4"], "4242", "{methods}");
+}
+
+async fn a_customer_session_shows_removes_and_pays_with_saved_cards_only_as_it_allows(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let kept = crate::customer_sessions::saved_card(&app, customer_id).await;
+    let removed = crate::customer_sessions::saved_card(&app, customer_id).await;
+    let session = |components: &'static str| {
+        let body = format!("customer_id={customer_id}&{components}");
+        let app = &app;
+        async move {
+            let (status, session) = app.post("/customer_sessions", &body).await;
+            assert_eq!(status, 200, "{session}");
+            session["client_secret"].as_str().unwrap().to_owned()
+        }
+    };
+    let intent = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let secret = intent["client_secret"].as_str().unwrap();
+
+    // Nothing granted: no saved card shows.
+    let nothing = session("components[][component]=payment_element&components[][feature]=payment_method_redisplay&components[][value]=disabled").await;
+    let (browser, _, fired) = mounted_with_session(&app, secret, "accordion", Some(&nothing)).await;
+    assert_eq!(fired, "ready");
+    assert_eq!(choices(&browser).await, ["Card", "GCash", "Maya", "BillEase", "QR Ph"]);
+    drop(browser);
+
+    // Another account's session and a made-up one fail to load, with the API's reason in the element.
+    let theirs = |path: &str, body: String| {
+        app.client.post(format!("{}{path}", app.address)).basic_auth(&app.other_account_key, Some("")).body(body)
+            .header("content-type", "application/x-www-form-urlencoded").send()
+    };
+    let their_customer: Value = theirs("/customers", "name=Ben&email=ben%40example.com&currency=PHP".into()).await.unwrap().json().await.unwrap();
+    let their_session: Value = theirs(
+        "/customer_sessions",
+        format!("customer_id={}&{}", their_customer["id"].as_str().unwrap(), crate::customer_sessions::ALL_ENABLED),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    for forged in [their_session["client_secret"].as_str().unwrap(), "cus_s_madeup_secret_x"] {
+        let (browser, _, fired) = mounted_with_session(&app, secret, "accordion", Some(forged)).await;
+        assert_eq!(fired, "loaderror resource_not_found", "{forged}");
+        browser.client.clone().enter_frame(0).await.unwrap();
+        let alert = browser.client.find(fantoccini::Locator::Css("#element-alert[role=alert]")).await.unwrap();
+        assert!(!alert.text().await.unwrap().is_empty());
+    }
+
+    let everything = session(crate::customer_sessions::ALL_ENABLED).await;
+    let (browser, page, fired) = mounted_with_session(&app, secret, "accordion", Some(&everything)).await;
+    assert_eq!(fired, "ready");
+    let shown = choices(&browser).await;
+    assert_eq!(shown.len(), 7, "{shown:?}");
+    assert!(shown[..2].iter().all(|label| label == "Visa •••• 4242 · 12/35"), "{shown:?}");
+    browser.screenshot("payrex-element-saved-cards").await;
+    browser.client.clone().enter_frame(0).await.unwrap();
+    browser.click(&format!(".saved:has(input[value='saved:{removed}']) .remove")).await;
+    for _ in 0..50 {
+        if browser.client.find(fantoccini::Locator::Css(&format!("input[value='saved:{removed}']"))).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    browser.click(&format!("input[value='saved:{kept}']")).await;
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    let (_, methods) = crate::helpers::read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
+    assert_eq!(crate::helpers::ids(&methods), std::slice::from_ref(&kept), "removed through the element");
+
+    browser.client.execute(START_ATTACH, vec![]).await.unwrap();
+    let arrived = browser.arrive("payment_intent_client_secret=").await;
+    assert!(arrived.starts_with(&format!("{page}/done?order=42")), "{arrived}");
+    let (_, paid) = crate::helpers::read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
+    assert_eq!((paid["status"].as_str(), paid["payment_method_id"].as_str()), (Some("succeeded"), Some(kept.as_str())), "{paid}");
 }
