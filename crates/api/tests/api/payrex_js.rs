@@ -179,6 +179,15 @@ async fn a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_pa
     assert_eq!(arrived, format!("{page}/done?order=42&payment_intent_client_secret={secret}#receipt"));
     let (_, paid) = crate::helpers::read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
     assert_eq!(paid["status"], "succeeded", "{paid}");
+    // The element's attaches are in the request log, with the card numbers kept nowhere.
+    let (_, logged) = crate::helpers::read(app.get("/request_logs?limit=100").await).await;
+    let attaches = logged["data"].as_array().unwrap().iter().filter(|entry| {
+        entry["path"].as_str().is_some_and(|path| path.ends_with("/attach"))
+    });
+    assert_eq!(attaches.count(), 2, "the decline and the payment: {logged}");
+    for number in ["4242424242424242", "4000000000000077"] {
+        assert!(!logged.to_string().contains(number) && !arrived.contains(number), "{number} was kept");
+    }
 }
 
 /// A merchant's page with the element's place and the library, on an origin of its own.
