@@ -541,7 +541,7 @@ async fn checkpoint_storage(storage: Arc<dyn UnitOfWork>) {
     loop {
         interval.tick().await;
         let storage = storage.clone();
-        match tokio::task::spawn_blocking(move || storage.checkpoint()).await {
+        match tokio::task::spawn_blocking(move || storage.upkeep()).await {
             Ok(Ok(true)) => {}
             Ok(Ok(false)) => return,
             Ok(Err(error)) => tracing::warn!(%error, "could not checkpoint the write-ahead log"),

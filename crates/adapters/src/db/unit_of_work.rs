@@ -102,7 +102,7 @@ impl UnitOfWork for DieselUnitOfWork {
     ///
     /// # Errors
     /// Storage failures.
-    fn checkpoint(&self) -> Result<bool, StoreError> {
+    fn upkeep(&self) -> Result<bool, StoreError> {
         let Some(writer) = &self.writer else {
             return Ok(false);
         };

@@ -66,7 +66,7 @@ mod postgres {
     #[test]
     fn there_is_no_log_to_checkpoint() {
         let (_database, unit_of_work) = super::connect(payments_adapters::db::Backend::Postgres);
-        let checkpointed = payments_application::ports::UnitOfWork::checkpoint(unit_of_work.as_ref()).unwrap();
+        let checkpointed = payments_application::ports::UnitOfWork::upkeep(unit_of_work.as_ref()).unwrap();
         assert!(!checkpointed, "PostgreSQL checkpoints itself: the job stops");
     }
 }
@@ -361,7 +361,7 @@ fn checkpoints_copy_the_log_into_the_database_file() {
     let size = |path: &str| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let (before, log) = (size(&file), size(&format!("{file}-wal")));
     assert!(log > before, "the commits are in the log ({log} bytes), not yet in the file ({before} bytes)");
-    assert!(unit_of_work.checkpoint().unwrap(), "SQLite has a log to checkpoint");
+    assert!(unit_of_work.upkeep().unwrap(), "SQLite has a log to checkpoint");
     let after = size(&file);
     assert!(after > before, "the file grew from {before} to {after} bytes");
     let page = reading(unit_of_work, |r| {

@@ -67,13 +67,12 @@ pub trait UnitOfWork: Send + Sync {
     /// [`StoreError::Unavailable`] when it does not.
     fn ping(&self) -> Result<(), StoreError>;
 
-    /// Copies committed writes from the store's write-ahead log into its files, where it keeps one
-    /// that it does not checkpoint itself (SQLite). Answers `false` when it keeps none, and the
-    /// composition root's job then stops calling.
+    /// Does the upkeep the store needs now and then between units of work, if any. Answers `false`
+    /// when it needs none, and the composition root's job then stops calling.
     ///
     /// # Errors
     /// Storage failures.
-    fn checkpoint(&self) -> Result<bool, StoreError> {
+    fn upkeep(&self) -> Result<bool, StoreError> {
         Ok(false)
     }
 }
