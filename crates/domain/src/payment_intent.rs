@@ -16,10 +16,12 @@
 
 use crate::description::Description;
 use crate::error::DomainError;
-use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId};
+use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId, PaymentMethodId};
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
-use crate::payment_method::{Funding, PaymentBilling, PaymentMethodRecord, PaymentMethodType};
+use crate::payment_method::{
+    Funding, PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
+};
 pub use crate::pending_authorization::{self, AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
 use crate::pending_authorization::{Authorizing, DueAction, Seal, Stage, Waiting};
 use crate::redirect_url::RedirectUrl;
@@ -145,6 +147,41 @@ pub struct Attempt {
     pub payment_method_id: String,
     pub payment_method: PaymentMethodRecord,
     pub billing: Option<PaymentBilling>,
+    /// The card entered now is saved to this customer when the attempt is approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub save_for: Option<CardToSave>,
+}
+
+/// Who a card paid with is saved for, and the processor's reference to charge it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardToSave {
+    pub customer_id: String,
+    pub processor_reference: String,
+}
+
+impl Attempt {
+    /// The payment method an approved attempt saves, when the customer asked to save the card. The
+    /// customer saved it while present and consented to their own later payments only, so it is
+    /// saved for `on_session` use; a merchant who charges without the customer saves a card with
+    /// an `off_session` setup intent.
+    #[must_use]
+    pub fn saved_method(&self, account_id: &AccountId, livemode: bool, now: Timestamp) -> Option<PaymentMethod> {
+        let save = self.save_for.as_ref()?;
+        Some(PaymentMethod {
+            id: PaymentMethodId::parse(&self.payment_method_id)?,
+            account_id: account_id.clone(),
+            livemode,
+            customer_id: CustomerId::parse(&save.customer_id)?,
+            verified: VerifiedCard {
+                card: self.payment_method.card.clone()?,
+                billing: self.billing.clone(),
+                processor_reference: save.processor_reference.clone(),
+            },
+            usage: Usage::OnSession,
+            created_at: now,
+            updated_at: now,
+        })
+    }
 }
 
 /// An attempt waiting for the customer (redirect) or the processor (processing).

@@ -136,15 +136,16 @@ impl PaymentProcessor for Simulator {
                 let (funding, behaviour) = Self::test_card(card);
                 let summary = card.summary(funding);
                 let outcome = Self::outcome(&summary, behaviour, request.card_options, request.now);
-                Authorization { outcome, card: Some(summary) }
+                let processor_reference = request.keep_card.then(|| behaviour.reference());
+                Authorization { outcome, card: Some(summary), processor_reference }
             }
             PaymentMethodInput::Saved(saved) => {
                 let behaviour = Behaviour::of_reference(&saved.processor_reference);
                 let outcome = Self::outcome(&saved.card, behaviour, request.card_options, request.now);
-                Authorization { outcome, card: Some(saved.card.clone()) }
+                Authorization { outcome, card: Some(saved.card.clone()), processor_reference: None }
             }
             PaymentMethodInput::Redirect(_) => {
-                Authorization { outcome: AuthorizationOutcome::RedirectRequired, card: None }
+                Authorization { outcome: AuthorizationOutcome::RedirectRequired, card: None, processor_reference: None }
             }
         })
     }
@@ -174,18 +175,22 @@ mod tests {
     use payments_domain::payment_method::{CardNumber, Cvc, PaymentMethodType};
     use payments_domain::time::Timestamp;
 
-    fn authorize(number: &str, exp_year: u32, options: &CardOptions) -> Authorization {
-        let card = CardInput {
+    fn card(number: &str, exp_year: u32) -> PaymentMethodInput {
+        PaymentMethodInput::Card(CardInput {
             number: CardNumber::new(number).unwrap(),
             exp_month: 6,
             exp_year,
             cvc: Cvc::new("123").unwrap(),
-        };
-        let method = PaymentMethodInput::Card(card);
+        })
+    }
+
+    fn authorize(number: &str, exp_year: u32, options: &CardOptions) -> Authorization {
+        let method = card(number, exp_year);
         let request = AuthorizationRequest {
             amount: Amount::new(10_000).unwrap(),
             method: &method,
             card_options: options,
+            keep_card: false,
             now: Timestamp::from_unix_seconds(1_795_323_956),
         };
         Simulator.authorize(&request).unwrap()
@@ -233,8 +238,28 @@ mod tests {
             amount: Amount::new(10_000).unwrap(),
             method: &method,
             card_options: &options,
+            keep_card: true,
             now: Timestamp::from_unix_seconds(0),
         };
-        assert_eq!(Simulator.authorize(&request).unwrap().outcome, AuthorizationOutcome::RedirectRequired);
+        let authorization = Simulator.authorize(&request).unwrap();
+        assert_eq!(authorization.outcome, AuthorizationOutcome::RedirectRequired);
+        assert_eq!(authorization.processor_reference, None, "only a card entered now can be kept");
+    }
+
+    #[test]
+    fn a_card_kept_for_later_carries_its_behaviour_as_reference() {
+        let options = CardOptions::default();
+        let method = card("4000000000003220", 2040);
+        let request = AuthorizationRequest {
+            amount: Amount::new(10_000).unwrap(),
+            method: &method,
+            card_options: &options,
+            keep_card: true,
+            now: Timestamp::from_unix_seconds(1_795_323_956),
+        };
+        let authorization = Simulator.authorize(&request).unwrap();
+        assert_eq!(authorization.processor_reference.as_deref(), Some("challenge"));
+        let not_kept = AuthorizationRequest { keep_card: false, ..request };
+        assert_eq!(Simulator.authorize(&not_kept).unwrap().processor_reference, None);
     }
 }

@@ -13,10 +13,22 @@
   var parentOrigin = settings.get('origin') || '';
   var layout = settings.get('layout') === 'tabs' ? 'tabs' : 'accordion';
   var sessionSecret = settings.get('customer_session') || '';
+  var billingDefaults = parsed('billing');
+  var billingFields = parsed('fields').billingDetails;
   var intentId = clientSecret.split('_secret_')[0];
   var collection = intentId.indexOf('si_') === 0 ? 'setup_intents' : 'payment_intents';
   var form = document.getElementById('element');
   var alertBox = document.getElementById('element-alert');
+
+  /** A setting given as JSON (`billing`, `fields`); an object, empty when absent or malformed. */
+  function parsed(name) {
+    try {
+      var value = JSON.parse(settings.get(name) || '{}');
+      return value && typeof value === 'object' ? value : {};
+    } catch (ignored) {
+      return {};
+    }
+  }
 
   function tell(message) {
     message.source = 'payrex-element';
@@ -88,6 +100,92 @@
     return fields;
   }
 
+  /** The billing fields: name, e-mail, phone and address, as the parameter, its label and autocomplete. */
+  var BILLING_FIELDS = {
+    name: [['name', 'Name on card', 'name']],
+    email: [['email', 'Email', 'email']],
+    phone: [['phone', 'Phone', 'tel']],
+    address: [
+      ['address.line1', 'Address line 1', 'address-line1'],
+      ['address.line2', 'Address line 2', 'address-line2'],
+      ['address.city', 'City', 'address-level2'],
+      ['address.state', 'State or province', 'address-level1'],
+      ['address.postal_code', 'Postal code', 'postal-code'],
+      ['address.country', 'Country (two-letter code)', 'country']
+    ]
+  };
+
+  /** Whether the merchant's `fields.billingDetails` shows `group`: all unless `never`, as a whole or for it. */
+  function collects(group) {
+    if (billingFields === 'never') {
+      return false;
+    }
+    return !(billingFields && typeof billingFields === 'object' && billingFields[group] === 'never');
+  }
+
+  /** The merchant's default for `path` (`address.postal_code` reads `address.postalCode` too). */
+  function billingDefault(path) {
+    var parts = path.split('.');
+    var holder = parts.length > 1 ? billingDefaults[parts[0]] || {} : billingDefaults;
+    var name = parts[parts.length - 1];
+    var camel = name.replace(/_(.)/g, function (all, letter) { return letter.toUpperCase(); });
+    var found = holder[name] !== undefined ? holder[name] : holder[camel];
+    return found === undefined || found === null ? '' : String(found);
+  }
+
+  /** The billing details section, or nothing when every group is `never`. */
+  function billingSection() {
+    var section = document.createElement('fieldset');
+    section.className = 'billing fields';
+    var legend = document.createElement('legend');
+    legend.textContent = 'Billing details';
+    section.appendChild(legend);
+    Object.keys(BILLING_FIELDS).filter(collects).forEach(function (group) {
+      BILLING_FIELDS[group].forEach(function (field) {
+        var wide = field[0] !== 'address.postal_code' && field[0] !== 'address.country';
+        var made = input('billing-' + field[0].replace('.', '-'), field[1], field[2], field[2] === 'tel' ? 'tel' : 'text', wide);
+        made.querySelector('input').value = billingDefault(field[0]);
+        section.appendChild(made);
+      });
+    });
+    return section.children.length > 1 ? section : null;
+  }
+
+  /**
+   * The billing details for the attach: what the customer typed, and the merchant's defaults for the
+   * fields not shown. Empty values are left out.
+   */
+  function billingParameters(body) {
+    Object.keys(BILLING_FIELDS).forEach(function (group) {
+      BILLING_FIELDS[group].forEach(function (field) {
+        var typed = collects(group) ? value('billing-' + field[0].replace('.', '-')) : billingDefault(field[0]).trim();
+        if (typed) {
+          body.set('payment_method[billing][' + field[0].split('.').join('][') + ']', typed);
+        }
+      });
+    });
+  }
+
+  /** Shows the billing details for a method paid now; a saved card has its own. */
+  function showBilling(visible) {
+    var billing = form.querySelector('.billing');
+    if (billing) {
+      billing.hidden = !visible;
+    }
+  }
+
+  /** The unticked "Save this card" box, shown when the customer session grants `payment_method_save`. */
+  function saveBox() {
+    var label = document.createElement('label');
+    label.className = 'wide save';
+    var box = document.createElement('input');
+    box.type = 'checkbox';
+    box.id = 'save-card';
+    label.appendChild(box);
+    label.appendChild(document.createTextNode(' Save this card for future payments'));
+    return label;
+  }
+
   /** A redirect method's note: the customer approves on the next page. */
   function redirectNote(method) {
     var note = document.createElement('p');
@@ -134,6 +232,7 @@
       panels.push([radio, panel]);
       radio.addEventListener('change', function () {
         panels.forEach(function (pair) { pair[1].hidden = !pair[0].checked; });
+        showBilling(true);
         show('');
         tell({ type: 'change', method: method });
       });
@@ -185,6 +284,7 @@
       }
       radio.addEventListener('change', function () {
         group.querySelectorAll('.fields').forEach(function (panel) { panel.hidden = true; });
+        showBilling(false);
         show('');
         tell({ type: 'change', method: 'saved' });
       });
@@ -241,6 +341,14 @@
       body.set('payment_method[card][exp_month]', expiry[0] || '');
       body.set('payment_method[card][exp_year]', expiry[1] || '');
       body.set('payment_method[card][cvc]', value('card-cvc'));
+      var save = document.getElementById('save-card');
+      if (save && save.checked) {
+        body.set('save_payment_method', 'true');
+        body.set('customer_session_client_secret', sessionSecret);
+      }
+    }
+    if (method.indexOf('saved:') !== 0) {
+      billingParameters(body);
     }
     if (returnUrl) {
       body.set('return_url', returnUrl);
@@ -293,6 +401,10 @@
       }
       var group = methodSections(answer.body.payment_methods || ['card']);
       form.appendChild(group);
+      var billing = billingSection();
+      if (billing) {
+        form.appendChild(billing);
+      }
       if (!sessionSecret) {
         tell({ type: 'ready' });
         resize();
@@ -310,6 +422,10 @@
           }
           if (collection === 'payment_intents') {
             savedSections(group, session.body);
+            var card = form.querySelector('#card-number');
+            if (card && grants(session.body, 'payment_method_save')) {
+              card.parentNode.parentNode.appendChild(saveBox());
+            }
           }
           tell({ type: 'ready' });
           resize();

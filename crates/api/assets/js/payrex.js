@@ -169,6 +169,13 @@
     if (this._elements._customerSessionClientSecret) {
       settings.set('customer_session', this._elements._customerSessionClientSecret);
     }
+    var defaults = this._options.defaultValues || {};
+    if (defaults.billingDetails) {
+      settings.set('billing', JSON.stringify(defaults.billingDetails));
+    }
+    if (this._options.fields) {
+      settings.set('fields', JSON.stringify(this._options.fields));
+    }
     var frame = window.document.createElement('iframe');
     frame.src = SERVICE_URL + '/js/v1/elements/payment#' + settings.toString();
     frame.title = 'Secure payment details';

@@ -447,7 +447,7 @@ fn read_form(mut params: Params, collection: BillingDetailsCollection) -> (Enter
     let mut entered = Entered { method, values, ..Entered::default() };
     match params.finish_fields(choice) {
         Ok((input, billing)) if missing.is_empty() => {
-            (entered, Some(AttachRequest { method: input.into(), billing, return_url: None }))
+            (entered, Some(AttachRequest { method: input.into(), billing, return_url: None, save_with_session: None }))
         }
         Ok(_) => {
             entered.errors = missing;

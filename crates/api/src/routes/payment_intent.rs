@@ -238,6 +238,7 @@ fn attach_params(params: &mut Params) -> Option<(Option<String>, AttachRequest)>
 
 fn attach_request(params: &mut Params) -> Option<AttachRequest> {
     let return_url = params.redirect_url("return_url");
+    let save_with_session = save_with_session(params);
     let saved = params.string("payment_method_id", IDENTIFIER_LENGTH);
     let inline = params.object("payment_method", payment_method);
     params.exactly_one_of(&["payment_method_id", "payment_method"]);
@@ -247,10 +248,34 @@ fn attach_request(params: &mut Params) -> Option<AttachRequest> {
             params.push(FieldError::invalid("payment_method_id", detail));
             None
         }
-        (Some(id), None) => Some(AttachRequest { method: PaymentMethodChoice::Saved(id), billing: None, return_url }),
+        (Some(id), None) => {
+            let method = PaymentMethodChoice::Saved(id);
+            Some(AttachRequest { method, billing: None, return_url, save_with_session: save_with_session? })
+        }
         (None, inline) => {
             let (method, billing) = params.require_unless_replaced("payment_method", inline)?;
-            Some(AttachRequest { method: method.into(), billing, return_url })
+            Some(AttachRequest { method: method.into(), billing, return_url, save_with_session: save_with_session? })
+        }
+    }
+}
+
+/// `save_payment_method=true` with the customer session's `customer_session_client_secret`: the
+/// customer asked to save the card they entered. Each without the other is refused.
+fn save_with_session(params: &mut Params) -> Option<Option<String>> {
+    let save = params.boolean("save_payment_method");
+    let secret = params.string("customer_session_client_secret", IDENTIFIER_LENGTH);
+    params.exactly_where("customer_session_client_secret", "save_payment_method", "true");
+    match (save.unwrap_or(false), secret) {
+        (true, Some(secret)) => Some(Some(secret)),
+        (false, None) => Some(None),
+        (true, None) => {
+            params.require::<()>("customer_session_client_secret", None);
+            None
+        }
+        (false, Some(_)) => {
+            let detail = "Send it only with save_payment_method=true.";
+            params.push(FieldError::invalid("customer_session_client_secret", detail));
+            None
         }
     }
 }

@@ -11,11 +11,17 @@ on_both_backends!(
     the_client_secret_lists_and_removes_saved_methods_only_as_enabled,
     a_session_expires_after_24_hours,
     sessions_are_invisible_to_other_accounts_and_modes,
+    a_card_is_saved_while_paying_only_through_a_session_that_allows_it,
+    a_forged_save_is_refused_and_changes_nothing,
 );
 
 pub(crate) const ALL_ENABLED: &str = "components[][component]=payment_element&components[][feature]=payment_method_redisplay\
     &components[][value]=enabled&components[][component]=payment_element&components[][feature]=payment_method_remove\
     &components[][value]=enabled";
+
+/// A session that lets the customer save a card while paying, and nothing else.
+pub(crate) const SAVE_ENABLED: &str =
+    "components[][component]=payment_element&components[][feature]=payment_method_save&components[][value]=enabled";
 
 pub(crate) async fn saved_card(app: &TestApp, customer_id: &str) -> String {
     let (status, intent) =
@@ -170,4 +176,131 @@ async fn sessions_are_invisible_to_other_accounts_and_modes(app: TestApp) {
             read(app.form(Method::POST, "/customer_sessions", key, &format!("customer_id={customer_id}")).await).await;
         assert_eq!((status, error_codes(&body)[0].0.as_str()), (400, "customer_id"), "{body}");
     }
+}
+
+/// The card `number` attached to `intent_id` with the public key and the intent's client secret, as
+/// the payment element sends it, with `extra` parameters.
+async fn attach_in_browser(app: &TestApp, intent: &Value, number: &str, extra: &str) -> (u16, Value) {
+    let body = format!(
+        "client_secret={}&payment_method[type]=card&payment_method[card][number]={number}\
+         &payment_method[card][exp_month]=12&payment_method[card][exp_year]=2035&payment_method[card][cvc]=123\
+         &return_url=http%3A%2F%2F127.0.0.1%2Fdone{extra}",
+        intent["client_secret"].as_str().unwrap()
+    );
+    let path = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+    read(app.form(Method::POST, &path, &app.keys.public_test, &body).await).await
+}
+
+async fn a_card_is_saved_while_paying_only_through_a_session_that_allows_it(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let session = create_session(&app, customer_id, SAVE_ENABLED).await;
+    let save = format!("&save_payment_method=true&customer_session_client_secret={}", session["client_secret"].as_str().unwrap());
+    let methods_path = format!("/customers/{customer_id}/payment_methods");
+
+    let intent = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let (status, paid) = attach_in_browser(&app, &intent, "4242424242424242", &save).await;
+    assert_eq!((status, paid["status"].as_str()), (200, Some("succeeded")), "{paid}");
+    let (_, intent_now) = read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
+    let saved_id = intent_now["payment_method_id"].as_str().unwrap().to_owned();
+    let (_, methods) = read(app.get(&methods_path).await).await;
+    assert_eq!(ids(&methods), [saved_id.clone()], "the card that paid is saved under the id it paid with: {methods}");
+    assert_eq!((methods["data"][0]["details"]["last4"].as_str(), methods["data"][0]["usage"].as_str()), (Some("4242"), Some("on_session")));
+    assert!(!methods.to_string().contains("4242424242424242"));
+
+    // Saved for on_session use: the customer pays with it again; the merchant alone may not.
+    let again = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let path = format!("/payment_intents/{}/attach", again["id"].as_str().unwrap());
+    let (status, body) = app.post(&path, &format!("payment_method_id={saved_id}")).await;
+    assert_eq!(status, 400, "{body}");
+    let body = format!("client_secret={}&payment_method_id={saved_id}", again["client_secret"].as_str().unwrap());
+    let (status, repaid) = read(app.form(Method::POST, &path, &app.keys.public_test, &body).await).await;
+    assert_eq!((status, repaid["status"].as_str()), (200, Some("succeeded")), "{repaid}");
+
+    // A 3-D Secure card is saved once the customer authenticates, and not when they fail.
+    for (decision, saved) in [("fail", false), ("authorize", true)] {
+        let challenged = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+        let (status, waiting) = attach_in_browser(&app, &challenged, "4000000000003220", &save).await;
+        assert_eq!((status, waiting["status"].as_str()), (200, Some("awaiting_next_action")), "{waiting}");
+        let (_, before) = read(app.get(&methods_path).await).await;
+        assert_eq!(ids(&before).len(), 1, "nothing is saved before the customer authenticates");
+        let page = waiting["next_action"]["redirect_url"].as_str().unwrap();
+        assert_eq!(crate::helpers::decide(page, decision).await.status(), 303);
+        let (_, after) = read(app.get(&methods_path).await).await;
+        let (_, ended) = read(app.get(&format!("/payment_intents/{}", challenged["id"].as_str().unwrap())).await).await;
+        assert_eq!(ids(&after).len(), if saved { 2 } else { 1 }, "{decision}: {after}");
+        if saved {
+            assert_eq!((ids(&after)[0].as_str(), ended["status"].as_str()), (ended["payment_method_id"].as_str().unwrap(), Some("succeeded")));
+        }
+    }
+    // A held payment saves the card at once; a decline saves nothing.
+    let held = app.create_intent(10_000, &format!("&customer_id={customer_id}&payment_method_options[card][capture_type]=manual")).await;
+    let (status, body) = attach_in_browser(&app, &held, "5425233430109903", &save).await;
+    assert_eq!((status, body["status"].as_str()), (200, Some("awaiting_capture")), "{body}");
+    let declined = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let (status, body) = attach_in_browser(&app, &declined, "4005550000000019", &save).await;
+    assert_eq!(status, 400, "{body}");
+    let (_, methods) = read(app.get(&methods_path).await).await;
+    assert_eq!(ids(&methods).len(), 3, "the held card, not the declined one: {methods}");
+    assert_eq!(methods["data"][0]["details"]["last4"], "9903");
+}
+
+async fn a_forged_save_is_refused_and_changes_nothing(app: TestApp) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let intent = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let secret_of = |session: &Value| session["client_secret"].as_str().unwrap().to_owned();
+    let saving = secret_of(&create_session(&app, customer_id, SAVE_ENABLED).await);
+    let not_saving = secret_of(&create_session(&app, customer_id, ALL_ENABLED).await);
+    let other = app.create_customer("Ben").await;
+    let other_customers = secret_of(&create_session(&app, other["id"].as_str().unwrap(), SAVE_ENABLED).await);
+    let theirs = |path: &str, body: String| {
+        app.client.post(format!("{}{path}", app.address)).basic_auth(&app.other_account_key, Some("")).body(body)
+            .header("content-type", "application/x-www-form-urlencoded").send()
+    };
+    let their_customer: Value = theirs("/customers", "name=Ben&email=ben%40example.com&currency=PHP".into()).await.unwrap().json().await.unwrap();
+    let their_session: Value = theirs("/customer_sessions", format!("customer_id={}&{SAVE_ENABLED}", their_customer["id"].as_str().unwrap()))
+        .await.unwrap().json().await.unwrap();
+    let saved = saved_card(&app, customer_id).await;
+    let no_customer = app.create_intent(10_000, "").await;
+    let with = |secret: &str| format!("&save_payment_method=true&customer_session_client_secret={secret}");
+
+    let forged = [
+        ("&save_payment_method=true".to_owned(), "parameter_required", "no session"),
+        (format!("&customer_session_client_secret={saving}"), "parameter_invalid", "a session without the save"),
+        (format!("&save_payment_method=false&customer_session_client_secret={saving}"), "parameter_invalid", "a save declined"),
+        (with(&not_saving), "parameter_invalid", "a session without payment_method_save"),
+        (with(&other_customers), "parameter_invalid", "another customer's session"),
+        (with(their_session["client_secret"].as_str().unwrap()), "parameter_invalid", "another account's session"),
+        (with("cus_s_madeup_secret_x"), "parameter_invalid", "a made-up session"),
+    ];
+    for (extra, code, why) in &forged {
+        let (status, body) = attach_in_browser(&app, &intent, "4242424242424242", extra).await;
+        assert_eq!(status, 400, "{why}: {body}");
+        assert_eq!(error_codes(&body), [("customer_session_client_secret".to_owned(), (*code).to_owned())], "{why}: {body}");
+    }
+    let (status, body) = attach_in_browser(&app, &no_customer, "4242424242424242", &with(&saving)).await;
+    assert_eq!(status, 400, "an intent without a customer: {body}");
+    assert!(single_error(&body, "parameter_invalid").contains("no customer"), "{body}");
+    let path = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+    let client_secret = intent["client_secret"].as_str().unwrap();
+    for (body, why) in [
+        (format!("client_secret={client_secret}&payment_method_id={saved}{}", with(&saving)), "a card saved already"),
+        (format!("client_secret={client_secret}&payment_method[type]=gcash{}", with(&saving)), "an e-wallet"),
+    ] {
+        let (status, answer) = read(app.form(Method::POST, &path, &app.keys.public_test, &body).await).await;
+        assert_eq!(status, 400, "{why}: {answer}");
+        assert!(single_error(&answer, "parameter_invalid").contains("Only a card entered now"), "{why}: {answer}");
+    }
+    app.clock.advance(24 * 60 * 60);
+    let (status, body) = attach_in_browser(&app, &intent, "4242424242424242", &with(&saving)).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(single_error(&body, "parameter_invalid").contains("expired"), "{body}");
+
+    let (_, unchanged) = read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
+    assert_eq!((unchanged["status"].as_str(), &unchanged["latest_payment"]), (Some("awaiting_payment_method"), &Value::Null), "{unchanged}");
+    let (_, methods) = read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
+    assert_eq!(ids(&methods), [saved], "nothing was saved");
+    let events = app.event_types().await;
+    assert!(!events.iter().any(|event| event.starts_with("payment")), "no money moved: {events:?}");
 }

@@ -31,14 +31,18 @@ pub struct AuthorizationRequest<'a> {
     pub amount: Amount,
     pub method: &'a PaymentMethodInput,
     pub card_options: &'a CardOptions,
+    /// The customer asked to save the card entered: answer a reference to charge it again.
+    pub keep_card: bool,
     pub now: Timestamp,
 }
 
-/// The processor's answer, with what it learned of the card.
+/// The processor's answer, with what it learned of the card, and its reference to charge a card
+/// entered now again when the request asked to keep it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Authorization {
     pub outcome: AuthorizationOutcome,
     pub card: Option<CardSummary>,
+    pub processor_reference: Option<String>,
 }
 
 /// A card to verify for saving, without a charge.

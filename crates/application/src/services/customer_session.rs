@@ -125,21 +125,21 @@ fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<
     repositories.customer_sessions().find(scope, &session_id)?.ok_or_else(not_found)
 }
 
-/// Checks that a browser's `client_secret` is that of a live session of `customer_id` that grants
-/// `feature` (or just is live, when `feature` is `None`).
+/// Checks that a browser's client secret, sent as `parameter`, is that of a live session of
+/// `customer_id` that grants `feature` (or just is live, when `feature` is `None`).
 ///
 /// # Errors
-/// `parameter_required` / `parameter_invalid` on `client_secret`, or a session that expired or does
+/// `parameter_required` / `parameter_invalid` on `parameter`, or a session that expired or does
 /// not grant the feature.
 pub(crate) fn authorize_session(
     repositories: &mut dyn Repositories,
     scope: &Scope,
+    parameter: &str,
     customer_id: &CustomerId,
     client_secret: Option<&str>,
     feature: Option<Feature>,
     now: Timestamp,
 ) -> Result<(), ApplicationError> {
-    let parameter = "client_secret";
     let presented = client_secret.ok_or_else(|| ApplicationError::invalid(FieldError::required(parameter)))?;
     let refused = |detail: &str| ApplicationError::invalid(FieldError::invalid(parameter, detail));
     let session_id = presented.split("_secret_").next().and_then(CustomerSessionId::parse);

@@ -2,6 +2,7 @@
 //! redirect; and the background actions (hold expiry, redirect expiry, processing end).
 
 use super::customer::live_customer;
+use super::customer_session::authorize_session;
 use super::due::DueKind;
 use super::event::EventLog;
 use super::intent_owner::{became_paid, ensure_not_owned, intent_paid, owner_allows};
@@ -19,6 +20,7 @@ use crate::ports::{
 };
 use crate::scope::Scope;
 use payments_domain::customer::Customer;
+use payments_domain::customer_session::Feature;
 use payments_domain::error::DomainError;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::ClientSecret;
@@ -26,7 +28,7 @@ use payments_domain::ids::{CustomerId, PaymentId, PaymentIntentId, PaymentMethod
 use payments_domain::money::Amount;
 use payments_domain::payment::{FeeSchedule, Payment};
 use payments_domain::payment_intent::{
-    Attempt, AttemptResult, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges,
+    Attempt, AttemptResult, CardToSave, NewPaymentIntent, PaymentError, PaymentIntent, PaymentIntentChanges,
     PaymentIntentOperation, PaymentIntentStatus,
 };
 use payments_domain::payment_method::{PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType};
@@ -129,6 +131,10 @@ pub struct AttachRequest {
     pub method: PaymentMethodChoice,
     pub billing: Option<PaymentBilling>,
     pub return_url: Option<RedirectUrl>,
+    /// Save the card entered to the intent's customer once approved, as the customer asked in the
+    /// payment element: the client secret of that customer's session, which must enable
+    /// `payment_method_save`.
+    pub save_with_session: Option<String>,
 }
 
 /// How an attach ended.
@@ -317,7 +323,8 @@ impl PaymentIntentService {
         request: AttachRequest,
     ) -> Result<AttachOutcome, ApplicationError> {
         check_redirect_url(scope, "return_url", request.return_url.as_ref())?;
-        let (before, input, saved_id, billing) = reading(self.unit_of_work.as_ref(), |repositories| {
+        let now = self.clock.now_in(scope)?;
+        let (before, input, saved_id, billing, save_for) = reading(self.unit_of_work.as_ref(), |repositories| {
             let before = load_view(repositories, scope, id)?;
             let intent = &before.intent;
             check_client_secret(intent.client_secret(), access, "payment intent")?;
@@ -330,25 +337,33 @@ impl PaymentIntentService {
                 }
             };
             intent.ensure_attachable(input.method())?;
-            Ok((before, input, saved_id, billing))
+            let save_for = match &request.save_with_session {
+                Some(secret) => Some(customer_to_save_for(repositories, scope, intent, &input, secret, now)?),
+                None => None,
+            };
+            Ok((before, input, saved_id, billing, save_for))
         })?;
         let intent = &before.intent;
         let method = input.method();
-        let now = self.clock.now_in(scope)?;
         let processor = self.processors.for_mode(scope.livemode())?;
         let authorization = processor
             .authorize(&AuthorizationRequest {
                 amount: intent.amount(),
                 method: &input,
                 card_options: intent.card_options(),
+                keep_card: save_for.is_some(),
                 now,
             })
             .map_err(|ProcessorError::Unavailable(reason)| ApplicationError::Unavailable(reason.into()))?;
         let payment_method_id = saved_id.unwrap_or_else(|| PaymentMethodId::from_random(&self.ids.id_part()));
+        let save_for = save_for.zip(authorization.processor_reference).map(|(customer_id, processor_reference)| {
+            CardToSave { customer_id: customer_id.to_string(), processor_reference }
+        });
         let attempt = Attempt {
             payment_method_id: payment_method_id.to_string(),
             payment_method: PaymentMethodRecord { method, card: authorization.card, qrph: None },
             billing,
+            save_for,
         };
         let redirect = test_redirect(self.ids.as_ref(), &self.settings.public_base_url, scope.mode);
         // The intent is not read again: the update below applies only if its version is still the
@@ -483,6 +498,7 @@ impl PaymentIntentService {
     ) -> Result<(PaymentIntentView, Option<PaymentError>), ApplicationError> {
         let (effects, failure) = match result {
             AttemptResult::Succeeded(mut attempt) => {
+                save_card(repositories, scope, &attempt, now)?;
                 if attempt.payment_method.method == PaymentMethodType::Qrph && attempt.payment_method.qrph.is_none() {
                     attempt.payment_method.qrph = self.processors.for_mode(scope.livemode())?.qrph_payer();
                 }
@@ -493,7 +509,8 @@ impl PaymentIntentService {
                 };
                 (effects, None)
             }
-            AttemptResult::Held(_) => {
+            AttemptResult::Held(attempt) => {
+                save_card(repositories, scope, &attempt, now)?;
                 (Effects { payment: None, intent_event: Some(EventType::PaymentIntentAwaitingCapture) }, None)
             }
             AttemptResult::Failed(attempt, error) => {
@@ -722,6 +739,52 @@ fn existing_customer(
     id: Option<&CustomerId>,
 ) -> Result<Option<Customer>, ApplicationError> {
     id.map(|id| live_customer(repositories, scope, id)).transpose()
+}
+
+/// The customer a card entered now is saved to, when the customer asked to save it with the client
+/// secret of their session: the intent's customer, whose live session enables
+/// `payment_method_save`.
+///
+/// # Errors
+/// `parameter_invalid` on `customer_session_client_secret` for anything but a card entered now, an
+/// intent without a customer, or a secret of no live session of its customer enabling the save.
+fn customer_to_save_for(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intent: &PaymentIntent,
+    input: &PaymentMethodInput,
+    session_secret: &str,
+    now: Timestamp,
+) -> Result<CustomerId, ApplicationError> {
+    let parameter = "customer_session_client_secret";
+    let refused = |detail: &str| ApplicationError::invalid(FieldError::invalid(parameter, detail));
+    if !matches!(input, PaymentMethodInput::Card(_)) {
+        return Err(refused("Only a card entered now can be saved."));
+    }
+    let customer_id =
+        intent.customer_id().ok_or_else(|| refused("This payment intent has no customer to save the card to."))?;
+    let save = Some(Feature::PaymentMethodSave);
+    authorize_session(repositories, scope, parameter, customer_id, Some(session_secret), save, now)?;
+    Ok(customer_id.clone())
+}
+
+/// Saves the card of an approved attempt to the customer it was to be saved for, unless the customer
+/// was deleted meanwhile (the payment stands; nothing is saved).
+///
+/// # Errors
+/// Storage failures.
+fn save_card(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    attempt: &Attempt,
+    now: Timestamp,
+) -> Result<(), ApplicationError> {
+    let Some(method) = attempt.saved_method(&scope.account_id, scope.livemode(), now) else { return Ok(()) };
+    let customer = repositories.customers().find(scope, &method.customer_id)?;
+    if customer.is_some_and(|customer| !customer.is_deleted()) {
+        repositories.payment_methods().insert(&method)?;
+    }
+    Ok(())
 }
 
 /// The saved payment method `id` when it may pay `intent` now: it must be saved to the intent's

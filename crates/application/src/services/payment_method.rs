@@ -42,7 +42,7 @@ impl PaymentMethodService {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let customer = customer(repositories, scope, customer_id)?;
             if let Access::ClientSecret(secret) = access {
-                authorize_session(repositories, scope, &customer.id, secret, None, now)?;
+                authorize_session(repositories, scope, "client_secret", &customer.id, secret, None, now)?;
             }
             repositories.payment_methods().list(scope, &customer.id, page).map_err(|error| page.explain(error))
         })
@@ -66,7 +66,7 @@ impl PaymentMethodService {
             let customer = customer(repositories, scope, customer_id)?;
             if let Access::ClientSecret(secret) = access {
                 let remove = Some(Feature::PaymentMethodRemove);
-                authorize_session(repositories, scope, &customer.id, secret, remove, now)?;
+                authorize_session(repositories, scope, "client_secret", &customer.id, secret, remove, now)?;
             }
             let method = saved_method(repositories, scope, &customer.id, id)?;
             if !repositories.payment_methods().delete(scope, &method.id)? {

@@ -37,7 +37,8 @@ impl PaymentProcessor for ScriptedProcessor {
             PaymentMethodInput::Saved(saved) => Some(saved.card.clone()),
             PaymentMethodInput::Redirect(_) => None,
         };
-        Ok(Authorization { outcome: self.scripted(), card })
+        let kept = matches!(request.method, PaymentMethodInput::Card(_)) && request.keep_card;
+        Ok(Authorization { outcome: self.scripted(), card, processor_reference: kept.then(|| "scripted".to_owned()) })
     }
 
     fn verify(&self, request: &VerificationRequest<'_>) -> Result<Verification, ProcessorError> {

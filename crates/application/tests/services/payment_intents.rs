@@ -152,6 +152,7 @@ fn a_redirect_is_completed_once_through_its_token_or_expires() {
         method: PaymentMethodInput::Redirect(PaymentMethodType::Gcash).into(),
         billing: None,
         return_url: None,
+        save_with_session: None,
     };
     let first = service.create(&scope, new_intent(CaptureType::Automatic)).unwrap().intent;
     let waiting = attached(service.attach(&scope, first.id().as_str(), Access::SecretKey, gcash()).unwrap()).intent;

@@ -33,7 +33,12 @@ pub fn card(number: &str) -> CardInput {
 
 /// Paying with the test card that is approved at once.
 pub fn card_payment() -> AttachRequest {
-    AttachRequest { method: PaymentMethodInput::Card(card("4242424242424242")).into(), billing: None, return_url: None }
+    AttachRequest {
+        method: PaymentMethodInput::Card(card("4242424242424242")).into(),
+        billing: None,
+        return_url: None,
+        save_with_session: None,
+    }
 }
 
 /// How many events of `event_type` the scope has (of its latest hundred).

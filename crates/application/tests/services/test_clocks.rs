@@ -48,6 +48,7 @@ fn an_advance_performs_what_fell_due_in_order_each_at_its_time() {
         method: PaymentMethodInput::Redirect(PaymentMethodType::Gcash).into(),
         billing: None,
         return_url: None,
+        save_with_session: None,
     };
     intents.attach(&scope, wallet.id().as_str(), Access::SecretKey, gcash).unwrap();
 

@@ -58,6 +58,7 @@ fn card_attempt() -> Attempt {
             qrph: None,
         },
         billing: None,
+        save_for: None,
     }
 }
 
