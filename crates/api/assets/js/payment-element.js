@@ -102,7 +102,7 @@
 
   /** The billing fields: name, e-mail, phone and address, as the parameter, its label and autocomplete. */
   var BILLING_FIELDS = {
-    name: [['name', 'Name on card', 'name']],
+    name: [['name', 'Full name', 'name']],
     email: [['email', 'Email', 'email']],
     phone: [['phone', 'Phone', 'tel']],
     address: [
@@ -389,6 +389,8 @@
       attach(event.data);
     }
   });
+  // The merchant's page pays, with its own button: Enter in a field submits nothing.
+  form.addEventListener('submit', function (event) { event.preventDefault(); });
   window.addEventListener('resize', resize);
 
   api('GET', '/' + collection + '/' + intentId + '?client_secret=' + encodeURIComponent(clientSecret)).then(

@@ -104,6 +104,16 @@ impl Browser {
         }
     }
 
+    /// Presses `keys` on the keyboard, one after the other, wherever the focus is (a frame too).
+    pub(crate) async fn press(&self, keys: &str) {
+        use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+        let mut actions = KeyActions::new("keyboard".into());
+        for key in keys.chars() {
+            actions = actions.then(KeyAction::Down { value: key }).then(KeyAction::Up { value: key });
+        }
+        self.client.perform_actions(actions).await.unwrap();
+    }
+
     pub(crate) async fn pay(&self) {
         self.click("button.pay").await;
     }

@@ -15,6 +15,8 @@ on_one_backend!(
     a_3d_secure_card_and_gcash_go_through_the_authorization_page_and_back,
     a_setup_intent_saves_a_card_through_the_element_without_leaving_the_page,
     a_customer_session_shows_removes_and_pays_with_saved_cards_only_as_it_allows,
+    billing_fields_and_the_save_box_follow_the_options_and_the_session,
+    a_customer_pays_and_saves_a_card_with_the_keyboard_alone_on_a_phone,
 );
 
 async fn the_library_is_served_to_any_origin_with_a_validator(app: TestApp) {
@@ -353,4 +355,143 @@ async fn a_customer_session_shows_removes_and_pays_with_saved_cards_only_as_it_a
     assert!(arrived.starts_with(&format!("{page}/done?order=42")), "{arrived}");
     let (_, paid) = crate::helpers::read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
     assert_eq!((paid["status"].as_str(), paid["payment_method_id"].as_str()), (Some("succeeded"), Some(kept.as_str())), "{paid}");
+}
+
+/// Mounts the element with the creation `options` the merchant chose; answers what mounting fired.
+const MOUNT_WITH_OPTIONS: &str = r"
+    const [key, secret, session, options, done] = arguments;
+    window.payrex = Payrex(key);
+    window.elements = payrex.elements({ clientSecret: secret, customerSessionClientSecret: session });
+    const element = elements.create('payment', options);
+    element.on('ready', () => done('ready'));
+    element.on('loaderror', (event) => done('loaderror ' + event.error.code));
+    element.mount('#payment-element');
+";
+
+/// A shop page whose Pay button comes after the element, as a keyboard reaches it.
+fn shop_page_with_pay_button(app: &TestApp) -> String {
+    merchant_page(format!(
+        "<!doctype html><html><head><meta name=\"viewport\" content=\"width=device-width\"><title>Shop</title>\
+         <script src=\"{}/js/v1/payrex.js\"></script></head><body><h1>Shop</h1><div id=\"payment-element\"></div>\
+         <button id=\"pay\" onclick=\"payrex.attachPaymentMethod({{ elements, options: {{ return_url: window.location.origin + '/done' }} }})\">Pay</button>\
+         </body></html>",
+        app.address
+    ))
+}
+
+/// A customer of the app with a session of `components`: the customer's id and the session's secret.
+async fn customer_with_session(app: &TestApp, components: &str) -> (String, String) {
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap().to_owned();
+    let (status, session) = app.post("/customer_sessions", &format!("customer_id={customer_id}&{components}")).await;
+    assert_eq!(status, 200, "{session}");
+    (customer_id, session["client_secret"].as_str().unwrap().to_owned())
+}
+
+/// The ids of the frame's inputs, and the value of each.
+async fn frame_inputs(browser: &crate::browser::Browser) -> Vec<(String, String)> {
+    browser.client.clone().enter_frame(0).await.unwrap();
+    let script = "return [...document.querySelectorAll('input:not([type=radio])')].filter((input) => input.offsetParent)\
+                  .map((input) => [input.id, input.type === 'checkbox' ? String(input.checked) : input.value]);";
+    let found = browser.client.execute(script, vec![]).await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    serde_json::from_value(found).unwrap()
+}
+
+async fn billing_fields_and_the_save_box_follow_the_options_and_the_session(app: TestApp) {
+    let (customer_id, not_saving) = customer_with_session(&app, crate::customer_sessions::ALL_ENABLED).await;
+    let intent = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let secret = intent["client_secret"].as_str().unwrap();
+    let browser = browser_with_javascript().await;
+    let mount = |session: &str, options: Value| {
+        vec![json!(app.keys.public_test), json!(secret), json!(session), options]
+    };
+
+    // No billing fields and no save box: `never`, and a session without payment_method_save.
+    browser.client.goto(&shop_page(&app)).await.unwrap();
+    let options = json!({"fields": {"billingDetails": "never"}});
+    assert_eq!(browser.client.execute_async(MOUNT_WITH_OPTIONS, mount(&not_saving, options)).await.unwrap(), "ready");
+    let shown: Vec<String> = frame_inputs(&browser).await.into_iter().map(|(id, _)| id).collect();
+    assert_eq!(shown, ["card-number", "card-expiry", "card-cvc"]);
+
+    // Every group but the phone, prefilled from defaultValues (camelCase, as Stripe spells it), and
+    // the unticked box of a session that enables the save.
+    let (_, saving) = customer_with_session(&app, crate::customer_sessions::SAVE_ENABLED).await;
+    browser.client.goto(&shop_page(&app)).await.unwrap();
+    let options = json!({
+        "fields": {"billingDetails": {"phone": "never"}},
+        "defaultValues": {"billingDetails": {"name": "Ana Cruz", "email": "ana@example.com",
+            "address": {"postalCode": "1000", "country": "PH", "city": null}}},
+    });
+    // The session is another customer's: the element shows it (the service refuses the save, tested
+    // over HTTP); here only what is shown counts.
+    assert_eq!(browser.client.execute_async(MOUNT_WITH_OPTIONS, mount(&saving, options)).await.unwrap(), "ready");
+    browser.screenshot("payrex-element-billing-desktop").await;
+    let shown = frame_inputs(&browser).await;
+    let expected = [
+        ("card-number", ""), ("card-expiry", ""), ("card-cvc", ""), ("save-card", "false"),
+        ("billing-name", "Ana Cruz"), ("billing-email", "ana@example.com"), ("billing-address-line1", ""),
+        ("billing-address-line2", ""), ("billing-address-city", ""), ("billing-address-state", ""),
+        ("billing-address-postal_code", "1000"), ("billing-address-country", "PH"),
+    ];
+    let expected: Vec<(String, String)> = expected.iter().map(|(id, value)| ((*id).to_owned(), (*value).to_owned())).collect();
+    assert_eq!(shown, expected);
+    browser.client.clone().enter_frame(0).await.unwrap();
+    let labels = browser.client.execute(
+        "return ['card-number', 'card-expiry', 'card-cvc', 'save-card', 'billing-name', 'billing-address-postal_code']\
+         .map((id) => [document.getElementById(id).labels[0].textContent.trim(), document.getElementById(id).autocomplete]);",
+        vec![],
+    ).await.unwrap();
+    assert_eq!(labels, json!([["Card number", "cc-number"], ["Expiry", "cc-exp"], ["CVC", "cc-csc"],
+        ["Save this card for future payments", ""], ["Full name", "name"], ["Postal code", "postal-code"]]));
+    // Choosing an e-wallet keeps the billing details, without the card's fields.
+    browser.click("input[name=method][value=gcash]").await;
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    let shown: Vec<String> = frame_inputs(&browser).await.into_iter().map(|(id, _)| id).collect();
+    assert_eq!(shown.first().map(String::as_str), Some("billing-name"), "{shown:?}");
+}
+
+async fn a_customer_pays_and_saves_a_card_with_the_keyboard_alone_on_a_phone(app: TestApp) {
+    let (customer_id, saving) = customer_with_session(&app, crate::customer_sessions::SAVE_ENABLED).await;
+    let intent = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+    let page = shop_page_with_pay_button(&app);
+    let browser = browser_with_javascript().await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.client.goto(&page).await.unwrap();
+    let options = json!({"layout": "accordion", "fields": {"billingDetails": {"phone": "never"}},
+        "defaultValues": {"billingDetails": {"name": "Ana Cruz", "email": "ana@example.com", "address": {"country": "PH"}}}});
+    let arguments = vec![json!(app.keys.public_test), json!(secret), json!(saving), options];
+    assert_eq!(browser.client.execute_async(MOUNT_WITH_OPTIONS, arguments).await.unwrap(), "ready");
+    let frame_width = browser.client.execute("return document.querySelector('iframe').getBoundingClientRect().width", vec![]).await.unwrap();
+    assert!(frame_width.as_f64().is_some_and(|width| width <= 390.0), "the element fits the phone: {frame_width}");
+
+    // Into the frame to the chosen method, then each field in turn: the card, the save box (Space
+    // ticks it), past the name and e-mail given by the page to the address, and out to Pay.
+    const TAB: &str = "\u{e004}";
+    browser.press(TAB).await;
+    browser.press(&format!("{TAB}4242 4242 4242 4242{TAB}12 / 35{TAB}123{TAB} ")).await;
+    browser.press(&format!("{TAB}{TAB}{TAB}1 Rizal St{TAB}{TAB}Manila{TAB}{TAB}1000")).await;
+    browser.screenshot("payrex-element-phone-keyboard").await;
+    let filled = frame_inputs(&browser).await;
+    assert!(filled.contains(&("save-card".to_owned(), "true".to_owned())), "{filled:?}");
+    assert!(filled.contains(&("billing-address-postal_code".to_owned(), "1000".to_owned())), "{filled:?}");
+    browser.press(&format!("{TAB}{TAB}\u{e007}")).await;
+    let arrived = browser.arrive("payment_intent_client_secret=").await;
+    assert_eq!(arrived, format!("{page}/done?payment_intent_client_secret={secret}"));
+
+    let (_, paid) = crate::helpers::read(app.get(&format!("/payment_intents/{id}")).await).await;
+    assert_eq!(paid["status"], "succeeded", "{paid}");
+    let payment_id = paid["latest_payment"]["id"].as_str().unwrap();
+    let (_, payment) = crate::helpers::read(app.get(&format!("/payments/{payment_id}")).await).await;
+    let billing = &payment["billing"];
+    assert_eq!(
+        (billing["name"].as_str(), billing["email"].as_str(), billing["address"]["line1"].as_str(), billing["address"]["city"].as_str()),
+        (Some("Ana Cruz"), Some("ana@example.com"), Some("1 Rizal St"), Some("Manila")),
+        "{payment}"
+    );
+    assert_eq!((billing["address"]["postal_code"].as_str(), billing["address"]["country"].as_str()), (Some("1000"), Some("PH")));
+    assert!(billing["phone"].is_null(), "phone was never collected: {payment}");
+    let (_, methods) = crate::helpers::read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
+    assert_eq!(crate::helpers::ids(&methods), [paid["payment_method_id"].as_str().unwrap().to_owned()], "{methods}");
 }
