@@ -31,15 +31,20 @@ impl Drop for Browser {
 
 /// A browser with JavaScript off, as the hosted pages must work.
 pub(crate) async fn browser() -> Browser {
-    launch(false).await
+    launch(false, &[]).await
 }
 
 /// A browser with JavaScript on, for the pages that load Payrex.js.
 pub(crate) async fn browser_with_javascript() -> Browser {
-    launch(true).await
+    launch(true, &[]).await
 }
 
-async fn launch(javascript: bool) -> Browser {
+/// A browser with JavaScript on and Chromium's `arguments` besides the usual ones.
+pub(crate) async fn browser_with_javascript_and(arguments: &[String]) -> Browser {
+    launch(true, arguments).await
+}
+
+async fn launch(javascript: bool, arguments: &[String]) -> Browser {
     let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).unwrap().port();
     let driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into()))
         .arg(format!("--port={port}"))
@@ -52,10 +57,16 @@ async fn launch(javascript: bool) -> Browser {
     let javascript_setting = if javascript { 1 } else { 2 };
     let mut options = json!({"args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
         "--window-size=1280,1000"], "prefs": {"profile.managed_default_content_settings.javascript": javascript_setting}});
+    if let Some(args) = options["args"].as_array_mut() {
+        args.extend(arguments.iter().map(|argument| json!(argument)));
+    }
     if let Ok(binary) = std::env::var("CHROMIUM") {
         options["binary"] = json!(binary);
     }
     capabilities.insert("goog:chromeOptions".into(), options);
+    // A page's alert (PayRex's PHP sample reports with one) stays open until the test reads it,
+    // rather than being dismissed by whatever command comes while it shows.
+    capabilities.insert("unhandledPromptBehavior".into(), json!("ignore"));
     let mut last_error = None;
     for _ in 0..50 {
         let mut builder = ClientBuilder::new(HttpConnector::new());
