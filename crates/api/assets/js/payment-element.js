@@ -374,11 +374,31 @@
         tell({ type: 'result', id: request.id, error: error });
       }
     }, function () {
-      attaching = false;
-      var error = { code: 'network_error', message: 'The payments service could not be reached. Try again.' };
-      show(error.message);
-      tell({ type: 'result', id: request.id, error: error });
+      settleUnanswered(request);
     });
+  }
+
+  /**
+   * The attach got no answer: the service may have acted on it before the connection broke. The
+   * intent says: moved on (paid, held, redirected, processing, saved), it is the result, and a
+   * second attach would only be refused; still awaiting a payment method, nothing happened and
+   * the customer may try again.
+   */
+  function settleUnanswered(request) {
+    var unreachable = { code: 'network_error', message: 'The payments service could not be reached. Try again.' };
+    function fail() {
+      attaching = false;
+      show(unreachable.message);
+      tell({ type: 'result', id: request.id, error: unreachable });
+    }
+    api('GET', '/' + collection + '/' + intentId + '?client_secret=' + encodeURIComponent(clientSecret)).then(function (answer) {
+      if (answer.ok && answer.body.status !== 'awaiting_payment_method') {
+        attaching = false;
+        tell({ type: 'result', id: request.id, intent: answer.body });
+      } else {
+        fail();
+      }
+    }, fail);
   }
 
   window.addEventListener('message', function (event) {

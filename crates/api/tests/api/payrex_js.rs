@@ -17,6 +17,9 @@ on_one_backend!(
     a_customer_session_shows_removes_and_pays_with_saved_cards_only_as_it_allows,
     billing_fields_and_the_save_box_follow_the_options_and_the_session,
     a_customer_pays_and_saves_a_card_with_the_keyboard_alone_on_a_phone,
+    a_bad_secret_or_an_expired_session_fails_to_load_with_a_message,
+    a_lost_attach_moves_no_money_or_finds_the_payment_it_made,
+    the_frame_ignores_an_attach_asked_by_another_origin,
 );
 
 async fn the_library_is_served_to_any_origin_with_a_validator(app: TestApp) {
@@ -494,4 +497,131 @@ async fn a_customer_pays_and_saves_a_card_with_the_keyboard_alone_on_a_phone(app
     assert!(billing["phone"].is_null(), "phone was never collected: {payment}");
     let (_, methods) = crate::helpers::read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
     assert_eq!(crate::helpers::ids(&methods), [paid["payment_method_id"].as_str().unwrap().to_owned()], "{methods}");
+}
+
+/// The text of the element's alert, read in its frame.
+async fn element_alert(browser: &crate::browser::Browser) -> String {
+    browser.client.clone().enter_frame(0).await.unwrap();
+    let alert = browser.client.find(fantoccini::Locator::Css("#element-alert[role=alert]")).await.unwrap();
+    let text = alert.text().await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    text
+}
+
+async fn a_bad_secret_or_an_expired_session_fails_to_load_with_a_message(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+    let theirs = app.client.post(format!("{}/payment_intents", app.address)).basic_auth(&app.other_account_key, Some(""))
+        .form(&[("amount", "10000"), ("currency", "PHP"), ("payment_methods[]", "card")]).send().await.unwrap();
+    let theirs: Value = theirs.json().await.unwrap();
+    for (bad, why) in [
+        (format!("{id}_secret_wrong"), "a wrong secret"),
+        (theirs["client_secret"].as_str().unwrap().to_owned(), "another account's intent"),
+        ("pi_nonsense_secret_x".to_owned(), "an intent that does not exist"),
+    ] {
+        let (browser, _, fired) = mounted_with_session(&app, &bad, "accordion", None).await;
+        assert!(fired.as_str().is_some_and(|fired| fired.starts_with("loaderror ")), "{why}: {fired}");
+        assert!(!element_alert(&browser).await.is_empty(), "{why}: the element says why");
+    }
+    // What is not a client secret at all is refused at once, as a mistake in the page.
+    let (browser, _) = mounted(&app, secret, "accordion").await;
+    let script = "try { Payrex(arguments[0]).elements({ clientSecret: 'nonsense' }); return 'accepted'; } \
+                  catch (error) { return error.code; }";
+    let thrown = browser.client.execute(script, vec![json!(app.keys.public_test)]).await.unwrap();
+    assert_eq!(thrown, "parameter_invalid");
+
+    let (customer_id, session) = customer_with_session(&app, crate::customer_sessions::ALL_ENABLED).await;
+    let theirs_too = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    app.clock.advance(24 * 60 * 60);
+    let (browser, _, fired) =
+        mounted_with_session(&app, theirs_too["client_secret"].as_str().unwrap(), "accordion", Some(&session)).await;
+    assert_eq!(fired, "loaderror resource_invalid_state", "an expired session");
+    assert_eq!(element_alert(&browser).await, "This customer session has expired.");
+    browser.screenshot("payrex-element-expired-session").await;
+    assert_eq!(intent_status(&app, id).await, "awaiting_payment_method");
+}
+
+/// Breaks the frame's next attach: its request never leaves (`before`), or its answer never comes
+/// back though the service acted on it (`after`).
+const LOSE_NEXT_ATTACH: &str = r"
+    const [when, done] = arguments;
+    const real = window.fetch;
+    window.fetch = function (path, init) {
+        if (!init || init.method !== 'POST') { return real(path, init); }
+        window.fetch = real;
+        if (when === 'before') { return Promise.reject(new TypeError('Failed to fetch')); }
+        return real(path, init).then(() => { throw new TypeError('Failed to fetch'); });
+    };
+    done(true);
+";
+
+async fn a_lost_attach_moves_no_money_or_finds_the_payment_it_made(app: TestApp) {
+    // The request never reached the service: an error, and nothing moved.
+    let intent = app.create_intent(10_000, "").await;
+    let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+    let (browser, page) = mounted(&app, secret, "accordion").await;
+    type_card(&browser, "4242424242424242").await;
+    browser.client.clone().enter_frame(0).await.unwrap();
+    browser.client.execute_async(LOSE_NEXT_ATTACH, vec![json!("before")]).await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    let lost = browser.client.execute_async(ATTACH, vec![]).await.unwrap();
+    assert_eq!(lost["error"]["code"], "network_error", "{lost}");
+    assert!(browser.url().await.starts_with(&page), "the customer stays to try again");
+    assert_eq!(element_alert(&browser).await, lost["error"]["message"].as_str().unwrap());
+    let (_, unchanged) = crate::helpers::read(app.get(&format!("/payment_intents/{id}")).await).await;
+    assert_eq!((unchanged["status"].as_str(), &unchanged["latest_payment"]), (Some("awaiting_payment_method"), &Value::Null));
+    drop(browser);
+
+    // The service paid, and the answer was lost: the element finds the payment and goes on, once.
+    let intent = app.create_intent(10_000, "").await;
+    let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+    let (browser, page) = mounted(&app, secret, "accordion").await;
+    type_card(&browser, "4242424242424242").await;
+    browser.client.clone().enter_frame(0).await.unwrap();
+    browser.client.execute_async(LOSE_NEXT_ATTACH, vec![json!("after")]).await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    browser.client.execute(START_ATTACH, vec![]).await.unwrap();
+    let arrived = browser.arrive("payment_intent_client_secret=").await;
+    assert_eq!(arrived, format!("{page}/done?order=42&payment_intent_client_secret={secret}#receipt"));
+    assert_eq!(intent_status(&app, id).await, "succeeded");
+    let (_, logged) = crate::helpers::read(app.get("/request_logs?limit=100").await).await;
+    let attaches = logged["data"].as_array().unwrap().iter().filter(|entry| {
+        entry["path"].as_str().is_some_and(|path| path == format!("/payment_intents/{id}/attach"))
+    });
+    assert_eq!(attaches.count(), 1, "one attach, one payment: {logged}");
+}
+
+/// Frames the element of `secret` as if for the page of `origin` (`self`: this page's own), then
+/// asks it to attach from this page.
+const FRAME_AND_ASK: &str = r"
+    const [service, key, secret, origin, done] = arguments;
+    const settings = new URLSearchParams({ key, client_secret: secret, origin: origin === 'self' ? location.origin : origin });
+    const frame = document.createElement('iframe');
+    frame.src = service + '/js/v1/elements/payment#' + settings;
+    frame.onload = () => setTimeout(() => {
+        frame.contentWindow.postMessage({ type: 'attach', id: 1 }, service);
+        setTimeout(() => done(true), 1000);
+    }, 500);
+    document.body.appendChild(frame);
+";
+
+async fn the_frame_ignores_an_attach_asked_by_another_origin(app: TestApp) {
+    let intent = app.create_intent(10_000, "").await;
+    let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+    let attaches = || async {
+        let (_, logged) = crate::helpers::read(app.get("/request_logs?limit=100").await).await;
+        let attach = format!("/payment_intents/{id}/attach");
+        logged["data"].as_array().unwrap().iter().filter(|entry| entry["path"] == attach.as_str()).count()
+    };
+    let page = shop_page(&app);
+    let browser = browser_with_javascript().await;
+    for (origin, expected) in [("http://127.0.0.1:1", 0), ("self", 1)] {
+        browser.client.goto(&page).await.unwrap();
+        let arguments = vec![json!(app.address), json!(app.keys.public_test), json!(secret), json!(origin)];
+        browser.client.execute_async(FRAME_AND_ASK, arguments).await.unwrap();
+        // The frame set up for another page ignores this one; set up for this page, it obeys (the
+        // attach of nothing typed is refused, but it was made).
+        assert_eq!(attaches().await, expected, "a frame set up for {origin}");
+    }
+    assert_eq!(intent_status(&app, id).await, "awaiting_payment_method");
 }
