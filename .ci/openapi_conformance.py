@@ -168,6 +168,8 @@ def payments(api):
         "components[0][feature]": "payment_method_remove", "components[0][value]": "enabled"})
     api.call("get", "/customer_sessions/{id}", id=session["id"])
     saved = api.call("get", "/customers/{customer_id}/payment_methods", customer_id=customer["id"])
+    api.call("post", "/customers/{customer_id}/payment_methods/{id}", form={"exp_month": "3", "exp_year": "2039"},
+             customer_id=customer["id"], id=saved["data"][0]["id"])
     api.call("delete", "/customers/{customer_id}/payment_methods/{id}", customer_id=customer["id"],
              id=saved["data"][0]["id"])
     return customer

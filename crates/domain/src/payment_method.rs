@@ -3,7 +3,7 @@
 use crate::customer::Address;
 use crate::ids::{AccountId, CustomerId, PaymentMethodId};
 use crate::time::Timestamp;
-use crate::validation::Invalid;
+use crate::validation::{FieldError, Invalid};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -223,6 +223,14 @@ pub struct CardSummary {
     pub funding: Funding,
 }
 
+impl CardSummary {
+    /// Whether the card's expiry month has ended by `now`: a card is good through its last day.
+    #[must_use]
+    pub fn expired(&self, now: Timestamp) -> bool {
+        (i64::from(self.exp_year), self.exp_month) < now.year_month()
+    }
+}
+
 /// What the service keeps of a QR Ph payer's account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -315,6 +323,23 @@ impl PaymentMethod {
         PaymentMethodType::Card
     }
 
+    /// Gives the saved card the expiry of its renewed card (same number, new date), as the
+    /// `payment_method_edit` feature of a customer session lets the customer do.
+    ///
+    /// # Errors
+    /// `parameter_invalid` on `exp_year` when that expiry has already passed at `now`.
+    pub fn change_expiry(&mut self, exp_month: u32, exp_year: u32, now: Timestamp) -> Result<(), FieldError> {
+        let mut card = self.verified.card.clone();
+        card.exp_month = exp_month;
+        card.exp_year = exp_year;
+        if card.expired(now) {
+            return Err(FieldError::invalid("exp_year", "The new expiry date has already passed."));
+        }
+        self.verified.card = card;
+        self.updated_at = now;
+        Ok(())
+    }
+
     /// Whether a caller may charge this method: a customer in the payment form always, the merchant
     /// alone only when it was saved for `off_session` use.
     #[must_use]
@@ -343,6 +368,39 @@ mod tests {
         assert_eq!(CardNumber::new("4242424242424242").unwrap().brand(), "visa");
         assert_eq!(format!("{card:?}"), "CardNumber(****9903)");
         assert_eq!(format!("{:?}", Cvc::new("123").unwrap()), "Cvc(***)");
+    }
+
+    #[test]
+    fn a_saved_card_takes_a_renewed_expiry_but_not_a_past_one() {
+        let card = CardSummary {
+            brand: "visa".into(),
+            first6: "424242".into(),
+            last4: "4242".into(),
+            exp_month: 1,
+            exp_year: 2027,
+            funding: Funding::Credit,
+        };
+        let created = Timestamp::from_unix_seconds(0);
+        let mut method = PaymentMethod {
+            id: PaymentMethodId::from_random("1"),
+            account_id: AccountId::from_random("1"),
+            livemode: false,
+            customer_id: CustomerId::from_random("1"),
+            verified: VerifiedCard { card, billing: None, processor_reference: "approve".into() },
+            usage: Usage::OnSession,
+            created_at: created,
+            updated_at: created,
+        };
+        // 2027-01-15: January 2027 is still good; December 2026 is not.
+        let now = Timestamp::from_unix_seconds(1_800_000_000);
+        assert_eq!(now.year_month(), (2027, 1));
+        let before = method.clone();
+        assert_eq!(method.change_expiry(12, 2026, now).unwrap_err().parameter, "exp_year");
+        assert_eq!(method, before, "a refused change changes nothing");
+        method.change_expiry(1, 2027, now).unwrap();
+        method.change_expiry(3, 2031, now).unwrap();
+        assert_eq!((method.verified.card.exp_month, method.verified.card.exp_year, method.updated_at), (3, 2031, now));
+        assert_eq!(method.verified.card.last4, "4242", "the number stays");
     }
 
     #[test]

@@ -122,6 +122,18 @@ impl PaymentMethodRepository for DbSession<'_> {
         Ok(Page::from_overfetched(methods, page))
     }
 
+    fn update(&mut self, method: &PaymentMethod) -> Result<bool, StoreError> {
+        let row = PaymentMethodRow::from_domain(method)?;
+        let scope = Scope::of(&method.account_id, method.livemode);
+        let updated = diesel::update(
+            payment_methods::table.filter(in_scope!(payment_methods, scope)).filter(payment_methods::id.eq(&row.id)),
+        )
+        .set((payment_methods::card.eq(&row.card), payment_methods::updated_at.eq(row.updated_at)))
+        .execute(self.write_now()?)
+        .map_err(store_error)?;
+        Ok(updated > 0)
+    }
+
     fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
         let deleted = diesel::delete(
             payment_methods::table

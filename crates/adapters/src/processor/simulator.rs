@@ -106,11 +106,9 @@ impl Simulator {
         options: &CardOptions,
         now: Timestamp,
     ) -> AuthorizationOutcome {
-        let (year, month) = now.year_month();
-        let expired = (i64::from(summary.exp_year), summary.exp_month) < (year, month);
         if !options.allows(&summary.first6, summary.funding) {
             declined("card_not_allowed", "This card is not allowed for this payment.")
-        } else if expired {
+        } else if summary.expired(now) {
             declined("card_expired", "The card has expired.")
         } else {
             match behaviour {

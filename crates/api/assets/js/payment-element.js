@@ -268,11 +268,15 @@
   function savedSections(group, session) {
     var methods = grants(session, 'payment_method_redisplay') ? session.payment_methods || [] : [];
     var removable = grants(session, 'payment_method_remove');
+    var editable = grants(session, 'payment_method_edit');
     var firstMethod = group.children[1] || null;
     methods.forEach(function (method) {
       var made = choice('saved:' + method.id, describe(method), 'method-section saved');
       var section = made.section;
       var radio = made.radio;
+      if (editable) {
+        section.appendChild(editControl(session, method, radio));
+      }
       if (removable) {
         var remove = document.createElement('button');
         remove.type = 'button';
@@ -290,6 +294,59 @@
       });
       group.insertBefore(section, firstMethod);
     });
+  }
+
+  /**
+   * The Edit button of a saved card, when the session grants `payment_method_edit`: it opens a
+   * field for the expiry of the customer's renewed card (same number, new date), saved at once.
+   */
+  function editControl(session, method, radio) {
+    var holder = document.createElement('span');
+    holder.className = 'edit';
+    var edit = document.createElement('button');
+    edit.type = 'button';
+    edit.className = 'remove';
+    edit.textContent = 'Edit';
+    edit.setAttribute('aria-label', 'Edit ' + describe(method));
+    var panel = document.createElement('span');
+    panel.className = 'edit-panel';
+    panel.hidden = true;
+    var field = input('expiry-' + method.id, 'New expiry', 'cc-exp', 'numeric', false);
+    var save = document.createElement('button');
+    save.type = 'button';
+    save.className = 'remove';
+    save.textContent = 'Save';
+    panel.appendChild(field);
+    panel.appendChild(save);
+    edit.addEventListener('click', function () {
+      panel.hidden = !panel.hidden;
+      resize();
+      if (!panel.hidden) {
+        field.querySelector('input').focus();
+      }
+    });
+    save.addEventListener('click', function () {
+      var expiry = field.querySelector('input').value.trim().split(/\s*\/\s*/);
+      var body = new URLSearchParams({ client_secret: sessionSecret, exp_month: expiry[0] || '', exp_year: expiry[1] || '' });
+      api('POST', '/customers/' + session.customer_id + '/payment_methods/' + method.id, body.toString()).then(function (answer) {
+        if (!answer.ok) {
+          show(errorOf(answer).message);
+          return;
+        }
+        show('');
+        var label = radio.parentNode;
+        label.lastChild.textContent = ' ' + describe(answer.body);
+        edit.setAttribute('aria-label', 'Edit ' + describe(answer.body));
+        panel.hidden = true;
+        resize();
+        edit.focus();
+      }, function () {
+        show('The payments service could not be reached.');
+      });
+    });
+    holder.appendChild(edit);
+    holder.appendChild(panel);
+    return holder;
   }
 
   function removeSaved(session, method, section) {

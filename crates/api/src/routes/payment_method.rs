@@ -1,5 +1,5 @@
-//! Saved payment methods of a customer (`GET /customers/:id/payment_methods`,
-//! `DELETE /customers/:id/payment_methods/:payment_method_id`), and how requests give a payment
+//! Saved payment methods of a customer (`GET /customers/:id/payment_methods`, a renewed card's
+//! expiry by `POST /customers/:id/payment_methods/:payment_method_id`, and `DELETE` of it), and how requests give a payment
 //! method: the allowed `payment_methods`, `payment_method_options`, and an inline `payment_method`.
 
 use super::billing::payment_billing;
@@ -27,6 +27,11 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .query(list_request)
             .answers::<PaymentMethodResource>()
             .list(),
+        Endpoint::post("/customers/{customer_id}/payment_methods/{id}", change_expiry)
+            .named("update_payment_method", "Give a customer's saved card the expiry of its renewed card")
+            .auth(Auth::AnyKey)
+            .body(expiry_change)
+            .answers::<PaymentMethodResource>(),
         Endpoint::delete("/customers/{customer_id}/payment_methods/{id}", delete)
             .named("delete_payment_method", "Delete a customer's saved payment method")
             .auth(Auth::AnyKey)
@@ -51,6 +56,34 @@ async fn list(
     })
     .await?;
     Ok(ok(&List::of(&methods, PaymentMethodResource::new)))
+}
+
+/// With a secret key, or with a public key and the `client_secret` of a live customer session of
+/// the customer that enables `payment_method_edit`.
+async fn change_expiry(
+    AnyKey(caller): AnyKey,
+    path: web::Path<(String, String)>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let request = expiry_change(&mut params);
+    let (client_secret, expiry) = params.finish(request)?;
+    let (customer_id, id) = path.into_inner();
+    let method = blocking(move || {
+        let access = access(caller.key_kind, client_secret.as_deref());
+        services.payment_methods.change_expiry(&caller.scope, &customer_id, &id, access, expiry)
+    })
+    .await?;
+    Ok(ok(&PaymentMethodResource::new(&method)))
+}
+
+/// A change of expiry: `exp_month` and `exp_year`, and the session's client secret for a public key.
+fn expiry_change(params: &mut Params) -> Option<(Option<String>, (u32, u32))> {
+    let client_secret = client_secret(params);
+    let (exp_month, exp_year) = expiry(params);
+    let exp_month = params.require("exp_month", exp_month);
+    let exp_year = params.require("exp_year", exp_year);
+    Some((client_secret, (exp_month?, exp_year?)))
 }
 
 /// With a secret key, or with a public key and the `client_secret` of a live customer session of
@@ -190,6 +223,21 @@ pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
     params.pattern("number", "^ *(?:[0-9] *){12,19}$");
     params.bounds("number", 100_000_000_000, i64::MAX);
     let number = number.and_then(|n| params.check("number", CardNumber::new(&n)));
+    let (exp_month, exp_year) = expiry(params);
+    let cvc = params.string_or_integer("cvc", CVC_LENGTH);
+    params.pattern("cvc", "^[0-9]{3,4}$");
+    params.bounds("cvc", 100, 9_999);
+    let cvc = cvc.and_then(|c| params.check("cvc", Cvc::new(&c)));
+    let number = params.require("number", number);
+    let exp_month = params.require("exp_month", exp_month);
+    let exp_year = params.require("exp_year", exp_year);
+    let cvc = params.require("cvc", cvc);
+    Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
+}
+
+/// A card's `exp_month` (1 to 12) and `exp_year` (four digits, or two for 20YY), checked and not yet
+/// required.
+fn expiry(params: &mut Params) -> (Option<u32>, Option<u32>) {
     let exp_month = params.integer("exp_month");
     params.bounds("exp_month", 1, 12);
     let exp_month = exp_month.and_then(|month| {
@@ -201,13 +249,5 @@ pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
         let valid = u32::try_from(year).ok().filter(|y| (2000..=2100).contains(y));
         params.check("exp_year", valid.ok_or_else(|| Invalid::value("The expiry year must be a four-digit year.")))
     });
-    let cvc = params.string_or_integer("cvc", CVC_LENGTH);
-    params.pattern("cvc", "^[0-9]{3,4}$");
-    params.bounds("cvc", 100, 9_999);
-    let cvc = cvc.and_then(|c| params.check("cvc", Cvc::new(&c)));
-    let number = params.require("number", number);
-    let exp_month = params.require("exp_month", exp_month);
-    let exp_year = params.require("exp_year", exp_year);
-    let cvc = params.require("cvc", cvc);
-    Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
+    (exp_month, exp_year)
 }

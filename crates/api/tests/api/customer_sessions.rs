@@ -13,11 +13,16 @@ on_both_backends!(
     sessions_are_invisible_to_other_accounts_and_modes,
     a_card_is_saved_while_paying_only_through_a_session_that_allows_it,
     a_forged_save_is_refused_and_changes_nothing,
+    a_saved_card_takes_a_renewed_expiry_only_as_allowed,
 );
 
 pub(crate) const ALL_ENABLED: &str = "components[][component]=payment_element&components[][feature]=payment_method_redisplay\
     &components[][value]=enabled&components[][component]=payment_element&components[][feature]=payment_method_remove\
     &components[][value]=enabled";
+
+/// A session that lets the customer change a saved card's expiry, and nothing else.
+pub(crate) const EDIT_ENABLED: &str =
+    "components[][component]=payment_element&components[][feature]=payment_method_edit&components[][value]=enabled";
 
 /// A session that lets the customer save a card while paying, and nothing else.
 pub(crate) const SAVE_ENABLED: &str =
@@ -303,4 +308,56 @@ async fn a_forged_save_is_refused_and_changes_nothing(app: TestApp) {
     assert_eq!(ids(&methods), [saved], "nothing was saved");
     let events = app.event_types().await;
     assert!(!events.iter().any(|event| event.starts_with("payment")), "no money moved: {events:?}");
+}
+
+async fn a_saved_card_takes_a_renewed_expiry_only_as_allowed(app: TestApp) {
+    let app = &app;
+    let customer = app.create_customer("Ana").await;
+    let customer_id = customer["id"].as_str().unwrap();
+    let saved = saved_card(app, customer_id).await;
+    let path = format!("/customers/{customer_id}/payment_methods/{saved}");
+    let expiry_of = || async {
+        let (_, listed) = read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
+        let card = &listed["data"][0]["details"];
+        (card["exp_month"].as_i64().unwrap(), card["exp_year"].as_i64().unwrap())
+    };
+    let path = path.as_str();
+    let public = |body: String| async move { read(app.form(Method::POST, path, &app.keys.public_test, &body).await).await };
+
+    let (status, changed) = app.post(path, "exp_month=3&exp_year=2039").await;
+    assert_eq!((status, &changed["details"]["exp_month"], &changed["details"]["exp_year"]), (200, &json!(3), &json!(2039)), "{changed}");
+    assert_eq!((changed["id"].as_str(), changed["details"]["last4"].as_str()), (Some(saved.as_str()), Some("4242")));
+    assert_eq!(expiry_of().await, (3, 2039));
+
+    let editing = create_session(app, customer_id, EDIT_ENABLED).await;
+    let editing = editing["client_secret"].as_str().unwrap();
+    let (status, changed) = public(format!("client_secret={editing}&exp_month=4&exp_year=40")).await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!(expiry_of().await, (4, 2040), "a two-digit year is 20YY");
+
+    let not_editing = create_session(app, customer_id, ALL_ENABLED).await;
+    let not_editing = not_editing["client_secret"].as_str().unwrap();
+    let refusals = [
+        (format!("client_secret={not_editing}&exp_month=5&exp_year=2041"), "client_secret", "parameter_invalid"),
+        ("exp_month=5&exp_year=2041".to_owned(), "client_secret", "parameter_required"),
+        (format!("client_secret={editing}&exp_month=5&exp_year=2020"), "exp_year", "parameter_invalid"),
+        (format!("client_secret={editing}&exp_month=13&exp_year=2041"), "exp_month", "parameter_invalid"),
+        (format!("client_secret={editing}&exp_month=5"), "exp_year", "parameter_required"),
+    ];
+    for (body, parameter, code) in refusals {
+        let (status, answer) = public(body.clone()).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert_eq!(error_codes(&answer)[0], (parameter.to_owned(), code.to_owned()), "{body}: {answer}");
+    }
+    let (_, answer) = public(format!("client_secret={not_editing}&exp_month=5&exp_year=2041")).await;
+    assert!(single_error(&answer, "parameter_invalid").contains("payment_method_edit"), "{answer}");
+
+    // Another customer's path, another account, a made-up method: not found.
+    let other = app.create_customer("Ben").await;
+    let elsewhere = format!("/customers/{}/payment_methods/{saved}", other["id"].as_str().unwrap());
+    assert_eq!(app.post(&elsewhere, "exp_month=5&exp_year=2041").await.0, 404);
+    let theirs = app.form(Method::POST, path, &app.other_account_key, "exp_month=5&exp_year=2041").await;
+    assert_eq!(theirs.status(), 404);
+    assert_eq!(app.post(&format!("/customers/{customer_id}/payment_methods/pm_madeup"), "exp_month=5&exp_year=2041").await.0, 404);
+    assert_eq!(expiry_of().await, (4, 2040), "no refused change changed anything");
 }

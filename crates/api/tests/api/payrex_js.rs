@@ -20,6 +20,7 @@ on_one_backend!(
     a_bad_secret_or_an_expired_session_fails_to_load_with_a_message,
     a_lost_attach_moves_no_money_or_finds_the_payment_it_made,
     the_frame_ignores_an_attach_asked_by_another_origin,
+    a_customer_changes_a_saved_cards_expiry_in_the_element_only_when_allowed,
 );
 
 async fn the_library_is_served_to_any_origin_with_a_validator(app: TestApp) {
@@ -624,4 +625,44 @@ async fn the_frame_ignores_an_attach_asked_by_another_origin(app: TestApp) {
         assert_eq!(attaches().await, expected, "a frame set up for {origin}");
     }
     assert_eq!(intent_status(&app, id).await, "awaiting_payment_method");
+}
+
+async fn a_customer_changes_a_saved_cards_expiry_in_the_element_only_when_allowed(app: TestApp) {
+    let redisplay = "components[][component]=payment_element&components[][feature]=payment_method_redisplay&components[][value]=enabled";
+    let (customer_id, without_edit) = customer_with_session(&app, redisplay).await;
+    let saved = crate::customer_sessions::saved_card(&app, &customer_id).await;
+    let intent = app.create_intent(10_000, &format!("&customer_id={customer_id}")).await;
+    let secret = intent["client_secret"].as_str().unwrap();
+    let (browser, _, fired) = mounted_with_session(&app, secret, "accordion", Some(&without_edit)).await;
+    assert_eq!(fired, "ready");
+    browser.client.clone().enter_frame(0).await.unwrap();
+    assert!(browser.client.find(fantoccini::Locator::Css(".edit")).await.is_err(), "no Edit without payment_method_edit");
+    drop(browser);
+
+    let (status, session) =
+        app.post("/customer_sessions", &format!("customer_id={customer_id}&{redisplay}&{}", crate::customer_sessions::EDIT_ENABLED)).await;
+    assert_eq!(status, 200, "{session}");
+    let (browser, _, fired) = mounted_with_session(&app, secret, "accordion", session["client_secret"].as_str()).await;
+    assert_eq!(fired, "ready");
+    browser.client.clone().enter_frame(0).await.unwrap();
+    browser.click(".edit button").await;
+    let field = format!("expiry-{saved}");
+    for (typed, label, alert) in [("01 / 20", "Visa •••• 4242 · 12/35", true), ("05 / 37", "Visa •••• 4242 · 05/37", false)] {
+        browser.fill(&field, typed).await;
+        browser.click(".edit-panel button").await;
+        let mut shown = String::new();
+        for _ in 0..50 {
+            let text = browser.client.find(fantoccini::Locator::Css("#element-alert")).await.unwrap().text().await.unwrap();
+            shown = browser.client.find(fantoccini::Locator::Css("label.method")).await.unwrap().text().await.unwrap();
+            if alert != text.is_empty() && shown.trim() == label {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(shown.trim(), label, "after {typed}");
+    }
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    browser.screenshot("payrex-element-saved-card-edited").await;
+    let (_, methods) = crate::helpers::read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
+    assert_eq!((&methods["data"][0]["details"]["exp_month"], &methods["data"][0]["details"]["exp_year"]), (&json!(5), &json!(2037)));
 }

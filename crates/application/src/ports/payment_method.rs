@@ -28,6 +28,13 @@ pub trait PaymentMethodRepository {
         page: &PageRequest,
     ) -> Result<Page<PaymentMethod>, StoreError>;
 
+    /// Writes a changed method (its card's expiry, its `updated_at`) of the method's scope. Returns
+    /// whether it was there to change (a method deleted meanwhile is not).
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn update(&mut self, method: &PaymentMethod) -> Result<bool, StoreError>;
+
     /// Removes a saved method; a deleted method can no longer be charged or listed. Returns whether
     /// this call removed it (of concurrent deletes, one does).
     ///

@@ -1,5 +1,6 @@
-//! The payment methods saved to a customer: list and delete, with a secret key or with a customer
-//! session's client secret. They are created by setup intents.
+//! The payment methods saved to a customer: list, change the expiry and delete, with a secret key or
+//! with a customer session's client secret. They are created by setup intents, and by payments whose
+//! customer asked to save the card.
 
 use super::customer_session::authorize_session;
 use super::redirect::Access;
@@ -45,6 +46,37 @@ impl PaymentMethodService {
                 authorize_session(repositories, scope, "client_secret", &customer.id, secret, None, now)?;
             }
             repositories.payment_methods().list(scope, &customer.id, page).map_err(|error| page.explain(error))
+        })
+    }
+
+    /// Gives a saved card of the customer the expiry of its renewed card.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an unknown customer, or a method that is not the customer's;
+    /// `parameter_invalid` for an expiry already past, or a client secret of no live session of the
+    /// customer that enables `payment_method_edit`; storage failures.
+    pub fn change_expiry(
+        &self,
+        scope: &Scope,
+        customer_id: &str,
+        id: &str,
+        access: Access<'_>,
+        (exp_month, exp_year): (u32, u32),
+    ) -> Result<PaymentMethod, ApplicationError> {
+        let now = self.clock.now_in(scope)?;
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let customer = customer(repositories, scope, customer_id)?;
+            if let Access::ClientSecret(secret) = access {
+                let edit = Some(Feature::PaymentMethodEdit);
+                authorize_session(repositories, scope, "client_secret", &customer.id, secret, edit, now)?;
+            }
+            let mut method = saved_method(repositories, scope, &customer.id, id)?;
+            method.change_expiry(exp_month, exp_year, now).map_err(ApplicationError::invalid)?;
+            if !repositories.payment_methods().update(&method)? {
+                // A concurrent delete removed it first.
+                return Err(ApplicationError::NotFound { resource: "payment_method", id: id.to_owned() });
+            }
+            Ok(method)
         })
     }
 

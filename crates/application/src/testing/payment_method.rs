@@ -31,6 +31,14 @@ impl PaymentMethodRepository for State {
         page_of(&visible, |m| m.id.as_str(), page)
     }
 
+    fn update(&mut self, method: &PaymentMethod) -> Result<bool, StoreError> {
+        let stored = self
+            .payment_methods
+            .iter_mut()
+            .find(|m| m.id == method.id && m.account_id == method.account_id && m.livemode == method.livemode);
+        Ok(stored.map(|stored| *stored = method.clone()).is_some())
+    }
+
     fn delete(&mut self, scope: &Scope, id: &PaymentMethodId) -> Result<bool, StoreError> {
         let before = self.payment_methods.len();
         self.payment_methods.retain(|m| !(&m.id == id && in_scope_of(&m.account_id, m.livemode, scope)));

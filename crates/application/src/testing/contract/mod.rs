@@ -134,7 +134,7 @@ macro_rules! repository_contract {
             a_change_is_all_or_nothing,
             appended_events_reach_the_webhooks_that_listen_to_them,
             setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
-            saved_payment_methods_are_listed_per_customer_and_deleted,
+            saved_payment_methods_are_listed_per_customer_changed_and_deleted,
             customer_sessions_round_trip_in_their_scope,
             events_are_appended_listed_and_counted,
             events_are_filtered_by_type_and_object,

@@ -1,8 +1,8 @@
-//! Saved payment methods: listed per customer and deleted.
+//! Saved payment methods: listed per customer, changed and deleted.
 
 use super::*;
 
-pub fn saved_payment_methods_are_listed_per_customer_and_deleted(store: &dyn UnitOfWork) {
+pub fn saved_payment_methods_are_listed_per_customer_changed_and_deleted(store: &dyn UnitOfWork) {
     let scope = account(store, "acme");
     let (first_customer, second_customer) = (customer(&scope, 1), customer(&scope, 2));
     let method = |n: u32, customer: &Customer| PaymentMethod {
@@ -38,7 +38,18 @@ pub fn saved_payment_methods_are_listed_per_customer_and_deleted(store: &dyn Uni
         matches!(unknown, Err(ApplicationError::Validation(_))),
         "another customer's method is no cursor: {unknown:?}"
     );
+    let mut renewed = methods[0].clone();
+    renewed.verified.card.exp_year += 4;
+    renewed.updated_at = at(50);
+    assert!(write(store, |r| r.payment_methods().update(&renewed)), "changed");
+    assert_eq!(read(store, |r| r.payment_methods().find(&scope, &methods[0].id)), Some(renewed.clone()));
+    let mut elsewhere_copy = renewed.clone();
+    elsewhere_copy.account_id = account(store, "intruder").account_id;
+    elsewhere_copy.verified.card.exp_year += 1;
+    assert!(!write(store, |r| r.payment_methods().update(&elsewhere_copy)), "not through another account");
+    assert_eq!(read(store, |r| r.payment_methods().find(&scope, &methods[0].id)), Some(renewed));
     assert!(write(store, |r| r.payment_methods().delete(&scope, &methods[0].id)), "deleted by this call");
+    assert!(!write(store, |r| r.payment_methods().update(&methods[0])), "a deleted method is not changed");
     assert!(!write(store, |r| r.payment_methods().delete(&scope, &methods[0].id)), "already gone");
     assert_eq!(read(store, |r| r.payment_methods().find(&scope, &methods[0].id)), None);
     assert_eq!(ids(&list(PageRequest::default()), id), vec![id(&methods[2])]);
