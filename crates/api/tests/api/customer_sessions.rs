@@ -209,7 +209,7 @@ async fn a_card_is_saved_while_paying_only_through_a_session_that_allows_it(app:
     let (_, intent_now) = read(app.get(&format!("/payment_intents/{}", intent["id"].as_str().unwrap())).await).await;
     let saved_id = intent_now["payment_method_id"].as_str().unwrap().to_owned();
     let (_, methods) = read(app.get(&methods_path).await).await;
-    assert_eq!(ids(&methods), [saved_id.clone()], "the card that paid is saved under the id it paid with: {methods}");
+    assert_eq!(ids(&methods), std::slice::from_ref(&saved_id), "the card that paid is saved under the id it paid with: {methods}");
     assert_eq!((methods["data"][0]["details"]["last4"].as_str(), methods["data"][0]["usage"].as_str()), (Some("4242"), Some("on_session")));
     assert!(!methods.to_string().contains("4242424242424242"));
 
