@@ -180,7 +180,11 @@ enum Secrecy {
 }
 
 fn secrecy(name: &str) -> Secrecy {
-    let is_secret_field = |word: &str| SECRET_FIELDS.iter().any(|field| field.eq_ignore_ascii_case(word));
+    // Any client secret by its name: a customer session's `customer_session_client_secret` too.
+    let is_secret_field = |word: &str| {
+        SECRET_FIELDS.iter().any(|field| field.eq_ignore_ascii_case(word))
+            || word.to_ascii_lowercase().ends_with("_client_secret")
+    };
     // A form's `payment_method[card][cvc]` is the field `cvc`.
     let field = name.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(name);
     let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']'));
@@ -533,6 +537,15 @@ mod tests {
         assert_eq!(
             request_body_as_kept(body, Some(BodyFormat::Json)),
             r#"{"payment_method":{"card":{"number":"[redacted]","cvc":"[redacted]","exp_month":12}},"secret_key":"[redacted]","items":[{"client_secret":"[redacted]"}],"cvc":null}"#
+        );
+    }
+
+    #[test]
+    fn every_client_secret_field_is_redacted_whatever_its_value() {
+        let form = b"save_payment_method=true&customer_session_client_secret=anything-at-all&client_secret=x";
+        assert_eq!(
+            request_body_as_kept(form, Some(BodyFormat::Form)),
+            r#"{"save_payment_method":"true","customer_session_client_secret":"[redacted]","client_secret":"[redacted]"}"#
         );
     }
 

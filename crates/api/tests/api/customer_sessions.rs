@@ -248,6 +248,11 @@ async fn a_card_is_saved_while_paying_only_through_a_session_that_allows_it(app:
     let (_, methods) = read(app.get(&methods_path).await).await;
     assert_eq!(ids(&methods).len(), 3, "the held card, not the declined one: {methods}");
     assert_eq!(methods["data"][0]["details"]["last4"], "9903");
+    // The session's client secret is in no request log entry.
+    let (_, secret) = session["client_secret"].as_str().unwrap().split_once("_secret_").unwrap();
+    let (_, logged) = read(app.get("/request_logs?limit=100").await).await;
+    assert!(logged.to_string().contains("customer_session_client_secret"), "the attaches are logged");
+    assert!(!logged.to_string().contains(secret), "{logged}");
 }
 
 async fn a_forged_save_is_refused_and_changes_nothing(app: TestApp) {
