@@ -266,6 +266,13 @@ def test_helpers(api, customer):
     clock = api.call("get", "/test_helpers/clock")
     api.call("post", "/test_helpers/clock/advance", form={"seconds": 60})
     api.call("post", "/test_helpers/clock/advance", form={"to": clock["now"]}, status=400)
+    # Four days pay the payments above out: a payout, its lines, the balance and its schedule.
+    api.call("post", "/test_helpers/payout_schedule", form={"interval": "daily"})
+    api.call("post", "/test_helpers/clock/advance", form={"seconds": 4 * 24 * 60 * 60})
+    payouts = api.call("get", "/payouts", params={"limit": 5, "status": "successful"})
+    api.call("get", "/payouts/{id}", id=payouts["data"][0]["id"])
+    api.call("get", "/payouts/{id}/transactions", params={"limit": 5}, id=payouts["data"][0]["id"])
+    api.call("get", "/balance")
 
 
 def errors(api):

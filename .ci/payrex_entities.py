@@ -7,7 +7,8 @@ when its `src/entities` directory is given), makes one object of each kind throu
 client, fetches each one's answer as JSON, and fails naming every field a class reads that the
 answer lacks.
 
-Payouts are left out: the service has no payouts (they are not in its interface).
+Payouts come from four days of the account's test clock, listed through the Python client's
+`payouts.list_transactions`.
 
 Usage: payrex_entities.py BASE_URL SECRET_KEY [PAYREX_NODE_ENTITIES_DIR]
 """
@@ -24,7 +25,7 @@ import urllib.request
 import payrex
 from payrex import Client
 
-NOT_SERVED = {"PayoutEntity", "PayoutTransactionEntity", "ListingEntity"}
+NOT_SERVED = {"ListingEntity"}
 CARD = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}
 
 
@@ -92,6 +93,14 @@ def main(base_url, secret_key, node_entities=None):
     client.billing_statements.finalize(statement.id)
     webhook = client.webhooks.create({"url": "https://hooks.example/entities", "events": ["payment.paid"]})
     deleted = client.customers.create({"name": "Gone", "email": "gone@example.com", "currency": "PHP"})
+    answer("POST", "/test_helpers/clock/advance", {"seconds": 4 * 24 * 60 * 60})
+    payouts = answer("GET", "/payouts?limit=1")["data"]
+    if not payouts:
+        sys.exit("payrex-python entity check failed: four days made no payout")
+    lines = client.payouts.list_transactions(payouts[0]["id"], {"limit": 100})
+    if not lines.data or not all(line.transaction_type for line in lines.data):
+        sys.exit("payrex-python entity check failed: payouts.list_transactions read no line")
+    transactions = answer("GET", f"/payouts/{payouts[0]['id']}/transactions")["data"]
     methods = answer("GET", f"/customers/{customer.id}/payment_methods")["data"]
     events = answer("GET", f"/events?object_id={intent.id}")["data"]
     if not methods or not events:
@@ -108,6 +117,8 @@ def main(base_url, secret_key, node_entities=None):
         "PaymentEntity": answer("GET", f"/payments/{payment_id}"),
         "PaymentIntentEntity": answer("GET", f"/payment_intents/{intent.id}"),
         "PaymentMethodEntity": methods[0],
+        "PayoutEntity": answer("GET", f"/payouts/{payouts[0]['id']}"),
+        "PayoutTransactionEntity": transactions[0],
         "RefundEntity": answer("PUT", f"/refunds/{refund.id}", {"metadata": {"checked": "yes"}}),
         "SetupIntentEntity": answer("GET", f"/setup_intents/{setup.id}"),
         "WebhookEntity": answer("GET", f"/webhooks/{webhook.id}"),

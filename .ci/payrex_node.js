@@ -164,7 +164,33 @@ async function main() {
   check(disabled.data.some((w) => w.id === webhook.id), 'webhooks are listed by status');
   check((await payrex.webhooks.delete(webhook.id)).deleted === true, 'and deleted');
   server.close();
+  await checkPayouts(payrex);
   await checkListen(payrex);
+}
+
+// The payouts service: four days on the account's test clock pay its payments out, and
+// listTransactions lists the payout's lines, the payment's among them.
+async function checkPayouts(payrex) {
+  const intent = await payrex.paymentIntents.create({ amount: 10000, currency: 'PHP', payment_methods: ['card'] });
+  const paid = await attach(intent.id);
+  const call = async (method, path, body) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    return response.json();
+  };
+  await call('POST', '/test_helpers/clock/advance', 'seconds=345600');
+  const payouts = await call('GET', '/payouts?limit=100');
+  check(payouts.data.length > 0, 'the clock made payouts');
+  let found = false;
+  for (const payout of payouts.data) {
+    const lines = await payrex.payouts.listTransactions(payout.id, { limit: 100 });
+    check(lines.data.every((line) => line.transactionType && line.netAmount !== undefined), 'listTransactions reads each line');
+    found = found || lines.data.some((line) => line.transactionId === paid.latest_payment.id && line.transactionType === 'payment');
+  }
+  check(found, 'payouts.listTransactions finds the payment paid out');
 }
 
 // `payments listen` forwards a triggered event to a local receiver, signed with the secret it

@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::representation::account::{
     account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, open_export,
 };
+use crate::representation::balance::ScheduleResource;
 use crate::settings::OperatorSettings;
 use crate::state::{blocking, Services};
 use actix_web::dev::Payload;
@@ -16,7 +17,8 @@ use actix_web::http::header::{self, ContentDisposition, DispositionParam, Dispos
 use actix_web::http::Method;
 use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use payments_application::services::account::MAX_ACCOUNTS_LISTED;
-use payments_application::ApplicationError;
+use payments_application::{ApplicationError, Scope};
+use payments_domain::account::Mode;
 use payments_domain::ids::AccountId;
 use serde_json::json;
 use std::future::{ready, Ready};
@@ -80,6 +82,12 @@ pub fn configure(config: &mut web::ServiceConfig, settings: &OperatorSettings) {
                     .route(crate::routes::get_or_head().to(retrieve))
                     .route(web::delete().to(delete))
                     .default_service(crate::routes::allow_only(&[Method::GET, Method::DELETE])),
+            )
+            .service(
+                web::resource("/{id}/payout_schedules/{mode}")
+                    .route(crate::routes::get_or_head().to(payout_schedule))
+                    .route(web::post().to(change_payout_schedule))
+                    .default_service(crate::routes::allow_only(&[Method::GET, Method::POST])),
             )
             .service(
                 web::resource("/{id}/test_data")
@@ -181,6 +189,47 @@ async fn import(
     })
     .await?;
     Ok(HttpResponse::Ok().json(imported_json(&id, rows)))
+}
+
+/// How often an account's mode (`test` or `live`) is paid out, and to which bank account.
+async fn payout_schedule(
+    _: Operator,
+    AccountPath(id): AccountPath,
+    request: HttpRequest,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = Scope { account_id: id, mode: mode(&request)? };
+    let schedule = blocking(move || services.payouts.schedule(&scope)).await?;
+    Ok(HttpResponse::Ok().json(ScheduleResource::new(&schedule)))
+}
+
+/// Changes the schedule: `interval` (`daily`, `weekly` with `weekly_anchor`, `monthly` with
+/// `monthly_anchor`, `manual`) and the `bank_account` (`account_name`, `account_number`,
+/// `bank_name`), each optional.
+async fn change_payout_schedule(
+    _: Operator,
+    AccountPath(id): AccountPath,
+    request: HttpRequest,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = Scope { account_id: id, mode: mode(&request)? };
+    let change = crate::routes::payout::schedule_change(&mut params);
+    let (interval, destination) = params.finish(change)?;
+    let schedule = blocking(move || services.payouts.change_schedule(&scope, interval, destination)).await?;
+    Ok(HttpResponse::Ok().json(ScheduleResource::new(&schedule)))
+}
+
+/// The mode a path names: `test` or `live`.
+fn mode(request: &HttpRequest) -> Result<Mode, ApiError> {
+    match request.match_info().get("mode") {
+        Some("test") => Ok(Mode::Test),
+        Some("live") => Ok(Mode::Live),
+        other => {
+            Err(ApplicationError::NotFound { resource: "payout_schedule", id: other.unwrap_or_default().to_owned() }
+                .into())
+        }
+    }
 }
 
 /// The account a path names (`/{id}…`), of a request that takes no query parameters.

@@ -53,6 +53,10 @@ impl Presenter for ApiPresenter {
         to_value(&RefundResource::new(refund))
     }
 
+    fn payout(&self, payout: &payments_domain::payout::Payout) -> Value {
+        to_value(&crate::representation::payout::PayoutResource::new(payout))
+    }
+
     fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value {
         to_value(&SetupIntentResource::from_parts(intent, customer))
     }

@@ -3,6 +3,7 @@
 
 use config::{Config, Environment, File, FileFormat};
 use payments_adapters::db::{DatabaseUrl, PoolSettings, PostgresTls, TlsMode};
+use payments_domain::balance::SettlementDelays;
 use payments_domain::payment::{FeeRate, FeeSchedule};
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -18,6 +19,7 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub log: LogSettings,
     pub fees: FeesSettings,
+    pub settlement: SettlementSettings,
     pub webhooks: WebhookSettings,
     pub mail: MailSettings,
     pub rate_limit: RateLimitSettings,
@@ -166,6 +168,28 @@ pub struct FeesSettings {
     pub qrph: FeeSettings,
 }
 
+/// Hours after a payment is paid until its money is available for payout, per method.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct SettlementSettings {
+    pub card_hours: i64,
+    pub gcash_hours: i64,
+    pub maya_hours: i64,
+    pub billease_hours: i64,
+    pub qrph_hours: i64,
+}
+
+impl SettlementSettings {
+    fn each(&self) -> [(&'static str, i64); 5] {
+        [
+            ("card_hours", self.card_hours),
+            ("gcash_hours", self.gcash_hours),
+            ("maya_hours", self.maya_hours),
+            ("billease_hours", self.billease_hours),
+            ("qrph_hours", self.qrph_hours),
+        ]
+    }
+}
+
 /// Basis points of the amount plus fixed centavos.
 #[derive(Debug, Clone, Copy, Deserialize)]
 pub struct FeeSettings {
@@ -253,6 +277,7 @@ pub struct ValidSettings {
     pub pool: PoolSettings,
     pub log: LogSettings,
     pub fees: FeeSchedule,
+    pub settlement: SettlementDelays,
     pub webhooks: WebhookSettings,
     pub mail: MailSettings,
     pub rate_limit: RateLimitSettings,
@@ -336,6 +361,13 @@ impl Settings {
                     billease: rate(self.fees.billease),
                     qrph: rate(self.fees.qrph),
                 },
+                settlement: SettlementDelays {
+                    card_seconds: self.settlement.card_hours * 3_600,
+                    gcash_seconds: self.settlement.gcash_hours * 3_600,
+                    maya_seconds: self.settlement.maya_hours * 3_600,
+                    billease_seconds: self.settlement.billease_hours * 3_600,
+                    qrph_seconds: self.settlement.qrph_hours * 3_600,
+                },
                 webhooks: self.webhooks.clone(),
                 mail: self.mail.clone(),
                 rate_limit: self.rate_limit,
@@ -362,6 +394,9 @@ impl Settings {
         for (method, fee) in self.fees.each() {
             within(problems, &format!("fees.{method}.basis_points"), fee.basis_points, 0..=10_000);
             within(problems, &format!("fees.{method}.fixed"), fee.fixed, 0..=1_000_000);
+        }
+        for (name, hours) in self.settlement.each() {
+            within(problems, &format!("settlement.{name}"), hours, 0..=24 * 60);
         }
         let limits = &self.rate_limit;
         for (name, value) in [

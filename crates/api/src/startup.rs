@@ -26,10 +26,11 @@ use payments_adapters::webhooks::{
 };
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, OverviewService,
-    PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
-    RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
+    AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
+    CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
+    OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutService,
+    Processors, RefundService, RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService,
+    WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::request_log::Retention;
@@ -74,6 +75,7 @@ struct PaymentFlows {
     setup_intents: Arc<SetupIntentService>,
     checkout_sessions: Arc<CheckoutSessionService>,
     billing_statements: Arc<BillingStatementService>,
+    payouts: Arc<PayoutService>,
     due_work: Arc<DueWork>,
 }
 
@@ -90,7 +92,11 @@ impl Foundation {
         let Self { storage, clock, ids, presenter } = self;
         let public_base_url = settings.public_base_url.as_str().to_owned();
         let processors = Processors { test: Arc::new(Simulator), live: None };
-        let payment_settings = PaymentIntentSettings { fees: settings.fees, public_base_url: public_base_url.clone() };
+        let payment_settings = PaymentIntentSettings {
+            fees: settings.fees,
+            settlement: settings.settlement,
+            public_base_url: public_base_url.clone(),
+        };
         let payment_intents = Arc::new(PaymentIntentService::new(
             storage.clone(),
             clock.clone(),
@@ -129,14 +135,16 @@ impl Foundation {
             mailer.delivers(),
             public_base_url,
         ));
+        let payouts = Arc::new(PayoutService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone()));
         let due_work = Arc::new(DueWork::new(
             payment_intents.clone(),
             setup_intents.clone(),
             checkout_sessions.clone(),
             billing_statements.clone(),
+            payouts.clone(),
             clock.clone(),
         ));
-        PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, due_work }
+        PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, payouts, due_work }
     }
 }
 
@@ -161,7 +169,7 @@ impl Services {
             None => Arc::new(OutboxMailer),
         };
         let foundation = Foundation { storage, clock, ids, presenter: Arc::new(ApiPresenter) };
-        let PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, due_work } =
+        let PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, payouts, due_work } =
             foundation.payment_flows(settings, mailer.as_ref());
         let Foundation { storage, clock, ids, presenter } = foundation;
         let deliveries = Arc::new(WebhookDeliveryService::new(
@@ -197,6 +205,8 @@ impl Services {
             )),
             setup_intents,
             payment_methods: Arc::new(PaymentMethodService::new(storage.clone(), clock.clone())),
+            payouts,
+            balance: Arc::new(BalanceService::new(storage.clone(), clock.clone())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
             refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter)),
             events: Arc::new(EventService::new(storage.clone())),

@@ -9,10 +9,10 @@ use payments_adapters::event_signal::EventSignal;
 use payments_adapters::metrics::Metrics;
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, OverviewService,
-    PaymentIntentService, PaymentMethodService, PaymentService, RefundService, RequestLogService, SetupIntentService,
-    TestClockService, WebhookDeliveryService, WebhookService,
+    AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
+    CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
+    OverviewService, PaymentIntentService, PaymentMethodService, PaymentService, PayoutService, RefundService,
+    RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::{ApplicationError, Scope};
 use payments_domain::time::Timestamp;
@@ -34,6 +34,8 @@ pub struct Services {
     pub billing_statements: Arc<BillingStatementService>,
     pub mail_messages: Arc<MailMessageService>,
     pub payment_methods: Arc<PaymentMethodService>,
+    pub payouts: Arc<PayoutService>,
+    pub balance: Arc<BalanceService>,
     pub events: Arc<EventService>,
     pub webhooks: Arc<WebhookService>,
     pub deliveries: Arc<WebhookDeliveryService>,

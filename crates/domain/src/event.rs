@@ -2,7 +2,7 @@
 
 use crate::ids::{
     AccountId, BillingStatementId, BillingStatementLineItemId, CheckoutSessionId, EventId, PaymentId, PaymentIntentId,
-    RefundId, SetupIntentId,
+    PayoutId, RefundId, SetupIntentId,
 };
 use crate::time::Timestamp;
 use crate::validation::Invalid;
@@ -50,10 +50,11 @@ pub enum EventSubject {
     CheckoutSession,
     BillingStatement,
     BillingStatementLineItem,
+    Payout,
 }
 
 impl EventSubject {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::PaymentIntent,
         Self::Payment,
         Self::Refund,
@@ -61,6 +62,7 @@ impl EventSubject {
         Self::CheckoutSession,
         Self::BillingStatement,
         Self::BillingStatementLineItem,
+        Self::Payout,
     ];
 
     /// The resource's name, as its JSON's `resource` gives it.
@@ -74,6 +76,7 @@ impl EventSubject {
             Self::CheckoutSession => "checkout_session",
             Self::BillingStatement => "billing_statement",
             Self::BillingStatementLineItem => "billing_statement_line_item",
+            Self::Payout => "payout",
         }
     }
 
@@ -88,6 +91,7 @@ impl EventSubject {
             Self::CheckoutSession => CheckoutSessionId::PREFIX,
             Self::BillingStatement => BillingStatementId::PREFIX,
             Self::BillingStatementLineItem => BillingStatementLineItemId::PREFIX,
+            Self::Payout => PayoutId::PREFIX,
         }
     }
 }
@@ -117,6 +121,10 @@ event_types! {
     BillingStatementLineItemCreated => "billing_statement_line_item.created" about BillingStatementLineItem,
     BillingStatementLineItemUpdated => "billing_statement_line_item.updated" about BillingStatementLineItem,
     BillingStatementLineItemDeleted => "billing_statement_line_item.deleted" about BillingStatementLineItem,
+    PayoutCreated => "payout.created" about Payout,
+    PayoutUpdated => "payout.updated" about Payout,
+    PayoutDeposited => "payout.deposited" about Payout,
+    PayoutFailed => "payout.failed" about Payout,
 }
 
 impl EventType {
@@ -179,7 +187,7 @@ mod tests {
 
     #[test]
     fn every_type_parses_back_from_its_name() {
-        assert_eq!(EventType::ALL.len(), 24);
+        assert_eq!(EventType::ALL.len(), 28);
         for event_type in EventType::ALL {
             assert_eq!(EventType::parse(event_type.as_str()), Ok(*event_type));
         }

@@ -99,6 +99,12 @@ typed_ids! {
     DeliveryId = "whd_";
     /// One request in an account's request log (`req_`).
     RequestLogId = "req_";
+    /// One movement of an account's balance (`bal_`; PayRex shows none).
+    BalanceEntryId = "bal_";
+    /// A payout to the merchant's bank account (`po_`).
+    PayoutId = "po_";
+    /// One line of a payout (`po_txn_`).
+    PayoutTransactionId = "po_txn_";
 }
 
 /// Whether `text` is an id as this service mints them: a prefix of [`MINTED_PREFIXES`] and a

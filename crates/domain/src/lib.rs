@@ -5,6 +5,7 @@
 
 pub mod absolute_url;
 pub mod account;
+pub mod balance;
 pub mod billing_statement;
 pub mod checkout_session;
 pub mod console_session;
@@ -21,6 +22,7 @@ pub mod money;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
+pub mod payout;
 pub mod pending_authorization;
 pub mod public_address;
 pub mod redirect_url;

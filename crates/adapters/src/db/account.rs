@@ -3,7 +3,7 @@
 use super::account_data;
 use super::connection::AnyConnection;
 use super::error::{corrupt, store_error};
-use super::schema::{accounts, api_keys};
+use super::schema::{accounts, api_keys, payout_schedules};
 use super::session::DbSession;
 use super::write_batch::Expect;
 use super::Positive;
@@ -12,15 +12,15 @@ use diesel::prelude::*;
 use payments_application::error::cause_chain;
 use payments_application::ports::{AccountRepository, ArchivedRow, ArchivedRows, DeletedCounts, KeyRecord, StoreError};
 use payments_application::ports::{
-    BillingStatementRepository, CheckoutSessionRepository, CustomerRepository, CustomerSessionRepository,
-    EventRepository, PaymentIntentRepository, PaymentMethodRepository, PaymentRepository, RefundRepository,
-    SetupIntentRepository, WebhookRepository,
+    BalanceRepository, BillingStatementRepository, CheckoutSessionRepository, CustomerRepository,
+    CustomerSessionRepository, EventRepository, PaymentIntentRepository, PaymentMethodRepository, PaymentRepository,
+    PayoutRepository, RefundRepository, SetupIntentRepository, WebhookRepository,
 };
 use payments_application::Scope;
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::ids::{
-    AccountId, BillingStatementId, CheckoutSessionId, CustomerId, CustomerSessionId, EventId, PaymentId,
-    PaymentIntentId, PaymentMethodId, RefundId, SetupIntentId, WebhookId,
+    AccountId, BalanceEntryId, BillingStatementId, CheckoutSessionId, CustomerId, CustomerSessionId, EventId,
+    PaymentId, PaymentIntentId, PaymentMethodId, PayoutId, RefundId, SetupIntentId, WebhookId,
 };
 
 /// The advisory lock that serializes first-account checks on PostgreSQL.
@@ -164,6 +164,9 @@ impl AccountRepository for DbSession<'_> {
         diesel::delete(api_keys::table.filter(api_keys::account_id.eq(id.as_str())))
             .execute(self.write_now()?)
             .map_err(store_error)?;
+        diesel::delete(payout_schedules::table.filter(payout_schedules::account_id.eq(id.as_str())))
+            .execute(self.write_now()?)
+            .map_err(store_error)?;
         diesel::delete(accounts::table.filter(accounts::id.eq(id.as_str())))
             .execute(self.write_now()?)
             .map(|deleted| deleted > 0)
@@ -248,8 +251,13 @@ impl DbSession<'_> {
                 },
                 None => return Err(Unreadable::Row(format!("The events row's id {id} is not an evt_ id."))),
             },
+            "payouts" => read!(PayoutRepository, PayoutId),
+            "balance_entries" => read!(BalanceRepository, BalanceEntryId),
             // Read with the object they belong to, which comes before them.
-            "customer_metadata" | "payment_intent_metadata" | "billing_statement_line_items" => Ok(()),
+            "customer_metadata"
+            | "payment_intent_metadata"
+            | "billing_statement_line_items"
+            | "payout_transactions" => Ok(()),
             // Every exported table has its arm above (the export tests import one of each).
             other => return Err(Unreadable::Row(format!("The {other} rows have no reader in this version."))),
         };

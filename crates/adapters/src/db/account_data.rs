@@ -24,7 +24,10 @@ macro_rules! in_modes {
 
 /// Every table holding an account's rows, children before their parents. This list and the two
 /// below are checked against the migrated schema on both backends (`tests/storage/account_tables.rs`).
-pub const TABLES_CHILDREN_FIRST: [&str; 20] = [
+pub const TABLES_CHILDREN_FIRST: [&str; 23] = [
+    "payout_transactions",
+    "payouts",
+    "balance_entries",
     "webhook_delivery_attempts",
     "webhook_deliveries",
     "mail_messages",
@@ -50,7 +53,7 @@ pub const TABLES_CHILDREN_FIRST: [&str; 20] = [
 /// The tables that make up a mode's objects, parents before their children, each with the order
 /// its rows were written in. Delivery history, the mail outbox, the request log, idempotency keys
 /// and console sign-ins are the running service's records, not objects: they stay behind.
-pub const EXPORTED_PARENTS_FIRST: [(&str, &str); 14] = [
+pub const EXPORTED_PARENTS_FIRST: [(&str, &str); 17] = [
     ("customers", "seq"),
     ("customer_metadata", "customer_id, key"),
     ("payment_methods", "seq"),
@@ -65,12 +68,15 @@ pub const EXPORTED_PARENTS_FIRST: [(&str, &str); 14] = [
     ("customer_sessions", "seq"),
     ("webhooks", "seq"),
     ("events", "seq"),
+    ("payouts", "seq"),
+    ("balance_entries", "seq"),
+    ("payout_transactions", "seq"),
 ];
 
 /// The columns of exported tables that name another object, and the table of that object. An
 /// imported row may name an object no longer stored (a saved card since deleted), but never one of
 /// another account or mode.
-pub const REFERENCES: [(&str, &str, &str); 17] = [
+pub const REFERENCES: [(&str, &str, &str); 20] = [
     ("customer_metadata", "customer_id", "customers"),
     ("payment_methods", "customer_id", "customers"),
     ("setup_intents", "customer_id", "customers"),
@@ -88,6 +94,9 @@ pub const REFERENCES: [(&str, &str, &str); 17] = [
     ("billing_statements", "payment_intent_id", "payment_intents"),
     ("billing_statement_line_items", "billing_statement_id", "billing_statements"),
     ("customer_sessions", "customer_id", "customers"),
+    ("balance_entries", "payout_id", "payouts"),
+    ("payout_transactions", "payout_id", "payouts"),
+    ("payout_transactions", "entry_id", "balance_entries"),
 ];
 
 /// Columns an exported row leaves out: the importing database and account supply them.

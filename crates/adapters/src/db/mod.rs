@@ -87,6 +87,7 @@ mod mail_message;
 mod payment;
 mod payment_intent;
 mod payment_method;
+mod payout;
 mod prepared;
 mod refund;
 mod request_log;

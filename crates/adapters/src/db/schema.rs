@@ -414,7 +414,73 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    balance_entries (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        entry_type -> Text,
+        source_id -> Text,
+        amount -> BigInt,
+        fee -> BigInt,
+        net_amount -> BigInt,
+        available_at -> BigInt,
+        created_at -> BigInt,
+        payout_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    payouts (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        amount -> BigInt,
+        net_amount -> BigInt,
+        destination -> Text,
+        status -> Text,
+        failure_code -> Nullable<Text>,
+        action_due_at -> Nullable<BigInt>,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    payout_transactions (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        payout_id -> Text,
+        entry_id -> Text,
+        transaction_type -> Text,
+        transaction_id -> Text,
+        amount -> BigInt,
+        net_amount -> BigInt,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    payout_schedules (seq) {
+        seq -> BigInt,
+        account_id -> Text,
+        livemode -> Bool,
+        payout_interval -> Text,
+        weekly_anchor -> Nullable<Text>,
+        monthly_anchor -> Nullable<Integer>,
+        destination -> Text,
+        next_payout_at -> Nullable<BigInt>,
+        version -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    balance_entries,
     billing_statements,
     billing_statement_line_items,
     mail_messages,
@@ -431,6 +497,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_intent_metadata,
     payment_methods,
     payments,
+    payout_schedules,
+    payout_transactions,
+    payouts,
     refunds,
     request_logs,
     setup_intents,

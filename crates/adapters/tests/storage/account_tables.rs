@@ -11,8 +11,9 @@ use payments_adapters::db::testing::{TestDatabase, EXPORTED_PARENTS_FIRST, REFER
 use std::collections::BTreeSet;
 
 /// The tables with an `account_id` that hold the account itself, deleted with its row
-/// (`db/account.rs`), not its data.
-const THE_ACCOUNT_ITSELF: [&str; 1] = ["api_keys"];
+/// (`db/account.rs`), not its data: its keys, and its payout schedules (made with the account; an
+/// account imported into keeps its own).
+const THE_ACCOUNT_ITSELF: [&str; 2] = ["api_keys", "payout_schedules"];
 
 /// The tables an export leaves behind: the running service's records of an account, not its
 /// objects (`docs/operations.md`).
@@ -21,13 +22,19 @@ const RECORDS: [&str; 6] =
 
 /// Columns of exported tables that end in `_id` but name no stored object of the account, each
 /// with why.
-const NOT_REFERENCES: [(&str, &str, &str); 2] = [
+const NOT_REFERENCES: [(&str, &str, &str); 4] = [
     (
         "events",
         "object_id",
         "the object an event is about, of any table (and gone when it was deleted): the envelope is checked instead",
     ),
     ("checkout_sessions", "customer_reference_id", "the merchant's own reference, free text"),
+    (
+        "balance_entries",
+        "source_id",
+        "the payment, refund or payout whose money moved, of one of three tables: a record of what happened, kept as written",
+    ),
+    ("payout_transactions", "transaction_id", "the payment, refund or failed payout a line pays out, as its entry's source_id"),
 ];
 
 #[derive(QueryableByName, Debug)]

@@ -125,8 +125,9 @@ fn require_present_properties(schemas: &mut [(String, RefOr<Schema>)]) {
 
 /// The `resource` of each answer's schema: the one value it always has, or (for a deletion's
 /// tombstone) the resources that can be deleted.
-const RESOURCES: [(&str, &[&str]); 20] = [
+const RESOURCES: [(&str, &[&str]); 23] = [
     ("Attempt", &["webhook_attempt"]),
+    ("Balance", &["balance"]),
     ("BillingStatement", &["billing_statement"]),
     ("BillingStatementLineItem", &["billing_statement_line_item"]),
     ("CheckoutSession", &["checkout_session"]),
@@ -138,6 +139,8 @@ const RESOURCES: [(&str, &[&str]); 20] = [
     ("Payment", &["payment"]),
     ("PaymentIntent", &["payment_intent"]),
     ("PaymentMethod", &["payment_method"]),
+    ("Payout", &["payout"]),
+    ("PayoutTransaction", &["payout_transaction"]),
     ("PublicPaymentIntent", &["payment_intent"]),
     ("PublicSetupIntent", &["setup_intent"]),
     ("Refund", &["refund"]),

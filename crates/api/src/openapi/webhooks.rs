@@ -27,6 +27,7 @@ fn data_of(subject: EventSubject) -> Component {
         EventSubject::CheckoutSession => Component::of::<CheckoutSessionResource<PaymentIntentResource>>(),
         EventSubject::BillingStatement => Component::of::<BillingStatementResource<PaymentIntentResource>>(),
         EventSubject::BillingStatementLineItem => Component::of::<BillingStatementLineItemResource>(),
+        EventSubject::Payout => Component::of::<crate::representation::payout::PayoutResource>(),
     }
 }
 

@@ -2,6 +2,7 @@
 //! events carry as their `data`.
 
 pub(crate) mod account;
+pub(crate) mod balance;
 pub(crate) mod billing_statement;
 pub(crate) mod billing_statement_line_item;
 pub(crate) mod checkout_session;
@@ -13,6 +14,7 @@ pub(crate) mod health;
 pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
+pub(crate) mod payout;
 pub(crate) mod refund;
 pub(crate) mod request_log;
 pub(crate) mod setup_intent;

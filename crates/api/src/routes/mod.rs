@@ -1,6 +1,7 @@
 //! HTTP routes, one file per resource. A handler decodes the request, authenticates, calls one
 //! service method and answers with the resource's representation; no business rule lives here.
 
+mod balance;
 mod billing;
 pub(crate) mod billing_statement;
 mod billing_statement_line_item;
@@ -13,6 +14,7 @@ mod health;
 pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
+pub(crate) mod payout;
 mod pending_authorization;
 pub(crate) mod refund;
 pub(crate) mod request_log;
@@ -35,7 +37,7 @@ type Endpoints = fn() -> Vec<Endpoint>;
 
 /// Every endpoint of the API, each resource's under its tag, in the order the document lists them.
 pub(crate) fn endpoints() -> Vec<Endpoint> {
-    let resources: [(&str, Endpoints); 15] = [
+    let resources: [(&str, Endpoints); 17] = [
         ("customers", customer::endpoints),
         ("customer_sessions", customer_session::endpoints),
         ("payment_intents", payment_intent::endpoints),
@@ -43,6 +45,8 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
         ("payment_methods", payment_method::endpoints),
         ("payments", payment::endpoints),
         ("refunds", refund::endpoints),
+        ("payouts", payout::endpoints),
+        ("balance", balance::endpoints),
         ("checkout_sessions", checkout_session::endpoints),
         ("billing_statements", billing_statement::endpoints),
         ("billing_statement_line_items", billing_statement_line_item::endpoints),

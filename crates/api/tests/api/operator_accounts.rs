@@ -239,8 +239,13 @@ async fn seed(app: &TestApp, key: &str) -> Vec<(String, Value)> {
     let body = format!("customer_id={customer_id}&{}", crate::customer_sessions::ALL_ENABLED);
     let customer_session = post(app, key, "/customer_sessions", &body).await;
     let checkout = post(app, key, "/checkout_sessions", crate::checkout_sessions::SESSION).await;
-    post(app, key, "/test_helpers/clock/advance", "seconds=3600").await;
+    // Four days: the card payment and the refund are paid out (a payout with its lines).
+    post(app, key, "/test_helpers/clock/advance", "seconds=345600").await;
+    let (_, payouts) = get(app, key, "/payouts").await;
+    let payout_id = payouts["data"][0]["id"].as_str().unwrap_or_else(|| panic!("a payout: {payouts}")).to_owned();
     let mut paths = vec![
+        format!("/payouts/{payout_id}"),
+        format!("/payouts/{payout_id}/transactions"),
         format!("/customers/{customer_id}"),
         format!("/payment_intents/{intent_id}"),
         format!("/payments/{payment_id}"),

@@ -1,6 +1,7 @@
 //! Ports: what the use cases need from the outside world, as object-safe traits.
 
 pub mod account;
+pub mod balance;
 pub mod billing_statement;
 pub mod checkout_session;
 pub mod clock;
@@ -14,6 +15,7 @@ pub mod mail_message;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
+pub mod payout;
 pub mod presenter;
 pub mod processor;
 pub mod refund;
@@ -24,6 +26,7 @@ pub mod webhook;
 pub mod webhook_delivery;
 
 pub use account::{AccountRepository, ArchivedRow, ArchivedRows, DeletedCounts, KeyRecord};
+pub use balance::BalanceRepository;
 pub use billing_statement::{BillingStatementFilter, BillingStatementRepository};
 pub use checkout_session::{CheckoutSessionFilter, CheckoutSessionRepository};
 pub use clock::Clock;
@@ -37,6 +40,7 @@ pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer,
 pub use payment::{PaymentFilter, PaymentRepository};
 pub use payment_intent::{IntentOutcome, PaymentIntentFilter, PaymentIntentRepository};
 pub use payment_method::PaymentMethodRepository;
+pub use payout::{PayoutFilter, PayoutRepository};
 pub use presenter::Presenter;
 pub use processor::{
     Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError, Verification,

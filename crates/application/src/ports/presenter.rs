@@ -8,6 +8,7 @@ use payments_domain::event::Event;
 use payments_domain::ids::BillingStatementId;
 use payments_domain::payment::Payment;
 use payments_domain::payment_intent::PaymentIntent;
+use payments_domain::payout::Payout;
 use payments_domain::refund::Refund;
 use payments_domain::setup_intent::SetupIntent;
 use serde_json::Value;
@@ -22,6 +23,7 @@ pub trait Presenter: Send + Sync {
     ) -> Value;
     fn payment(&self, payment: &Payment, customer: Option<&Customer>) -> Value;
     fn refund(&self, refund: &Refund) -> Value;
+    fn payout(&self, payout: &Payout) -> Value;
     fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value;
     /// A checkout session embedding its payment intent, already presented.
     fn checkout_session(&self, session: &CheckoutSession, payment_intent: &Value) -> Value;

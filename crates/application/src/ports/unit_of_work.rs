@@ -35,6 +35,8 @@ repositories! {
     refunds: super::refund::RefundRepository,
     setup_intents: super::setup_intent::SetupIntentRepository,
     payment_methods: super::payment_method::PaymentMethodRepository,
+    balance: super::balance::BalanceRepository,
+    payouts: super::payout::PayoutRepository,
     events: super::event::EventRepository,
     webhooks: super::webhook::WebhookRepository,
     deliveries: super::webhook_delivery::DeliveryRepository,

@@ -8,6 +8,7 @@ use crate::ports::{
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
 use payments_domain::ids::AccountId;
+use payments_domain::payout::PayoutSchedule;
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 use std::collections::HashMap;
@@ -81,10 +82,7 @@ impl AccountService {
             )));
         }
         let (account, keys) = self.new_account(name);
-        in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            repositories.accounts().insert(&account, &digests(&keys))?;
-            Ok(())
-        })?;
+        in_transaction(self.unit_of_work.as_ref(), |repositories| insert(repositories, &account, &keys))?;
         Ok((account, keys))
     }
 
@@ -100,7 +98,7 @@ impl AccountService {
             if repositories.accounts().count()? > 0 {
                 return Ok(None);
             }
-            repositories.accounts().insert(&account, &digests(&keys))?;
+            insert(repositories, &account, &keys)?;
             Ok(Some((account, keys)))
         })
     }
@@ -304,6 +302,17 @@ fn from_an_older_schema(repositories: &mut dyn Repositories, schema: Option<&str
             ),
         ))),
     }
+}
+
+/// Writes a new account with its keys, and its payout schedule in each mode (daily in test mode from
+/// its creation; none in live mode).
+fn insert(repositories: &mut dyn Repositories, account: &Account, keys: &AccountKeys) -> Result<(), ApplicationError> {
+    repositories.accounts().insert(account, &digests(keys))?;
+    for livemode in [false, true] {
+        let schedule = PayoutSchedule::default_for(&account.id, livemode, &account.name, account.created_at);
+        repositories.payouts().save_schedule(&schedule, None)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

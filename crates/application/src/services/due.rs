@@ -20,4 +20,8 @@ pub enum DueKind {
     SetupIntent,
     CheckoutSession,
     BillingStatement,
+    /// An account's scheduled payout (the id is empty: the scope names the schedule).
+    PayoutRun,
+    /// A payout's next move.
+    Payout,
 }

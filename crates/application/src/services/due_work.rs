@@ -1,12 +1,12 @@
 //! What the service does on its own when its time comes: redirects left pending fail, processing
 //! payments and setup intents settle, holds past `capture_before_at` are released, checkout
-//! sessions expire, billing statements' reminders are sent. The background job runs it by real time
+//! sessions expire, billing statements' reminders are sent, payouts are made, sent and settled. The background job runs it by real time
 //! across accounts and by each moved test clock; an advance of a test clock runs, before it
 //! answers, everything its move made due.
 
 use super::due::{Due, DueKind};
 use super::pending_authorization::AuthorizationFlow;
-use super::{BillingStatementService, CheckoutSessionService, PaymentIntentService, SetupIntentService};
+use super::{BillingStatementService, CheckoutSessionService, PaymentIntentService, PayoutService, SetupIntentService};
 use crate::error::ApplicationError;
 use crate::ports::Clock;
 use crate::scope::Scope;
@@ -29,6 +29,7 @@ pub struct DueWork {
     setup_intents: Arc<SetupIntentService>,
     checkout_sessions: Arc<CheckoutSessionService>,
     billing_statements: Arc<BillingStatementService>,
+    payouts: Arc<PayoutService>,
     clock: Arc<dyn Clock>,
     /// The last account whose moved test clock the background job visited.
     visited: Mutex<Option<AccountId>>,
@@ -41,9 +42,18 @@ impl DueWork {
         setup_intents: Arc<SetupIntentService>,
         checkout_sessions: Arc<CheckoutSessionService>,
         billing_statements: Arc<BillingStatementService>,
+        payouts: Arc<PayoutService>,
         clock: Arc<dyn Clock>,
     ) -> Self {
-        Self { payment_intents, setup_intents, checkout_sessions, billing_statements, clock, visited: Mutex::default() }
+        Self {
+            payment_intents,
+            setup_intents,
+            checkout_sessions,
+            billing_statements,
+            payouts,
+            clock,
+            visited: Mutex::default(),
+        }
     }
 
     /// One run of the background job: up to `batch` objects of each kind due by real time, in any
@@ -135,12 +145,13 @@ impl DueWork {
         Ok(self.batches(within, now, limit)?.into_iter().flatten().collect())
     }
 
-    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 4], ApplicationError> {
+    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 5], ApplicationError> {
         Ok([
             self.payment_intents.due(within, now, limit)?,
             self.setup_intents.due(within, now, limit)?,
             self.checkout_sessions.due(within, now, limit)?,
             self.billing_statements.due(within, now, limit)?,
+            self.payouts.due(within, now, limit)?,
         ])
     }
 
@@ -152,6 +163,7 @@ impl DueWork {
             DueKind::SetupIntent => self.setup_intents.perform_due(due, at),
             DueKind::CheckoutSession => self.checkout_sessions.perform_due(due, at),
             DueKind::BillingStatement => self.billing_statements.perform_due(due, at),
+            DueKind::PayoutRun | DueKind::Payout => self.payouts.perform_due(due, at),
         };
         match outcome {
             Err(ApplicationError::Conflict | ApplicationError::InvalidState(_) | ApplicationError::NotFound { .. }) => {

@@ -1,6 +1,7 @@
 //! One use-case service per resource.
 
 pub mod account;
+pub mod balance;
 pub mod billing_statement;
 pub mod checkout_session;
 pub mod console_session;
@@ -16,6 +17,7 @@ pub mod overview;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
+pub mod payout;
 pub mod pending_authorization;
 pub mod redirect;
 pub mod refund;
@@ -26,6 +28,7 @@ pub mod webhook;
 pub mod webhook_delivery;
 
 pub use account::AccountService;
+pub use balance::{BalanceService, BalanceView};
 pub use billing_statement::{
     BillingStatementService, BillingStatementView, LineItemView, NewBillingStatement, NewLineItem, StatementPage,
 };
@@ -44,6 +47,7 @@ pub use payment_intent::{
     PaymentMethodChoice, Processors, StatusCount, StatusCounts,
 };
 pub use payment_method::PaymentMethodService;
+pub use payout::PayoutService;
 pub use pending_authorization::AuthorizationFlow;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;

@@ -1,6 +1,7 @@
 //! Payment intents: create, retrieve, update, attach, capture, cancel; the test authorization
 //! redirect; and the background actions (hold expiry, redirect expiry, processing end).
 
+use super::balance::record_payment;
 use super::customer::live_customer;
 use super::customer_session::authorize_session;
 use super::due::DueKind;
@@ -19,6 +20,7 @@ use crate::ports::{
     PaymentIntentFilter, PaymentMethodInput, PaymentProcessor, Presenter, ProcessorError, Repositories, UnitOfWork,
 };
 use crate::scope::Scope;
+use payments_domain::balance::SettlementDelays;
 use payments_domain::customer::Customer;
 use payments_domain::customer_session::Feature;
 use payments_domain::error::DomainError;
@@ -67,6 +69,8 @@ impl Processors {
 #[derive(Debug, Clone)]
 pub struct PaymentIntentSettings {
     pub fees: FeeSchedule,
+    /// When a paid payment's money is available for payout.
+    pub settlement: SettlementDelays,
     /// Base of the URLs of the test authorization page.
     pub public_base_url: String,
 }
@@ -542,6 +546,7 @@ impl PaymentIntentService {
         if let Some((payment, _)) = &effects.payment {
             intent.link_payment(payment.id().clone());
             repositories.payments().insert(payment)?;
+            record_payment(repositories, self.ids.as_ref(), payment, &self.settings.settlement, now)?;
             latest_payment = Some(payment.clone());
         }
         repositories.payment_intents().update(&intent, before.intent.version())?;

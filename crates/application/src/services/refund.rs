@@ -115,6 +115,7 @@ impl RefundService {
                 let refund = payment.refund(id, new.clone(), now)?;
                 repositories.payments().update(&payment, expected_version)?;
                 repositories.refunds().insert(&refund)?;
+                super::balance::record_refund(repositories, self.ids.as_ref(), &refund, now)?;
                 let log = self.event_log(scope, now);
                 log.append(repositories, EventType::RefundCreated, &self.presenter.refund(&refund), None)?;
                 let after = self.presenter.payment(&payment, customer.as_ref());

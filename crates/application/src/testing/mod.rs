@@ -21,6 +21,7 @@ mod mail_message;
 mod payment;
 mod payment_intent;
 mod payment_method;
+mod payout;
 mod presenter;
 mod processor;
 mod refund;
@@ -43,12 +44,13 @@ use crate::ports::unit_of_work::Work;
 use crate::ports::{DeliveryAttempt, IdempotencyRecord, KeyRecord, StoreError, UnitOfWork};
 use crate::scope::{Caller, Scope};
 use crate::services::{
-    AccountService, BillingStatementService, CheckoutSessionService, ConsoleSessionService, CustomerService,
-    CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService, OverviewService,
-    PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, Processors, RefundService,
-    SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
+    AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
+    CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
+    OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutService,
+    Processors, RefundService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
+use payments_domain::balance::BalanceEntry;
 use payments_domain::billing_statement::BillingStatement;
 use payments_domain::checkout_session::CheckoutSession;
 use payments_domain::console_session::ConsoleSession;
@@ -62,6 +64,7 @@ use payments_domain::payment::{FeeRate, FeeSchedule, Payment};
 use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentIntent};
 use payments_domain::payment_method::PaymentMethod;
 use payments_domain::payment_method::PaymentMethodType;
+use payments_domain::payout::{Payout, PayoutSchedule, PayoutTransaction};
 use payments_domain::refund::Refund;
 use payments_domain::request_log::RequestLog;
 use payments_domain::retry::RetrySchedule;
@@ -104,6 +107,10 @@ struct State {
     /// Logged requests in the order they were recorded.
     request_logs: Vec<RequestLog>,
     console_sessions: Vec<ConsoleSession>,
+    balance_entries: Vec<BalanceEntry>,
+    payouts: Vec<Payout>,
+    payout_transactions: Vec<PayoutTransaction>,
+    payout_schedules: Vec<PayoutSchedule>,
 }
 
 /// An in-memory [`UnitOfWork`].
@@ -164,7 +171,7 @@ macro_rules! stored {
     )*};
 }
 
-stored!(PaymentIntent, Payment, Refund, SetupIntent, Webhook, CheckoutSession, MailMessage, BillingStatement);
+stored!(PaymentIntent, Payment, Refund, SetupIntent, Webhook, CheckoutSession, MailMessage, BillingStatement, Payout);
 
 impl Stored for Customer {
     fn key(&self) -> (&str, &AccountId, bool) {
@@ -339,6 +346,7 @@ impl TestPorts {
         let rate = FeeRate { basis_points: 100, fixed: 0 };
         let settings = PaymentIntentSettings {
             fees: FeeSchedule { card: rate, gcash: rate, maya: rate, billease: rate, qrph: rate },
+            settlement: payments_domain::balance::SettlementDelays::default(),
             public_base_url: "http://127.0.0.1:8080".into(),
         };
         let processors = Processors { test: self.processor.clone(), live: None };
@@ -464,8 +472,19 @@ impl TestPorts {
             Arc::new(self.setup_intent_service()),
             Arc::new(self.checkout_session_service()),
             Arc::new(self.billing_statement_service(false)),
+            Arc::new(self.payout_service()),
             self.clock.clone(),
         )
+    }
+
+    #[must_use]
+    pub fn payout_service(&self) -> PayoutService {
+        PayoutService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(MinimalPresenter))
+    }
+
+    #[must_use]
+    pub fn balance_service(&self) -> BalanceService {
+        BalanceService::new(self.store.clone(), self.clock.clone())
     }
 
     /// Test clocks over the services above.

@@ -35,6 +35,10 @@ impl Presenter for MinimalPresenter {
         json!({"id": refund.id().as_str(), "amount": refund.amount()})
     }
 
+    fn payout(&self, payout: &payments_domain::payout::Payout) -> Value {
+        json!({"id": payout.id().as_str(), "status": payout.status().as_str(), "net_amount": payout.net_amount()})
+    }
+
     fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value {
         json!({"id": intent.id().as_str(), "status": intent.status().as_str(), "customer": customer.id.as_str()})
     }

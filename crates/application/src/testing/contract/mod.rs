@@ -9,7 +9,7 @@ use crate::pagination::{MetadataMatch, Page, PageRequest};
 use crate::ports::{
     in_transaction, reading, BillingStatementFilter, CheckoutSessionFilter, CustomerFilter, DeliveryAttempt,
     EventFilter, IdempotencyRecord, IdempotencyState, IntentOutcome, PassOver, PaymentFilter, PaymentIntentFilter,
-    RequestLogFilter, UnitOfWork, WebhookFilter,
+    PayoutFilter, RequestLogFilter, UnitOfWork, WebhookFilter,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, KeyKind, Mode};
@@ -69,6 +69,7 @@ mod mail_message;
 mod payment;
 mod payment_intent;
 mod payment_method;
+mod payout;
 mod request_log;
 mod setup_intent;
 mod unit_of_work;
@@ -87,6 +88,7 @@ pub use mail_message::*;
 pub use payment::*;
 pub use payment_intent::*;
 pub use payment_method::*;
+pub use payout::*;
 pub use request_log::*;
 pub use setup_intent::*;
 pub use unit_of_work::*;
@@ -135,6 +137,8 @@ macro_rules! repository_contract {
             appended_events_reach_the_webhooks_that_listen_to_them,
             setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             saved_payment_methods_are_listed_per_customer_changed_and_deleted,
+            the_ledger_sums_by_availability_and_payouts_claim_each_entry_once,
+            payout_schedules_are_saved_once_and_moved_by_version,
             customer_sessions_round_trip_in_their_scope,
             events_are_appended_listed_and_counted,
             events_are_filtered_by_type_and_object,

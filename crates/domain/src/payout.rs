@@ -1,0 +1,646 @@
+//! Payouts: what the balance pays into the merchant's bank account on a schedule, with the
+//! transactions it is made of (payments, refunds, and the money of a failed payout, as an
+//! adjustment), and how it travels: `pending` when made, `in_transit` once sent, then `successful`,
+//! or `failed`, when its money comes back to the balance.
+//!
+//! The rules:
+//! - a payout takes every entry available by its time that no payout took, and nothing else;
+//! - its `amount` and `net_amount` are the sums of its transactions' (a refund's are negative);
+//! - when they come to nothing or less, no payout is made and the entries wait for the next one:
+//!   a negative balance is carried forward, never dropped;
+//! - the test bank account's number decides how a test payout ends.
+
+use crate::balance::{BalanceEntry, EntryContext, EntryType};
+use crate::error::DomainError;
+use crate::ids::{AccountId, BalanceEntryId, PayoutId, PayoutTransactionId};
+use crate::time::Timestamp;
+use crate::validation::Invalid;
+use serde::{Deserialize, Serialize};
+
+const RESOURCE: &str = "payout";
+const HOUR: i64 = 60 * 60;
+/// How long after it is made a payout is sent to the bank.
+pub const SEND_AFTER_SECONDS: i64 = HOUR;
+/// How long after it is made a payout arrives (or is returned by the bank).
+pub const ARRIVE_AFTER_SECONDS: i64 = 24 * HOUR;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PayoutStatus {
+    Pending,
+    InTransit,
+    Successful,
+    Failed,
+}
+
+impl PayoutStatus {
+    pub const ALL: [Self; 4] = [Self::Pending, Self::InTransit, Self::Successful, Self::Failed];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::InTransit => "in_transit",
+            Self::Successful => "successful",
+            Self::Failed => "failed",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == value)
+    }
+}
+
+/// The bank account a payout goes to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BankAccount {
+    pub account_name: String,
+    pub account_number: String,
+    pub bank_name: String,
+}
+
+/// How a test payout to a bank account ends, by the account's number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BankOutcome {
+    Deposited,
+    Returned { code: &'static str, detail: &'static str },
+}
+
+/// The test bank accounts: any other number receives its payouts.
+pub const TEST_BANK_ACCOUNTS: [(&str, BankOutcome); 3] = [
+    ("000123456789", BankOutcome::Deposited),
+    ("000111111116", BankOutcome::Returned { code: "account_closed", detail: "The bank account is closed." }),
+    (
+        "000222222227",
+        BankOutcome::Returned { code: "could_not_process", detail: "The bank could not process the payout." },
+    ),
+];
+
+impl BankAccount {
+    /// The bank account of a test mode that was given none: the first test account, which receives.
+    #[must_use]
+    pub fn test_default(account_name: &str) -> Self {
+        Self {
+            account_name: account_name.to_owned(),
+            account_number: TEST_BANK_ACCOUNTS[0].0.to_owned(),
+            bank_name: "Test Bank of the Philippines".to_owned(),
+        }
+    }
+
+    /// How a test payout to this account ends.
+    #[must_use]
+    pub fn test_outcome(&self) -> BankOutcome {
+        TEST_BANK_ACCOUNTS
+            .iter()
+            .find(|(number, _)| *number == self.account_number)
+            .map_or(BankOutcome::Deposited, |(_, outcome)| outcome.clone())
+    }
+
+    /// A bank account as a merchant gives it: a name, 6 to 20 digits, a bank.
+    ///
+    /// # Errors
+    /// What is wrong with a field, named by it.
+    pub fn new(account_name: &str, account_number: &str, bank_name: &str) -> Result<Self, (&'static str, Invalid)> {
+        let text = |field: &'static str, value: &str| {
+            let value = value.trim();
+            if value.is_empty() || value.chars().count() > 100 {
+                Err((field, Invalid::value("Give 1 to 100 characters.")))
+            } else {
+                Ok(value.to_owned())
+            }
+        };
+        let number = account_number.trim();
+        if !(6..=20).contains(&number.len()) || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(("account_number", Invalid::value("An account number is 6 to 20 digits.")));
+        }
+        Ok(Self {
+            account_name: text("account_name", account_name)?,
+            account_number: number.to_owned(),
+            bank_name: text("bank_name", bank_name)?,
+        })
+    }
+}
+
+/// What a payout line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionType {
+    Payment,
+    Refund,
+    /// A failed payout's money, paid out again.
+    Adjustment,
+}
+
+impl TransactionType {
+    pub const ALL: [Self; 3] = [Self::Payment, Self::Refund, Self::Adjustment];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Payment => "payment",
+            Self::Refund => "refund",
+            Self::Adjustment => "adjustment",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == value)
+    }
+
+    /// The line a balance entry makes; `None` for what a payout does not pay out.
+    #[must_use]
+    pub fn of(entry: EntryType) -> Option<Self> {
+        match entry {
+            EntryType::Payment => Some(Self::Payment),
+            EntryType::Refund => Some(Self::Refund),
+            EntryType::PayoutFailure => Some(Self::Adjustment),
+            EntryType::Payout => None,
+        }
+    }
+}
+
+/// One line of a payout: one balance entry it pays out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayoutTransaction {
+    pub id: PayoutTransactionId,
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub payout_id: PayoutId,
+    pub entry_id: BalanceEntryId,
+    pub transaction_type: TransactionType,
+    /// The payment, refund or failed payout the line pays out.
+    pub transaction_id: String,
+    pub amount: i64,
+    pub net_amount: i64,
+    pub created_at: Timestamp,
+}
+
+/// What moved a payout, for its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayoutOperation {
+    /// Sent to the bank: `in_transit`.
+    Send,
+    /// The bank received it: `successful`.
+    Deposit,
+    /// The bank returned it: `failed`.
+    Fail,
+}
+
+impl PayoutOperation {
+    pub const ALL: [Self; 3] = [Self::Send, Self::Deposit, Self::Fail];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Send => "send",
+            Self::Deposit => "deposit",
+            Self::Fail => "fail",
+        }
+    }
+}
+
+/// A payout. Its fields change only through the transitions below.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payout {
+    id: PayoutId,
+    account_id: AccountId,
+    livemode: bool,
+    amount: i64,
+    net_amount: i64,
+    destination: BankAccount,
+    status: PayoutStatus,
+    failure_code: Option<String>,
+    /// When the service next moves it: sends it, then its arrival.
+    action_due_at: Option<Timestamp>,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    version: i64,
+}
+
+/// A payout as a repository stores it, to restore it with [`Payout::restore`].
+#[derive(Debug, Clone)]
+pub struct StoredPayout {
+    pub id: PayoutId,
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub amount: i64,
+    pub net_amount: i64,
+    pub destination: BankAccount,
+    pub status: PayoutStatus,
+    pub failure_code: Option<String>,
+    pub action_due_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub version: i64,
+}
+
+/// A payout just made: the payout, its lines, and its balance entry.
+#[derive(Debug, Clone)]
+pub struct MadePayout {
+    pub payout: Payout,
+    pub transactions: Vec<PayoutTransaction>,
+    pub entry: BalanceEntry,
+}
+
+/// The ids a new payout takes: its own, its balance entry's, and one per line.
+pub struct PayoutIds {
+    pub payout: PayoutId,
+    pub entry: BalanceEntryId,
+    pub transaction: Box<dyn FnMut() -> PayoutTransactionId>,
+}
+
+impl Payout {
+    /// Pays out `entries` (those available by `now` that no payout took) to `destination`: a
+    /// `pending` payout with one line per entry, and the entry that takes its money out of the
+    /// balance. `None` when they come to nothing or less: they wait for the next payout.
+    #[must_use]
+    pub fn make(
+        mut ids: PayoutIds,
+        entries: &[BalanceEntry],
+        destination: BankAccount,
+        (account_id, livemode): (&AccountId, bool),
+        now: Timestamp,
+    ) -> Option<MadePayout> {
+        let transactions: Vec<PayoutTransaction> = entries
+            .iter()
+            .filter(|entry| entry.available_at <= now && entry.account_id == *account_id && entry.livemode == livemode)
+            .filter_map(|entry| {
+                Some(PayoutTransaction {
+                    id: (ids.transaction)(),
+                    account_id: account_id.clone(),
+                    livemode,
+                    payout_id: ids.payout.clone(),
+                    entry_id: entry.id.clone(),
+                    transaction_type: TransactionType::of(entry.entry_type)?,
+                    transaction_id: entry.source_id.clone(),
+                    amount: entry.amount,
+                    net_amount: entry.net_amount,
+                    created_at: now,
+                })
+            })
+            .collect();
+        let amount: i64 = transactions.iter().map(|line| line.amount).sum();
+        let net_amount: i64 = transactions.iter().map(|line| line.net_amount).sum();
+        if net_amount <= 0 {
+            return None;
+        }
+        let context = EntryContext { id: ids.entry, account_id: account_id.clone(), livemode, now };
+        let entry = BalanceEntry::payout(context, &ids.payout, amount, net_amount);
+        let payout = Self {
+            id: ids.payout,
+            account_id: account_id.clone(),
+            livemode,
+            amount,
+            net_amount,
+            destination,
+            status: PayoutStatus::Pending,
+            failure_code: None,
+            action_due_at: Some(now.plus_seconds(SEND_AFTER_SECONDS)),
+            created_at: now,
+            updated_at: now,
+            version: 0,
+        };
+        Some(MadePayout { payout, transactions, entry })
+    }
+
+    #[must_use]
+    pub fn restore(stored: StoredPayout) -> Self {
+        let StoredPayout {
+            id,
+            account_id,
+            livemode,
+            amount,
+            net_amount,
+            destination,
+            status,
+            failure_code,
+            action_due_at,
+            created_at,
+            updated_at,
+            version,
+        } = stored;
+        Self {
+            id,
+            account_id,
+            livemode,
+            amount,
+            net_amount,
+            destination,
+            status,
+            failure_code,
+            action_due_at,
+            created_at,
+            updated_at,
+            version,
+        }
+    }
+
+    /// What the service does next on its own: send it, then see how the bank answered.
+    #[must_use]
+    pub fn due_operation(&self) -> Option<PayoutOperation> {
+        match self.status {
+            PayoutStatus::Pending => Some(PayoutOperation::Send),
+            PayoutStatus::InTransit => Some(match self.destination.test_outcome() {
+                BankOutcome::Deposited => PayoutOperation::Deposit,
+                BankOutcome::Returned { .. } => PayoutOperation::Fail,
+            }),
+            PayoutStatus::Successful | PayoutStatus::Failed => None,
+        }
+    }
+
+    /// Moves the payout by `operation` at `now`. A failure answers the entry that gives its money
+    /// back to the balance (with the id `entry`).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` from a status the operation does not leave.
+    pub fn apply(
+        &mut self,
+        operation: PayoutOperation,
+        entry: BalanceEntryId,
+        now: Timestamp,
+    ) -> Result<Option<BalanceEntry>, DomainError> {
+        let refused =
+            DomainError::InvalidState { resource: RESOURCE, status: self.status.as_str(), action: operation.as_str() };
+        match (operation, self.status) {
+            (PayoutOperation::Send, PayoutStatus::Pending) => {
+                self.status = PayoutStatus::InTransit;
+                self.action_due_at = Some(self.created_at.plus_seconds(ARRIVE_AFTER_SECONDS).max(now));
+            }
+            (PayoutOperation::Deposit, PayoutStatus::InTransit) => {
+                self.status = PayoutStatus::Successful;
+                self.action_due_at = None;
+            }
+            (PayoutOperation::Fail, PayoutStatus::InTransit) => {
+                self.status = PayoutStatus::Failed;
+                self.action_due_at = None;
+                self.failure_code = Some(match self.destination.test_outcome() {
+                    BankOutcome::Returned { code, .. } => code.to_owned(),
+                    BankOutcome::Deposited => "could_not_process".to_owned(),
+                });
+                self.updated_at = now;
+                self.version += 1;
+                let context =
+                    EntryContext { id: entry, account_id: self.account_id.clone(), livemode: self.livemode, now };
+                return Ok(Some(BalanceEntry::payout_failure(context, &self.id, self.amount, self.net_amount)));
+            }
+            _ => return Err(refused),
+        }
+        self.updated_at = now;
+        self.version += 1;
+        Ok(None)
+    }
+
+    #[must_use]
+    pub fn id(&self) -> &PayoutId {
+        &self.id
+    }
+    #[must_use]
+    pub fn account_id(&self) -> &AccountId {
+        &self.account_id
+    }
+    #[must_use]
+    pub fn livemode(&self) -> bool {
+        self.livemode
+    }
+    #[must_use]
+    pub fn amount(&self) -> i64 {
+        self.amount
+    }
+    #[must_use]
+    pub fn net_amount(&self) -> i64 {
+        self.net_amount
+    }
+    #[must_use]
+    pub fn destination(&self) -> &BankAccount {
+        &self.destination
+    }
+    #[must_use]
+    pub fn status(&self) -> PayoutStatus {
+        self.status
+    }
+    #[must_use]
+    pub fn failure_code(&self) -> Option<&str> {
+        self.failure_code.as_deref()
+    }
+    #[must_use]
+    pub fn action_due_at(&self) -> Option<Timestamp> {
+        self.action_due_at
+    }
+    #[must_use]
+    pub fn created_at(&self) -> Timestamp {
+        self.created_at
+    }
+    #[must_use]
+    pub fn updated_at(&self) -> Timestamp {
+        self.updated_at
+    }
+    #[must_use]
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+}
+
+/// How often an account's balance is paid out. Payouts are made at midnight in the Philippines
+/// (16:00 UTC), which has no daylight saving time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayoutInterval {
+    Daily,
+    /// On a day of the week, 0 (Monday) to 6 (Sunday).
+    Weekly(u32),
+    /// On a day of the month, 1 to 28 (every month has it).
+    Monthly(u32),
+    /// Never on its own.
+    Manual,
+}
+
+/// The days of the week as a weekly interval names them, Monday first.
+const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+
+/// The UTC time of midnight in the Philippines, seconds into the UTC day.
+const PAYOUT_SECOND_OF_DAY: i64 = 16 * HOUR;
+const DAY: i64 = 24 * HOUR;
+
+impl PayoutInterval {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Daily => "daily",
+            Self::Weekly(_) => "weekly",
+            Self::Monthly(_) => "monthly",
+            Self::Manual => "manual",
+        }
+    }
+
+    /// The next payout time strictly after `after`, if the interval has one.
+    #[must_use]
+    pub fn next_after(self, after: Timestamp) -> Option<Timestamp> {
+        if self == Self::Manual {
+            return None;
+        }
+        let seconds = after.unix_seconds();
+        let first = (seconds - PAYOUT_SECOND_OF_DAY).div_euclid(DAY) * DAY + PAYOUT_SECOND_OF_DAY + DAY;
+        // At most a month and a bit of days to look through.
+        (0..62).map(|day| Timestamp::from_unix_seconds(first + day * DAY)).find(|at| self.falls_on(*at))
+    }
+
+    /// Whether a payout time (midnight in the Philippines) is one of this interval's.
+    fn falls_on(self, at: Timestamp) -> bool {
+        // The Philippine calendar date of that midnight is the UTC date 8 hours later.
+        let local = at.plus_seconds(8 * HOUR);
+        match self {
+            Self::Daily => true,
+            // 1970-01-01 was a Thursday (3 with Monday as 0).
+            Self::Weekly(weekday) => (local.unix_seconds().div_euclid(DAY) + 3).rem_euclid(7) == i64::from(weekday),
+            Self::Monthly(day) => local.civil_date().2 == day,
+            Self::Manual => false,
+        }
+    }
+}
+
+impl PayoutInterval {
+    /// The interval a merchant names: `daily`, `weekly` with `weekly_anchor` (`monday` …
+    /// `sunday`), `monthly` with `monthly_anchor` (1 to 28), or `manual`.
+    ///
+    /// # Errors
+    /// What is wrong, named by its parameter.
+    pub fn parse(
+        interval: &str,
+        weekly_anchor: Option<&str>,
+        monthly_anchor: Option<i64>,
+    ) -> Result<Self, (&'static str, Invalid)> {
+        let unwanted =
+            |name: &'static str| Err((name, Invalid::value(format!("{name} does not go with a {interval} interval."))));
+        match (interval, weekly_anchor, monthly_anchor) {
+            ("daily" | "manual", Some(_), _) | ("monthly", Some(_), _) => unwanted("weekly_anchor"),
+            ("daily" | "manual", _, Some(_)) | ("weekly", _, Some(_)) => unwanted("monthly_anchor"),
+            ("daily", None, None) => Ok(Self::Daily),
+            ("manual", None, None) => Ok(Self::Manual),
+            ("weekly", anchor, None) => {
+                let day = anchor.unwrap_or("monday");
+                WEEKDAYS
+                    .iter()
+                    .position(|name| *name == day)
+                    .and_then(|index| u32::try_from(index).ok())
+                    .map(Self::Weekly)
+                    .ok_or(("weekly_anchor", Invalid::value("Give a day of the week: monday to sunday.")))
+            }
+            ("monthly", None, anchor) => {
+                let day = anchor.unwrap_or(1);
+                u32::try_from(day)
+                    .ok()
+                    .filter(|day| (1..=28).contains(day))
+                    .map(Self::Monthly)
+                    .ok_or(("monthly_anchor", Invalid::value("Give a day of the month from 1 to 28.")))
+            }
+            _ => Err(("interval", Invalid::value("Give daily, weekly, monthly or manual."))),
+        }
+    }
+
+    /// The anchor of a weekly interval, as it is named.
+    #[must_use]
+    pub fn weekly_anchor(self) -> Option<&'static str> {
+        match self {
+            Self::Weekly(day) => WEEKDAYS.get(usize::try_from(day).ok()?).copied(),
+            _ => None,
+        }
+    }
+
+    /// The anchor of a monthly interval.
+    #[must_use]
+    pub fn monthly_anchor(self) -> Option<u32> {
+        match self {
+            Self::Monthly(day) => Some(day),
+            _ => None,
+        }
+    }
+}
+
+/// How and where an account's balance is paid out in a mode, and when next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayoutSchedule {
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub interval: PayoutInterval,
+    pub destination: BankAccount,
+    /// When the next payout is made; `None` for a manual schedule, and in live mode, which has no
+    /// processor to pay out from.
+    pub next_payout_at: Option<Timestamp>,
+    pub version: i64,
+}
+
+impl PayoutSchedule {
+    /// The schedule an account has until it sets one: daily, to the test bank account that
+    /// receives. Live mode makes no payouts.
+    #[must_use]
+    pub fn default_for(account_id: &AccountId, livemode: bool, account_name: &str, now: Timestamp) -> Self {
+        let interval = PayoutInterval::Daily;
+        Self {
+            account_id: account_id.clone(),
+            livemode,
+            interval,
+            destination: BankAccount::test_default(account_name),
+            next_payout_at: if livemode { None } else { interval.next_after(now) },
+            version: 0,
+        }
+    }
+
+    /// The schedule after the payout time `at` passed: the next time after it.
+    #[must_use]
+    pub fn after_payout(&self, at: Timestamp) -> Self {
+        Self { next_payout_at: self.scheduled_after(at), ..self.clone() }
+    }
+
+    /// The schedule with another interval or destination, from `now`.
+    #[must_use]
+    pub fn changed(&self, interval: Option<PayoutInterval>, destination: Option<BankAccount>, now: Timestamp) -> Self {
+        let mut changed = self.clone();
+        if let Some(interval) = interval {
+            changed.interval = interval;
+        }
+        if let Some(destination) = destination {
+            changed.destination = destination;
+        }
+        changed.next_payout_at = changed.scheduled_after(now);
+        changed
+    }
+
+    fn scheduled_after(&self, at: Timestamp) -> Option<Timestamp> {
+        if self.livemode {
+            None
+        } else {
+            self.interval.next_after(at)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payouts_fall_at_midnight_in_the_philippines_on_their_days() {
+        // 2026-11-27 10:00 UTC (a Friday), 18:00 in Manila.
+        let now = Timestamp::from_unix_seconds(1_795_773_600);
+        assert_eq!(now.civil_date(), (2026, 11, 27));
+        let daily = PayoutInterval::Daily.next_after(now).unwrap();
+        assert_eq!((daily.civil_date(), daily.unix_seconds() % DAY), ((2026, 11, 27), 16 * HOUR));
+        assert_eq!(PayoutInterval::Daily.next_after(daily).unwrap(), daily.plus_seconds(DAY), "strictly after");
+        // Monday in Manila is Sunday 16:00 UTC.
+        let monday = PayoutInterval::Weekly(0).next_after(now).unwrap();
+        assert_eq!(monday.plus_seconds(8 * HOUR).civil_date(), (2026, 11, 30));
+        let first = PayoutInterval::Monthly(1).next_after(now).unwrap();
+        assert_eq!(first.plus_seconds(8 * HOUR).civil_date(), (2026, 12, 1));
+        assert_eq!(PayoutInterval::Manual.next_after(now), None);
+    }
+
+    #[test]
+    fn bank_accounts_are_checked_and_the_test_numbers_decide_the_outcome() {
+        assert_eq!(BankAccount::new("Shop", "12ab", "Bank").unwrap_err().0, "account_number");
+        assert_eq!(BankAccount::new(" ", "123456", "Bank").unwrap_err().0, "account_name");
+        let closed = BankAccount::new("Shop", "000111111116", "Bank").unwrap();
+        assert!(matches!(closed.test_outcome(), BankOutcome::Returned { code: "account_closed", .. }));
+        assert_eq!(BankAccount::new("Shop", "555555", "Bank").unwrap().test_outcome(), BankOutcome::Deposited);
+        assert_eq!(BankAccount::test_default("Shop").test_outcome(), BankOutcome::Deposited);
+    }
+}
