@@ -7,7 +7,7 @@ every documented operation answered 200 at least once, so no success schema goes
 schemathesis fuzzes the same document, but with random ids it mostly meets 404s; this walks the
 paths that need real objects (a capture, a refund, a finalized statement, a resent event).
 
-Usage: openapi_conformance.py BASE_URL SECRET_KEY PUBLIC_KEY
+Usage: openapi_conformance.py BASE_URL SECRET_KEY PUBLIC_KEY PAYOUTS_SECRET_KEY (another account's, whose clock moves)
 """
 
 import copy
@@ -266,13 +266,20 @@ def test_helpers(api, customer):
     clock = api.call("get", "/test_helpers/clock")
     api.call("post", "/test_helpers/clock/advance", form={"seconds": 60})
     api.call("post", "/test_helpers/clock/advance", form={"to": clock["now"]}, status=400)
-    # Four days pay the payments above out: a payout, its lines, the balance and its schedule.
-    api.call("post", "/test_helpers/payout_schedule", form={"interval": "daily"})
-    api.call("post", "/test_helpers/clock/advance", form={"seconds": 4 * 24 * 60 * 60})
-    payouts = api.call("get", "/payouts", params={"limit": 5, "status": "successful"})
-    api.call("get", "/payouts/{id}", id=payouts["data"][0]["id"])
-    api.call("get", "/payouts/{id}/transactions", params={"limit": 5}, id=payouts["data"][0]["id"])
-    api.call("get", "/balance")
+
+
+def payouts(api, key):
+    """A payment paid out four days on, in another account (`key`): this account's clock stays at
+    real time for schemathesis' time windows."""
+    intent = api.call("post", "/payment_intents", form={"amount": 10000, "currency": "PHP", "payment_methods[]": "card"},
+                      key=key)
+    api.call("post", "/payment_intents/{id}/attach", form=CARD, id=intent["id"], key=key)
+    api.call("post", "/test_helpers/payout_schedule", form={"interval": "daily"}, key=key)
+    api.call("post", "/test_helpers/clock/advance", form={"seconds": 4 * 24 * 60 * 60}, key=key)
+    made = api.call("get", "/payouts", params={"limit": 5, "status": "successful"}, key=key)
+    api.call("get", "/payouts/{id}", id=made["data"][0]["id"], key=key)
+    api.call("get", "/payouts/{id}/transactions", params={"limit": 5}, id=made["data"][0]["id"], key=key)
+    api.call("get", "/balance", key=key)
 
 
 def errors(api):
@@ -284,7 +291,7 @@ def errors(api):
     api.call("get", "/readyz")
 
 
-def main(base_url, secret_key, public_key):
+def main(base_url, secret_key, public_key, payouts_key):
     api = Api(base_url, secret_key, public_key)
     customer = payments(api)
     checkout(api)
@@ -292,6 +299,7 @@ def main(base_url, secret_key, public_key):
     webhooks_and_events(api)
     request_logs(api)
     test_helpers(api, customer)
+    payouts(api, payouts_key)
     errors(api)
     uncovered = api.uncovered()
     assert not uncovered, f"operations never answered 200 here: {uncovered}"
@@ -299,4 +307,4 @@ def main(base_url, secret_key, public_key):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])
