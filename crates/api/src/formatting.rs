@@ -26,6 +26,9 @@ pub(crate) fn long_date(at: Timestamp) -> String {
 
 /// Centavos as pesos with thousands separators: `123456` is `₱1,234.56`.
 pub(crate) fn pesos(centavos: i64) -> String {
+    // A refund's line of a payout is negative: the sign goes before the peso sign.
+    let sign = if centavos < 0 { "-" } else { "" };
+    let centavos = centavos.unsigned_abs();
     let whole = (centavos / 100).to_string();
     let mut grouped = String::new();
     for (i, digit) in whole.chars().enumerate() {
@@ -34,7 +37,7 @@ pub(crate) fn pesos(centavos: i64) -> String {
         }
         grouped.push(digit);
     }
-    format!("₱{grouped}.{:02}", centavos % 100)
+    format!("{sign}₱{grouped}.{:02}", centavos % 100)
 }
 
 /// A line item as the page and the e-mail show it.
@@ -75,5 +78,7 @@ mod tests {
         assert_eq!(pesos(2_000), "₱20.00");
         assert_eq!(pesos(123_450), "₱1,234.50");
         assert_eq!(pesos(5_999_999_999), "₱59,999,999.99");
+        assert_eq!(pesos(-50_000), "-₱500.00", "a refund's line of a payout");
+        assert_eq!(pesos(-5), "-₱0.05");
     }
 }

@@ -455,13 +455,16 @@ pub enum PayoutInterval {
 }
 
 /// The days of the week as a weekly interval names them, Monday first.
-const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+pub const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 
 /// The UTC time of midnight in the Philippines, seconds into the UTC day.
 const PAYOUT_SECOND_OF_DAY: i64 = 16 * HOUR;
 const DAY: i64 = 24 * HOUR;
 
 impl PayoutInterval {
+    /// The intervals' names.
+    pub const NAMES: [&'static str; 4] = ["daily", "weekly", "monthly", "manual"];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -13,8 +13,9 @@ use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::PayoutFilter;
-use payments_domain::payout::{BankAccount, PayoutInterval, PayoutStatus};
+use payments_domain::payout::{BankAccount, PayoutInterval, PayoutStatus, WEEKDAYS};
 use payments_domain::time::Timestamp;
+use payments_domain::validation::FieldError;
 
 /// The latest creation time a filter may name: the year 9999.
 const LATEST_CREATED: i64 = 253_402_300_799;
@@ -92,41 +93,49 @@ async fn change_test_schedule(
 /// `monthly_anchor`, `manual`) and the `bank_account` (`account_name`, `account_number`,
 /// `bank_name`), each optional.
 pub(crate) fn schedule_change(params: &mut Params) -> Option<(Option<PayoutInterval>, Option<BankAccount>)> {
-    let interval = params.string("interval", 16);
-    let weekly_anchor = params.string("weekly_anchor", 16);
-    let monthly_anchor = params.integer("monthly_anchor");
-    let interval = match interval {
-        Some(interval) => {
-            let parsed = PayoutInterval::parse(&interval, weekly_anchor.as_deref(), monthly_anchor);
-            match parsed {
-                Ok(interval) => Some(interval),
-                Err((field, invalid)) => {
-                    params.check::<()>(field, Err(invalid));
-                    return None;
-                }
-            }
-        }
-        None if weekly_anchor.is_some() || monthly_anchor.is_some() => {
-            params.require::<()>("interval", None);
-            return None;
-        }
-        None => None,
-    };
+    let interval = params.choice("interval", || PayoutInterval::NAMES.to_vec());
+    let weekly_anchor = params.choice("weekly_anchor", || WEEKDAYS.to_vec());
+    params.only_where("weekly_anchor", "interval", "weekly");
+    let monthly_anchor = params.integer_between("monthly_anchor", Some(1), Some(28));
+    params.only_where("monthly_anchor", "interval", "monthly");
     let destination = params.object("bank_account", |bank| {
         let name = bank.required_string("account_name", 100);
+        bank.pattern("account_name", NOT_BLANK);
         let number = bank.required_string("account_number", 20);
+        bank.pattern("account_number", "^[0-9]{6,20}$");
         let bank_name = bank.required_string("bank_name", 100);
+        bank.pattern("bank_name", NOT_BLANK);
         let (name, number, bank_name) = (name?, number?, bank_name?);
         match BankAccount::new(&name, &number, &bank_name) {
             Ok(account) => Some(account),
             Err((field, invalid)) => bank.check(field, Err(invalid)),
         }
     });
+    let interval = match interval {
+        Some(interval) => match PayoutInterval::parse(&interval, weekly_anchor.as_deref(), monthly_anchor) {
+            Ok(interval) => Some(interval),
+            Err((field, invalid)) => return params.check(field, Err(invalid)),
+        },
+        None => {
+            for (anchor, given) in
+                [("weekly_anchor", weekly_anchor.is_some()), ("monthly_anchor", monthly_anchor.is_some())]
+            {
+                if given {
+                    params.push(FieldError::invalid(anchor, "Send it only with the interval it anchors."));
+                    return None;
+                }
+            }
+            None
+        }
+    };
     Some((interval, destination))
 }
 
+/// Text with something besides spaces.
+const NOT_BLANK: &str = "\\S";
+
 /// A list's filters: `status`, and `created[gte]` / `created[lte]` in Unix seconds; and the page.
-fn list_request(params: &mut Params) -> Option<(PayoutFilter, PageRequest)> {
+pub(crate) fn list_request(params: &mut Params) -> Option<(PayoutFilter, PageRequest)> {
     let page = page_request(params);
     let status = params.one_of("status", &PayoutStatus::ALL, PayoutStatus::as_str);
     let (created_from, created_to) = params

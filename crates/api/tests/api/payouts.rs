@@ -241,7 +241,7 @@ async fn the_operator_sets_the_schedule_and_bad_input_changes_nothing(app: TestA
         (json!({"interval": "weekly", "weekly_anchor": "someday"}), "weekly_anchor"),
         (json!({"interval": "monthly", "monthly_anchor": 31}), "monthly_anchor"),
         (json!({"interval": "daily", "monthly_anchor": 3}), "monthly_anchor"),
-        (json!({"weekly_anchor": "monday"}), "interval"),
+        (json!({"weekly_anchor": "monday"}), "weekly_anchor"),
         (json!({"bank_account": {"account_name": "Shop", "account_number": "12x", "bank_name": "Bank"}}), "bank_account[account_number]"),
         (json!({"bank_account": {"account_name": "Shop"}}), "bank_account[account_number]"),
     ] {

@@ -8,11 +8,12 @@ use std::fmt::Write;
 /// The console's page of the object `id`, when it has one.
 pub(super) fn href(id: &str) -> Option<String> {
     // Ids whose prefix starts with another's, and that have no page of their own.
-    const WITHOUT_PAGES: [&str; 4] = ["cus_s_", "cs_li_", "bstm_li_", "whd_"];
-    const PAGES: [(&str, &str); 9] = [
+    const WITHOUT_PAGES: [&str; 5] = ["cus_s_", "cs_li_", "bstm_li_", "whd_", "po_txn_"];
+    const PAGES: [(&str, &str); 10] = [
         ("pi_", "payment_intents"),
         ("pay_", "payments"),
         ("re_", "refunds"),
+        ("po_", "payouts"),
         ("cus_", "customers"),
         ("cs_", "checkout_sessions"),
         ("bstm_", "billing_statements"),

@@ -13,6 +13,7 @@ mod json;
 mod overview;
 mod payment;
 mod payment_intent;
+mod payout;
 mod refund;
 mod request_log;
 mod sign_in;
@@ -63,6 +64,7 @@ pub(super) fn configure(config: &mut web::ServiceConfig, enabled: bool) {
     payment_intent::configure(config);
     payment::configure(config);
     refund::configure(config);
+    payout::configure(config);
     customer::configure(config);
     checkout_session::configure(config);
     billing_statement::configure(config);
@@ -105,11 +107,13 @@ where
 }
 
 /// The sections of the console, in the order of its navigation.
-const SECTIONS: [(&str, &str); 10] = [
+const SECTIONS: [(&str, &str); 12] = [
     ("Overview", ""),
     ("Payment intents", "/payment_intents"),
     ("Payments", "/payments"),
     ("Refunds", "/refunds"),
+    ("Balance", "/balance"),
+    ("Payouts", "/payouts"),
     ("Customers", "/customers"),
     ("Checkout sessions", "/checkout_sessions"),
     ("Billing statements", "/billing_statements"),

@@ -1,0 +1,224 @@
+//! The balance and payouts in the console: the balance (available, pending, the next payout and
+//! where it goes, the latest payouts), the payouts list, one payout with its transactions linked to
+//! their payments and refunds, and those transactions as CSV for reconciliation.
+
+use super::json::to_html;
+use super::table::{list_page, object_page, Cell, Filter, Object, Table};
+use super::{date_time, load, Chrome, Signed};
+use crate::representation::balance::BalanceResource;
+use crate::representation::payout::PayoutResource;
+use crate::routes::payout::list_request;
+use crate::state::Services;
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use payments_application::pagination::{Page, PageRequest};
+use payments_application::ports::PayoutFilter;
+use payments_application::{ApplicationError, Scope};
+use payments_domain::payout::{Payout, PayoutStatus, PayoutTransaction};
+
+const LIST: &str = "/dashboard/payouts";
+const BALANCE: &str = "/dashboard/balance";
+/// Lines of one payout a page or a CSV file shows at most.
+const LINES_SHOWN: usize = 10_000;
+
+pub(super) fn configure(config: &mut web::ServiceConfig) {
+    super::pages(config, LIST, list, detail);
+    config.service(web::resource(BALANCE).route(crate::routes::get_or_head().to(balance)));
+    config
+        .service(web::resource(format!("{LIST}/{{id}}/transactions.csv")).route(crate::routes::get_or_head().to(csv)));
+}
+
+fn row(payout: &Payout) -> Vec<Cell> {
+    vec![
+        Cell::pesos(payout.net_amount()),
+        Cell::status(payout.status().as_str()),
+        Cell::id(payout.id().as_str()),
+        Cell::pesos(payout.amount()),
+        Cell::text(format!("{} ····{}", payout.destination().bank_name, last4(&payout.destination().account_number))),
+        Cell::text(date_time(payout.created_at())),
+    ]
+}
+
+fn last4(number: &str) -> &str {
+    &number[number.len().saturating_sub(4)..]
+}
+
+fn table(payouts: &[Payout]) -> Table {
+    Table {
+        headers: vec!["Net amount", "Status", "Payout", "Gross", "To", "Made"],
+        rows: payouts.iter().map(row).collect(),
+    }
+}
+
+async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let found = super::listed(
+        &signed,
+        &request,
+        LIST,
+        list_request,
+        move |scope, filter, page| services.payouts.list(scope, filter, page),
+        |payout| payout.id().as_str(),
+    );
+    let (query, payouts, pager) = match found.await {
+        Ok(listed) => listed,
+        Err(page) => return page,
+    };
+    let statuses = PayoutStatus::ALL.iter().map(|status| status.as_str()).collect();
+    let filters = vec![Filter::choice(&query, "status", "Status", statuses)];
+    list_page(Chrome::new(&signed, "Payouts"), "Payouts", LIST, filters, table(&payouts), pager)
+}
+
+/// Every line of the payout `id` (up to [`LINES_SHOWN`]), the last first.
+fn every_line(services: &Services, scope: &Scope, id: &str) -> Result<Vec<PayoutTransaction>, ApplicationError> {
+    let mut lines = Vec::new();
+    let mut page =
+        PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None).map_err(ApplicationError::Validation)?;
+    loop {
+        let Page { data, has_more } = services.payouts.transactions(scope, id, &page)?;
+        let last = data.last().map(|line| line.id.to_string());
+        lines.extend(data);
+        match last {
+            Some(last) if has_more && lines.len() < LINES_SHOWN => {
+                page = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), Some(last), None)
+                    .map_err(ApplicationError::Validation)?;
+            }
+            _ => return Ok(lines),
+        }
+    }
+}
+
+async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
+    let scope = signed.scope();
+    let id = id.into_inner();
+    let found = load(move || {
+        let payout = services.payouts.retrieve(&scope, &id)?;
+        let lines = every_line(&services, &scope, &id)?;
+        Ok((payout, lines))
+    });
+    let (payout, lines) = match found.await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let destination = payout.destination();
+    let mut facts = vec![
+        ("Made", Cell::text(date_time(payout.created_at()))),
+        ("Gross", Cell::pesos(payout.amount())),
+        (
+            "Bank account",
+            Cell::text(format!(
+                "{} · {} · {}",
+                destination.account_name, destination.bank_name, destination.account_number
+            )),
+        ),
+        (
+            "Transactions",
+            Cell::linked(format!("{} · download CSV", lines.len()), format!("{LIST}/{}/transactions.csv", payout.id())),
+        ),
+    ];
+    if let Some(code) = payout.failure_code() {
+        facts.push(("Returned by the bank", Cell::text(code)));
+    }
+    let rows = lines
+        .iter()
+        .map(|line| {
+            vec![
+                Cell::text(line.transaction_type.as_str()),
+                Cell::id(line.transaction_id.as_str()),
+                Cell::pesos(line.amount),
+                Cell::pesos(line.net_amount),
+            ]
+        })
+        .collect();
+    let transactions = Table { headers: vec!["Type", "Transaction", "Amount", "Net"], rows };
+    let json = serde_json::to_value(PayoutResource::new(&payout)).unwrap_or_default();
+    object_page(
+        Chrome::new(&signed, "Payouts"),
+        Object {
+            back: ("Payouts", LIST.to_owned()),
+            heading: crate::formatting::pesos(payout.net_amount()),
+            status: Some(Cell::status(payout.status().as_str())),
+            id: payout.id().to_string(),
+            notice: None,
+            facts,
+            actions: Vec::new(),
+            sections: vec![("Transactions", transactions)],
+            json: to_html(&json),
+        },
+    )
+}
+
+/// A payout's lines as CSV: one row per line, the columns PayRex's payout transactions have.
+async fn csv(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
+    let scope = signed.scope();
+    let id = request.match_info().get("id").unwrap_or_default().to_owned();
+    let file_name = format!("{id}-transactions.csv");
+    let lines = match load(move || every_line(&services, &scope, &id)).await {
+        Ok(lines) => lines,
+        Err(response) => return response,
+    };
+    let mut text = String::from("id,transaction_type,transaction_id,amount,net_amount,created_at\r\n");
+    for line in lines.iter().rev() {
+        text.push_str(&format!(
+            "{},{},{},{},{},{}\r\n",
+            line.id,
+            line.transaction_type.as_str(),
+            line.transaction_id,
+            line.amount,
+            line.net_amount,
+            line.created_at.unix_seconds()
+        ));
+    }
+    HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((header::CONTENT_DISPOSITION, format!("attachment; filename=\"{file_name}\"")))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(text)
+}
+
+async fn balance(signed: Signed, services: web::Data<Services>) -> HttpResponse {
+    let scope = signed.scope();
+    let livemode = scope.livemode();
+    let found = load(move || {
+        let view = services.balance.retrieve(&scope)?;
+        let latest = services.payouts.list(
+            &scope,
+            &PayoutFilter::default(),
+            &PageRequest::new(Some(5), None, None).map_err(ApplicationError::Validation)?,
+        )?;
+        Ok((view, latest.data))
+    });
+    let (view, latest) = match found.await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let mut facts =
+        vec![("Available", Cell::pesos(view.balance.available)), ("Pending", Cell::pesos(view.balance.pending))];
+    if let Some(schedule) = &view.schedule {
+        let next = schedule.next_payout_at.map_or_else(|| "none (live mode makes no payouts)".to_owned(), date_time);
+        facts.push(("Next payout", Cell::text(next)));
+        facts.push(("Schedule", Cell::text(schedule.interval.as_str())));
+        let destination = &schedule.destination;
+        facts.push((
+            "Bank account",
+            Cell::text(format!(
+                "{} · {} · {}",
+                destination.account_name, destination.bank_name, destination.account_number
+            )),
+        ));
+    }
+    object_page(
+        Chrome::new(&signed, "Balance"),
+        Object {
+            back: ("Payouts", LIST.to_owned()),
+            heading: crate::formatting::pesos(view.balance.available),
+            status: None,
+            id: "balance".to_owned(),
+            notice: Some("Available is what the next payout takes; pending is paid payments still settling."),
+            facts,
+            actions: Vec::new(),
+            sections: vec![("Latest payouts", table(&latest))],
+            json: to_html(&serde_json::to_value(BalanceResource::new(&view, livemode)).unwrap_or_default()),
+        },
+    )
+}

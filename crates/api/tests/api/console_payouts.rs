@@ -1,0 +1,81 @@
+//! The balance and payouts in the console, in a real browser (JavaScript off): the balance with its
+//! next payout and latest payouts, a payout's page with its transactions linked to their payments
+//! and refunds, and its transactions as CSV, for the signed-in session only. Screenshots (desktop
+//! and phone) go under `target/screenshots/`.
+
+use crate::browser::browser;
+use crate::helpers::{read, TestApp};
+use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION};
+
+on_one_backend!(a_developer_reconciles_a_payout_in_the_console);
+
+async fn paid(app: &TestApp, amount: i64) -> String {
+    let intent = app.create_intent(amount, "").await;
+    let (status, attached) = app.attach_card(intent["id"].as_str().unwrap(), "4242424242424242").await;
+    assert_eq!(status, 200, "{attached}");
+    attached["latest_payment"]["id"].as_str().unwrap().to_owned()
+}
+
+async fn a_developer_reconciles_a_payout_in_the_console(app: TestApp) {
+    let first = paid(&app, 150_000).await;
+    let second = paid(&app, 40_000).await;
+    let (status, refund) =
+        app.post("/refunds", &format!("payment_id={first}&amount=50000&currency=PHP&reason=others")).await;
+    assert_eq!(status, 200, "{refund}");
+    let refund_id = refund["id"].as_str().unwrap().to_owned();
+    assert_eq!(app.post("/test_helpers/clock/advance", "seconds=345600").await.0, 200);
+    let (_, payouts) = read(app.get("/payouts").await).await;
+    let payout = &payouts["data"][0];
+    let payout_id = payout["id"].as_str().unwrap().to_owned();
+
+    let browser = browser().await;
+    browser.client.goto(&format!("{}/dashboard", app.address)).await.unwrap();
+    browser.arrive("/dashboard/sign_in").await;
+    browser.fill("key", &app.keys.secret_test).await;
+    browser.click("button[type=submit]").await;
+    browser.see("Latest events").await;
+
+    browser.click("nav a[href='/dashboard/balance']").await;
+    let text = browser.see("Next payout").await;
+    assert!(text.contains("Available") && text.contains("Pending") && text.contains("daily"), "{text}");
+    assert!(text.contains("Test Bank of the Philippines") && text.contains(&payout_id), "{text}");
+    browser.screenshot("console-balance").await;
+    browser.client.set_window_size(390, 1400).await.unwrap();
+    browser.screenshot("console-balance-phone").await;
+    browser.client.set_window_size(1280, 1000).await.unwrap();
+
+    browser.click("nav a[href='/dashboard/payouts']").await;
+    browser.see(&payout_id).await;
+    browser.click(&format!("a[href='/dashboard/payouts/{payout_id}']")).await;
+    let text = browser.see("Transactions").await;
+    assert!(text.contains("successful") && text.contains("refund") && text.contains("payment"), "{text}");
+    assert!(text.contains("-₱500.00"), "a refund's line is negative: {text}");
+    for (id, section) in [(&first, "payments"), (&second, "payments"), (&refund_id, "refunds")] {
+        browser.client.find(fantoccini::Locator::Css(&format!("a[href='/dashboard/{section}/{id}']"))).await.unwrap();
+    }
+    browser.screenshot("console-payout").await;
+    browser.client.set_window_size(390, 1600).await.unwrap();
+    browser.screenshot("console-payout-phone").await;
+
+    // The CSV, with the session's cookie: one row per transaction, summing to the payout.
+    let csv_path = format!("{}/dashboard/payouts/{payout_id}/transactions.csv", app.address);
+    browser.client.find(fantoccini::Locator::Css(&format!("a[href='/dashboard/payouts/{payout_id}/transactions.csv']"))).await.unwrap();
+    let session = browser.client.get_named_cookie("console_session").await.unwrap();
+    let cookie = format!("console_session={}", session.value());
+    let answer = crate::helpers::browser().get(&csv_path).header(COOKIE, &cookie).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.headers()[CONTENT_TYPE], "text/csv; charset=utf-8");
+    let csv = answer.text().await.unwrap();
+    let mut rows = csv.lines();
+    assert_eq!(rows.next(), Some("id,transaction_type,transaction_id,amount,net_amount,created_at"));
+    let rows: Vec<Vec<&str>> = rows.map(|row| row.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    let net: i64 = rows.iter().map(|row| row[4].parse::<i64>().unwrap()).sum();
+    assert_eq!(Some(net), payout["net_amount"].as_i64(), "{csv}");
+    assert!(rows.iter().any(|row| row[1] == "refund" && row[2] == refund_id && row[3] == "-50000"), "{csv}");
+    // Without the session, the sign-in page, and nothing of the payout.
+    let anonymous = crate::helpers::browser().get(&csv_path).send().await.unwrap();
+    assert_eq!(anonymous.status(), 303);
+    assert!(anonymous.headers()[LOCATION].to_str().unwrap().contains("sign_in"));
+    assert!(!anonymous.text().await.unwrap().contains(&refund_id));
+}
