@@ -40,18 +40,21 @@ impl Rule {
     fn schema(&self) -> serde_json::Value {
         use serde_json::json;
         let absent = json!({"anyOf": [{"type": "null"}, {"const": ""}]});
+        // A boolean's `true` is JSON's `true` or a form's "true".
+        let equals =
+            |value: &str| if value == "true" { json!({"enum": [true, "true"]}) } else { json!({"const": value}) };
         match self {
             Self::ExactlyOne(parameters) => json!({"oneOf": parameters.iter().map(|parameter| json!({
                 "required": [parameter],
                 "properties": {parameter: {"not": absent}},
             })).collect::<Vec<_>>()}),
             Self::OnlyWhere { parameter, other, value } => json!({"anyOf": [
-                {"required": [other], "properties": {other: {"const": value}}},
+                {"required": [other], "properties": {other: equals(value)}},
                 {"properties": {parameter: absent}},
             ]}),
             Self::ExactlyWhere { parameter, other, value } => json!({"anyOf": [
-                {"required": [other, parameter], "properties": {other: {"const": value}, parameter: {"not": absent}}},
-                {"properties": {other: {"not": {"const": value}}, parameter: absent}},
+                {"required": [other, parameter], "properties": {other: equals(value), parameter: {"not": absent}}},
+                {"properties": {other: {"not": equals(value)}, parameter: absent}},
             ]}),
         }
     }
