@@ -66,6 +66,11 @@ UNSTATABLE = {
     ("POST /test_helpers/clock/advance", "to", "parameter_above_maximum"),
     # A clock stands at most ten years ahead of real time, wherever earlier moves left it.
     ("POST /test_helpers/clock/advance", "seconds", "parameter_above_maximum"),
+    # A save is asked with the client secret of a live session of the intent's customer that enables
+    # it, for a card entered now: stored data (the session, the intent's customer), not the request.
+    ("POST /payment_intents/{id}/attach", "customer_session_client_secret", "parameter_invalid"),
+    # A renewed card's expiry must not have passed: time.
+    ("POST /customers/{customer_id}/payment_methods/{id}", "exp_year", "parameter_invalid"),
     # A card number's last digit is its Luhn check digit.
     ("POST /payment_intents/{id}/attach", "payment_method[card][number]", "parameter_invalid"),
     ("POST /setup_intents/{id}/attach", "payment_method[card][number]", "parameter_invalid"),
