@@ -100,11 +100,9 @@ pub(crate) fn schedule_change(params: &mut Params) -> Option<(Option<PayoutInter
     params.only_where("monthly_anchor", "interval", "monthly");
     let destination = params.object("bank_account", |bank| {
         let name = bank.required_string("account_name", 100);
-        bank.pattern("account_name", NOT_BLANK);
         let number = bank.required_string("account_number", 20);
         bank.pattern("account_number", "^[0-9]{6,20}$");
         let bank_name = bank.required_string("bank_name", 100);
-        bank.pattern("bank_name", NOT_BLANK);
         let (name, number, bank_name) = (name?, number?, bank_name?);
         match BankAccount::new(&name, &number, &bank_name) {
             Ok(account) => Some(account),
@@ -130,9 +128,6 @@ pub(crate) fn schedule_change(params: &mut Params) -> Option<(Option<PayoutInter
     };
     Some((interval, destination))
 }
-
-/// Text with something besides spaces.
-const NOT_BLANK: &str = "\\S";
 
 /// A list's filters: `status`, and `created[gte]` / `created[lte]` in Unix seconds; and the page.
 pub(crate) fn list_request(params: &mut Params) -> Option<(PayoutFilter, PageRequest)> {
