@@ -243,11 +243,12 @@ pub struct MadePayout {
     pub entry: BalanceEntry,
 }
 
-/// The ids a new payout takes: its own, its balance entry's, and one per line.
+/// The ids a new payout takes: its own, its balance entry's, and one line id for each entry offered
+/// to [`Payout::make`], in their order.
 pub struct PayoutIds {
     pub payout: PayoutId,
     pub entry: BalanceEntryId,
-    pub transaction: Box<dyn FnMut() -> PayoutTransactionId>,
+    pub transactions: Vec<PayoutTransactionId>,
 }
 
 impl Payout {
@@ -256,7 +257,7 @@ impl Payout {
     /// balance. `None` when they come to nothing or less: they wait for the next payout.
     #[must_use]
     pub fn make(
-        mut ids: PayoutIds,
+        ids: PayoutIds,
         entries: &[BalanceEntry],
         destination: BankAccount,
         (account_id, livemode): (&AccountId, bool),
@@ -264,10 +265,13 @@ impl Payout {
     ) -> Option<MadePayout> {
         let transactions: Vec<PayoutTransaction> = entries
             .iter()
-            .filter(|entry| entry.available_at <= now && entry.account_id == *account_id && entry.livemode == livemode)
-            .filter_map(|entry| {
+            .zip(ids.transactions)
+            .filter(|(entry, _)| {
+                entry.available_at <= now && entry.account_id == *account_id && entry.livemode == livemode
+            })
+            .filter_map(|(entry, id)| {
                 Some(PayoutTransaction {
-                    id: (ids.transaction)(),
+                    id,
                     account_id: account_id.clone(),
                     livemode,
                     payout_id: ids.payout.clone(),
@@ -608,6 +612,19 @@ impl PayoutSchedule {
         changed
     }
 
+    /// Why the schedule makes no payout on its own, when it makes none: live mode, or a manual
+    /// interval.
+    #[must_use]
+    pub fn held_because(&self) -> Option<&'static str> {
+        if self.livemode {
+            Some("live mode has no processor to pay out from")
+        } else if self.interval == PayoutInterval::Manual {
+            Some("the schedule is manual")
+        } else {
+            None
+        }
+    }
+
     fn scheduled_after(&self, at: Timestamp) -> Option<Timestamp> {
         if self.livemode {
             None
@@ -635,6 +652,19 @@ mod tests {
         let first = PayoutInterval::Monthly(1).next_after(now).unwrap();
         assert_eq!(first.plus_seconds(8 * HOUR).civil_date(), (2026, 12, 1));
         assert_eq!(PayoutInterval::Manual.next_after(now), None);
+    }
+
+    #[test]
+    fn a_schedule_says_why_it_makes_no_payout() {
+        let account = AccountId::from_random("acct");
+        let now = Timestamp::from_unix_seconds(1_795_773_600);
+        let test = PayoutSchedule::default_for(&account, false, "Shop", now);
+        assert_eq!((test.held_because(), test.next_payout_at.is_some()), (None, true));
+        let manual = test.changed(Some(PayoutInterval::Manual), None, now);
+        assert_eq!((manual.held_because(), manual.next_payout_at), (Some("the schedule is manual"), None));
+        let live = PayoutSchedule::default_for(&account, true, "Shop", now);
+        assert_eq!(live.next_payout_at, None);
+        assert!(live.held_because().is_some_and(|why| why.contains("live mode")));
     }
 
     #[test]

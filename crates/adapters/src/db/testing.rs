@@ -136,6 +136,34 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// The whole number that `sql` (a query of one row and one column, named `n`, that both
+    /// backends accept) answers, on a connection of its own: for tests that check the stored rows.
+    ///
+    /// # Panics
+    /// When the database cannot be reached or refuses the query.
+    #[must_use]
+    pub fn number(&self, sql: &str) -> i64 {
+        #[derive(diesel::QueryableByName)]
+        struct Number {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let query = diesel::sql_query(sql);
+        let found: Number = match self.backend {
+            Backend::Postgres => {
+                query.get_result(&mut PgConnection::establish(&self.url).expect("connect to the test database"))
+            }
+            Backend::Sqlite => query.get_result(
+                &mut SqliteConnection::establish(self.url.trim_start_matches("sqlite://"))
+                    .expect("open the test database"),
+            ),
+        }
+        .expect("run the query");
+        found.n
+    }
+}
+
 fn admin_url() -> String {
     std::env::var(POSTGRES_URL_VARIABLE).unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_owned())
 }

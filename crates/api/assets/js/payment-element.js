@@ -242,15 +242,9 @@
     return group;
   }
 
-  /** Whether the customer session grants `feature`: the last component that names it decides. */
+  /** Whether the customer session grants `feature`, as the service says it does. */
   function grants(session, feature) {
-    var granted = false;
-    (session && session.components || []).forEach(function (component) {
-      if (component.component === 'payment_element' && component.feature === feature) {
-        granted = component.value === 'enabled';
-      }
-    });
-    return granted;
+    return ((session && session.granted_features) || []).indexOf(feature) >= 0;
   }
 
   /** `Visa •••• 4242 · 12/35`. */

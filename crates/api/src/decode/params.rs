@@ -77,6 +77,13 @@ impl Params {
         Self { values, prefix: String::new(), errors: Vec::new(), shape: None }
     }
 
+    /// The map without its empty top-level strings: a form's empty input is no value.
+    #[must_use]
+    pub fn without_blanks(mut self) -> Self {
+        self.values.retain(|_, value| value.as_str().is_none_or(|text| !text.is_empty()));
+        self
+    }
+
     /// A parameter map that reads nothing and records what a decoder asks for: run a decoder on it,
     /// then take its [`Shape`] with [`Params::into_shape`].
     #[must_use]

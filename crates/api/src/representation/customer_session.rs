@@ -1,6 +1,6 @@
 //! A customer session as the API shows it: the seed's table with the customer embedded and also
 //! named by `customer_id` (API.md). A browser holding the client secret (a public key) gets what the
-//! payment element needs, the saved methods it may show again, and not the customer: the merchant's
+//! payment element needs, the saved methods it may show again, the features it grants, and not the customer: the merchant's
 //! metadata, phone and address are not the browser's to read.
 
 use super::customer::CustomerResource;
@@ -28,6 +28,11 @@ pub(crate) struct CustomerSessionResource<'a> {
     /// For a browser holding the client secret, when the session enables `payment_method_redisplay`.
     #[serde(skip_serializing_if = "Option::is_none")]
     payment_methods: Option<Vec<PaymentMethodResource<'a>>>,
+    /// For a browser holding the client secret: the payment element's features the session grants
+    /// now (none once it expires), so the element shows only what the service will allow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<String>>)]
+    granted_features: Option<Vec<&'static str>>,
     created_at: i64,
     updated_at: i64,
     /// For a secret key only.
@@ -38,7 +43,11 @@ pub(crate) struct CustomerSessionResource<'a> {
 impl<'a> CustomerSessionResource<'a> {
     /// What a secret key sees: the session with its customer.
     pub(crate) fn for_merchant(view: &'a CustomerSessionView) -> Self {
-        Self { customer: Some(CustomerResource::from(&view.customer)), ..Self::for_browser(view) }
+        Self {
+            customer: Some(CustomerResource::from(&view.customer)),
+            granted_features: None,
+            ..Self::for_browser(view)
+        }
     }
 
     /// What a public key with the client secret sees: everything but the customer.
@@ -57,6 +66,7 @@ impl<'a> CustomerSessionResource<'a> {
                 .payment_methods
                 .as_ref()
                 .map(|methods| methods.iter().map(PaymentMethodResource::new).collect()),
+            granted_features: Some(view.granted.iter().map(|feature| feature.as_str()).collect()),
             created_at: session.created_at.unix_seconds(),
             updated_at: session.updated_at.unix_seconds(),
             customer: None,

@@ -1,7 +1,8 @@
 //! The balance and payouts in the console, in a real browser (JavaScript off): the balance with its
 //! next payout and latest payouts, a payout's page with its transactions linked to their payments
-//! and refunds, and its transactions as CSV, for the signed-in session only. Screenshots (desktop
-//! and phone) go under `target/screenshots/`.
+//! and refunds, and its transactions as CSV, for the signed-in session only; the schedule and bank
+//! account changed from the Balance page. Screenshots (desktop and phone) go under
+//! `target/screenshots/`.
 
 use crate::browser::browser;
 use crate::helpers::{read, TestApp};
@@ -14,6 +15,50 @@ async fn paid(app: &TestApp, amount: i64) -> String {
     let (status, attached) = app.attach_card(intent["id"].as_str().unwrap(), "4242424242424242").await;
     assert_eq!(status, 200, "{attached}");
     attached["latest_payment"]["id"].as_str().unwrap().to_owned()
+}
+
+/// The test mode's schedule, as the API shows it.
+async fn schedule(app: &TestApp) -> serde_json::Value {
+    let (status, balance) = read(app.get("/balance").await).await;
+    assert_eq!(status, 200, "{balance}");
+    balance["payout_schedule"].clone()
+}
+
+async fn press(browser: &crate::browser::Browser, button: &str) {
+    let xpath = format!("//button[text()='{button}']");
+    browser.client.find(fantoccini::Locator::XPath(&xpath)).await.unwrap().click().await.unwrap();
+}
+
+/// The Balance page's schedule forms: a weekly schedule and a bank account saved; a bad interval,
+/// an anchor of another interval and a bad account number refused with the API's words, changing
+/// nothing.
+async fn schedule_changes_as_the_api_takes_them(app: &TestApp, browser: &crate::browser::Browser) {
+    browser.fill("interval-1", "weekly").await;
+    browser.fill("weekly_anchor-2", "friday").await;
+    press(browser, "Save schedule").await;
+    let text = browser.see("Schedule saved.").await;
+    assert!(text.contains("weekly"), "{text}");
+    let saved = schedule(app).await;
+    assert_eq!((saved["interval"].as_str(), saved["weekly_anchor"].as_str()), (Some("weekly"), Some("friday")));
+    browser.fill("bank_account[account_number]-2", "000111111116").await;
+    press(browser, "Save bank account").await;
+    browser.see("Schedule saved.").await;
+    assert_eq!(schedule(app).await["destination"]["account_number"], "000111111116");
+    let saved = schedule(app).await;
+    for (field, value, says) in [
+        ("interval-1", "hourly", "daily, weekly, monthly or manual"),
+        ("monthly_anchor-3", "5", "monthly_anchor"),
+        ("bank_account[account_number]-2", "12ab", "6 to 20 digits"),
+    ] {
+        browser.client.goto(&format!("{}/dashboard/balance", app.address)).await.unwrap();
+        browser.fill(field, value).await;
+        press(browser, if field.starts_with("bank") { "Save bank account" } else { "Save schedule" }).await;
+        let text = browser.see("That did not work").await;
+        assert!(text.contains(says), "{field}={value}: {text}");
+        assert_eq!(schedule(app).await, saved, "{field}={value} changed nothing");
+    }
+    browser.client.goto(&format!("{}/dashboard/balance", app.address)).await.unwrap();
+    browser.screenshot("console-balance-schedule").await;
 }
 
 async fn a_developer_reconciles_a_payout_in_the_console(app: TestApp) {
@@ -43,6 +88,7 @@ async fn a_developer_reconciles_a_payout_in_the_console(app: TestApp) {
     browser.client.set_window_size(390, 1400).await.unwrap();
     browser.screenshot("console-balance-phone").await;
     browser.client.set_window_size(1280, 1000).await.unwrap();
+    schedule_changes_as_the_api_takes_them(&app, &browser).await;
 
     browser.click("nav a[href='/dashboard/payouts']").await;
     browser.see(&payout_id).await;

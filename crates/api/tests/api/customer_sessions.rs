@@ -68,6 +68,18 @@ async fn a_session_is_created_on_both_spellings_and_retrieved(app: TestApp) {
         ])
     );
     assert!(session.get("payment_methods").is_none(), "only a browser gets the saved methods");
+    assert!(session.get("granted_features").is_none(), "only a browser is told what the element may show");
+    let secret = session["client_secret"].as_str().unwrap();
+    let browser = format!("/customer_sessions/{id}?client_secret={secret}");
+    let (status, seen) = read(app.request(Method::GET, &browser, &app.keys.public_test).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(seen["granted_features"], json!(["payment_method_remove", "payment_method_redisplay"]));
+    // The last component naming a feature decides.
+    let undone = format!("{ALL_ENABLED}&components[][component]=payment_element&components[][feature]=payment_method_remove&components[][value]=disabled");
+    let undone = create_session(&app, customer_id, &undone).await;
+    let browser = format!("/customer_sessions/{}?client_secret={}", undone["id"].as_str().unwrap(), undone["client_secret"].as_str().unwrap());
+    let (_, seen) = read(app.request(Method::GET, &browser, &app.keys.public_test).send().await.unwrap()).await;
+    assert_eq!(seen["granted_features"], json!(["payment_method_redisplay"]));
     let body = json!({"customer_id": customer_id, "components": [
         {"component": "payment_element", "feature": "payment_method_save", "value": "disabled"}]});
     let (status, spelled) = read(app.json(Method::POST, "/customer_sesions", &app.keys.secret_test, &body).await).await;
@@ -162,6 +174,9 @@ async fn a_session_expires_after_24_hours(app: TestApp) {
     app.clock.advance(24 * 60 * 60);
     let (status, expired) = read(app.get(&format!("/customer_sessions/{id}")).await).await;
     assert_eq!((status, &expired["expired"]), (200, &json!(true)));
+    let browser = format!("/customer_sessions/{id}?client_secret={secret}");
+    let (_, seen) = read(app.request(Method::GET, &browser, &app.keys.public_test).send().await.unwrap()).await;
+    assert_eq!(seen["granted_features"], json!([]), "an expired session grants nothing");
     let path = format!("/customers/{customer_id}/payment_methods?client_secret={secret}");
     let (status, body) = read(app.request(Method::GET, &path, &app.keys.public_test).send().await.unwrap()).await;
     assert_eq!(status, 400, "{body}");

@@ -227,6 +227,29 @@ async fn refunds_racing_a_payout_are_each_paid_out_once(app: TestApp) {
     let paid_out: i64 = made.iter().map(|(payout, _)| payout["net_amount"].as_i64().unwrap()).sum();
     let (available, pending) = balance(app).await;
     assert_eq!((paid_out, available, pending), (nets - 6 * 5_000, 0, 0), "nothing lost, nothing twice");
+    the_stored_ledger_balances(app);
+}
+
+/// The invariants as the stored rows state them, in SQL: every payment and refund entry is claimed by
+/// one payout and has one line in it; each payout's amounts are its lines' sums; every payout that did
+/// not fail took its money out of the balance once; and the entries sum to nothing left.
+fn the_stored_ledger_balances(app: &TestApp) {
+    let database = &app.database;
+    let count = |sql: &str| database.number(&format!("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM {sql}"));
+    assert_eq!(count("balance_entries WHERE entry_type IN ('payment', 'refund') AND payout_id IS NULL"), 0, "unpaid");
+    let unlined = "balance_entries e WHERE e.entry_type IN ('payment', 'refund') AND 1 <> \
+        (SELECT COUNT(*) FROM payout_transactions t WHERE t.entry_id = e.id AND t.payout_id = e.payout_id)";
+    assert_eq!(count(unlined), 0, "each claimed entry is one line of the payout that claimed it");
+    let twice = "(SELECT transaction_id FROM payout_transactions GROUP BY transaction_id HAVING COUNT(*) > 1) twice";
+    assert_eq!(count(twice), 0, "no transaction in two lines");
+    let unbalanced = "payouts p WHERE p.net_amount <> (SELECT SUM(t.net_amount) FROM payout_transactions t \
+        WHERE t.payout_id = p.id) OR p.amount <> (SELECT SUM(t.amount) FROM payout_transactions t WHERE t.payout_id = p.id)";
+    assert_eq!(count(unbalanced), 0, "a payout is the sum of its lines");
+    let debits = "payouts p WHERE p.status <> 'failed' AND 1 <> (SELECT COUNT(*) FROM balance_entries e \
+        WHERE e.entry_type = 'payout' AND e.source_id = p.id AND e.net_amount = -p.net_amount)";
+    assert_eq!(count(debits), 0, "each payout debits the balance once, by its net amount");
+    let left = database.number("SELECT CAST(COALESCE(SUM(net_amount), 0) AS BIGINT) AS n FROM balance_entries");
+    assert_eq!(left, 0, "everything paid out");
 }
 
 async fn the_operator_sets_the_schedule_and_bad_input_changes_nothing(app: TestApp) {

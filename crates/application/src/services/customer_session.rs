@@ -27,6 +27,20 @@ pub struct CustomerSessionView {
     pub expired: bool,
     /// `Some` for a browser holding the client secret when `payment_method_redisplay` is enabled.
     pub payment_methods: Option<Vec<PaymentMethod>>,
+    /// The features the session grants now, as [`CustomerSession::allows`] decides.
+    pub granted: Vec<Feature>,
+}
+
+impl CustomerSessionView {
+    fn of(
+        session: CustomerSession,
+        customer: Customer,
+        payment_methods: Option<Vec<PaymentMethod>>,
+        now: Timestamp,
+    ) -> Self {
+        let granted = Feature::ALL.into_iter().filter(|feature| session.allows(*feature, now)).collect();
+        Self { expired: session.expired(now), session, customer, payment_methods, granted }
+    }
 }
 
 /// The use cases of customer sessions.
@@ -67,7 +81,7 @@ impl CustomerSessionService {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let customer = live_customer(repositories, scope, customer_id)?;
             repositories.customer_sessions().insert(&session)?;
-            Ok(CustomerSessionView { session, customer, expired: false, payment_methods: None })
+            Ok(CustomerSessionView::of(session, customer, None, now))
         })
     }
 
@@ -114,7 +128,7 @@ impl CustomerSessionService {
             } else {
                 None
             };
-            Ok(CustomerSessionView { expired: session.expired(now), session, customer, payment_methods })
+            Ok(CustomerSessionView::of(session, customer, payment_methods, now))
         })
     }
 }

@@ -145,12 +145,13 @@ impl DueWork {
         Ok(self.batches(within, now, limit)?.into_iter().flatten().collect())
     }
 
-    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 5], ApplicationError> {
+    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 6], ApplicationError> {
         Ok([
             self.payment_intents.due(within, now, limit)?,
             self.setup_intents.due(within, now, limit)?,
             self.checkout_sessions.due(within, now, limit)?,
             self.billing_statements.due(within, now, limit)?,
+            self.payouts.due_runs(within, now, limit)?,
             self.payouts.due(within, now, limit)?,
         ])
     }
@@ -163,7 +164,8 @@ impl DueWork {
             DueKind::SetupIntent => self.setup_intents.perform_due(due, at),
             DueKind::CheckoutSession => self.checkout_sessions.perform_due(due, at),
             DueKind::BillingStatement => self.billing_statements.perform_due(due, at),
-            DueKind::PayoutRun | DueKind::Payout => self.payouts.perform_due(due, at),
+            DueKind::PayoutRun => self.payouts.run_schedule(&due.scope, at),
+            DueKind::Payout => self.payouts.move_payout(&due.scope, &due.id, at),
         };
         match outcome {
             Err(ApplicationError::Conflict | ApplicationError::InvalidState(_) | ApplicationError::NotFound { .. }) => {

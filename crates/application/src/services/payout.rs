@@ -108,45 +108,49 @@ impl PayoutService {
         })
     }
 
-    /// The schedules whose payout and the payouts whose next move are due at `now`, in `within` or
-    /// in any scope.
+    /// The scheduled payouts due at `now`, in `within` or in any scope, the earliest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn due_runs(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let schedules = repositories.payouts().due_schedules(within, now, limit)?;
+            Ok(schedules
+                .into_iter()
+                .filter_map(|schedule| {
+                    let at = schedule.next_payout_at?;
+                    let scope = Scope::of(&schedule.account_id, schedule.livemode);
+                    Some(Due { kind: DueKind::PayoutRun, scope, id: String::new(), at })
+                })
+                .collect())
+        })
+    }
+
+    /// The payouts whose next move is due at `now`, in `within` or in any scope, the earliest first.
     ///
     /// # Errors
     /// Storage failures.
     pub fn due(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Due>, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
-            let schedules = repositories.payouts().due_schedules(within, now, limit)?;
             let payouts = repositories.payouts().due(within, now, limit)?;
-            let runs = schedules.into_iter().filter_map(|schedule| {
-                let at = schedule.next_payout_at?;
-                let scope = Scope::of(&schedule.account_id, schedule.livemode);
-                Some(Due { kind: DueKind::PayoutRun, scope, id: String::new(), at })
-            });
-            let moves = payouts.into_iter().filter_map(|payout| {
-                let at = payout.action_due_at()?;
-                let scope = Scope::of(payout.account_id(), payout.livemode());
-                Some(Due { kind: DueKind::Payout, scope, id: payout.id().to_string(), at })
-            });
-            Ok(runs.chain(moves).collect())
+            Ok(payouts
+                .into_iter()
+                .filter_map(|payout| {
+                    let at = payout.action_due_at()?;
+                    let scope = Scope::of(payout.account_id(), payout.livemode());
+                    Some(Due { kind: DueKind::Payout, scope, id: payout.id().to_string(), at })
+                })
+                .collect())
         })
-    }
-
-    /// Performs `due` at `at`: the scope's scheduled payout (made from what is available then, if
-    /// anything), or a payout's move (sent, deposited or returned). Returns whether anything moved.
-    ///
-    /// # Errors
-    /// `resource_conflict` when another instance acted first; storage failures.
-    pub fn perform_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
-        match due.kind {
-            DueKind::PayoutRun => self.run_schedule(&due.scope, at),
-            _ => self.move_payout(&due.scope, &due.id, at),
-        }
     }
 
     /// The scope's scheduled payout at `at`: every entry available by then that no payout took, to
     /// the schedule's bank account, and the schedule moved to its next time. Nothing, or less, makes
-    /// no payout: it waits for the next.
-    fn run_schedule(&self, scope: &Scope, at: Timestamp) -> Result<bool, ApplicationError> {
+    /// no payout: it waits for the next. Returns whether the schedule moved.
+    ///
+    /// # Errors
+    /// `resource_conflict` when another instance made it first; storage failures.
+    pub fn run_schedule(&self, scope: &Scope, at: Timestamp) -> Result<bool, ApplicationError> {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let Some(schedule) = repositories.payouts().schedule(scope)? else { return Ok(false) };
             if schedule.next_payout_at.is_none_or(|next| next > at) {
@@ -155,7 +159,7 @@ impl PayoutService {
             // The schedule moves first: of two instances, the second's versioned write fails.
             repositories.payouts().save_schedule(&schedule.after_payout(at), Some(schedule.version))?;
             let unpaid = repositories.balance().unpaid(scope, at)?;
-            let ids = self.payout_ids();
+            let ids = self.payout_ids(unpaid.len());
             let Some(made) =
                 Payout::make(ids, &unpaid, schedule.destination.clone(), (&scope.account_id, scope.livemode()), at)
             else {
@@ -169,8 +173,11 @@ impl PayoutService {
     }
 
     /// Moves the payout `id` as its time says: sends it, then the bank deposits or returns it (its
-    /// money back in the balance).
-    fn move_payout(&self, scope: &Scope, id: &str, at: Timestamp) -> Result<bool, ApplicationError> {
+    /// money back in the balance). Returns whether it moved.
+    ///
+    /// # Errors
+    /// `resource_conflict` when another instance moved it first; storage failures.
+    pub fn move_payout(&self, scope: &Scope, id: &str, at: Timestamp) -> Result<bool, ApplicationError> {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let mut payout = load(repositories, scope, id)?;
             if payout.action_due_at().is_none_or(|due| due > at) {
@@ -195,12 +202,11 @@ impl PayoutService {
         })
     }
 
-    fn payout_ids(&self) -> PayoutIds {
-        let ids = self.ids.clone();
+    fn payout_ids(&self, lines: usize) -> PayoutIds {
         PayoutIds {
             payout: PayoutId::from_random(&self.ids.id_part()),
             entry: BalanceEntryId::from_random(&self.ids.id_part()),
-            transaction: Box::new(move || PayoutTransactionId::from_random(&ids.id_part())),
+            transactions: (0..lines).map(|_| PayoutTransactionId::from_random(&self.ids.id_part())).collect(),
         }
     }
 }

@@ -34,11 +34,12 @@ fn context(account: &AccountId, now: Timestamp) -> EntryContext {
     EntryContext { id: entry_id(), account_id: account.clone(), livemode: false, now }
 }
 
-fn ids() -> PayoutIds {
+fn ids(lines: usize) -> PayoutIds {
+    let next = || NEXT.fetch_add(1, Ordering::Relaxed);
     PayoutIds {
-        payout: PayoutId::from_random(&format!("po{}", NEXT.fetch_add(1, Ordering::Relaxed))),
+        payout: PayoutId::from_random(&format!("po{}", next())),
         entry: entry_id(),
-        transaction: Box::new(|| PayoutTransactionId::from_random(&format!("t{}", NEXT.fetch_add(1, Ordering::Relaxed)))),
+        transactions: (0..lines).map(|_| PayoutTransactionId::from_random(&format!("t{}", next()))).collect(),
     }
 }
 
@@ -53,7 +54,7 @@ fn refunded(account: &AccountId, amount: i64, now: Timestamp) -> BalanceEntry {
 }
 
 fn made(account: &AccountId, entries: &[BalanceEntry], destination: BankAccount, now: Timestamp) -> MadePayout {
-    Payout::make(ids(), entries, destination, (account, false), now).expect("a payout")
+    Payout::make(ids(entries.len()), entries, destination, (account, false), now).expect("a payout")
 }
 
 /// A payout brought to `status` through its transitions, to a bank account that receives (or, for
@@ -159,9 +160,9 @@ fn a_payout_is_the_sum_of_its_lines_and_takes_only_what_is_available() {
 fn nothing_or_less_makes_no_payout_and_waits() {
     let account = account();
     let destination = BankAccount::test_default("Shop");
-    assert!(Payout::make(ids(), &[], destination.clone(), (&account, false), at(DAY)).is_none(), "nothing");
+    assert!(Payout::make(ids(0), &[], destination.clone(), (&account, false), at(DAY)).is_none(), "nothing");
     let negative = [paid(&account, 3_000, 100, at(0)), refunded(&account, 5_000, at(DAY / 2))];
-    assert!(Payout::make(ids(), &negative, destination, (&account, false), at(DAY)).is_none(), "less than nothing");
+    assert!(Payout::make(ids(negative.len()), &negative, destination, (&account, false), at(DAY)).is_none(), "less than nothing");
     assert_eq!(Balance::of(&negative, at(DAY)).available, -2_100, "carried forward, not dropped");
 }
 

@@ -3,18 +3,18 @@
 //! their payments and refunds, and those transactions as CSV for reconciliation.
 
 use super::json::to_html;
-use super::table::{list_page, object_page, Cell, Filter, Object, Table};
-use super::{date_time, load, Chrome, Signed};
-use crate::representation::balance::BalanceResource;
+use super::table::{list_page, object_page, ActionForm, Cell, Field, Filter, Object, Table};
+use super::{date_time, load, refused, Action, Chrome, Signed};
+use crate::representation::balance::{BalanceResource, ScheduleResource};
 use crate::representation::payout::PayoutResource;
-use crate::routes::payout::list_request;
+use crate::routes::payout::{list_request, schedule_change};
 use crate::state::Services;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use payments_application::pagination::{Page, PageRequest};
 use payments_application::ports::PayoutFilter;
 use payments_application::{ApplicationError, Scope};
-use payments_domain::payout::{Payout, PayoutStatus, PayoutTransaction};
+use payments_domain::payout::{Payout, PayoutSchedule, PayoutStatus, PayoutTransaction};
 
 const LIST: &str = "/dashboard/payouts";
 const BALANCE: &str = "/dashboard/balance";
@@ -24,6 +24,7 @@ const LINES_SHOWN: usize = 10_000;
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     super::pages(config, LIST, list, detail);
     config.service(web::resource(BALANCE).route(crate::routes::get_or_head().to(balance)));
+    super::form(config, format!("{BALANCE}/schedule"), change_schedule);
     config
         .service(web::resource(format!("{LIST}/{{id}}/transactions.csv")).route(crate::routes::get_or_head().to(csv)));
 }
@@ -176,7 +177,7 @@ async fn csv(signed: Signed, request: HttpRequest, services: web::Data<Services>
         .body(text)
 }
 
-async fn balance(signed: Signed, services: web::Data<Services>) -> HttpResponse {
+async fn balance(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
     let livemode = scope.livemode();
     let found = load(move || {
@@ -195,9 +196,14 @@ async fn balance(signed: Signed, services: web::Data<Services>) -> HttpResponse 
     let mut facts =
         vec![("Available", Cell::pesos(view.balance.available)), ("Pending", Cell::pesos(view.balance.pending))];
     if let Some(schedule) = &view.schedule {
-        let next = schedule.next_payout_at.map_or_else(|| "none (live mode makes no payouts)".to_owned(), date_time);
+        let held = || format!("none: {}", schedule.held_because().unwrap_or("not scheduled"));
+        let next = schedule.next_payout_at.map_or_else(held, date_time);
         facts.push(("Next payout", Cell::text(next)));
-        facts.push(("Schedule", Cell::text(schedule.interval.as_str())));
+        let interval = schedule.interval;
+        let anchor =
+            interval.weekly_anchor().map(str::to_owned).or(interval.monthly_anchor().map(|day| format!("day {day}")));
+        let every = anchor.map_or_else(|| interval.as_str().to_owned(), |on| format!("{} ({on})", interval.as_str()));
+        facts.push(("Schedule", Cell::text(every)));
         let destination = &schedule.destination;
         facts.push((
             "Bank account",
@@ -214,11 +220,70 @@ async fn balance(signed: Signed, services: web::Data<Services>) -> HttpResponse 
             heading: crate::formatting::pesos(view.balance.available),
             status: None,
             id: "balance".to_owned(),
-            notice: Some("Available is what the next payout takes; pending is paid payments still settling."),
+            notice: Some(match request.query_string() {
+                "done=scheduled" => "Schedule saved.",
+                _ => "Available is what the next payout takes; pending is paid payments still settling.",
+            }),
             facts,
-            actions: Vec::new(),
+            actions: view.schedule.as_ref().map(schedule_forms).unwrap_or_default(),
             sections: vec![("Latest payouts", table(&latest))],
             json: to_html(&serde_json::to_value(BalanceResource::new(&view, livemode)).unwrap_or_default()),
         },
     )
+}
+
+/// The schedule's two forms: how often, and to which bank account. Each posts what the operator
+/// API's schedule change takes.
+fn schedule_forms(schedule: &PayoutSchedule) -> Vec<ActionForm> {
+    let field = |name, label, value: String| Field { name, label: Some(label), value };
+    let interval = schedule.interval;
+    let destination = &schedule.destination;
+    vec![
+        ActionForm {
+            title: "Payout schedule",
+            path: format!("{BALANCE}/schedule"),
+            button: "Save schedule",
+            class: "secondary",
+            note: "Daily, weekly (with a day: monday to sunday), monthly (with a day from 1 to 28) or \
+                   manual. Payouts are made at midnight in the Philippines.",
+            fields: vec![
+                field("interval", "Interval", interval.as_str().to_owned()),
+                field("weekly_anchor", "Day of the week", interval.weekly_anchor().unwrap_or_default().to_owned()),
+                field(
+                    "monthly_anchor",
+                    "Day of the month",
+                    interval.monthly_anchor().map(|day| day.to_string()).unwrap_or_default(),
+                ),
+            ],
+        },
+        ActionForm {
+            title: "Bank account",
+            path: format!("{BALANCE}/schedule"),
+            button: "Save bank account",
+            class: "secondary",
+            note: "In test mode, 000111111116 is returned as closed and 000222222227 cannot be processed.",
+            fields: vec![
+                field("bank_account[account_name]", "Account name", destination.account_name.clone()),
+                field("bank_account[account_number]", "Account number", destination.account_number.clone()),
+                field("bank_account[bank_name]", "Bank", destination.bank_name.clone()),
+            ],
+        },
+    ]
+}
+
+/// A change of the schedule from either form, read as the operator API reads it.
+async fn change_schedule(action: Action, services: web::Data<Services>) -> HttpResponse {
+    let Action { signed, params } = action;
+    let mut params = params.without_blanks();
+    let change = schedule_change(&mut params);
+    let (interval, destination) = match params.finish(change) {
+        Ok(change) => change,
+        Err(error) => return refused(&error, BALANCE),
+    };
+    let scope = signed.scope();
+    super::act(BALANCE, "scheduled", move || {
+        let schedule = services.payouts.change_schedule(&scope, interval, destination)?;
+        Ok(serde_json::to_value(ScheduleResource::new(&schedule)).unwrap_or_default())
+    })
+    .await
 }

@@ -18,15 +18,11 @@ fn entry_context(scope: &Scope, n: u32, offset: i64) -> EntryContext {
     }
 }
 
-fn payout_ids(n: u32) -> PayoutIds {
-    let mut line = 0;
+fn payout_ids(n: u32, lines: usize) -> PayoutIds {
     PayoutIds {
         payout: PayoutId::from_random(&format!("payout{n}")),
         entry: BalanceEntryId::from_random(&format!("payoutentry{n}")),
-        transaction: Box::new(move || {
-            line += 1;
-            PayoutTransactionId::from_random(&format!("line{n}x{line}"))
-        }),
+        transactions: (0..lines).map(|line| PayoutTransactionId::from_random(&format!("line{n}x{line}"))).collect(),
     }
 }
 
@@ -50,9 +46,14 @@ pub fn the_ledger_sums_by_availability_and_payouts_claim_each_entry_once(store: 
     let unpaid = read(store, |r| r.balance().unpaid(&scope, at(day)));
     assert_eq!(unpaid, vec![gcash.clone(), refund.clone()], "available by then, oldest first, of this scope");
 
-    let made =
-        Payout::make(payout_ids(1), &unpaid, BankAccount::test_default("Acme"), (&scope.account_id, false), at(day))
-            .expect("a payout");
+    let made = Payout::make(
+        payout_ids(1, unpaid.len()),
+        &unpaid,
+        BankAccount::test_default("Acme"),
+        (&scope.account_id, false),
+        at(day),
+    )
+    .expect("a payout");
     write(store, |r| r.payouts().insert(&made));
     assert_eq!(read(store, |r| r.payouts().find(&scope, made.payout.id())), Some(made.payout.clone()));
     assert_eq!(read(store, |r| r.payouts().find(&elsewhere, made.payout.id())), None);
@@ -61,7 +62,7 @@ pub fn the_ledger_sums_by_availability_and_payouts_claim_each_entry_once(store: 
     // The same entries again, as a second instance would try: refused whole.
     let again = MadePayout {
         payout: Payout::make(
-            payout_ids(2),
+            payout_ids(2, unpaid.len()),
             &unpaid,
             BankAccount::test_default("Acme"),
             (&scope.account_id, false),
@@ -78,7 +79,7 @@ pub fn the_ledger_sums_by_availability_and_payouts_claim_each_entry_once(store: 
     let late = BalanceEntry { available_at: at(day), ..late };
     write(store, |r| r.balance().insert(&late));
     let stale = Payout::make(
-        payout_ids(3),
+        payout_ids(3, 1),
         std::slice::from_ref(&card),
         BankAccount::test_default("Acme"),
         (&scope.account_id, false),
