@@ -12,7 +12,7 @@ use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::Backend;
 use payments_domain::event::EventType;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -27,6 +27,7 @@ on_both_backends_with!(|settings| settings.webhooks.give_up_after_seconds = 1 =>
 on_one_backend!(
     trigger_overrides_fields_and_refuses_bad_input_before_any_request,
     a_fixture_with_a_bad_reference_fails_with_its_line_and_name,
+    the_docs_payout_fixtures_make_a_payout_of_two_payments_and_a_refund,
     logs_tail_follows_the_request_log_with_its_filters,
     client_commands_say_what_they_need,
 );
@@ -110,6 +111,31 @@ async fn the_docs_fixtures_seed_a_customer_a_checkout_session_and_a_statement(ap
         "{statement}"
     );
     assert_eq!(statement["description"], "Subscription for Juan dela Cruz");
+}
+
+async fn the_docs_payout_fixtures_make_a_payout_of_two_payments_and_a_refund(app: TestApp) {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/fixtures/payouts.json");
+    let ran = payments(&app.address, &app.keys.secret_test, &["fixtures", file, "--json"]).await;
+    assert!(ran.success, "{ran:?}");
+    let made: BTreeMap<String, Value> = ran
+        .json_lines()
+        .into_iter()
+        .map(|line| (line["name"].as_str().unwrap().to_owned(), line["answer"].clone()))
+        .collect();
+    let payout = &made["payout"]["data"][0];
+    assert_eq!(payout["status"], "successful", "{payout}");
+    let lines = made["lines"]["data"].as_array().unwrap();
+    let mut paid: Vec<&str> = lines.iter().map(|line| line["transaction_id"].as_str().unwrap()).collect();
+    paid.sort_unstable();
+    let mut expected = vec![
+        made["paid"]["latest_payment"]["id"].as_str().unwrap(),
+        made["second_paid"]["latest_payment"]["id"].as_str().unwrap(),
+        made["refund"]["id"].as_str().unwrap(),
+    ];
+    expected.sort_unstable();
+    assert_eq!(paid, expected);
+    let net: i64 = lines.iter().map(|line| line["net_amount"].as_i64().unwrap()).sum();
+    assert_eq!(payout["net_amount"].as_i64(), Some(net));
 }
 
 async fn a_fixture_with_a_bad_reference_fails_with_its_line_and_name(app: TestApp) {
