@@ -321,8 +321,23 @@ pub(super) fn import(
         stored += 1;
     }
     refuse_foreign_references(connection, account, rows)?;
+    if from_an_older_schema {
+        // An export from before the ledger holds payments and refunds without their entries.
+        let sql = match connection {
+            AnyConnection::Postgresql(_) => LEDGER_OF_EARLIER_PAYMENTS.0,
+            AnyConnection::Sqlite(_) => LEDGER_OF_EARLIER_PAYMENTS.1,
+        };
+        diesel::connection::SimpleConnection::batch_execute(connection, sql).map_err(store_error)?;
+    }
     Ok(stored)
 }
+
+/// The migration that gives earlier payments and refunds their ledger entries (PostgreSQL's, then
+/// SQLite's): it adds only what is missing, so an import from an older schema runs it again.
+const LEDGER_OF_EARLIER_PAYMENTS: (&str, &str) = (
+    include_str!("../../../../migrations/postgres/2026-12-03-000028_ledger_of_earlier_payments/up.sql"),
+    include_str!("../../../../migrations/sqlite/2026-12-03-000028_ledger_of_earlier_payments/up.sql"),
+);
 
 /// The migrations applied to the database, oldest first: the versions of its schema.
 pub(super) fn schema_versions(connection: &mut AnyConnection) -> Result<Vec<String>, StoreError> {

@@ -11,7 +11,7 @@ use crate::webhooks::{pay, register, verify};
 use payments_adapters::db::testing::TestDatabase;
 use payments_adapters::db::Backend;
 use payments_domain::event::EventType;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -33,6 +33,8 @@ on_one_backend!(
 );
 
 async fn trigger_makes_every_event_type_happen(app: TestApp) {
+    let own = "bank_account[account_name]=Mine%20Inc&bank_account[account_number]=5550001111&bank_account[bank_name]=BPI";
+    assert_eq!(app.post("/test_helpers/payout_schedule", own).await.0, 200);
     for event_type in EventType::ALL {
         let ran = payments(&app.address, &app.keys.secret_test, &["trigger", event_type.as_str(), "--json"]).await;
         assert!(ran.success, "{event_type:?}: {ran:?}");
@@ -44,6 +46,13 @@ async fn trigger_makes_every_event_type_happen(app: TestApp) {
             assert_eq!((status, stored["type"].as_str()), (200, Some(event_type.as_str())), "{stored}");
         }
     }
+    let (_, balance) = read(app.get("/balance").await).await;
+    let destination = &balance["payout_schedule"]["destination"];
+    assert_eq!(
+        (&destination["account_name"], &destination["account_number"], &destination["bank_name"]),
+        (&json!("Mine Inc"), &json!("5550001111"), &json!("BPI")),
+        "payout.failed sets back the account's own bank account"
+    );
 }
 
 async fn trigger_overrides_fields_and_refuses_bad_input_before_any_request(app: TestApp) {

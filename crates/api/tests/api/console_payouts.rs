@@ -8,7 +8,7 @@ use crate::browser::browser;
 use crate::helpers::{read, TestApp};
 use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION};
 
-on_one_backend!(a_developer_reconciles_a_payout_in_the_console);
+on_one_backend!(a_developer_reconciles_a_payout_in_the_console, a_payout_of_more_lines_than_its_page_shows_downloads_whole);
 
 async fn paid(app: &TestApp, amount: i64) -> String {
     let intent = app.create_intent(amount, "").await;
@@ -124,4 +124,38 @@ async fn a_developer_reconciles_a_payout_in_the_console(app: TestApp) {
     assert_eq!(anonymous.status(), 303);
     assert!(anonymous.headers()[LOCATION].to_str().unwrap().contains("sign_in"));
     assert!(!anonymous.text().await.unwrap().contains(&refund_id));
+}
+
+/// A payout of 10,050 lines (its ledger seeded in SQL: requests would take minutes): its page shows
+/// the last 10,000 and says so; its CSV has every line, summing to the payout.
+async fn a_payout_of_more_lines_than_its_page_shows_downloads_whole(app: TestApp) {
+    let lines = 10_050;
+    let accounts = app.services.accounts.clone();
+    let key = app.keys.secret_test.clone();
+    let caller = tokio::task::spawn_blocking(move || accounts.authenticate(&key)).await.unwrap().unwrap();
+    let account = caller.scope.account_id.to_string();
+    let (_, clock) = read(app.get("/test_helpers/clock").await).await;
+    let now = clock["now"].as_i64().unwrap();
+    app.database.execute(&format!(
+        "WITH RECURSIVE numbers(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM numbers WHERE n < {lines}) \
+         INSERT INTO balance_entries (id, account_id, livemode, entry_type, source_id, amount, fee, net_amount, \
+         available_at, created_at) SELECT 'bal_' || n, '{account}', FALSE, 'payment', 'pay_' || n, 1000, 10, 990, \
+         {now}, {now} FROM numbers"
+    ));
+    assert_eq!(app.post("/test_helpers/clock/advance", "seconds=86400").await.0, 200);
+    let (_, payouts) = read(app.get("/payouts").await).await;
+    let payout = &payouts["data"][0];
+    assert_eq!(payout["net_amount"], 990 * lines, "{payout}");
+    let id = payout["id"].as_str().unwrap();
+    let mut console = crate::console::Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let (status, page) = console.get(&format!("/dashboard/payouts/{id}")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("the last 10000 shown · download all as CSV"), "the page says it shows a part");
+    let (status, csv) = console.get(&format!("/dashboard/payouts/{id}/transactions.csv")).await;
+    assert_eq!(status, 200);
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), usize::try_from(lines).unwrap());
+    let net: i64 = rows.iter().map(|row| row.split(',').nth(4).unwrap().parse::<i64>().unwrap()).sum();
+    assert_eq!(Some(net), payout["net_amount"].as_i64());
 }

@@ -19,6 +19,7 @@ on_both_backends_with!(|settings| settings.operator.token = super::TOKEN.into() 
     deleting_test_data_keeps_the_keys_and_live_mode,
     an_export_imports_into_a_fresh_account_with_its_ids,
     an_export_of_an_older_schema_imports_with_the_defaults_of_later_columns,
+    an_export_from_before_the_ledger_is_paid_out_whole,
     a_bad_export_is_refused_whole_and_changes_nothing,
     the_accounts_command_does_the_same_against_the_database,
 );
@@ -371,6 +372,46 @@ async fn an_export_of_an_older_schema_imports_with_the_defaults_of_later_columns
     let again = export_values(&export(&app, target_id).await);
     let webhook = again.iter().find(|line| line["collection"] == "webhooks").unwrap();
     assert_eq!(webhook["fields"]["previous_secret_key"], Value::Null, "{webhook}");
+}
+
+/// An export made before `2026-12-02-000027_payouts` has payments and refunds but no ledger: the
+/// import gives them their entries (as that migration's successor does to a database), so the next
+/// payout takes the payment and its refund, and the schedule starts again from the imported clock.
+async fn an_export_from_before_the_ledger_is_paid_out_whole(app: TestApp) {
+    let source = create_account(&app, "Source").await;
+    let source_id = source["id"].as_str().unwrap();
+    seed(&app, &test_key(&source)).await;
+    let ledger = ["balance_entries", "payouts", "payout_transactions"];
+    let mut lines: Vec<Value> = export_values(&export(&app, source_id).await)
+        .into_iter()
+        .filter(|line| !ledger.contains(&line["collection"].as_str().unwrap_or_default()))
+        .collect();
+    assert_eq!(operator(&app, Method::DELETE, &format!("/{source_id}/test_data"), None).await.0, 200);
+    lines[0]["schema"] = json!("20261201000026");
+    lines[0]["rows"] = json!(lines.len() - 1);
+    let target = create_account(&app, "Target").await;
+    let (status, imported) = import(&app, target["id"].as_str().unwrap(), &export_text(&lines)).await;
+    assert_eq!(status, 200, "{imported}");
+    let key = test_key(&target);
+    let (_, balance) = get(&app, &key, "/balance").await;
+    let (payment, refund) = (lines.iter().find(|l| l["collection"] == "payments" && l["fields"]["status"] == "paid"), lines.iter().find(|l| l["collection"] == "refunds"));
+    let (payment, refund) = (&payment.unwrap()["fields"], &refund.unwrap()["fields"]);
+    let net = payment["amount"].as_i64().unwrap() - payment["fee"].as_i64().unwrap() - refund["amount"].as_i64().unwrap();
+    assert_eq!(balance["available"].as_i64(), Some(net), "settled long ago: {balance}");
+    let next = balance["payout_schedule"]["next_payout_at"].as_i64().unwrap();
+    let (_, clock) = get(&app, &key, "/test_helpers/clock").await;
+    let now = clock["now"].as_i64().unwrap();
+    assert!(next > now && next <= now + 86_400, "the next payout follows the imported clock: {next} after {now}");
+    post(&app, &key, "/test_helpers/clock/advance", "seconds=86400").await;
+    let (_, payouts) = get(&app, &key, "/payouts").await;
+    assert_eq!(payouts["data"].as_array().map(Vec::len), Some(1), "{payouts}");
+    assert_eq!(payouts["data"][0]["net_amount"].as_i64(), Some(net), "{payouts}");
+    let path = format!("/payouts/{}/transactions", payouts["data"][0]["id"].as_str().unwrap());
+    let (_, transactions) = get(&app, &key, &path).await;
+    let mut paid: Vec<&str> =
+        transactions["data"].as_array().unwrap().iter().map(|line| line["transaction_id"].as_str().unwrap()).collect();
+    paid.sort_unstable();
+    assert_eq!(paid, [payment["id"].as_str().unwrap(), refund["id"].as_str().unwrap()]);
 }
 
 async fn a_bad_export_is_refused_whole_and_changes_nothing(app: TestApp) {

@@ -18,6 +18,7 @@ on_both_backends_with!(|settings| settings.operator.token = super::TOKEN.into() 
     refunds_racing_a_payout_are_each_paid_out_once,
     the_operator_sets_the_schedule_and_bad_input_changes_nothing,
     payouts_are_invisible_to_other_accounts_and_modes,
+    a_month_of_returned_payouts_is_made_day_by_day_while_the_background_job_runs,
 );
 
 /// A paid payment of `amount` by `number` (a 3-D Secure card authorized on the test page): its id.
@@ -273,8 +274,11 @@ async fn the_operator_sets_the_schedule_and_bad_input_changes_nothing(app: TestA
         assert_eq!(error_codes(&answer)[0].0, parameter, "{body}: {answer}");
     }
     assert_eq!(operator(&app, Method::GET, &path, None).await.1, daily, "nothing changed");
-    for missing in [format!("/{account}/payout_schedules/sandbox"), "/acct_nobody/payout_schedules/test".to_owned()] {
+    let nobody = "/acct_0VcEcXWmq9m7gHzLzKNhRReEJhSZksCX/payout_schedules/test";
+    for missing in [format!("/{account}/payout_schedules/sandbox"), "/acct_nobody/payout_schedules/test".to_owned(), nobody.to_owned()] {
         assert_eq!(operator(&app, Method::GET, &missing, None).await.0, 404, "{missing}");
+        let (status, answer) = operator(&app, Method::POST, &missing, Some(json!({"interval": "weekly"}))).await;
+        assert_eq!(status, 404, "{missing}: {answer}");
     }
     let (status, weekly) = operator(&app, Method::POST, &path, Some(json!({"interval": "weekly", "weekly_anchor": "friday"}))).await;
     assert_eq!((status, &weekly["weekly_anchor"]), (200, &json!("friday")), "{weekly}");
@@ -283,6 +287,15 @@ async fn the_operator_sets_the_schedule_and_bad_input_changes_nothing(app: TestA
     assert_eq!((next % DAY, (next / DAY + 4) % 7), (16 * 3_600, 4), "{weekly}");
     let (_, shown) = read(app.get("/balance").await).await;
     assert_eq!(shown["payout_schedule"]["interval"], "weekly", "{shown}");
+    // A year ahead, then the test data deleted: the clock is back at real time, and so is the schedule.
+    advance(&app, 365 * DAY).await;
+    let (status, _) = operator(&app, Method::DELETE, &format!("/{account}/test_data"), None).await;
+    assert_eq!(status, 200);
+    let (_, reset) = operator(&app, Method::GET, &path, None).await;
+    let real_now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let next = reset["next_payout_at"].as_i64().unwrap();
+    let real_now = i64::try_from(real_now).unwrap();
+    assert!(next > real_now && next <= real_now + 7 * DAY, "the next Friday of real time: {reset}");
 }
 
 async fn payouts_are_invisible_to_other_accounts_and_modes(app: TestApp) {
@@ -318,4 +331,44 @@ async fn payouts_are_invisible_to_other_accounts_and_modes(app: TestApp) {
     assert_eq!((status, one["data"].as_array().map(Vec::len)), (200, Some(1)));
     let public = app.request(Method::GET, "/payouts", &app.keys.public_test).send().await.unwrap();
     assert_eq!(public.status(), 401, "a public key lists no payouts");
+}
+
+/// A month's advance with a bank account that returns every payout, while the background job runs
+/// beside it as another instance's would: each payout is made at midnight in the Philippines of its
+/// own day, from what came back by then, and none is skipped or made at the clock's end.
+async fn a_month_of_returned_payouts_is_made_day_by_day_while_the_background_job_runs(app: TestApp) {
+    let returning = "bank_account[account_name]=Shop&bank_account[account_number]=000111111116\
+                     &bank_account[bank_name]=Test%20Bank";
+    let (status, schedule) = app.post("/test_helpers/payout_schedule", returning).await;
+    assert_eq!(status, 200, "{schedule}");
+    let payment = paid(&app, 100_000, "4242424242424242").await;
+    let net = payment_net(&app, &payment).await;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let background = async {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let due_work = app.services.due_work.clone();
+            tokio::task::spawn_blocking(move || due_work.run(1_000).unwrap()).await.unwrap();
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    let advancing = async {
+        advance(&app, 30 * DAY).await;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    };
+    tokio::join!(background, advancing);
+    let (_, clock) = read(app.get("/test_helpers/clock").await).await;
+    let now = clock["now"].as_i64().unwrap();
+    let made = payouts(&app).await;
+    let times: Vec<i64> = made.iter().map(|(payout, _)| payout["created_at"].as_i64().unwrap()).collect();
+    assert!(times.len() >= 13, "a payout every second day at least: {times:?}");
+    for (payout, _) in &made {
+        assert_eq!(payout["created_at"].as_i64().unwrap().rem_euclid(DAY), 16 * 60 * 60, "at its own time: {payout}");
+        assert_eq!(payout["net_amount"].as_i64(), Some(net), "the same money each time: {payout}");
+    }
+    assert!(times.windows(2).all(|pair| pair[1] - pair[0] <= 2 * DAY), "none skipped: {times:?}");
+    assert!(now - times.last().unwrap() <= 2 * DAY, "until the clock's time: {times:?} by {now}");
+}
+
+async fn payment_net(app: &TestApp, id: &str) -> i64 {
+    payment(app, id).await["net_amount"].as_i64().unwrap()
 }

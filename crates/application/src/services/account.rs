@@ -156,9 +156,13 @@ impl AccountService {
     /// # Errors
     /// `NotFound` for an unknown account; storage failures.
     pub fn delete_test_data(&self, id: &AccountId) -> Result<DeletedCounts, ApplicationError> {
+        let now = self.clock.now();
         let deleted = in_transaction(self.unit_of_work.as_ref(), |repositories| {
             existing(repositories, id)?;
-            Ok(repositories.accounts().delete_test_data(id)?)
+            let deleted = repositories.accounts().delete_test_data(id)?;
+            // The test clock is back at real time, and so is the next payout.
+            restart_test_schedule(repositories, id, now)?;
+            Ok(deleted)
         })?;
         // Read afresh, so this instance's clocks stop using the moved one at once.
         self.clock.test_clock(id)?;
@@ -242,7 +246,9 @@ impl AccountService {
                 )));
             }
             let offset = repositories.accounts().test_clock_offset(id)?;
-            repositories.accounts().move_test_clock(id, offset, import.test_clock_offset_ms.max(0))?;
+            let imported_offset = import.test_clock_offset_ms.max(0);
+            repositories.accounts().move_test_clock(id, offset, imported_offset)?;
+            restart_test_schedule(repositories, id, self.clock.now().plus_seconds(imported_offset / 1000))?;
             Ok(stored)
         })?;
         self.clock.test_clock(id)?;
@@ -264,6 +270,20 @@ impl AccountService {
         };
         (account, keys)
     }
+}
+
+/// Moves the test mode's next payout to the schedule's next time after `now`, the test clock's time
+/// after it was set back or moved.
+fn restart_test_schedule(
+    repositories: &mut dyn Repositories,
+    id: &AccountId,
+    now: Timestamp,
+) -> Result<(), ApplicationError> {
+    let scope = Scope { account_id: id.clone(), mode: Mode::Test };
+    if let Some(schedule) = repositories.payouts().schedule(&scope)? {
+        repositories.payouts().save_schedule(&schedule.changed(None, None, now), Some(schedule.version))?;
+    }
+    Ok(())
 }
 
 fn existing(repositories: &mut dyn Repositories, id: &AccountId) -> Result<Account, ApplicationError> {

@@ -58,7 +58,7 @@ impl DueWork {
 
     /// One run of the background job: up to `batch` objects of each kind due by real time, in any
     /// scope, each acted on at its scope's time; then what is due by the next few moved test
-    /// clocks. Returns how many objects moved. Safe with several instances: each move is a
+    /// clocks, each at the time it fell due. Returns how many objects moved. Safe with several instances: each move is a
     /// versioned update, so only one instance's move lands.
     ///
     /// # Errors
@@ -78,8 +78,12 @@ impl DueWork {
         for account_id in accounts {
             let scope = Scope { account_id, mode: Mode::Test };
             let now = self.clock.now_in(&scope)?;
-            for due in self.scan(Some(&scope), now, batch)? {
-                moved += usize::from(self.perform_logged(&due, now));
+            // Each at its own time, in the order they fell due, as an advance does: a clock moved
+            // far ahead has a schedule's many payouts to make, each from what was available then.
+            let mut due = self.scan(Some(&scope), now, batch)?;
+            due.sort_by_key(|due| due.at);
+            for due in due {
+                moved += usize::from(self.perform_logged(&due, due.at));
             }
         }
         Ok(moved)
@@ -94,6 +98,7 @@ impl DueWork {
     /// Storage failures.
     pub fn run_all(&self, scope: &Scope, since: Timestamp, now: Timestamp) -> Result<usize, ApplicationError> {
         let mut moved = 0;
+        let mut previous_round = Vec::new();
         loop {
             let batches = self.batches(Some(scope), now, ADVANCE_BATCH)?;
             // A full batch may hold back objects due before those another kind offers: this round
@@ -105,15 +110,18 @@ impl DueWork {
                 .min()
                 .unwrap_or(now);
             let mut round: Vec<Due> = batches.into_iter().flatten().filter(|due| due.at <= horizon).collect();
-            round.sort_by_key(|due| due.at);
+            round.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
             let mut moved_in_round = 0;
             for same_second in round.chunk_by(|a, b| a.at.unix_seconds() == b.at.unix_seconds()) {
                 moved_in_round += self.perform_together(same_second, since)?;
             }
-            if moved_in_round == 0 {
+            // Done when nothing is left, or what is left stays as it was: it cannot move yet. A
+            // round another instance's background job moved first is no reason to stop.
+            if round.is_empty() || (moved_in_round == 0 && round == previous_round) {
                 return Ok(moved);
             }
             moved += moved_in_round;
+            previous_round = round;
         }
     }
 

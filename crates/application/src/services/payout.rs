@@ -98,10 +98,7 @@ impl PayoutService {
     ) -> Result<PayoutSchedule, ApplicationError> {
         let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let schedule = repositories
-                .payouts()
-                .schedule(scope)?
-                .ok_or_else(|| ApplicationError::internal("the account has no payout schedule"))?;
+            let schedule = schedule_of(repositories, scope)?;
             let changed = schedule.changed(interval, destination.clone(), now);
             repositories.payouts().save_schedule(&changed, Some(schedule.version))?;
             Ok(PayoutSchedule { version: schedule.version + 1, ..changed })

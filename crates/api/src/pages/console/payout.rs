@@ -18,7 +18,7 @@ use payments_domain::payout::{Payout, PayoutSchedule, PayoutStatus, PayoutTransa
 
 const LIST: &str = "/dashboard/payouts";
 const BALANCE: &str = "/dashboard/balance";
-/// Lines of one payout a page or a CSV file shows at most.
+/// Lines of one payout its page shows at most (its CSV has them all).
 const LINES_SHOWN: usize = 10_000;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
@@ -69,8 +69,14 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
     list_page(Chrome::new(&signed, "Payouts"), "Payouts", LIST, filters, table(&payouts), pager)
 }
 
-/// Every line of the payout `id` (up to [`LINES_SHOWN`]), the last first.
-fn every_line(services: &Services, scope: &Scope, id: &str) -> Result<Vec<PayoutTransaction>, ApplicationError> {
+/// The lines of the payout `id`, the last first: every one, or the first `at_most`. Also whether
+/// more were left out.
+fn lines_of(
+    services: &Services,
+    scope: &Scope,
+    id: &str,
+    at_most: Option<usize>,
+) -> Result<(Vec<PayoutTransaction>, bool), ApplicationError> {
     let mut lines = Vec::new();
     let mut page =
         PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None).map_err(ApplicationError::Validation)?;
@@ -78,12 +84,13 @@ fn every_line(services: &Services, scope: &Scope, id: &str) -> Result<Vec<Payout
         let Page { data, has_more } = services.payouts.transactions(scope, id, &page)?;
         let last = data.last().map(|line| line.id.to_string());
         lines.extend(data);
+        let full = at_most.is_some_and(|at_most| lines.len() >= at_most);
         match last {
-            Some(last) if has_more && lines.len() < LINES_SHOWN => {
+            Some(last) if has_more && !full => {
                 page = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), Some(last), None)
                     .map_err(ApplicationError::Validation)?;
             }
-            _ => return Ok(lines),
+            _ => return Ok((lines, has_more)),
         }
     }
 }
@@ -93,10 +100,10 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
     let id = id.into_inner();
     let found = load(move || {
         let payout = services.payouts.retrieve(&scope, &id)?;
-        let lines = every_line(&services, &scope, &id)?;
+        let lines = lines_of(&services, &scope, &id, Some(LINES_SHOWN))?;
         Ok((payout, lines))
     });
-    let (payout, lines) = match found.await {
+    let (payout, (lines, more)) = match found.await {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -113,7 +120,14 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
         ),
         (
             "Transactions",
-            Cell::linked(format!("{} · download CSV", lines.len()), format!("{LIST}/{}/transactions.csv", payout.id())),
+            Cell::linked(
+                if more {
+                    format!("the last {} shown · download all as CSV", lines.len())
+                } else {
+                    format!("{} · download CSV", lines.len())
+                },
+                format!("{LIST}/{}/transactions.csv", payout.id()),
+            ),
         ),
     ];
     if let Some(code) = payout.failure_code() {
@@ -153,8 +167,8 @@ async fn csv(signed: Signed, request: HttpRequest, services: web::Data<Services>
     let scope = signed.scope();
     let id = request.match_info().get("id").unwrap_or_default().to_owned();
     let file_name = format!("{id}-transactions.csv");
-    let lines = match load(move || every_line(&services, &scope, &id)).await {
-        Ok(lines) => lines,
+    let lines = match load(move || lines_of(&services, &scope, &id, None)).await {
+        Ok((lines, _)) => lines,
         Err(response) => return response,
     };
     let mut text = String::from("id,transaction_type,transaction_id,amount,net_amount,created_at\r\n");
