@@ -93,10 +93,11 @@ fn collect_schemas(endpoint: &Endpoint, schemas: &mut Vec<(String, RefOr<Schema>
 }
 
 /// The properties an answer leaves out when they have no value (`#[serde(skip_serializing_if)]`).
-const OMITTED_WHEN_EMPTY: [(&str, &str); 5] = [
+const OMITTED_WHEN_EMPTY: [(&str, &str); 6] = [
     ("PaymentPaymentMethod", "card"),
     ("PaymentPaymentMethod", "qrph"),
     ("CustomerSession", "payment_methods"),
+    ("CustomerSession", "granted_features"),
     ("CustomerSession", "customer"),
     ("ErrorEntry", "parameter"),
 ];

@@ -31,7 +31,6 @@ pub(crate) struct CustomerSessionResource<'a> {
     /// For a browser holding the client secret: the payment element's features the session grants
     /// now (none once it expires), so the element shows only what the service will allow.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<String>>)]
     granted_features: Option<Vec<&'static str>>,
     created_at: i64,
     updated_at: i64,
