@@ -22,31 +22,17 @@ import sys
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 from payrex import Client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from load import CARD, RETRIED, Receiver, charge, check, run  # noqa: E402 (the scripts' own module, found above)
+
 CHARGES = 240
 CONCURRENCY = 8
-CARD = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}
-
-
-def check(condition, message):
-    if not condition:
-        print(f"FAILED: {message}", file=sys.stderr)
-        sys.exit(1)
-    print(f"ok: {message}")
-
-
-def run(*command, check_status=True):
-    done = subprocess.run(command, capture_output=True, text=True)
-    if check_status and done.returncode != 0:
-        print(f"FAILED: {' '.join(command)}: {done.stdout[-2000:]}{done.stderr[-2000:]}", file=sys.stderr)
-        sys.exit(1)
-    return done.stdout
 
 
 class Deployment:
@@ -94,89 +80,6 @@ class Deployment:
         network = f"{self.project}_default"
         return run("podman", "network", "inspect", network, "--format",
                    "{{range .Subnets}}{{.Gateway}}{{end}}").strip()
-
-
-class Receiver(BaseHTTPRequestHandler):
-    received = []
-    lock = threading.Lock()
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
-        with Receiver.lock:
-            Receiver.received.append((body, self.headers.get("Payrex-Signature", "")))
-        self.send_response(200)
-        self.end_headers()
-
-    def log_message(self, *_):
-        pass
-
-
-RETRIED = {}
-RETRIED_LOCK = threading.Lock()
-
-
-def retried(cause):
-    with RETRIED_LOCK:
-        RETRIED[cause] = RETRIED.get(cause, 0) + 1
-
-
-def post(base_url, key, path, form, idempotency_key):
-    """A POST retried with its key until some instance answers it: a connection cut or a 502 from
-    nginx (no instance up at that moment), a 503 or 504 are retried. Answers the status, the body
-    and how many tries it took."""
-    data = urllib.parse.urlencode(form).encode()
-    tries = 0
-    while True:
-        tries += 1
-        request = urllib.request.Request(f"{base_url}{path}", data=data, method="POST")
-        request.add_header("Authorization", f"Bearer {key}")
-        request.add_header("Idempotency-Key", idempotency_key)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read()), tries
-        except urllib.error.HTTPError as error:
-            if error.code not in (502, 503, 504) or tries > 300:
-                return error.code, json.loads(error.read() or b"null"), tries
-            retried(str(error.code))
-        except OSError as error:
-            if tries > 300:
-                raise
-            retried(type(error).__name__)
-        time.sleep(0.1)
-
-
-def get(base_url, key, path):
-    request = urllib.request.Request(f"{base_url}{path}")
-    request.add_header("Authorization", f"Bearer {key}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
-
-
-def charge(base_url, key, number):
-    """One charge, as docs/operations.md tells a client to make it: each step retried with its key;
-    a step whose key is still held by a request that an instance's death cut off (409
-    idempotency_key_in_use, for up to 60 s) is not waited for: the client reads where that request
-    got to and goes on with a new key. Answers the intent id and the requests retried."""
-    form = {"amount": 10000 + number, "currency": "PHP", "payment_methods[]": "card"}
-    status, intent, tries = post(base_url, key, "/payment_intents", form, f"load-create-{number}")
-    if status == 409:
-        # The cut-off create may have made an intent nobody will pay: no money moves for it.
-        status, intent, more = post(base_url, key, "/payment_intents", form, f"load-create-{number}-again")
-        tries += more
-    if status != 200:
-        raise RuntimeError(f"create {number}: {status} {intent}")
-    attach = f"/payment_intents/{intent['id']}/attach"
-    card = {"payment_method[type]": "card"} | {f"payment_method[card][{k}]": v for k, v in CARD.items()}
-    status, paid, more = post(base_url, key, attach, card, f"load-attach-{number}")
-    tries += more
-    if status == 409 and get(base_url, key, f"/payment_intents/{intent['id']}")["status"] != "succeeded":
-        status, paid, more = post(base_url, key, attach, card, f"load-attach-{number}-again")
-        tries += more
-    elif status == 409:
-        status, paid = 200, {"status": "succeeded"}
-    if status != 200 or paid["status"] != "succeeded":
-        raise RuntimeError(f"attach {intent['id']}: {status} {paid}")
-    return intent["id"], tries - 2
 
 
 def main():
@@ -262,7 +165,7 @@ def main():
             results.append(future.result())
     retries_made = sum(retries for _, retries in results)
     print(f"measured: {CHARGES} charges, {retries_made} requests retried with their Idempotency-Key {RETRIED}")
-    ids = [intent_id for intent_id, _ in results]
+    ids = [paid["id"] for paid, _ in results]
     check(len(set(ids)) == CHARGES, "every charge made its own intent")
     counted = deployment.sql(
         "SELECT count(*) FILTER (WHERE paid = 1), count(*) FILTER (WHERE paid <> 1) FROM ("
@@ -297,7 +200,7 @@ def main():
           f"(at least once: sends cut off by the kill)")
     deployment.wait_ready()
     after, _ = charge(base_url, key, CHARGES + 1)
-    check(after.startswith("pi_"), "both instances carry on: a new charge succeeds")
+    check(after["id"].startswith("pi_"), "both instances carry on: a new charge succeeds")
 
     # 4. Down and up: the volume keeps everything.
     counts = "SELECT (SELECT count(*) FROM payment_intents), (SELECT count(*) FROM payments), " \

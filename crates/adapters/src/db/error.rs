@@ -5,13 +5,16 @@ use payments_application::ports::StoreError;
 
 /// Messages by which PostgreSQL and SQLite say the database went away or is busy, when diesel
 /// reports them without a specific kind.
-const UNAVAILABLE_MESSAGES: [&str; 6] = [
+const UNAVAILABLE_MESSAGES: [&str; 7] = [
     "terminating connection",
     "server closed the connection",
     "no connection to the server",
     "connection to server",
     "database is locked",
     "the database system is",
+    // A node that was the primary and is a standby now (after a failover), reached by a connection
+    // made before: the request is retried on a new connection, which finds the new primary.
+    "in a read-only transaction",
 ];
 
 /// Maps a diesel error to the port's error.

@@ -309,7 +309,9 @@ impl BalanceRepository for DbSession<'_> {
 /// `balance_entries_unpaid`, written as its text (a bound parameter would keep PostgreSQL's generic
 /// plans from proving that the index holds the rows).
 fn unpaid() -> diesel::expression::SqlLiteral<diesel::sql_types::Bool> {
-    diesel::dsl::sql::<diesel::sql_types::Bool>("balance_entries.payout_id IS NULL AND balance_entries.entry_type <> 'payout'")
+    diesel::dsl::sql::<diesel::sql_types::Bool>(
+        "balance_entries.payout_id IS NULL AND balance_entries.entry_type <> 'payout'",
+    )
 }
 
 /// Rows written at once, within what both databases take as the parameters of one statement.

@@ -113,6 +113,25 @@ impl TestDatabase {
 }
 
 impl TestDatabase {
+    /// PostgreSQL only: makes the database take no writes, as a standby does, and ends the open
+    /// connections (a failover ends them too), or lets it take writes again.
+    ///
+    /// # Panics
+    /// On SQLite, or when the server refuses the change.
+    pub fn set_read_only(&self, read_only: bool) {
+        assert_eq!(self.backend, Backend::Postgres, "only a PostgreSQL database can be made read-only");
+        let mut admin = PgConnection::establish(&self.admin_url).expect("connect to the PostgreSQL server");
+        let setting =
+            if read_only { "SET default_transaction_read_only = on" } else { "RESET default_transaction_read_only" };
+        admin.batch_execute(&format!("ALTER DATABASE {} {setting}", self.name)).expect("change the database");
+        admin
+            .batch_execute(&format!(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'",
+                self.name
+            ))
+            .expect("end the open connections");
+    }
+
     /// Runs `sql` (statements that both backends accept) on a connection of its own, for tests that
     /// seed more rows than requests could make in a test's time.
     ///

@@ -85,7 +85,7 @@ impl UnitOfWork for DieselUnitOfWork {
 
     fn ping(&self) -> Result<(), StoreError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        let outcome = pooled.connection.batch_execute("SELECT 1").map_err(store_error);
+        let outcome = takes_writes(&mut pooled.connection);
         mark_if_store_unavailable(&mut pooled, &outcome);
         outcome
     }
@@ -186,6 +186,27 @@ fn checkpoint_log(pooled: &mut PooledConnection, mode: &str) -> Result<LogFrames
         .map_err(store_error);
     mark_if_store_unavailable(pooled, &outcome);
     outcome
+}
+
+/// Whether the database answers and takes writes. A PostgreSQL standby answers but is read-only:
+/// while the cluster has no primary (during a failover) the service is not ready.
+fn takes_writes(connection: &mut AnyConnection) -> Result<(), StoreError> {
+    #[derive(diesel::QueryableByName)]
+    struct ReadOnly {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        transaction_read_only: String,
+    }
+    match connection {
+        AnyConnection::Postgresql(inner) => {
+            let shown: ReadOnly =
+                diesel::sql_query("SHOW transaction_read_only").get_result(inner).map_err(store_error)?;
+            if shown.transaction_read_only == "on" {
+                return Err(StoreError::Unavailable("the database takes no writes: it has no primary".into()));
+            }
+            Ok(())
+        }
+        AnyConnection::Sqlite(inner) => inner.batch_execute("SELECT 1").map_err(store_error),
+    }
 }
 
 /// A connection on which the database was unavailable is not handed out again.

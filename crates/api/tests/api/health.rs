@@ -47,6 +47,44 @@ async fn an_unreachable_database_answers_503_and_the_service_recovers_by_itself(
     }
 }
 
+/// A node that takes no writes, as the old primary does once it is a standby: a write answers 503
+/// with `Retry-After` (not 500) and changes nothing, readiness says not ready, and once a primary is
+/// back the pool's new connections reach it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_takes_no_writes_answers_503_and_the_service_recovers_by_itself() {
+    let app = spawn_app(Backend::Postgres).await;
+    app.create_customer("Ana").await;
+    let database = &app.database;
+    tokio::task::block_in_place(|| database.set_read_only(true));
+
+    // The pool's connections were ended: the first requests may meet them, later ones connect anew.
+    for _ in 0..6 {
+        let response = app.form(reqwest::Method::POST, "/customers", &app.keys.secret_test, "name=Ben&email=ben%40example.com&currency=PHP").await;
+        assert_eq!(response.headers().get("Retry-After").and_then(|v| v.to_str().ok()), Some("1"));
+        let (status, body) = read(response).await;
+        assert_eq!(status, 503, "{body}");
+        single_error(&body, "service_unavailable");
+    }
+    let (status, _) = read(app.client.get(format!("{}/readyz", app.address)).send().await.unwrap()).await;
+    assert_eq!(status, 503, "no primary, not ready");
+    let (status, body) = read(app.get("/customers").await).await;
+    assert_eq!((status, body["data"].as_array().map(Vec::len)), (200, Some(1)), "reads go on; nothing was written");
+
+    tokio::task::block_in_place(|| database.set_read_only(false));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let response = app.form(reqwest::Method::POST, "/customers", &app.keys.secret_test, "name=Ben&email=ben%40example.com&currency=PHP").await;
+        let (status, body) = read(response).await;
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the service did not recover: {status} {body}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (status, _) = read(app.client.get(format!("{}/readyz", app.address)).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+}
+
 async fn set_reachable(app: &TestApp, reachable: bool) {
     let database = &app.database;
     tokio::task::block_in_place(|| database.set_reachable(reachable));

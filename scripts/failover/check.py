@@ -1,0 +1,187 @@
+"""The failover check behind scripts/failover-check: a pg_auto_failover formation (a monitor, a
+primary and a synchronous secondary on loopback ports) and two instances of the service connected
+with its multi-host URL, under a bounded load of charges and refunds with Idempotency-Key retries:
+
+1. the primary's PostgreSQL is killed with `kill -9`: the monitor promotes the secondary, and the
+   killed node's keeper brings it back as the new secondary;
+2. later the new primary is stopped gracefully (`pg_autoctl stop`): a switchover to the other node;
+3. then the stopped node is started again and comes back as a secondary.
+
+It then checks with SQL on whichever node is primary: every charge acknowledged to the client
+exists exactly once, no intent has two paid payments, refunds never exceed their payment, every
+event reached the webhook receiver (duplicates allowed and counted); and it measures the time from
+the kill (and from the stop) to the first charge acknowledged after it. Prints the figures; exits 1
+on any violation.
+"""
+import argparse
+import concurrent.futures
+import json
+import subprocess
+import sys
+import threading
+import time
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from load import RETRIED, Receiver, charge, check, post, run  # noqa: E402 (the scripts' own module)
+
+CONCURRENCY = 6
+EVENTS = ["payment_intent.succeeded", "payment.paid", "payment.refunded", "refund.created"]
+
+
+class Formation:
+    """The pg_auto_failover formation, driven with pg_autoctl as the postgres user."""
+
+    def __init__(self, work, url):
+        self.work, self.url = Path(work), url
+
+    def autoctl(self, *arguments):
+        return run("su", "postgres", "-c", "pg_autoctl " + " ".join(arguments))
+
+    def state(self):
+        """Each node's name, data directory and reported state."""
+        shown = json.loads(self.autoctl("show", "state", "--json", "--pgdata", str(self.work / "monitor")))
+        return [(node["nodename"], node["current_group_state"], node["nodeport"]) for node in shown]
+
+    def node_dir(self, port):
+        return self.work / f"node{port % 10}"
+
+    def primary_port(self, other_than=None):
+        """The port of the node that takes writes (with a secondary, or alone while the other is
+        away), other than `other_than`: waits for it up to 60 s."""
+        for _ in range(600):
+            primaries = [port for _, state, port in self.state()
+                         if state in ("primary", "wait_primary", "single") and port != other_than]
+            if len(primaries) == 1:
+                return primaries[0]
+            time.sleep(0.1)
+        check(False, f"one primary within 60 s ({self.state()})")
+
+    def wait_for(self, states, within=180):
+        """Until the nodes report exactly `states` (a sorted list)."""
+        deadline = time.time() + within
+        while time.time() < deadline:
+            if sorted(state for _, state, _ in self.state()) == states:
+                return
+            time.sleep(0.5)
+        check(False, f"the formation reports {states} within {within} s ({self.state()})")
+
+    def sql(self, query):
+        return run("psql", self.url, "-AtXc", query).strip()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--instances", required=True, help="the instances' base URLs, comma-separated")
+    parser.add_argument("--account", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--charges", type=int, default=300)
+    arguments = parser.parse_args()
+    formation = Formation(arguments.work, arguments.url)
+    instances = arguments.instances.split(",")
+    key, account = arguments.key, arguments.account
+    started = time.time()
+
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    hook = {"url": f"http://127.0.0.1:{receiver.server_address[1]}/hooks", "events[]": EVENTS}
+    status, webhook, _ = post(instances, key, "/webhooks", hook, "failover-webhook")
+    check(status == 200, f"a webhook to the receiver ({status} {webhook})")
+
+    acknowledged = []  # (intent, acknowledged at, started at)
+    refunds = []
+    lock = threading.Lock()
+
+    def one(number):
+        begun = time.time()
+        paid, retries = charge(instances, key, number)
+        done_at = time.time()
+        payment = paid["latest_payment"]["id"] if isinstance(paid.get("latest_payment"), dict) else paid["latest_payment"]
+        with lock:
+            acknowledged.append((paid["id"], payment, paid["amount"], done_at, begun))
+        if number % 3 == 0:
+            form = {"payment_id": payment, "amount": 1000, "currency": "PHP", "reason": "others"}
+            status, refund, more = post(instances, key, "/refunds", form, f"load-refund-{number}")
+            if status == 200:
+                with lock:
+                    refunds.append(refund["id"])
+            retries += more - 1
+        return retries
+
+    charges = arguments.charges
+    kill = {}
+    with concurrent.futures.ThreadPoolExecutor(CONCURRENCY) as pool:
+        futures = [pool.submit(one, n) for n in range(charges)]
+
+        def wait_charges(count):
+            while len(acknowledged) < count and not all(f.done() for f in futures):
+                time.sleep(0.05)
+
+        wait_charges(charges // 4)
+        primary = formation.primary_port()
+        pid = (formation.node_dir(primary) / "postmaster.pid").read_text().split()[0]
+        kill["at"] = time.time()
+        run("kill", "-9", pid)
+        print(f"measured: killed the primary's PostgreSQL (port {primary}, pid {pid}) after {len(acknowledged)} charges")
+        formation.wait_for(["primary", "secondary"])
+        print(f"measured: a primary and a secondary again {time.time() - kill['at']:.1f} s after the kill")
+
+        wait_charges(charges // 2)
+        primary = formation.primary_port()
+        kill["stopped_at"] = time.time()
+        formation.autoctl("stop", "--pgdata", str(formation.node_dir(primary)))
+        print(f"measured: stopped the primary (port {primary}) gracefully after {len(acknowledged)} charges")
+        other = formation.primary_port(other_than=primary)
+        print(f"measured: the other node (port {other}) took over {time.time() - kill['stopped_at']:.1f} s after the stop")
+
+        wait_charges(3 * charges // 4)
+        subprocess.Popen(["su", "postgres", "-c", f"pg_autoctl run --pgdata {formation.node_dir(primary)}"],
+                         stdout=open(Path(arguments.work) / f"node{primary % 10}-again.log", "w"),
+                         stderr=subprocess.STDOUT)
+        formation.wait_for(["primary", "secondary"])
+        print(f"measured: the stopped node is a secondary again {time.time() - kill['stopped_at']:.1f} s after the stop")
+        retries = sum(future.result() for future in futures)
+
+    print(f"measured: {len(acknowledged)} charges and {len(refunds)} refunds acknowledged, "
+          f"{retries} requests retried with their Idempotency-Key {RETRIED}")
+    after_kill = [done for _, _, _, done, begun in acknowledged if begun >= kill["at"]]
+    after_stop = [done for _, _, _, done, begun in acknowledged if begun >= kill["stopped_at"]]
+    recovery = min(after_kill) - kill["at"]
+    switchover = min(after_stop) - kill["stopped_at"]
+    print(f"measured: the first charge after the kill was acknowledged {recovery:.1f} s after it; "
+          f"after the graceful stop, {switchover:.1f} s")
+
+    scope = f"account_id = '{account}' AND livemode = FALSE"
+    paid_ids = {intent for intent, *_ in acknowledged}
+    stored = set(formation.sql(f"SELECT id FROM payment_intents WHERE {scope} AND status = 'succeeded'").split())
+    check(paid_ids <= stored, f"every one of {len(paid_ids)} acknowledged charges is stored ({len(paid_ids - stored)} lost)")
+    twice = formation.sql(f"SELECT count(*) FROM (SELECT payment_intent_id FROM payments WHERE {scope} "
+                          "AND status = 'paid' GROUP BY payment_intent_id HAVING count(*) > 1) AS twice")
+    check(twice == "0", f"no intent has two paid payments ({twice})")
+    payments = formation.sql(f"SELECT count(*) FROM payments WHERE {scope} AND status = 'paid'")
+    check(int(payments) == len(stored), f"one paid payment per succeeded intent ({payments} for {len(stored)})")
+    stored_refunds = set(formation.sql(f"SELECT id FROM refunds WHERE {scope}").split())
+    check(set(refunds) <= stored_refunds, f"every one of {len(refunds)} acknowledged refunds is stored")
+    over = formation.sql(f"SELECT count(*) FROM payments p WHERE {scope} AND p.amount < "
+                         "(SELECT COALESCE(SUM(r.amount), 0) FROM refunds r WHERE r.payment_id = p.id)")
+    check(over == "0", f"no payment refunded beyond its amount ({over})")
+
+    expected = set(formation.sql(f"SELECT id FROM events WHERE {scope} AND event_type IN "
+                                 f"({', '.join(repr(event) for event in EVENTS)})").split())
+    deadline = time.time() + 120
+    while time.time() < deadline and not expected <= {json.loads(body)["id"] for body, _ in list(Receiver.received)}:
+        time.sleep(0.5)
+    arrivals = [json.loads(body)["id"] for body, _ in list(Receiver.received)]
+    lost = expected - set(arrivals)
+    check(not lost, f"every one of {len(expected)} events reached the receiver ({len(lost)} lost)")
+    print(f"measured: {len(arrivals)} deliveries of {len(expected)} events, "
+          f"{len(arrivals) - len(set(arrivals))} duplicates (at least once)")
+    check(recovery < 15, f"a charge acknowledged within 15 s of the kill ({recovery:.1f} s)")
+    print(f"measured: the check took {time.time() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
