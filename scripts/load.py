@@ -61,7 +61,7 @@ def post(base_urls, key, path, form, idempotency_key):
     `base_urls` (one URL, or several) in turn: a connection cut or refused, a 502 (no instance behind
     a proxy), a 503 or a 504 are retried. Answers the status, the body and how many tries it took."""
     base_urls = [base_urls] if isinstance(base_urls, str) else base_urls
-    data = urllib.parse.urlencode(form).encode()
+    data = urllib.parse.urlencode(form, doseq=True).encode()
     tries = 0
     while True:
         base_url = base_urls[tries % len(base_urls)]

@@ -36,8 +36,14 @@ class Formation:
     def __init__(self, work, url):
         self.work, self.url = Path(work), url
 
+    def as_postgres(self, command):
+        """`command` as the postgres user, with the formation's own pg_autoctl state directories."""
+        xdg = self.work / "xdg"
+        return (f"export PATH=/usr/lib/postgresql/15/bin:$PATH XDG_CONFIG_HOME={xdg}/config "
+                f"XDG_DATA_HOME={xdg}/data XDG_RUNTIME_DIR={xdg}/run; {command}")
+
     def autoctl(self, *arguments):
-        return run("su", "postgres", "-c", "pg_autoctl " + " ".join(arguments))
+        return run("su", "postgres", "-c", self.as_postgres("pg_autoctl " + " ".join(arguments)))
 
     def state(self):
         """Each node's name, data directory and reported state."""
@@ -138,7 +144,7 @@ def main():
         print(f"measured: the other node (port {other}) took over {time.time() - kill['stopped_at']:.1f} s after the stop")
 
         wait_charges(3 * charges // 4)
-        subprocess.Popen(["su", "postgres", "-c", f"pg_autoctl run --pgdata {formation.node_dir(primary)}"],
+        subprocess.Popen(["su", "postgres", "-c", formation.as_postgres(f"pg_autoctl run --pgdata {formation.node_dir(primary)}")],
                          stdout=open(Path(arguments.work) / f"node{primary % 10}-again.log", "w"),
                          stderr=subprocess.STDOUT)
         formation.wait_for(["primary", "secondary"])

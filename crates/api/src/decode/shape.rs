@@ -223,8 +223,18 @@ fn as_sent_in_query(schema: Schema, required: bool) -> Schema {
             }
             Schema::Object(object)
         }
-        // A map (`metadata[key]=value`) is sent by its keys, or not at all.
-        Schema::Object(object) if object.schema_type == SchemaType::Type(Type::Object) => Schema::Object(object),
+        // A map (`metadata[key]=value`, `created[gte]=…`) is sent by its keys, or not at all; each
+        // key's value is text, so never `null`.
+        Schema::Object(mut object) if object.schema_type == SchemaType::Type(Type::Object) => {
+            for property in object.properties.values_mut() {
+                if let RefOr::T(Schema::AnyOf(any)) = property {
+                    any.items.retain(|item| {
+                        !matches!(item, RefOr::T(Schema::Object(kind)) if kind.schema_type == SchemaType::Type(Type::Null))
+                    });
+                }
+            }
+            Schema::Object(object)
+        }
         other => as_sent(other, required),
     }
 }
