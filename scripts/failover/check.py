@@ -73,6 +73,15 @@ class Formation:
             time.sleep(0.5)
         check(False, f"the formation reports {states} within {within} s ({self.state()})")
 
+    def wait_for_change(self, states, within=60):
+        """Until the nodes report something other than `states`: the monitor has seen the loss."""
+        deadline = time.time() + within
+        while time.time() < deadline:
+            if sorted(state for _, state, _ in self.state()) != states:
+                return
+            time.sleep(0.1)
+        check(False, f"the monitor sees the loss within {within} s ({self.state()})")
+
     def sql(self, query):
         return run("psql", self.url, "-AtXc", query).strip()
 
@@ -132,6 +141,7 @@ def main():
         kill["at"] = time.time()
         run("kill", "-9", pid)
         print(f"measured: killed the primary's PostgreSQL (port {primary}, pid {pid}) after {len(acknowledged)} charges")
+        formation.wait_for_change(["primary", "secondary"])
         formation.wait_for(["primary", "secondary"])
         print(f"measured: a primary and a secondary again {time.time() - kill['at']:.1f} s after the kill")
 
