@@ -461,8 +461,13 @@ pub enum PayoutInterval {
 /// The days of the week as a weekly interval names them, Monday first.
 pub const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 
+/// The days of the month a monthly interval may name: the days every month has.
+pub const MONTHLY_ANCHORS: std::ops::RangeInclusive<u32> = 1..=28;
+
 /// The UTC time of midnight in the Philippines, seconds into the UTC day.
 const PAYOUT_SECOND_OF_DAY: i64 = 16 * HOUR;
+/// When payouts are made, as a merchant is told.
+pub const PAYOUT_TIME: &str = "midnight in the Philippines (16:00 UTC)";
 const DAY: i64 = 24 * HOUR;
 
 impl PayoutInterval {
@@ -530,18 +535,39 @@ impl PayoutInterval {
                     .position(|name| *name == day)
                     .and_then(|index| u32::try_from(index).ok())
                     .map(Self::Weekly)
-                    .ok_or(("weekly_anchor", Invalid::value("Give a day of the week: monday to sunday.")))
+                    .ok_or((
+                        "weekly_anchor",
+                        Invalid::value(format!("Give a day of the week: {}.", Self::days_of_week())),
+                    ))
             }
             ("monthly", None, anchor) => {
                 let day = anchor.unwrap_or(1);
-                u32::try_from(day)
-                    .ok()
-                    .filter(|day| (1..=28).contains(day))
-                    .map(Self::Monthly)
-                    .ok_or(("monthly_anchor", Invalid::value("Give a day of the month from 1 to 28.")))
+                u32::try_from(day).ok().filter(|day| MONTHLY_ANCHORS.contains(day)).map(Self::Monthly).ok_or((
+                    "monthly_anchor",
+                    Invalid::value(format!("Give a day of the month {}.", Self::days_of_month())),
+                ))
             }
-            _ => Err(("interval", Invalid::value("Give daily, weekly, monthly or manual."))),
+            _ => Err(("interval", Invalid::value(format!("Give {}.", Self::names_in_words())))),
         }
+    }
+
+    /// The intervals a merchant may choose, in words: `daily, weekly, monthly or manual`.
+    #[must_use]
+    pub fn names_in_words() -> String {
+        let (last, others) = Self::NAMES.split_last().unwrap_or((&"", &[]));
+        format!("{} or {last}", others.join(", "))
+    }
+
+    /// The days a weekly interval may name, in words: `monday to sunday`.
+    #[must_use]
+    pub fn days_of_week() -> String {
+        format!("{} to {}", WEEKDAYS[0], WEEKDAYS[WEEKDAYS.len() - 1])
+    }
+
+    /// The days a monthly interval may name, in words: `from 1 to 28`.
+    #[must_use]
+    pub fn days_of_month() -> String {
+        format!("from {} to {}", MONTHLY_ANCHORS.start(), MONTHLY_ANCHORS.end())
     }
 
     /// The anchor of a weekly interval, as it is named.

@@ -84,6 +84,12 @@ async fn a_developer_reconciles_a_payout_in_the_console(app: TestApp) {
     let text = browser.see("Next payout").await;
     assert!(text.contains("Available") && text.contains("Pending") && text.contains("daily"), "{text}");
     assert!(text.contains("Test Bank of the Philippines") && text.contains(&payout_id), "{text}");
+    assert!(
+        text.contains("000111111116 is returned (account_closed)")
+            && text.contains("monday to sunday")
+            && text.contains("from 1 to 28"),
+        "the forms say what the domain takes: {text}"
+    );
     browser.screenshot("console-balance").await;
     browser.client.set_window_size(390, 1400).await.unwrap();
     browser.screenshot("console-balance-phone").await;

@@ -119,7 +119,7 @@ async fn detail(
             path: format!("{LIST}/{}/{}", statement.id(), operation.as_str()),
             button,
             class,
-            note,
+            note: (*note).into(),
             fields: Vec::new(),
         })
         .collect();

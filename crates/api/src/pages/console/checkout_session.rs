@@ -100,7 +100,7 @@ async fn detail(
             path: format!("{LIST}/{}/expire", session.id()),
             button: "Expire session",
             class: "secondary",
-            note: "Its page stops taking payments.",
+            note: "Its page stops taking payments.".into(),
             fields: Vec::new(),
         }]
     } else {

@@ -14,7 +14,10 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use payments_application::pagination::{Page, PageRequest};
 use payments_application::ports::PayoutFilter;
 use payments_application::{ApplicationError, Scope};
-use payments_domain::payout::{Payout, PayoutSchedule, PayoutStatus, PayoutTransaction};
+use payments_domain::payout::{
+    BankOutcome, Payout, PayoutInterval, PayoutSchedule, PayoutStatus, PayoutTransaction, PAYOUT_TIME,
+    TEST_BANK_ACCOUNTS,
+};
 
 const LIST: &str = "/dashboard/payouts";
 const BALANCE: &str = "/dashboard/balance";
@@ -258,8 +261,13 @@ fn schedule_forms(schedule: &PayoutSchedule) -> Vec<ActionForm> {
             path: format!("{BALANCE}/schedule"),
             button: "Save schedule",
             class: "secondary",
-            note: "Daily, weekly (with a day: monday to sunday), monthly (with a day from 1 to 28) or \
-                   manual. Payouts are made at midnight in the Philippines.",
+            note: format!(
+                "{} (a weekly one on a day, {}; a monthly one on a day {}). Payouts are made at {PAYOUT_TIME}.",
+                capitalized(&PayoutInterval::names_in_words()),
+                PayoutInterval::days_of_week(),
+                PayoutInterval::days_of_month(),
+            )
+            .into(),
             fields: vec![
                 field("interval", "Interval", interval.as_str().to_owned()),
                 field("weekly_anchor", "Day of the week", interval.weekly_anchor().unwrap_or_default().to_owned()),
@@ -275,7 +283,7 @@ fn schedule_forms(schedule: &PayoutSchedule) -> Vec<ActionForm> {
             path: format!("{BALANCE}/schedule"),
             button: "Save bank account",
             class: "secondary",
-            note: "In test mode, 000111111116 is returned as closed and 000222222227 cannot be processed.",
+            note: test_bank_accounts_note().into(),
             fields: vec![
                 field("bank_account[account_name]", "Account name", destination.account_name.clone()),
                 field("bank_account[account_number]", "Account number", destination.account_number.clone()),
@@ -283,6 +291,23 @@ fn schedule_forms(schedule: &PayoutSchedule) -> Vec<ActionForm> {
             ],
         },
     ]
+}
+
+/// What the test bank accounts do, as the domain decides it.
+fn test_bank_accounts_note() -> String {
+    let returned: Vec<String> = TEST_BANK_ACCOUNTS
+        .iter()
+        .filter_map(|(number, outcome)| match outcome {
+            BankOutcome::Returned { code, .. } => Some(format!("{number} is returned ({code})")),
+            BankOutcome::Deposited => None,
+        })
+        .collect();
+    format!("In test mode, {}; any other account receives its payouts.", returned.join(", "))
+}
+
+fn capitalized(words: &str) -> String {
+    let mut letters = words.chars();
+    letters.next().map(|first| first.to_uppercase().chain(letters).collect()).unwrap_or_default()
 }
 
 /// A change of the schedule from either form, read as the operator API reads it.

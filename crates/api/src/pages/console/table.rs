@@ -7,6 +7,7 @@ use super::{page, tone, Chrome, ListQuery, Pager};
 use crate::formatting::pesos;
 use actix_web::HttpResponse;
 use askama::Template;
+use std::borrow::Cow;
 
 /// One cell of a table or one fact: text, perhaps a link, perhaps a status.
 pub(super) struct Cell {
@@ -111,7 +112,7 @@ pub(super) struct ActionForm {
     pub button: &'static str,
     /// The button's class: `primary`, `secondary` or `danger`.
     pub class: &'static str,
-    pub note: &'static str,
+    pub note: Cow<'static, str>,
     pub fields: Vec<Field>,
 }
 
