@@ -1,20 +1,23 @@
 """The failover check behind scripts/failover-check: a pg_auto_failover formation (a monitor, a
 primary and a synchronous secondary on loopback ports) and two instances of the service connected
-with its multi-host URL, under a bounded load of charges and refunds with Idempotency-Key retries:
+with its multi-host URL, under a load of charges and refunds with Idempotency-Key retries that
+goes on through every step (30 charges at least between steps and after the last):
 
 1. the primary's PostgreSQL is killed with `kill -9`: the monitor promotes the secondary, and the
    killed node's keeper brings it back as the new secondary;
-2. later the new primary is stopped gracefully (`pg_autoctl stop`): a switchover to the other node;
-3. then the stopped node is started again and comes back as a secondary.
+2. later the new primary is stopped gracefully, as an operator does for maintenance: `pg_autoctl
+   enable maintenance --allow-failover` hands its role to the other node, then `pg_autoctl stop`;
+3. then the stopped node is started again, leaves maintenance and comes back as a secondary.
 
 It then checks with SQL on whichever node is primary: every charge acknowledged to the client
 exists exactly once, no intent has two paid payments, refunds never exceed their payment, every
 event reached the webhook receiver (duplicates allowed and counted); and it measures the time from
-the kill (and from the stop) to the first charge acknowledged after it. Prints the figures; exits 1
+each step to the first charge begun after it and acknowledged. Prints the figures; exits 1
 on any violation.
 """
 import argparse
 import concurrent.futures
+import itertools
 import json
 import subprocess
 import sys
@@ -93,7 +96,7 @@ def main():
     parser.add_argument("--instances", required=True, help="the instances' base URLs, comma-separated")
     parser.add_argument("--account", required=True)
     parser.add_argument("--key", required=True)
-    parser.add_argument("--charges", type=int, default=300)
+    parser.add_argument("--charges", type=int, default=3000, help="at most this many charges")
     arguments = parser.parse_args()
     formation = Formation(arguments.work, arguments.url)
     instances = arguments.instances.split(",")
@@ -126,49 +129,67 @@ def main():
             retries += more - 1
         return retries
 
-    charges = arguments.charges
-    kill = {}
+    numbers = itertools.count()
+    stop = threading.Event()
+
+    def worker():
+        retries = 0
+        for number in numbers:
+            if stop.is_set() or number >= arguments.charges:
+                return retries
+            retries += one(number)
+        return retries
+
+    def wait_charges(more):
+        """Until `more` charges more than now are acknowledged, while the load goes on."""
+        target = len(acknowledged) + more
+        while len(acknowledged) < target and not any(worker.done() for worker in workers):
+            time.sleep(0.05)
+        check(len(acknowledged) >= target, f"the load goes on ({len(acknowledged)} of at most {arguments.charges} charges)")
+
+    moments = {}
     with concurrent.futures.ThreadPoolExecutor(CONCURRENCY) as pool:
-        futures = [pool.submit(one, n) for n in range(charges)]
-
-        def wait_charges(count):
-            while len(acknowledged) < count and not all(f.done() for f in futures):
-                time.sleep(0.05)
-
-        wait_charges(charges // 4)
+        workers = [pool.submit(worker) for _ in range(CONCURRENCY)]
+        wait_charges(30)
         primary = formation.primary_port()
         pid = (formation.node_dir(primary) / "postmaster.pid").read_text().split()[0]
-        kill["at"] = time.time()
+        moments["kill"] = time.time()
         run("kill", "-9", pid)
         print(f"measured: killed the primary's PostgreSQL (port {primary}, pid {pid}) after {len(acknowledged)} charges")
         formation.wait_for_change(["primary", "secondary"])
         formation.wait_for(["primary", "secondary"])
-        print(f"measured: a primary and a secondary again {time.time() - kill['at']:.1f} s after the kill")
+        print(f"measured: a primary and a secondary again {time.time() - moments['kill']:.1f} s after the kill")
 
-        wait_charges(charges // 2)
+        wait_charges(30)
         primary = formation.primary_port()
-        kill["stopped_at"] = time.time()
-        formation.autoctl("stop", "--pgdata", str(formation.node_dir(primary)))
-        print(f"measured: stopped the primary (port {primary}) gracefully after {len(acknowledged)} charges")
+        moments["switchover"] = time.time()
+        # A planned stop: the monitor hands the primary's role over first, then the node stops.
+        formation.autoctl("enable", "maintenance", "--allow-failover", "--pgdata", str(formation.node_dir(primary)))
         other = formation.primary_port(other_than=primary)
-        print(f"measured: the other node (port {other}) took over {time.time() - kill['stopped_at']:.1f} s after the stop")
+        formation.autoctl("stop", "--pgdata", str(formation.node_dir(primary)))
+        print(f"measured: the primary (port {primary}) handed over to port {other} and stopped gracefully "
+              f"{time.time() - moments['switchover']:.1f} s after maintenance began, after {len(acknowledged)} charges")
 
-        wait_charges(3 * charges // 4)
+        wait_charges(30)
+        moments["return"] = time.time()
         subprocess.Popen(["su", "postgres", "-c", formation.as_postgres(f"pg_autoctl run --pgdata {formation.node_dir(primary)}")],
                          stdout=open(Path(arguments.work) / f"node{primary % 10}-again.log", "w"),
                          stderr=subprocess.STDOUT)
+        formation.wait_for(["maintenance", "wait_primary"], within=60)
+        formation.autoctl("disable", "maintenance", "--pgdata", str(formation.node_dir(primary)))
         formation.wait_for(["primary", "secondary"])
-        print(f"measured: the stopped node is a secondary again {time.time() - kill['stopped_at']:.1f} s after the stop")
-        retries = sum(future.result() for future in futures)
+        print(f"measured: the stopped node is a secondary again {time.time() - moments['return']:.1f} s after it started")
+        wait_charges(30)
+        stop.set()
+        retries = sum(worker.result() for worker in workers)
 
     print(f"measured: {len(acknowledged)} charges and {len(refunds)} refunds acknowledged, "
           f"{retries} requests retried with their Idempotency-Key {RETRIED}")
-    after_kill = [done for _, _, _, done, begun in acknowledged if begun >= kill["at"]]
-    after_stop = [done for _, _, _, done, begun in acknowledged if begun >= kill["stopped_at"]]
-    recovery = min(after_kill) - kill["at"]
-    switchover = min(after_stop) - kill["stopped_at"]
-    print(f"measured: the first charge after the kill was acknowledged {recovery:.1f} s after it; "
-          f"after the graceful stop, {switchover:.1f} s")
+    after = {moment: min(done for _, _, _, done, begun in acknowledged if begun >= at) - at
+             for moment, at in moments.items()}
+    recovery = after["kill"]
+    print(f"measured: the first charge begun after each step was acknowledged after: kill -9 {after['kill']:.1f} s, "
+          f"switchover {after['switchover']:.1f} s, the node's return {after['return']:.1f} s")
 
     scope = f"account_id = '{account}' AND livemode = FALSE"
     paid_ids = {intent for intent, *_ in acknowledged}

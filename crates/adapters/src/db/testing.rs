@@ -113,6 +113,62 @@ impl TestDatabase {
 }
 
 impl TestDatabase {
+    /// PostgreSQL only: runs `locking_sql` (a `SELECT … FOR UPDATE`) in a transaction of its own
+    /// and holds its locks until the answer is dropped, so that a request that needs those rows
+    /// waits in the middle of its transaction.
+    ///
+    /// # Panics
+    /// On SQLite, or when the statement fails.
+    #[must_use]
+    pub fn lock_rows(&self, locking_sql: &str) -> RowLock {
+        assert_eq!(self.backend, Backend::Postgres, "only PostgreSQL's rows are locked from outside");
+        let mut connection = PgConnection::establish(&self.url).expect("connect to the test database");
+        connection.batch_execute(&format!("BEGIN; {locking_sql}")).expect("lock the rows");
+        RowLock { connection, database: self.name.clone() }
+    }
+}
+
+/// Rows held locked by [`TestDatabase::lock_rows`] until this is dropped.
+pub struct RowLock {
+    connection: PgConnection,
+    database: String,
+}
+
+impl RowLock {
+    /// Ends the connections that wait for these locks, as the loss of the primary ends a request's
+    /// connection in the middle of its transaction: waits up to 10 s for one to wait, and answers
+    /// how many were ended.
+    ///
+    /// # Panics
+    /// When the server cannot be asked.
+    pub fn end_waiting_connections(&mut self) -> i64 {
+        #[derive(diesel::QueryableByName)]
+        struct Ended {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            ended: i64,
+        }
+        let sql = format!(
+            "SELECT count(pg_terminate_backend(pid)) AS ended FROM pg_stat_activity \
+             WHERE datname = '{}' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+            self.database
+        );
+        for _ in 0..200 {
+            // Inside a transaction, the server's view of its backends is taken once: take it anew.
+            self.connection.batch_execute("SELECT pg_stat_clear_snapshot()").expect("clear the snapshot");
+            let ended = diesel::sql_query(&sql)
+                .get_result::<Ended>(&mut self.connection)
+                .expect("end the waiting connections")
+                .ended;
+            if ended > 0 {
+                return ended;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        0
+    }
+}
+
+impl TestDatabase {
     /// PostgreSQL only: makes the database take no writes, as a standby does, and ends the open
     /// connections (a failover ends them too), or lets it take writes again.
     ///

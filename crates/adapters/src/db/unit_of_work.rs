@@ -5,7 +5,7 @@
 use super::connection::{AnyConnection, Pool, PooledConnection};
 use super::error::{pool_error, store_error};
 use super::group_commit::GroupCommit;
-use super::session::{begin, Access, DbSession, Queued};
+use super::session::{begin, confirm_replicated, Access, DbSession, Queued};
 use diesel::connection::{SimpleConnection, TransactionManager};
 use diesel::sql_types::Integer;
 use diesel::{Connection, QueryableByName, RunQueryDsl};
@@ -78,7 +78,8 @@ impl UnitOfWork for DieselUnitOfWork {
 
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
-        let outcome = work(&mut DbSession::new(&mut pooled.connection, Access::Read, self.ids.as_ref()));
+        let outcome = work(&mut DbSession::new(&mut pooled.connection, Access::Read, self.ids.as_ref()))
+            .and_then(|()| confirm_replicated(&mut pooled.connection).map_err(ApplicationError::from));
         mark_if_unavailable(&mut pooled, &outcome);
         outcome
     }

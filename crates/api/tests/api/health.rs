@@ -85,6 +85,55 @@ async fn a_database_that_takes_no_writes_answers_503_and_the_service_recovers_by
     assert_eq!(status, 200);
 }
 
+/// The primary lost while a capture is in the middle of its transaction: the connection is ended
+/// as the capture waits for a row, the request answers 503 with `Retry-After` (not 500, no hang),
+/// nothing was captured, and its retry with the same `Idempotency-Key` captures once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_breaks_mid_transaction_answers_503_and_the_retry_runs_once() {
+    let app = spawn_app(Backend::Postgres).await;
+    let held = app.create_intent(25_000, "&payment_method_options[card][capture_type]=manual").await;
+    let id = held["id"].as_str().unwrap().to_owned();
+    let (status, attached) = app.attach_card(&id, "4242424242424242").await;
+    assert_eq!((status, attached["status"].as_str()), (200, Some("awaiting_capture")), "{attached}");
+
+    let database = &app.database;
+    let mut lock = tokio::task::block_in_place(|| {
+        database.lock_rows(&format!("SELECT id FROM payment_intents WHERE id = '{id}' FOR UPDATE"))
+    });
+    let capture = app
+        .request(reqwest::Method::POST, &format!("/payment_intents/{id}/capture"), &app.keys.secret_test)
+        .header("Idempotency-Key", "capture-once")
+        .form(&[("amount", "25000")])
+        .send();
+    let capture = tokio::spawn(capture);
+    let ended = tokio::task::block_in_place(|| lock.end_waiting_connections());
+    drop(lock);
+    assert_eq!(ended, 1, "the capture's connection waited for the row and was ended");
+    let response = capture.await.unwrap().unwrap();
+    assert_eq!(response.headers().get("Retry-After").and_then(|v| v.to_str().ok()), Some("1"));
+    let (status, body) = read(response).await;
+    assert_eq!(status, 503, "{body}");
+    single_error(&body, "service_unavailable");
+    let (_, unchanged) = read(app.get(&format!("/payment_intents/{id}")).await).await;
+    assert_eq!(unchanged["status"], "awaiting_capture", "the broken transaction changed nothing");
+
+    let retry = || {
+        app.request(reqwest::Method::POST, &format!("/payment_intents/{id}/capture"), &app.keys.secret_test)
+            .header("Idempotency-Key", "capture-once")
+            .form(&[("amount", "25000")])
+            .send()
+    };
+    let (status, captured) = read(retry().await.unwrap()).await;
+    assert_eq!((status, captured["status"].as_str()), (200, Some("succeeded")), "{captured}");
+    let replayed = retry().await.unwrap();
+    assert_eq!(replayed.headers().get("Idempotent-Replayed").and_then(|v| v.to_str().ok()), Some("true"));
+    assert_eq!(read(replayed).await, (200, captured));
+    let paid = tokio::task::block_in_place(|| {
+        database.number(&format!("SELECT count(*) AS n FROM payments WHERE payment_intent_id = '{id}' AND status = 'paid'"))
+    });
+    assert_eq!(paid, 1, "captured once");
+}
+
 async fn set_reachable(app: &TestApp, reachable: bool) {
     let database = &app.database;
     tokio::task::block_in_place(|| database.set_reachable(reachable));
