@@ -49,9 +49,12 @@ class Formation:
         return run("su", "postgres", "-c", self.as_postgres("pg_autoctl " + " ".join(arguments)))
 
     def state(self):
-        """Each node's name, data directory and reported state."""
+        """Each node's name, reported state and port, and whether the monitor has it settled: the
+        state it was assigned reached, and its health check passing."""
         shown = json.loads(self.autoctl("show", "state", "--json", "--pgdata", str(self.work / "monitor")))
-        return [(node["nodename"], node["current_group_state"], node["nodeport"]) for node in shown]
+        return [(node["nodename"], node["current_group_state"], node["nodeport"],
+                 node["current_group_state"] == node["assigned_group_state"] and node["health"] == 1)
+                for node in shown]
 
     def node_dir(self, port):
         return self.work / f"node{port % 10}"
@@ -60,18 +63,21 @@ class Formation:
         """The port of the node that takes writes (with a secondary, or alone while the other is
         away), other than `other_than`: waits for it up to 60 s."""
         for _ in range(600):
-            primaries = [port for _, state, port in self.state()
+            primaries = [port for _, state, port, _ in self.state()
                          if state in ("primary", "wait_primary", "single") and port != other_than]
             if len(primaries) == 1:
                 return primaries[0]
             time.sleep(0.1)
         check(False, f"one primary within 60 s ({self.state()})")
 
-    def wait_for(self, states, within=180):
-        """Until the nodes report exactly `states` (a sorted list)."""
+    def wait_for(self, states, within=180, settled=True):
+        """Until the nodes report exactly `states` (a sorted list), each settled unless told not to:
+        a step that asks the monitor for a failover (maintenance) goes wrong on a node it does not
+        yet count as healthy."""
         deadline = time.time() + within
         while time.time() < deadline:
-            if sorted(state for _, state, _ in self.state()) == states:
+            nodes = self.state()
+            if sorted(state for _, state, _, _ in nodes) == states and (not settled or all(ready for *_, ready in nodes)):
                 return
             time.sleep(0.5)
         check(False, f"the formation reports {states} within {within} s ({self.state()})")
@@ -80,7 +86,7 @@ class Formation:
         """Until the nodes report something other than `states`: the monitor has seen the loss."""
         deadline = time.time() + within
         while time.time() < deadline:
-            if sorted(state for _, state, _ in self.state()) != states:
+            if sorted(state for _, state, _, _ in self.state()) != states:
                 return
             time.sleep(0.1)
         check(False, f"the monitor sees the loss within {within} s ({self.state()})")
@@ -175,7 +181,7 @@ def main():
         subprocess.Popen(["su", "postgres", "-c", formation.as_postgres(f"pg_autoctl run --pgdata {formation.node_dir(primary)}")],
                          stdout=open(Path(arguments.work) / f"node{primary % 10}-again.log", "w"),
                          stderr=subprocess.STDOUT)
-        formation.wait_for(["maintenance", "wait_primary"], within=60)
+        formation.wait_for(["maintenance", "wait_primary"], within=60, settled=False)
         formation.autoctl("disable", "maintenance", "--pgdata", str(formation.node_dir(primary)))
         formation.wait_for(["primary", "secondary"])
         print(f"measured: the stopped node is a secondary again {time.time() - moments['return']:.1f} s after it started")
