@@ -201,6 +201,11 @@ pub struct PooledConnection {
     /// Set when a query on it reported the database unavailable, so the pool drops it on return
     /// instead of handing it out again.
     pub(crate) broken: bool,
+    /// Whether the server named a synchronous standby when this connection was made: then what a
+    /// unit of work that wrote nothing read is confirmed on the standby before it is answered
+    /// ([`super::session::confirm_replicated`]). A crash of the server ends its connections, so
+    /// the new ones after its restart ask again.
+    pub(crate) reads_wait_for_standby: bool,
 }
 
 /// The r2d2 manager that opens connections of the backend the URL names.
@@ -233,8 +238,9 @@ impl r2d2::ManageConnection for ConnectionManager {
     type Error = ConnectError;
 
     fn connect(&self) -> Result<PooledConnection, ConnectError> {
-        let connection = self.open()?;
-        Ok(PooledConnection { connection, broken: false })
+        let mut connection = self.open()?;
+        let reads_wait_for_standby = has_synchronous_standby(&mut connection)?;
+        Ok(PooledConnection { connection, broken: false, reads_wait_for_standby })
     }
 
     fn is_valid(&self, pooled: &mut PooledConnection) -> Result<(), ConnectError> {
@@ -269,6 +275,23 @@ impl ConnectionManager {
                 Ok(AnyConnection::Sqlite(connection))
             }
         }
+    }
+}
+
+/// Whether a PostgreSQL server commits with a synchronous standby (`synchronous_standby_names`).
+fn has_synchronous_standby(connection: &mut AnyConnection) -> Result<bool, ConnectError> {
+    #[derive(diesel::QueryableByName)]
+    struct Standbys {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        synchronous_standby_names: String,
+    }
+    match connection {
+        AnyConnection::Postgresql(inner) => {
+            diesel::RunQueryDsl::get_result::<Standbys>(diesel::sql_query("SHOW synchronous_standby_names"), inner)
+                .map(|shown| !shown.synchronous_standby_names.is_empty())
+                .map_err(ConnectError::Query)
+        }
+        AnyConnection::Sqlite(_) => Ok(false),
     }
 }
 

@@ -19,7 +19,8 @@
 //! - On SQLite every writing unit of work is a transaction on the one writer connection (whose
 //!   commits [`super::group_commit`] groups), and each statement runs when it is made.
 //! - On PostgreSQL with a synchronous standby, a unit of work that wrote nothing ends with
-//!   [`confirm_replicated`], so that nothing is answered that only one node holds.
+//!   [`confirm_replicated`] (its caller's business), so that nothing is answered that only one
+//!   node holds.
 //! - Work that must see a unit of work's other writes but need not run before they are made (the
 //!   deliveries of appended events, [`MakeDeliveries`]) is deferred until the writes go out, so it
 //!   reads in the same round trip as the rest of the unit of work's reads would have.
@@ -226,11 +227,6 @@ impl<'a> DbSession<'a> {
     /// Ends a writing unit of work that succeeded: sends what is held back, and commits the
     /// transaction the session opened, if it opened one.
     pub(crate) fn finish(mut self) -> Result<Queued, StoreError> {
-        if !self.owns_transaction && self.held.is_empty() && self.undelivered.is_empty() {
-            // A change that wrote nothing (a replayed idempotent answer, a refusal) answers what it
-            // read.
-            return confirm_replicated(self.connection).map(|()| self.queued);
-        }
         let sent = self.send_held();
         if !self.owns_transaction {
             return sent.map(|()| self.queued);
@@ -245,6 +241,12 @@ impl<'a> DbSession<'a> {
                 Err(error)
             }
         }
+    }
+
+    /// Whether the unit of work has written nothing so far on PostgreSQL: no statement sent or held
+    /// back (SQLite's statements run as they are made, in the caller's transaction).
+    pub(crate) fn wrote_nothing(&self) -> bool {
+        !self.owns_transaction && self.held.is_empty() && self.undelivered.is_empty()
     }
 
     /// Ends a writing unit of work that failed: nothing held back is sent, and the transaction the
@@ -312,23 +314,22 @@ impl<'a> DbSession<'a> {
     }
 }
 
-/// On PostgreSQL with a synchronous standby (`synchronous_standby_names` set), waits until what a
-/// unit of work that wrote nothing has read is on the standby, so that no answer shows what a
-/// failover could take back. A primary that crashed and was restarted (pg_auto_failover's keeper
-/// restarts it before the monitor fails it over) shows transactions it had committed but not
-/// replicated, and `pg_rewind` discards them once the standby is promoted: a commit after the
-/// reads, which writes WAL (a logical message, which no one decodes), waits for the standby like
-/// any commit, and is cut off with the connection if the node is demoted first. Without a standby
-/// it is one more round trip and writes nothing.
+/// Waits until what a unit of work that wrote nothing has read is on PostgreSQL's synchronous
+/// standby, so that no answer shows what a failover could take back. Called on connections whose
+/// server names a standby ([`super::connection::PooledConnection`]). A primary that crashed and was
+/// restarted (pg_auto_failover's keeper restarts it before the monitor fails it over) shows
+/// transactions it had committed but not replicated, and `pg_rewind` discards them once the standby
+/// is promoted. A commit after the reads that writes WAL (a logical message, which no one decodes)
+/// waits for the standby like any commit, and is cut off with the connection if the node is demoted
+/// first.
 pub(crate) fn confirm_replicated(connection: &mut AnyConnection) -> Result<(), StoreError> {
     match connection {
-        AnyConnection::Postgresql(inner) => diesel::sql_query(
-            "SELECT CASE WHEN current_setting('synchronous_standby_names') <> '' \
-             THEN pg_logical_emit_message(true, 'payments', 'read') END",
-        )
-        .execute(inner)
-        .map(drop)
-        .map_err(store_error),
+        AnyConnection::Postgresql(inner) => {
+            diesel::sql_query("SELECT pg_logical_emit_message(true, 'payments', 'read')")
+                .execute(inner)
+                .map(drop)
+                .map_err(store_error)
+        }
         AnyConnection::Sqlite(_) => Ok(()),
     }
 }

@@ -65,7 +65,8 @@ impl UnitOfWork for DieselUnitOfWork {
             Some(writer) => writer.run(work, self.ids.as_ref())?,
             None => {
                 let mut pooled = self.pool.get().map_err(pool_error)?;
-                let outcome = change(&mut pooled.connection, work, self.ids.as_ref());
+                let wait_for_standby = pooled.reads_wait_for_standby;
+                let outcome = change(&mut pooled.connection, work, self.ids.as_ref(), wait_for_standby);
                 mark_if_unavailable(&mut pooled, &outcome);
                 outcome?
             }
@@ -79,7 +80,7 @@ impl UnitOfWork for DieselUnitOfWork {
     fn read(&self, work: &mut Work<'_>) -> Result<(), ApplicationError> {
         let mut pooled = self.pool.get().map_err(pool_error)?;
         let outcome = work(&mut DbSession::new(&mut pooled.connection, Access::Read, self.ids.as_ref()))
-            .and_then(|()| confirm_replicated(&mut pooled.connection).map_err(ApplicationError::from));
+            .and_then(|()| replicated_if(pooled.reads_wait_for_standby, &mut pooled.connection));
         mark_if_unavailable(&mut pooled, &outcome);
         outcome
     }
@@ -126,12 +127,14 @@ impl UnitOfWork for DieselUnitOfWork {
 }
 
 /// Runs `work` as one change on a connection of its own: on PostgreSQL with its writes held back
-/// (a transaction only if the session needs one); on SQLite without a writer connection, in a
-/// transaction.
+/// (a transaction only if the session needs one), and, when it wrote nothing (a replayed idempotent
+/// answer, a refusal) and `wait_for_standby`, with what it read confirmed on the standby; on SQLite
+/// without a writer connection, in a transaction.
 fn change(
     connection: &mut AnyConnection,
     work: &mut Work<'_>,
     ids: &dyn IdGenerator,
+    wait_for_standby: bool,
 ) -> Result<Queued, ApplicationError> {
     let sqlite = matches!(connection, AnyConnection::Sqlite(_));
     if sqlite {
@@ -140,7 +143,13 @@ fn change(
     let access = if sqlite { Access::WriteInTransaction } else { Access::WriteHeld };
     let mut session = DbSession::new(&mut *connection, access, ids);
     let outcome = match work(&mut session) {
-        Ok(()) => session.finish().map_err(ApplicationError::from),
+        Ok(()) => {
+            let wrote_nothing = !sqlite && session.wrote_nothing();
+            session
+                .finish()
+                .map_err(ApplicationError::from)
+                .and_then(|queued| replicated_if(wait_for_standby && wrote_nothing, &mut *connection).map(|()| queued))
+        }
         Err(error) => {
             session.abandon();
             Err(error)
@@ -159,6 +168,14 @@ fn change(
             Err(error)
         }
     }
+}
+
+/// What a unit of work that wrote nothing read, confirmed on the standby when `wait_for_standby`.
+fn replicated_if(wait_for_standby: bool, connection: &mut AnyConnection) -> Result<(), ApplicationError> {
+    if wait_for_standby {
+        confirm_replicated(connection)?;
+    }
+    Ok(())
 }
 
 /// Frames (pages) in SQLite's write-ahead log after which it is started over: 64 MiB of 4-KiB pages.
