@@ -2,7 +2,7 @@
 //! cookie, its form token on every form, idle expiry, signing out; the request log's pages, escaped
 //! and confined to the session's account and mode. The browser tests are in `console_browser.rs`.
 
-use crate::helpers::{browser, TestApp};
+use crate::helpers::{browser, read, TestApp};
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use reqwest::{Method, Response};
 
@@ -133,6 +133,20 @@ async fn pages_need_a_session_and_forms_their_sessions_token(app: TestApp) {
         assert_eq!(status, 403, "{fields:?}");
         assert_eq!(mine.get("/dashboard").await.0, 200, "the session goes on");
     }
+    // A form the API could not read either is refused in the API's words, not as an expired form.
+    let token = mine.form_token().await;
+    let unreadable = mine
+        .request(Method::POST, "/dashboard/balance/schedule")
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!("form_token={token}&bank_account%5Bbank_name%5D=Ba%00nk"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unreadable.status(), 400);
+    let page = unreadable.text().await.unwrap();
+    assert!(page.contains("That did not work") && !page.contains("expired"), "{page}");
+    let (_, balance) = read(app.get("/balance").await).await;
+    assert_eq!(balance["payout_schedule"]["destination"]["bank_name"], "Test Bank of the Philippines", "nothing changed");
     // Signing in again makes a new session and ends the browser's old one.
     let old = mine.cookie.clone();
     mine.sign_in(&app.keys.secret_test).await;

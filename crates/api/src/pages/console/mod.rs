@@ -166,6 +166,9 @@ pub(super) enum Refusal {
     SignedOut,
     /// A form without its session's form token.
     StaleForm,
+    /// A form whose body could not be read (too large, or not form encoding, a NUL byte): the
+    /// API's own words, with nothing changed.
+    Unreadable(crate::error::ApiError),
     /// The storage did not answer.
     Unavailable,
 }
@@ -181,6 +184,7 @@ impl ResponseError for Refusal {
         match self {
             Self::SignedOut => StatusCode::SEE_OTHER,
             Self::StaleForm => StatusCode::FORBIDDEN,
+            Self::Unreadable(error) => error.status(),
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -197,6 +201,7 @@ impl ResponseError for Refusal {
                 Some((ROOT, "Back to the console")),
                 false,
             ),
+            Self::Unreadable(error) => refused(error, ROOT),
             Self::Unavailable => message(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Try again in a moment",
@@ -248,8 +253,9 @@ impl FromRequest for Action {
         let mut payload = payload.take();
         Box::pin(async move {
             let signed = Signed::from_request(&request, &mut Payload::None).await?;
-            let body = read_body(&request, &mut payload).await.map_err(|_| Refusal::StaleForm)?;
-            let mut fields = form::parse(&body).map_err(|_| Refusal::StaleForm)?;
+            let body = read_body(&request, &mut payload).await.map_err(Refusal::Unreadable)?;
+            let mut fields = form::parse(&body)
+                .map_err(|error| Refusal::Unreadable(crate::error::ApiError::validation(vec![error])))?;
             let presented = fields.remove(FORM_TOKEN_FIELD);
             let expected = ClientSecret::from_stored(signed.session.form_token.clone());
             if !presented.as_ref().and_then(|token| token.as_str()).is_some_and(|token| expected.matches(token)) {
