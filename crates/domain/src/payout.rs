@@ -102,10 +102,13 @@ impl BankAccount {
     /// # Errors
     /// What is wrong with a field, named by it.
     pub fn new(account_name: &str, account_number: &str, bank_name: &str) -> Result<Self, (&'static str, Invalid)> {
-        // Taken as given: a name is any text the bank shows, 1 to 100 characters.
+        // Taken as given: a name is any text the bank shows, 1 to 100 characters, none of them a
+        // control character (a bank's file has no place for one).
         let text = |field: &'static str, value: &str| {
             if value.is_empty() || value.chars().count() > 100 {
                 Err((field, Invalid::value("Give 1 to 100 characters.")))
+            } else if value.chars().any(char::is_control) {
+                Err((field, Invalid::value("Give a name without control characters.")))
             } else {
                 Ok(value.to_owned())
             }
@@ -698,6 +701,10 @@ mod tests {
         assert_eq!(BankAccount::new("Shop", "12ab", "Bank").unwrap_err().0, "account_number");
         assert_eq!(BankAccount::new("", "123456", "Bank").unwrap_err().0, "account_name");
         let closed = BankAccount::new("Shop", "000111111116", "Bank").unwrap();
+        for name in ["Sh\u{0}op", "Shop\n", "Sh\u{7f}op", "Sh\u{85}op"] {
+            assert_eq!(BankAccount::new(name, "000111111116", "Bank").unwrap_err().0, "account_name", "{name:?}");
+            assert_eq!(BankAccount::new("Shop", "000111111116", name).unwrap_err().0, "bank_name", "{name:?}");
+        }
         assert!(matches!(closed.test_outcome(), BankOutcome::Returned { code: "account_closed", .. }));
         assert_eq!(BankAccount::new("Shop", "555555", "Bank").unwrap().test_outcome(), BankOutcome::Deposited);
         assert_eq!(BankAccount::test_default("Shop").test_outcome(), BankOutcome::Deposited);

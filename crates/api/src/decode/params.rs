@@ -25,6 +25,8 @@ pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static st
 /// and takes U+FEFF).
 pub const NOT_BLANK: &str =
     r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$";
+/// Text without control characters (Unicode's `Cc`: C0, DEL and C1).
+pub const NO_CONTROL_CHARACTERS: &str = r"^[^\x00-\x1f\x7f-\x9f]*$";
 /// An `http` or `https` URL (either case) of a host name (labels of letters, digits, `-` and `_`,
 /// the last not starting with a digit) or an IPv4 address, perhaps with a port, then printable ASCII
 /// but the backslash: narrower than what the service takes (IPv6, a user name), never wider.

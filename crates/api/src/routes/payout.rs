@@ -4,7 +4,7 @@
 use super::endpoint::Endpoint;
 use super::support::{ok, page_request};
 use crate::auth::{SecretKey, TestSecretKey};
-use crate::decode::{BodyParams, Params, QueryParams};
+use crate::decode::{BodyParams, Params, QueryParams, NO_CONTROL_CHARACTERS};
 use crate::error::ApiError;
 use crate::representation::balance::ScheduleResource;
 use crate::representation::envelope::List;
@@ -13,7 +13,7 @@ use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::PayoutFilter;
-use payments_domain::payout::{BankAccount, PayoutInterval, PayoutStatus, WEEKDAYS};
+use payments_domain::payout::{BankAccount, PayoutInterval, PayoutStatus, MONTHLY_ANCHORS, WEEKDAYS};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 
@@ -96,13 +96,19 @@ pub(crate) fn schedule_change(params: &mut Params) -> Option<(Option<PayoutInter
     let interval = params.choice("interval", || PayoutInterval::NAMES.to_vec());
     let weekly_anchor = params.choice("weekly_anchor", || WEEKDAYS.to_vec());
     params.only_where("weekly_anchor", "interval", "weekly");
-    let monthly_anchor = params.integer_between("monthly_anchor", Some(1), Some(28));
+    let monthly_anchor = params.integer_between(
+        "monthly_anchor",
+        Some(i64::from(*MONTHLY_ANCHORS.start())),
+        Some(i64::from(*MONTHLY_ANCHORS.end())),
+    );
     params.only_where("monthly_anchor", "interval", "monthly");
     let destination = params.object("bank_account", |bank| {
         let name = bank.required_string("account_name", 100);
+        bank.pattern("account_name", NO_CONTROL_CHARACTERS);
         let number = bank.required_string("account_number", 20);
         bank.pattern("account_number", "^[0-9]{6,20}$");
         let bank_name = bank.required_string("bank_name", 100);
+        bank.pattern("bank_name", NO_CONTROL_CHARACTERS);
         let (name, number, bank_name) = (name?, number?, bank_name?);
         match BankAccount::new(&name, &number, &bank_name) {
             Ok(account) => Some(account),

@@ -268,6 +268,8 @@ async fn the_operator_sets_the_schedule_and_bad_input_changes_nothing(app: TestA
         (json!({"weekly_anchor": "monday"}), "weekly_anchor"),
         (json!({"bank_account": {"account_name": "Shop", "account_number": "12x", "bank_name": "Bank"}}), "bank_account[account_number]"),
         (json!({"bank_account": {"account_name": "Shop"}}), "bank_account[account_number]"),
+        (json!({"bank_account": {"account_name": "Sh\u{1b}[31mop", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
+        (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "Bank\r\nX"}}), "bank_account[bank_name]"),
     ] {
         let (status, answer) = operator(&app, Method::POST, &path, Some(body.clone())).await;
         assert_eq!(status, 400, "{body}: {answer}");
