@@ -1,23 +1,19 @@
 //! Tells this instance's event streams that events were appended, so that a stream reads when there
 //! is something to read instead of looking every moment.
 //!
-//! On SQLite (one instance) the unit of work's commits tell it. On PostgreSQL every statement that
-//! appends events notifies the channel `payments_events` when its transaction commits (a trigger,
-//! migration `2026-12-01-000024_event_signal`), and one connection of each instance listens: a
-//! stream hears what any instance appended, and never an event that was rolled back.
+//! On SQLite (one instance) the unit of work's commits tell it. On PostgreSQL every unit of work that
+//! appends events notifies the channel `payments_events` as it commits, in its own statement
+//! (`crate::db::write_batch`), and one connection of each instance listens: a stream hears what any
+//! instance appended, and never an event that was rolled back.
 
-use crate::db::{Backend, DatabaseUrl, Queued};
+use crate::db::{appended_scope, Backend, DatabaseUrl, Queued, APPENDED_CHANNEL};
 use diesel::connection::SimpleConnection;
 use diesel::PgConnection;
 use payments_application::Scope;
-use payments_domain::account::Mode;
-use payments_domain::ids::AccountId;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
-/// The channel the trigger notifies, with `acct_…:test` or `acct_…:live` as the payload.
-const CHANNEL: &str = "payments_events";
 /// Signals a slow stream may fall behind by before it is told it lagged (and reads anyway).
 const CAPACITY: usize = 1024;
 /// How often the listening connection looks at what arrived on its socket (nothing is sent to the
@@ -108,7 +104,7 @@ fn listen(url: &DatabaseUrl, signal: &Weak<Inner>) {
     loop {
         let connected = url.open_postgres().map(|opened| {
             let mut connection = opened.map_err(|error| error.to_string())?;
-            connection.batch_execute(&format!("LISTEN {CHANNEL}")).map_err(|error| error.to_string())?;
+            connection.batch_execute(&format!("LISTEN {APPENDED_CHANNEL}")).map_err(|error| error.to_string())?;
             Ok::<_, String>(connection)
         });
         let Some(inner) = signal.upgrade() else { return };
@@ -139,7 +135,7 @@ fn hear(connection: &mut PgConnection, signal: &Weak<Inner>) -> bool {
         for heard in connection.notifications_iter() {
             match heard {
                 Ok(notification) => {
-                    if let Some(scope) = scope_of(&notification.payload) {
+                    if let Some(scope) = appended_scope(&notification.payload) {
                         let _ = inner.sender.send(Appended::To(scope));
                     }
                 }
@@ -161,28 +157,21 @@ fn hear(connection: &mut PgConnection, signal: &Weak<Inner>) -> bool {
     }
 }
 
-/// The scope a notification names: `acct_…:test` or `acct_…:live`.
-fn scope_of(payload: &str) -> Option<Scope> {
-    let (account, mode) = payload.split_once(':')?;
-    let mode = match mode {
-        "live" => Mode::Live,
-        "test" => Mode::Test,
-        _ => return None,
-    };
-    Some(Scope { account_id: AccountId::parse(account)?, mode })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::appended_payload;
+    use payments_domain::account::Mode;
+    use payments_domain::ids::AccountId;
 
     #[test]
     fn a_notification_names_an_account_and_a_mode() {
-        let scope = scope_of("acct_abc:live").expect("a scope");
+        let scope = appended_scope("acct_abc:live").expect("a scope");
+        assert_eq!(appended_payload(&scope), "acct_abc:live");
         assert_eq!((scope.account_id.as_str(), scope.mode), ("acct_abc", Mode::Live));
-        assert_eq!(scope_of("acct_abc:test").map(|scope| scope.mode), Some(Mode::Test));
+        assert_eq!(appended_scope("acct_abc:test").map(|scope| scope.mode), Some(Mode::Test));
         for payload in ["acct_abc", "acct_abc:other", "cus_abc:test", ":test", ""] {
-            assert!(scope_of(payload).is_none(), "{payload}");
+            assert!(appended_scope(payload).is_none(), "{payload}");
         }
     }
 

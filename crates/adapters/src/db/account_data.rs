@@ -294,6 +294,11 @@ pub(super) fn import(
             .unwrap_or_default();
         check_fields(&row.fields, columns, from_an_older_schema)
             .map_err(|reason| refuse(format!("The {table} row {reason}")))?;
+        if let Some(id) = row.fields.get("id").and_then(Value::as_str) {
+            if id_is_taken(connection, table, id)? {
+                return Err(refuse(clash(table, id, "its id")));
+            }
+        }
         let mut fields = row.fields.clone();
         fields.insert("account_id".to_owned(), Value::String(account.to_owned()));
         fields.insert("livemode".to_owned(), Value::Bool(false));
@@ -330,6 +335,24 @@ pub(super) fn import(
         diesel::connection::SimpleConnection::batch_execute(connection, sql).map_err(store_error)?;
     }
     Ok(stored)
+}
+
+/// Whether `table` holds a row with `id` in any account. PostgreSQL keys a row by its id and its
+/// account (so that it can be distributed by account), so an id stored in one account would not stop
+/// an insert of the same id in another; ids are drawn at random, so only an import can repeat one.
+fn id_is_taken(connection: &mut AnyConnection, table: &str, id: &str) -> Result<bool, StoreError> {
+    #[derive(QueryableByName)]
+    struct Taken {
+        #[diesel(sql_type = Bool)]
+        taken: bool,
+    }
+    let sql = |placeholder: &str| format!("SELECT EXISTS (SELECT 1 FROM {table} WHERE id = {placeholder}) AS taken");
+    let taken: Taken = match connection {
+        AnyConnection::Postgresql(pg) => diesel::sql_query(sql("$1")).bind::<Text, _>(id).get_result(pg),
+        AnyConnection::Sqlite(sqlite) => diesel::sql_query(sql("?1")).bind::<Text, _>(id).get_result(sqlite),
+    }
+    .map_err(store_error)?;
+    Ok(taken.taken)
 }
 
 /// The migration that gives earlier payments and refunds their ledger entries (PostgreSQL's, then
@@ -474,17 +497,21 @@ fn refused(index: usize, table: &str, row: &ArchivedRow, error: Error) -> StoreE
     }
     let id = row.fields.get("id").and_then(Value::as_str).unwrap_or("without an id");
     let reason = match kind {
-        DatabaseErrorKind::UniqueViolation => format!(
-            "The {table} row {id} clashes with a stored row ({}): ids are unique across all the accounts of \
-             a database, so an export imports into one account of each database.",
-            info.constraint_name().unwrap_or("a unique key")
-        ),
+        DatabaseErrorKind::UniqueViolation => clash(table, id, info.constraint_name().unwrap_or("a unique key")),
         DatabaseErrorKind::ForeignKeyViolation => {
             format!("The {table} row {id} names an object that no earlier line holds.")
         }
         _ => format!("The {table} row {id} cannot be stored: {}", info.message()),
     };
     StoreError::RowRefused { index, reason }
+}
+
+/// Why a row that clashes with a stored one on `key` is refused.
+fn clash(table: &str, id: &str, key: &str) -> String {
+    format!(
+        "The {table} row {id} clashes with a stored row ({key}): ids are unique across all the accounts of a \
+         database, so an export imports into one account of each database."
+    )
 }
 
 /// The table's columns an exported row carries.

@@ -379,11 +379,16 @@ impl DatabaseUrl {
     }
 }
 
+/// Runs the migrations not run yet, and on PostgreSQL with Citus places the tables not placed yet
+/// ([`super::distribution`]), under a lock that keeps instances starting together in turn.
 pub(crate) fn migrate(connection: &mut AnyConnection) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     match connection {
         AnyConnection::Postgresql(inner) => {
             inner.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;
-            let outcome = inner.run_pending_migrations(POSTGRES_MIGRATIONS).map(drop);
+            let outcome = inner
+                .run_pending_migrations(POSTGRES_MIGRATIONS)
+                .map(drop)
+                .and_then(|()| super::distribution::distribute(inner).map_err(Into::into));
             inner.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))?;
             outcome
         }

@@ -78,6 +78,7 @@ mod connection;
 mod console_session;
 mod customer;
 mod customer_session;
+mod distribution;
 mod error;
 mod event;
 mod group_commit;
@@ -107,6 +108,7 @@ pub use connection::{
     AnyConnection, Backend, ConnectError, ConnectionManager, DatabaseError, DatabaseUrl, Pool, PoolSettings,
     PooledConnection, PostgresTls, TlsMode,
 };
+pub(crate) use event::{appended_payload, appended_scope, APPENDED_CHANNEL};
 pub use session::Queued;
 pub use unit_of_work::{DieselUnitOfWork, WorkQueued};
 

@@ -176,9 +176,10 @@ impl DbSession<'_> {
                     .set(pairs::value.eq(excluded(pairs::value)))
             })
             .collect();
+        // PostgreSQL's key names the account too (migration `2026-12-04-000029_keys_of_the_account`).
         let all = diesel::insert_into(payment_intent_metadata::table)
             .values(rows)
-            .on_conflict((pairs::payment_intent_id, pairs::key))
+            .on_conflict((pairs::payment_intent_id, pairs::key, pairs::account_id))
             .do_update()
             .set(pairs::value.eq(excluded(pairs::value)));
         self.write_each_way(all, each)

@@ -1,4 +1,6 @@
-//! The tables, as diesel sees them on both backends.
+//! The tables, as diesel sees them on both backends. The primary keys named here are SQLite's; on
+//! PostgreSQL each key of a merchant's rows also names the account (migration
+//! `2026-12-04-000029_keys_of_the_account`), and no statement leans on the difference.
 
 diesel::table! {
     checkout_sessions (seq) {

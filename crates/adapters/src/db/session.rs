@@ -224,9 +224,14 @@ impl<'a> DbSession<'a> {
         Ok(())
     }
 
-    /// Ends a writing unit of work that succeeded: sends what is held back, and commits the
-    /// transaction the session opened, if it opened one.
+    /// Ends a writing unit of work that succeeded: sends what is held back, with the notification of
+    /// the events it appended (PostgreSQL), and commits the transaction the session opened, if any.
     pub(crate) fn finish(mut self) -> Result<Queued, StoreError> {
+        if matches!(self.connection, AnyConnection::Postgresql(_)) {
+            for scope in &self.queued.events_in {
+                self.held.notify(super::appended_payload(scope));
+            }
+        }
         let sent = self.send_held();
         if !self.owns_transaction {
             return sent.map(|()| self.queued);

@@ -13,11 +13,19 @@
 //! A versioned update that finds another version changes no row; `expect_one_row` (a migration's
 //! function) then fails the statement with a serialization failure, so nothing of the batch is
 //! written and the caller gets [`StoreError::Conflict`], as from the update run alone.
+//!
+//! A batch that ends a unit of work which appended events also notifies the event streams
+//! ([`WriteBatch::notify`]): `pg_notify` in the same statement, or last in the same transaction, so
+//! the notification goes out when the writes commit and never for writes rolled back. It is the
+//! statement's own, not a trigger's: on Citus the events' rows live on other nodes, where no
+//! listener hears (docs/operations.md#sharding-by-account-on-citus).
 
 use super::error::{store_error, versioned};
+use super::event::APPENDED_CHANNEL;
 use super::prepared::Rendered;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::Text;
 use diesel::{PgConnection, QueryResult, RunQueryDsl};
 use payments_application::ports::StoreError;
 
@@ -51,11 +59,20 @@ pub(crate) struct WriteBatch {
     tables: Vec<String>,
     /// Whether two statements write the same table.
     table_written_twice: bool,
+    /// What to notify the event streams of when the batch commits ([`super::event::APPENDED_CHANNEL`]).
+    notifications: Vec<String>,
 }
 
 impl WriteBatch {
     pub(crate) fn is_empty(&self) -> bool {
         self.statements.is_empty()
+    }
+
+    /// Has the batch notify the event streams of `payload` when it commits: in its statement, or
+    /// after its statements in their transaction (which, when the batch holds no statement, the
+    /// caller has opened).
+    pub(crate) fn notify(&mut self, payload: String) {
+        self.notifications.push(payload);
     }
 
     pub(crate) fn push<Q>(&mut self, statement: Q, expect: Expect) -> Result<(), StoreError>
@@ -84,20 +101,32 @@ impl WriteBatch {
     /// else each in turn (the caller has opened a transaction).
     pub(crate) fn send(self, connection: &mut PgConnection) -> Result<(), StoreError> {
         let goes_as_one = self.goes_as_one();
-        let mut statements = self.statements;
+        let Self { mut statements, notifications, .. } = self;
         match statements.len() {
-            0 => Ok(()),
-            1 => {
+            0 => notify(notifications, connection),
+            1 if notifications.is_empty() => {
                 let (statement, expect) = statements.remove(0);
                 run(statement, expect, connection)
             }
-            _ if goes_as_one => Rendered::new(Combined(statements), Pg)
+            _ if goes_as_one => Rendered::new(Combined { statements, notifications }, Pg)
                 .and_then(|rendered| rendered.execute(connection))
                 .map(drop)
                 .map_err(store_error),
-            _ => statements.into_iter().try_for_each(|(statement, expect)| run(statement, expect, connection)),
+            _ => {
+                statements.into_iter().try_for_each(|(statement, expect)| run(statement, expect, connection))?;
+                notify(notifications, connection)
+            }
         }
     }
+}
+
+/// Notifies the event streams of each of `payloads`, in one statement, when the transaction commits.
+fn notify(payloads: Vec<String>, connection: &mut PgConnection) -> Result<(), StoreError> {
+    if payloads.is_empty() {
+        return Ok(());
+    }
+    let statement = Combined { statements: Vec::new(), notifications: payloads };
+    Rendered::new(statement, Pg).and_then(|rendered| rendered.execute(connection)).map(drop).map_err(store_error)
 }
 
 /// Runs one statement and checks it changed what it had to.
@@ -114,8 +143,12 @@ fn written_table<Q: QueryFragment<Pg>>(statement: &Q) -> diesel::QueryResult<Str
     Ok(rest.split_whitespace().next().unwrap_or_default().to_owned())
 }
 
-/// Several write statements as the `WITH` queries of one statement.
-struct Combined(Vec<(Statement, Expect)>);
+/// Write statements as the `WITH` queries of one statement, whose `SELECT` checks them and sends the
+/// notifications.
+struct Combined {
+    statements: Vec<(Statement, Expect)>,
+    notifications: Vec<String>,
+}
 
 impl QueryId for Combined {
     type QueryId = ();
@@ -125,7 +158,7 @@ impl QueryId for Combined {
 impl QueryFragment<Pg> for Combined {
     fn walk_ast<'b>(&'b self, mut pass: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         let mut checked = Vec::new();
-        for (index, (statement, expect)) in self.0.iter().enumerate() {
+        for (index, (statement, expect)) in self.statements.iter().enumerate() {
             pass.push_sql(if index == 0 { "WITH " } else { ", " });
             pass.push_sql(&format!("w{index} AS ("));
             statement.walk_ast(pass.reborrow())?;
@@ -135,13 +168,20 @@ impl QueryFragment<Pg> for Combined {
             }
             pass.push_sql(")");
         }
-        pass.push_sql(" SELECT ");
-        if checked.is_empty() {
+        pass.push_sql(if self.statements.is_empty() { "SELECT " } else { " SELECT " });
+        if checked.is_empty() && self.notifications.is_empty() {
             pass.push_sql("1");
         }
-        for (position, index) in checked.into_iter().enumerate() {
-            let separator = if position == 0 { "" } else { ", " };
+        let mut separator = "";
+        for index in checked {
             pass.push_sql(&format!("{separator}expect_one_row((SELECT count(*) FROM w{index}))"));
+            separator = ", ";
+        }
+        for payload in &self.notifications {
+            pass.push_sql(&format!("{separator}pg_notify('{APPENDED_CHANNEL}', "));
+            pass.push_bind_param::<Text, String>(payload)?;
+            pass.push_sql(")");
+            separator = ", ";
         }
         Ok(())
     }

@@ -1,0 +1,177 @@
+//! Where each table lives on a PostgreSQL sharded by account with Citus
+//! (docs/operations.md#sharding-by-account-on-citus). The migrations are the same everywhere; this
+//! step runs after them, and only where the `citus` extension is installed in the database:
+//!
+//! - a merchant's rows are distributed by `account_id`, all tables co-located, so that a query that
+//!   names the account (every query a request makes, [`in_scope!`](super::in_scope)) goes to the
+//!   one worker that holds the account, and a unit of work's statements stay on that worker;
+//! - the tables read before the account is known are reference tables, copied to every node.
+//!
+//! Tables not yet distributed are distributed in one transaction: the foreign keys that touch them
+//! are dropped, the tables placed, and the keys made again (Citus cannot place a table that a local
+//! table refers to, nor one that refers to a local table). A table a later migration adds is placed
+//! at the next start; one that no list names fails the start, and a test fails before that.
+
+use diesel::connection::SimpleConnection;
+use diesel::{PgConnection, QueryResult, RunQueryDsl};
+
+/// Tables copied to every node, each with why: read before the account is known.
+pub(crate) const REFERENCE_TABLES: &[(&str, &str)] = &[
+    ("accounts", "every request's account, and the operator's list of accounts"),
+    ("api_keys", "a request's key is looked up by its digest to learn the account"),
+    ("console_sessions", "a console request's cookie is looked up by its digest to learn the account"),
+];
+
+/// Tables distributed by `account_id`, co-located with the first; a table comes after those it
+/// refers to.
+pub(crate) const ACCOUNT_TABLES: &[&str] = &[
+    "customers",
+    "customer_metadata",
+    "customer_sessions",
+    "payment_methods",
+    "payment_intents",
+    "payment_intent_metadata",
+    "setup_intents",
+    "payments",
+    "refunds",
+    "checkout_sessions",
+    "billing_statements",
+    "billing_statement_line_items",
+    "events",
+    "webhooks",
+    "webhook_deliveries",
+    "webhook_delivery_attempts",
+    "mail_messages",
+    "request_logs",
+    "idempotency_keys",
+    "balance_entries",
+    "payouts",
+    "payout_transactions",
+    "payout_schedules",
+];
+
+/// Tables the migrations make that stay where they are: diesel's record of the migrations run.
+pub(crate) const LOCAL_TABLES: &[&str] = &["__diesel_schema_migrations"];
+
+/// Places the tables not placed yet, when the database has the `citus` extension; does nothing
+/// otherwise.
+///
+/// # Errors
+/// What Citus refuses, with nothing placed (one transaction).
+pub(crate) fn distribute(connection: &mut PgConnection) -> QueryResult<()> {
+    if !has_citus(connection)? {
+        return Ok(());
+    }
+    let unknown: Vec<String> = public_tables(connection)?.into_iter().filter(|table| !is_listed(table)).collect();
+    if !unknown.is_empty() {
+        return Err(diesel::result::Error::QueryBuilderError(
+            format!("tables that crates/adapters/src/db/distribution.rs does not place: {}", unknown.join(", ")).into(),
+        ));
+    }
+    let placed = placed_tables(connection)?;
+    let unplaced = |table: &&str| !placed.iter().any(|name| name == table);
+    let references: Vec<&str> = REFERENCE_TABLES.iter().map(|(table, _)| *table).filter(unplaced).collect();
+    let distributed: Vec<&str> = ACCOUNT_TABLES.iter().copied().filter(unplaced).collect();
+    if references.is_empty() && distributed.is_empty() {
+        return Ok(());
+    }
+    tracing::info!(?references, ?distributed, "placing tables on the Citus cluster");
+    connection.batch_execute(&placement_sql(&references, &distributed))
+}
+
+/// Whether the database has the `citus` extension.
+pub(crate) fn has_citus(connection: &mut PgConnection) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
+        "EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')",
+    ))
+    .get_result(connection)
+}
+
+/// Whether one of this module's lists names `table`.
+fn is_listed(table: &str) -> bool {
+    REFERENCE_TABLES.iter().any(|(name, _)| *name == table)
+        || ACCOUNT_TABLES.contains(&table)
+        || LOCAL_TABLES.contains(&table)
+}
+
+/// The tables of the `public` schema, by name.
+pub(crate) fn public_tables(connection: &mut PgConnection) -> QueryResult<Vec<String>> {
+    names(connection, "SELECT tablename::text AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
+}
+
+fn placed_tables(connection: &mut PgConnection) -> QueryResult<Vec<String>> {
+    names(connection, "SELECT logicalrelid::regclass::text AS name FROM pg_dist_partition")
+}
+
+/// What `sql` (a query of one text column, `name`) answers.
+fn names(connection: &mut PgConnection, sql: &str) -> QueryResult<Vec<String>> {
+    #[derive(diesel::QueryableByName)]
+    struct Named {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        name: String,
+    }
+    let named: Vec<Named> = diesel::sql_query(sql).load(connection)?;
+    Ok(named.into_iter().map(|named| named.name).collect())
+}
+
+/// The transaction that places `references` and `distributed` (table names of this module's
+/// lists, never input), with the foreign keys that touch them dropped and made again.
+fn placement_sql(references: &[&str], distributed: &[&str]) -> String {
+    let names = |tables: &[&str]| tables.iter().map(|table| format!("'{table}'")).collect::<Vec<_>>().join(", ");
+    let unplaced = names(&[references, distributed].concat());
+    let colocated_with = ACCOUNT_TABLES[0];
+    let mut sql = format!(
+        "BEGIN;
+         SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
+         CREATE TEMPORARY TABLE unplaced_keys ON COMMIT DROP AS
+             SELECT conrelid::regclass::text AS table_name, conname AS name, pg_get_constraintdef(oid) AS definition
+             FROM pg_constraint
+             WHERE contype = 'f' AND (conrelid::regclass::text IN ({unplaced}) OR confrelid::regclass::text IN ({unplaced}));
+         DO $$ DECLARE key record; BEGIN
+             FOR key IN SELECT * FROM unplaced_keys LOOP
+                 EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', key.table_name, key.name);
+             END LOOP;
+         END $$;\n"
+    );
+    for table in references {
+        sql.push_str(&format!("SELECT create_reference_table('{table}');\n"));
+    }
+    for table in distributed {
+        let colocate = if *table == colocated_with { "default" } else { colocated_with };
+        sql.push_str(&format!(
+            "SELECT create_distributed_table('{table}', 'account_id', colocate_with => '{colocate}');\n"
+        ));
+    }
+    sql.push_str(
+        "DO $$ DECLARE key record; BEGIN
+             FOR key IN SELECT * FROM unplaced_keys LOOP
+                 EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I %s', key.table_name, key.name, key.definition);
+             END LOOP;
+         END $$;
+         COMMIT;",
+    );
+    sql
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_listed, public_tables, ACCOUNT_TABLES, LOCAL_TABLES, REFERENCE_TABLES};
+    use crate::db::testing::TestDatabase;
+    use diesel::{Connection, PgConnection};
+
+    #[test]
+    fn every_table_the_migrations_make_has_one_place() {
+        let database = TestDatabase::postgres();
+        let mut connection = PgConnection::establish(database.url()).expect("connect");
+        let made = public_tables(&mut connection).expect("list the tables");
+        let unplaced: Vec<&String> = made.iter().filter(|table| !is_listed(table)).collect();
+        assert!(unplaced.is_empty(), "tables without a place: {unplaced:?}");
+        let mut listed: Vec<&str> =
+            REFERENCE_TABLES.iter().map(|(table, _)| *table).chain(ACCOUNT_TABLES.iter().copied()).collect();
+        listed.extend(LOCAL_TABLES);
+        listed.sort_unstable();
+        let mut made: Vec<&str> = made.iter().map(String::as_str).collect();
+        made.sort_unstable();
+        assert_eq!(listed, made, "each listed table exists, and is listed once");
+    }
+}
