@@ -1,6 +1,7 @@
-"""The client side of the deployment checks (scripts/compose/check.py, scripts/failover/check.py):
-a webhook receiver, and charges and refunds made as docs/operations.md tells a client to make them,
-each request retried with its Idempotency-Key until some instance answers it."""
+"""The client side of the deployment checks (scripts/compose/check.py, scripts/failover/check.py,
+scripts/citus/check.py): a webhook receiver, charges and refunds made as docs/operations.md tells
+a client to make them, each request retried with its Idempotency-Key until some instance answers
+it, and the checks in SQL of what they left behind."""
 import json
 import subprocess
 import sys
@@ -124,3 +125,36 @@ def charge(base_urls, key, number, amount=None):
     if status != 200 or paid["status"] != "succeeded":
         raise RuntimeError(f"attach {intent['id']}: {status} {paid}")
     return paid, tries - 2
+
+
+def check_money(sql, scope, paid_ids, refund_ids):
+    """Checks with `sql` (a function of a query that answers its text) that every acknowledged charge
+    (`paid_ids`, intents) and refund is stored in `scope` (a condition on a table's rows), that no
+    intent has two paid payments and that no payment is refunded beyond its amount."""
+    stored = set(sql(f"SELECT id FROM payment_intents WHERE {scope} AND status = 'succeeded'").split())
+    check(paid_ids <= stored, f"every one of {len(paid_ids)} acknowledged charges is stored ({len(paid_ids - stored)} lost)")
+    twice = sql(f"SELECT count(*) FROM (SELECT payment_intent_id FROM payments WHERE {scope} "
+                "AND status = 'paid' GROUP BY account_id, payment_intent_id HAVING count(*) > 1) AS twice")
+    check(twice == "0", f"no intent has two paid payments ({twice})")
+    payments = sql(f"SELECT count(*) FROM payments WHERE {scope} AND status = 'paid'")
+    check(int(payments) == len(stored), f"one paid payment per succeeded intent ({payments} for {len(stored)})")
+    stored_refunds = set(sql(f"SELECT id FROM refunds WHERE {scope}").split())
+    check(set(refund_ids) <= stored_refunds, f"every one of {len(refund_ids)} acknowledged refunds is stored")
+    over = sql(f"SELECT count(*) FROM payments p WHERE {scope} AND p.amount < (SELECT COALESCE(SUM(r.amount), 0) "
+               "FROM refunds r WHERE r.account_id = p.account_id AND r.payment_id = p.id)")
+    check(over == "0", f"no payment refunded beyond its amount ({over})")
+
+
+def check_delivered(sql, scope, event_types, within=120):
+    """Checks that every event of `event_types` stored in `scope` reached the Receiver (waiting up to
+    `within` seconds), and prints how many arrived more than once."""
+    types = ", ".join(repr(event) for event in event_types)
+    expected = set(sql(f"SELECT id FROM events WHERE {scope} AND event_type IN ({types})").split())
+    deadline = time.time() + within
+    while time.time() < deadline and not expected <= {json.loads(body)["id"] for body, _ in list(Receiver.received)}:
+        time.sleep(0.5)
+    arrivals = [json.loads(body)["id"] for body, _ in list(Receiver.received)]
+    lost = expected - set(arrivals)
+    check(not lost, f"every one of {len(expected)} events reached the receiver ({len(lost)} lost)")
+    print(f"measured: {len(arrivals)} deliveries of {len(expected)} events, "
+          f"{len(arrivals) - len(set(arrivals))} duplicates (at least once)")

@@ -27,7 +27,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from load import RETRIED, Receiver, charge, check, post, run  # noqa: E402 (the scripts' own module)
+from load import RETRIED, Receiver, charge, check, check_delivered, check_money, post, run  # noqa: E402 (the scripts' own module)
 
 CONCURRENCY = 6
 EVENTS = ["payment_intent.succeeded", "payment.paid", "payment.refunded", "refund.created"]
@@ -198,30 +198,8 @@ def main():
           f"switchover {after['switchover']:.1f} s, the node's return {after['return']:.1f} s")
 
     scope = f"account_id = '{account}' AND livemode = FALSE"
-    paid_ids = {intent for intent, *_ in acknowledged}
-    stored = set(formation.sql(f"SELECT id FROM payment_intents WHERE {scope} AND status = 'succeeded'").split())
-    check(paid_ids <= stored, f"every one of {len(paid_ids)} acknowledged charges is stored ({len(paid_ids - stored)} lost)")
-    twice = formation.sql(f"SELECT count(*) FROM (SELECT payment_intent_id FROM payments WHERE {scope} "
-                          "AND status = 'paid' GROUP BY payment_intent_id HAVING count(*) > 1) AS twice")
-    check(twice == "0", f"no intent has two paid payments ({twice})")
-    payments = formation.sql(f"SELECT count(*) FROM payments WHERE {scope} AND status = 'paid'")
-    check(int(payments) == len(stored), f"one paid payment per succeeded intent ({payments} for {len(stored)})")
-    stored_refunds = set(formation.sql(f"SELECT id FROM refunds WHERE {scope}").split())
-    check(set(refunds) <= stored_refunds, f"every one of {len(refunds)} acknowledged refunds is stored")
-    over = formation.sql(f"SELECT count(*) FROM payments p WHERE {scope} AND p.amount < "
-                         "(SELECT COALESCE(SUM(r.amount), 0) FROM refunds r WHERE r.payment_id = p.id)")
-    check(over == "0", f"no payment refunded beyond its amount ({over})")
-
-    expected = set(formation.sql(f"SELECT id FROM events WHERE {scope} AND event_type IN "
-                                 f"({', '.join(repr(event) for event in EVENTS)})").split())
-    deadline = time.time() + 120
-    while time.time() < deadline and not expected <= {json.loads(body)["id"] for body, _ in list(Receiver.received)}:
-        time.sleep(0.5)
-    arrivals = [json.loads(body)["id"] for body, _ in list(Receiver.received)]
-    lost = expected - set(arrivals)
-    check(not lost, f"every one of {len(expected)} events reached the receiver ({len(lost)} lost)")
-    print(f"measured: {len(arrivals)} deliveries of {len(expected)} events, "
-          f"{len(arrivals) - len(set(arrivals))} duplicates (at least once)")
+    check_money(formation.sql, scope, {intent for intent, *_ in acknowledged}, refunds)
+    check_delivered(formation.sql, scope, EVENTS)
     check(recovery < 15, f"a charge acknowledged within 15 s of the kill ({recovery:.1f} s)")
     print(f"measured: the check took {time.time() - started:.0f} s")
 

@@ -119,11 +119,27 @@ struct Column {
     optional: bool,
 }
 
+/// Has Citus run the rest of the transaction over one connection per node, as a transaction that
+/// reads or writes several shards and then changes a reference table (`accounts`: an import moves
+/// the test clock) must; said before the transaction's first statement on a distributed table.
+/// Plain PostgreSQL takes the setting as a placeholder and ignores it; SQLite has none.
+fn one_connection_per_node(connection: &mut AnyConnection) -> Result<(), StoreError> {
+    match connection {
+        AnyConnection::Postgresql(pg) => diesel::connection::SimpleConnection::batch_execute(
+            pg,
+            "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'",
+        )
+        .map_err(store_error),
+        AnyConnection::Sqlite(_) => Ok(()),
+    }
+}
+
 /// Holds the account's row to the end of the transaction, on PostgreSQL: a request of the account
 /// writing meanwhile (its rows name the account) finishes first, and one that starts waits and then
 /// finds the rows it names gone, so no row is written between two of the deletes. SQLite runs one
 /// writing transaction at a time already.
 pub(super) fn lock(connection: &mut AnyConnection, account: &str) -> Result<(), StoreError> {
+    one_connection_per_node(connection)?;
     match connection {
         AnyConnection::Postgresql(pg) => diesel::sql_query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
             .bind::<Text, _>(account)
@@ -275,6 +291,7 @@ pub(super) fn import(
     rows: &dyn ArchivedRows,
     from_an_older_schema: bool,
 ) -> Result<usize, StoreError> {
+    one_connection_per_node(connection)?;
     let mut columns_of: Vec<(&str, Vec<Column>)> = Vec::new();
     let mut stored = 0;
     for (index, row) in rows.records().enumerate() {
@@ -373,7 +390,10 @@ pub(super) fn schema_versions(connection: &mut AnyConnection) -> Result<Vec<Stri
     Ok(versions.into_iter().map(|version| version.json).collect())
 }
 
-/// Refuses the first imported row that names an object of another account or mode.
+/// Refuses the first imported row that names an object of another account or mode: of the ids the
+/// account's rows name that it does not hold (an object since deleted, or another's), one stored
+/// anywhere. The first query keeps to the account (on Citus, to its worker); the second asks every
+/// account, once for each such id.
 fn refuse_foreign_references(
     connection: &mut AnyConnection,
     account: &str,
@@ -381,18 +401,21 @@ fn refuse_foreign_references(
 ) -> Result<(), StoreError> {
     for (table, column, parent) in REFERENCES {
         let sql = format!(
-            "SELECT c.{column} AS json FROM {table} AS c JOIN {parent} AS p ON p.id = c.{column} \
-             WHERE c.account_id = $1 AND c.livemode IN ($2, $3) \
-             AND NOT (p.account_id = $1 AND p.livemode IN ($2, $3)) LIMIT 1"
+            "SELECT DISTINCT c.{column} AS json FROM {table} AS c \
+             WHERE c.account_id = $1 AND c.livemode IN ($2, $3) AND c.{column} IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM {parent} AS p WHERE p.account_id = c.account_id \
+             AND p.livemode IN ($2, $3) AND p.id = c.{column})"
         );
-        let foreign = load_in_modes(connection, &sql, account, (false, false))?;
-        if let Some(named) = foreign.first() {
+        for missing in load_in_modes(connection, &sql, account, (false, false))? {
+            if !id_is_taken(connection, parent, &missing.json)? {
+                continue;
+            }
             // The rows are read again to find the line that names it.
             let index = rows
                 .records()
                 .position(|row| {
                     row.is_ok_and(|row| {
-                        row.collection == table && row.fields.get(column).and_then(Value::as_str) == Some(&named.json)
+                        row.collection == table && row.fields.get(column).and_then(Value::as_str) == Some(&missing.json)
                     })
                 })
                 .unwrap_or_default();
@@ -400,7 +423,7 @@ fn refuse_foreign_references(
                 index,
                 reason: format!(
                     "The {table} row's {column} names {}, an object of another account or mode.",
-                    named.json
+                    missing.json
                 ),
             });
         }

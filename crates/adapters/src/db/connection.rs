@@ -64,9 +64,24 @@ impl DatabaseUrl {
 
     /// Opens a PostgreSQL connection of its own, outside the pool (`None` for SQLite).
     pub(crate) fn open_postgres(&self) -> Option<Result<PgConnection, ConnectError>> {
-        (self.backend == Backend::Postgres).then(|| PgConnection::establish(&self.target).map_err(ConnectError::from))
+        (self.backend == Backend::Postgres)
+            .then(|| PgConnection::establish(&self.named_postgres_target()).map_err(ConnectError::from))
+    }
+
+    /// The PostgreSQL URL with `application_name=payments` when it names none, so that the server's
+    /// views and logs tell the service's sessions from others (scripts/citus-check counts the
+    /// multi-shard queries of the service's alone).
+    fn named_postgres_target(&self) -> std::borrow::Cow<'_, str> {
+        if self.target.contains("application_name=") {
+            return self.target.as_str().into();
+        }
+        let separator = if self.target.contains('?') { '&' } else { '?' };
+        format!("{}{separator}application_name={APPLICATION_NAME}", self.target).into()
     }
 }
+
+/// The `application_name` of the service's PostgreSQL sessions, unless the URL names another.
+const APPLICATION_NAME: &str = "payments";
 
 /// How the connection to PostgreSQL is protected: libpq's `sslmode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,7 +279,7 @@ impl ConnectionManager {
                 // Statements keep PostgreSQL's default plan caching: a lookup's plan takes its key's
                 // index and no other (the listing indexes are partial on `seq > 0`, which only lists
                 // state: `super::Positive`), so a cached generic plan cannot go bad as the tables grow.
-                Ok(AnyConnection::Postgresql(PgConnection::establish(&self.url.target)?))
+                Ok(AnyConnection::Postgresql(PgConnection::establish(&self.url.named_postgres_target())?))
             }
             Backend::Sqlite => {
                 if let Some(directory) = Path::new(&self.url.target).parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -409,6 +424,17 @@ impl r2d2::HandleError<ConnectError> for LogErrors {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_service_names_its_postgres_sessions_unless_the_url_does() {
+        let named = |url: &str| DatabaseUrl::parse(url).unwrap().named_postgres_target().into_owned();
+        assert_eq!(named("postgres://u@h/db"), "postgres://u@h/db?application_name=payments");
+        assert_eq!(
+            named("postgres://u@h/db?sslmode=disable"),
+            "postgres://u@h/db?sslmode=disable&application_name=payments"
+        );
+        assert_eq!(named("postgres://u@h/db?application_name=mine"), "postgres://u@h/db?application_name=mine");
+    }
 
     #[test]
     fn the_scheme_picks_the_backend() {

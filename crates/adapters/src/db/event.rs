@@ -205,18 +205,28 @@ impl EventRepository for DbSession<'_> {
 
 impl DbSession<'_> {
     /// The scope's events on its stream (`txid > 0`, true of every row, stated for the index partial
-    /// on it): on PostgreSQL, those whose transaction (`txid`) is older
-    /// than every transaction still running, so that one committing later can append none before
-    /// them; SQLite commits one writer at a time, so every event it shows is final in `seq` order.
+    /// on it): on PostgreSQL, those whose transaction (`txid`) is older than every transaction still
+    /// running, so that one committing later can append none before them; SQLite commits one writer
+    /// at a time, so every event it shows is final in `seq` order.
+    ///
+    /// The horizon is read on its own, before the events: on Citus a query of the events runs on
+    /// the worker that holds the account, whose transaction ids are not the coordinator's, while
+    /// `txid` is the coordinator's (which evaluates an insert's defaults). A horizon read before the
+    /// events is older than theirs, so it never lets through an event still being committed.
     fn streamed(
         &mut self,
         scope: &Scope,
     ) -> Result<events::BoxedQuery<'static, super::connection::MultiBackend>, StoreError> {
         let query = events::table.filter(in_scope!(events, scope).and(super::Positive(events::txid))).into_boxed();
         Ok(match self.reading()? {
-            AnyConnection::Postgresql(_) => query.filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
-                "events.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
-            )),
+            AnyConnection::Postgresql(connection) => {
+                let horizon = diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+                    "pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+                ))
+                .get_result::<i64>(connection)
+                .map_err(store_error)?;
+                query.filter(events::txid.lt(horizon))
+            }
             AnyConnection::Sqlite(_) => query,
         })
     }

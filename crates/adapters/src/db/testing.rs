@@ -74,8 +74,15 @@ impl TestDatabase {
     fn postgres_created(admin_url: &str, options: &str) -> Self {
         let admin_url = admin_url.to_owned();
         let name = format!("payments_test_{}", suffix().to_lowercase());
-        let mut admin = admin_connection(&admin_url);
-        admin.batch_execute(&format!("CREATE DATABASE {name} {options}")).expect("create the test database");
+        for node in node_admin_urls(&admin_url) {
+            let mut admin = admin_connection(&node);
+            if let Some(template) = options.strip_prefix("TEMPLATE ") {
+                // Citus keeps a connection to each database that has the extension: a template's
+                // ends so that it can be copied (no one connects to it again).
+                end_connections(&mut admin, template);
+            }
+            admin.batch_execute(&format!("CREATE DATABASE {name} {options}")).expect("create the test database");
+        }
         let url = with_database(&admin_url, &name);
         Self { backend: Backend::Postgres, url, name, admin_url }
     }
@@ -267,19 +274,92 @@ fn migrated_template(admin_url: &str) -> String {
                 // Migrated under another name and renamed when whole: a half-made template is
                 // never cloned.
                 let building = format!("{name}_building");
-                admin.batch_execute(&format!("DROP DATABASE IF EXISTS {building}")).expect("drop a half-made template");
-                admin.batch_execute(&format!("CREATE DATABASE {building}")).expect("create the template");
-                let mut connection = super::AnyConnection::Postgresql(
-                    PgConnection::establish(&with_database(admin_url, &building)).expect("connect to the template"),
-                );
+                let nodes = node_admin_urls(admin_url);
+                for node in &nodes {
+                    let mut admin = admin_connection(node);
+                    let drop_half_made = format!("DROP DATABASE IF EXISTS {building} WITH (FORCE)");
+                    admin.batch_execute(&drop_half_made).expect("drop a half-made template");
+                    admin.batch_execute(&format!("CREATE DATABASE {building}")).expect("create the template");
+                }
+                let mut connection =
+                    PgConnection::establish(&with_database(admin_url, &building)).expect("connect to the template");
+                if nodes.len() > 1 {
+                    join_cluster(&mut connection, &nodes, &building);
+                }
+                let mut connection = super::AnyConnection::Postgresql(connection);
                 super::connection::migrate(&mut connection).expect("migrate the template");
                 drop(connection);
-                admin.batch_execute(&format!("ALTER DATABASE {building} RENAME TO {name}")).expect("name the template");
+                for node in &nodes {
+                    let mut admin = admin_connection(node);
+                    end_connections(&mut admin, &building);
+                    admin
+                        .batch_execute(&format!("ALTER DATABASE {building} RENAME TO {name}"))
+                        .expect("name the template");
+                }
             }
             admin.batch_execute(&format!("SELECT pg_advisory_unlock({TEMPLATE_LOCK})")).expect("unlock the template");
             name
         })
         .clone()
+}
+
+/// Names the Citus workers (`host:port,…`) of the coordinator that `PAYMENTS_TEST_POSTGRES_URL`
+/// names: each test database is then made on every node, with the extension and its tables placed
+/// (`scripts/citus-check`).
+pub const CITUS_WORKERS_VARIABLE: &str = "PAYMENTS_TEST_CITUS_WORKERS";
+
+/// The administrative URL of each node the test databases are made on: the server's, then its
+/// Citus workers'.
+fn node_admin_urls(admin_url: &str) -> Vec<String> {
+    let workers = std::env::var(CITUS_WORKERS_VARIABLE).unwrap_or_default();
+    let workers = workers.split(',').map(str::trim).filter(|worker| !worker.is_empty());
+    std::iter::once(admin_url.to_owned()).chain(workers.map(|worker| with_host(admin_url, worker))).collect()
+}
+
+/// `url` with its `host:port` replaced by `host_port`.
+fn with_host(url: &str, host_port: &str) -> String {
+    let (start, end) = host_range(url);
+    format!("{}{host_port}{}", &url[..start], &url[end..])
+}
+
+/// The host and port `url` names.
+fn host_and_port(url: &str) -> (String, u16) {
+    let (start, end) = host_range(url);
+    let (host, port) = url[start..end].rsplit_once(':').unwrap_or((&url[start..end], "5432"));
+    (host.to_owned(), port.parse().expect("a port number"))
+}
+
+/// Where `url`'s `host:port` starts and ends.
+fn host_range(url: &str) -> (usize, usize) {
+    let authority_start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[authority_start..].find(['/', '?']).map_or(url.len(), |i| authority_start + i);
+    let start = url[authority_start..end].rfind('@').map_or(authority_start, |i| authority_start + i + 1);
+    (start, end)
+}
+
+/// Makes the database `connection` is on (and has on every node of `nodes`, the coordinator's URL
+/// first) a Citus cluster: the extension on each node, the workers added.
+fn join_cluster(connection: &mut PgConnection, nodes: &[String], database: &str) {
+    for node in &nodes[1..] {
+        let mut worker = PgConnection::establish(&with_database(node, database)).expect("connect to a worker");
+        worker.batch_execute("CREATE EXTENSION citus").expect("load Citus on a worker");
+    }
+    let (host, port) = host_and_port(&nodes[0]);
+    let mut statements = format!("CREATE EXTENSION citus; SELECT citus_set_coordinator_host('{host}', {port});");
+    for node in &nodes[1..] {
+        let (host, port) = host_and_port(node);
+        statements.push_str(&format!(" SELECT citus_add_node('{host}', {port});"));
+    }
+    connection.batch_execute(&statements).expect("make the Citus cluster");
+}
+
+/// Ends the connections to `database` (Citus' own among them) on `admin`'s server.
+fn end_connections(admin: &mut PgConnection, database: &str) {
+    admin
+        .batch_execute(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' AND pid <> pg_backend_pid()"
+        ))
+        .expect("end the connections to the template");
 }
 
 /// The advisory lock under which the template is made.
@@ -343,8 +423,19 @@ impl Drop for TestDatabase {
                 }
             }
             Backend::Postgres => {
-                if let Ok(mut admin) = PgConnection::establish(&self.admin_url) {
-                    let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+                // A Citus worker's database may be busy a moment longer (the coordinator's
+                // connections to it end as the coordinator's database goes): tried again. One left
+                // behind would have its maintenance daemon call on the coordinator forever.
+                for node in node_admin_urls(&self.admin_url) {
+                    for _ in 0..10 {
+                        let dropped = PgConnection::establish(&node).ok().is_some_and(|mut admin| {
+                            admin.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name)).is_ok()
+                        });
+                        if dropped {
+                            break;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(200));
+                    }
                 }
             }
         }
@@ -366,13 +457,21 @@ fn with_database(url: &str, database: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::with_database;
+    use super::{host_and_port, with_database, with_host};
 
     #[test]
     fn the_database_name_is_replaced_and_the_query_kept() {
         assert_eq!(with_database("postgres://u@h:5432/postgres", "x"), "postgres://u@h:5432/x");
         assert_eq!(with_database("postgres://u@h", "x"), "postgres://u@h/x");
         assert_eq!(with_database("postgres://u@h/db?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
+    }
+
+    #[test]
+    fn the_host_is_replaced_and_read() {
+        assert_eq!(with_host("postgres://u@h:6200/postgres", "w:6201"), "postgres://u@w:6201/postgres");
+        assert_eq!(with_host("postgres://h/db?x=1", "w:6201"), "postgres://w:6201/db?x=1");
+        assert_eq!(host_and_port("postgres://u@127.0.0.1:6200/postgres"), ("127.0.0.1".to_owned(), 6200));
+        assert_eq!(host_and_port("postgres://u@h/postgres"), ("h".to_owned(), 5432));
     }
 }
 

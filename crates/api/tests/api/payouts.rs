@@ -239,15 +239,19 @@ fn the_stored_ledger_balances(app: &TestApp) {
     let count = |sql: &str| database.number(&format!("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM {sql}"));
     assert_eq!(count("balance_entries WHERE entry_type IN ('payment', 'refund') AND payout_id IS NULL"), 0, "unpaid");
     let unlined = "balance_entries e WHERE e.entry_type IN ('payment', 'refund') AND 1 <> \
-        (SELECT COUNT(*) FROM payout_transactions t WHERE t.entry_id = e.id AND t.payout_id = e.payout_id)";
+        (SELECT COUNT(*) FROM payout_transactions t WHERE t.account_id = e.account_id AND t.entry_id = e.id \
+        AND t.payout_id = e.payout_id)";
     assert_eq!(count(unlined), 0, "each claimed entry is one line of the payout that claimed it");
     let twice = "(SELECT transaction_id FROM payout_transactions GROUP BY transaction_id HAVING COUNT(*) > 1) twice";
     assert_eq!(count(twice), 0, "no transaction in two lines");
+    // Each correlated subquery names the account too, as a query of a sharded database must.
     let unbalanced = "payouts p WHERE p.net_amount <> (SELECT SUM(t.net_amount) FROM payout_transactions t \
-        WHERE t.payout_id = p.id) OR p.amount <> (SELECT SUM(t.amount) FROM payout_transactions t WHERE t.payout_id = p.id)";
+        WHERE t.account_id = p.account_id AND t.payout_id = p.id) OR p.amount <> (SELECT SUM(t.amount) \
+        FROM payout_transactions t WHERE t.account_id = p.account_id AND t.payout_id = p.id)";
     assert_eq!(count(unbalanced), 0, "a payout is the sum of its lines");
     let debits = "payouts p WHERE p.status <> 'failed' AND 1 <> (SELECT COUNT(*) FROM balance_entries e \
-        WHERE e.entry_type = 'payout' AND e.source_id = p.id AND e.net_amount = -p.net_amount)";
+        WHERE e.account_id = p.account_id AND e.entry_type = 'payout' AND e.source_id = p.id \
+        AND e.net_amount = -p.net_amount)";
     assert_eq!(count(debits), 0, "each payout debits the balance once, by its net amount");
     let left = database.number("SELECT CAST(COALESCE(SUM(net_amount), 0) AS BIGINT) AS n FROM balance_entries");
     assert_eq!(left, 0, "everything paid out");
