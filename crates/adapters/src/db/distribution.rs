@@ -53,6 +53,11 @@ pub(crate) const ACCOUNT_TABLES: &[&str] = &[
 /// Tables the migrations make that stay where they are: diesel's record of the migrations run.
 pub(crate) const LOCAL_TABLES: &[&str] = &["__diesel_schema_migrations"];
 
+/// Unlogged tables (cheap to write, emptied by a crash or a failover) that are logged once
+/// distributed: Citus moves a shard to a new worker by logical replication, which reads the
+/// write-ahead log, so an unlogged shard could never move while requests go on.
+const LOGGED_WHEN_DISTRIBUTED: &[&str] = &["request_logs"];
+
 /// Places the tables not placed yet, when the database has the `citus` extension; does nothing
 /// otherwise.
 ///
@@ -135,6 +140,9 @@ fn placement_sql(references: &[&str], distributed: &[&str]) -> String {
     );
     for table in references {
         sql.push_str(&format!("SELECT create_reference_table('{table}');\n"));
+    }
+    for table in distributed.iter().filter(|table| LOGGED_WHEN_DISTRIBUTED.contains(table)) {
+        sql.push_str(&format!("ALTER TABLE {table} SET LOGGED;\n"));
     }
     for table in distributed {
         let colocate = if *table == colocated_with { "default" } else { colocated_with };
