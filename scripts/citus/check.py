@@ -14,7 +14,9 @@ import argparse
 import concurrent.futures
 import itertools
 import json
+import os
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -63,6 +65,11 @@ MULTI_SHARD = [
 ]
 
 
+# The coordinator's commits in the service's database so far: each statement outside a transaction
+# is one, as is each transaction.
+COMMITS = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+
+
 class Cluster:
     """The coordinator, and the workers as the coordinator lists them."""
 
@@ -108,6 +115,36 @@ def multi_shard_queries(log):
     return counted
 
 
+def routed_lookups(cluster, account):
+    """Measures what the coordinator adds to a routed query: the same lookup of one intent by its key
+    for 5 s with pgbench, through the coordinator and straight on the worker's shard."""
+    intent = cluster.sql(f"SELECT id FROM payment_intents WHERE account_id = '{account}' LIMIT 1")
+    shard, worker = cluster.sql(
+        "SELECT shard_name || ' ' || nodename || ':' || nodeport FROM citus_shards WHERE table_name = 'payment_intents'::regclass "
+        f"AND shardid = get_shard_id_for_distribution_column('payment_intents', '{account}')").split()
+    pgbench = sorted(Path("/usr/lib/postgresql").glob("*/bin/pgbench"))[-1]
+    rates = []
+    for table, url in (("payment_intents", cluster.url), (shard, cluster.node_url(worker))):
+        script = Path(f"/tmp/citus-check-lookup-{table}.sql")
+        script.write_text(f"SELECT * FROM {table} WHERE account_id = '{account}' AND livemode = false AND id = '{intent}';\n")
+        out = run(str(pgbench), "-n", "-T", "5", "-c", "8", "-j", "2", "-M", "prepared", "-f", str(script), url)
+        rates.append(float(re.search(r"tps = ([0-9.]+)", out).group(1)))
+    print(f"measured: a lookup by key, 8 clients: {rates[0]:.0f}/s through the coordinator, {rates[1]:.0f}/s on the "
+          f"worker's shard alone ({1000 * 8 / rates[0] - 1000 * 8 / rates[1]:.2f} ms more per query through the coordinator)")
+
+
+def one_account_charges(instance, key):
+    """Measures full charges of one account, so all on the one worker that holds it, through the
+    coordinator: bench/charge.lua with wrk, 32 connections for 10 s on one instance."""
+    script = Path(__file__).resolve().parent.parent.parent / "bench" / "charge.lua"
+    out = subprocess.run(["wrk", "-t2", "-c32", "-d10s", "-s", str(script), instance], capture_output=True, text=True,
+                         env={**os.environ, "PAYMENTS_KEY": key}, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1)) / 2
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    check(non_2xx is None, f"wrk's charges all answered 2xx ({non_2xx.group(1) if non_2xx else 0} did not)")
+    print(f"measured: {rate:.0f} charges/s of one account (one worker), 32 connections to one instance for 10 s")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--work", required=True)
@@ -133,6 +170,7 @@ def main():
             check(False, f"a webhook of account {number} to the receiver ({status} {webhook})")
     print(f"measured: {len(accounts)} accounts, each with a webhook, on workers {cluster.workers()}")
 
+    commits_before = int(cluster.sql(COMMITS))
     acknowledged = []  # (intent, acknowledged at)
     refunds = []
     lock = threading.Lock()
@@ -227,10 +265,23 @@ def main():
     check_delivered(cluster.sql, scope, EVENTS)
 
     charges = len(acknowledged)
+    tables = cluster.sql("SELECT logicalrelid::text FROM pg_dist_partition WHERE partmethod = 'h'").split()
+    rows = cluster.sql(" + ".join(f"(SELECT count(*) FROM {table})" for table in tables).join(["SELECT ", ""]))
+    commits = int(cluster.sql(COMMITS)) - commits_before
+    print(f"measured: {int(rows) / charges:.1f} rows stored per charge (its refunds, events, deliveries, attempts, "
+          f"ledger entries, idempotency keys and request log included); {commits / charges:.1f} transactions per charge "
+          "on the coordinator")
     stored = cluster.sql("SELECT sum(citus_total_relation_size(logicalrelid)) FROM pg_dist_partition "
                          "WHERE partmethod = 'h'")
     print(f"measured: {int(stored) / charges / 1024:.1f} KiB stored per charge, indexes included "
           f"({int(stored) // 2**20} MiB for {charges} charges, {len(refunds)} refunds and their events and deliveries)")
+    largest = cluster.sql("SELECT string_agg(format('%s %s KiB', logicalrelid, round(size / 1024.0 / " + str(charges) + ", 1)), ', ') "
+                          "FROM (SELECT logicalrelid, citus_total_relation_size(logicalrelid) AS size FROM pg_dist_partition "
+                          "WHERE partmethod = 'h' ORDER BY 2 DESC LIMIT 6) AS largest")
+    print(f"measured: per charge, the largest tables: {largest}")
+
+    routed_lookups(cluster, next(iter(ours)))
+    one_account_charges(instances[0], keys[0])
 
     unexpected = {}
     for statement, count in multi_shard_queries(arguments.log).items():
