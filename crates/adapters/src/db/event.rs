@@ -12,35 +12,9 @@ use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{EventFilter, EventRepository, StoreError};
 use payments_application::Scope;
-use payments_domain::account::Mode;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
 use payments_domain::time::Timestamp;
-
-/// The channel a unit of work that appended events notifies on PostgreSQL when it commits
-/// ([`super::write_batch::WriteBatch::notify`]), once per scope it appended to, and every instance's
-/// event streams listen on ([`crate::event_signal`]).
-pub(crate) const APPENDED_CHANNEL: &str = "payments_events";
-
-/// The notification of events appended to `scope`: `acct_…:test` or `acct_…:live`.
-pub(crate) fn appended_payload(scope: &Scope) -> String {
-    let mode = match scope.mode {
-        Mode::Live => "live",
-        Mode::Test => "test",
-    };
-    format!("{}:{mode}", scope.account_id)
-}
-
-/// The scope a notification of [`appended_payload`] names.
-pub(crate) fn appended_scope(payload: &str) -> Option<Scope> {
-    let (account, mode) = payload.split_once(':')?;
-    let mode = match mode {
-        "live" => Mode::Live,
-        "test" => Mode::Test,
-        _ => return None,
-    };
-    Some(Scope { account_id: AccountId::parse(account)?, mode })
-}
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = events, treat_none_as_default_value = false)]

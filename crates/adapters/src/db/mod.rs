@@ -72,6 +72,7 @@ pub(crate) fn cursor_seq(
 
 mod account;
 mod account_data;
+mod appended;
 mod billing_statement;
 mod checkout_session;
 mod connection;
@@ -104,11 +105,13 @@ mod webhook;
 mod webhook_delivery;
 mod write_batch;
 
+#[cfg(test)]
+pub(crate) use appended::appended_payload;
+pub(crate) use appended::{appended_scope, APPENDED_CHANNEL};
 pub use connection::{
     AnyConnection, Backend, ConnectError, ConnectionManager, DatabaseError, DatabaseUrl, Pool, PoolSettings,
     PooledConnection, PostgresTls, TlsMode,
 };
-pub(crate) use event::{appended_payload, appended_scope, APPENDED_CHANNEL};
 pub use session::Queued;
 pub use unit_of_work::{DieselUnitOfWork, WorkQueued};
 

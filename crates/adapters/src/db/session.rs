@@ -229,7 +229,7 @@ impl<'a> DbSession<'a> {
     pub(crate) fn finish(mut self) -> Result<Queued, StoreError> {
         if matches!(self.connection, AnyConnection::Postgresql(_)) {
             for scope in &self.queued.events_in {
-                self.held.notify(super::appended_payload(scope));
+                self.held.notify(super::appended::appended_payload(scope));
             }
         }
         let sent = self.send_held();

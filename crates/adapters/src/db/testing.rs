@@ -7,6 +7,7 @@
 
 pub use super::account_data::{EXPORTED_PARENTS_FIRST, REFERENCES, TABLES_CHILDREN_FIRST};
 use super::connection::Backend;
+pub use super::distribution::{ACCOUNT_TABLES, LOCAL_TABLES, REFERENCE_TABLES};
 use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection};
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
 use rand::distr::{Alphanumeric, SampleString};

@@ -20,8 +20,8 @@
 //! statement's own, not a trigger's: on Citus the events' rows live on other nodes, where no
 //! listener hears (docs/operations.md#sharding-by-account-on-citus).
 
+use super::appended::APPENDED_CHANNEL;
 use super::error::{store_error, versioned};
-use super::event::APPENDED_CHANNEL;
 use super::prepared::Rendered;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
@@ -59,7 +59,7 @@ pub(crate) struct WriteBatch {
     tables: Vec<String>,
     /// Whether two statements write the same table.
     table_written_twice: bool,
-    /// What to notify the event streams of when the batch commits ([`super::event::APPENDED_CHANNEL`]).
+    /// What to notify the event streams of when the batch commits ([`super::appended::APPENDED_CHANNEL`]).
     notifications: Vec<String>,
 }
 
