@@ -2,6 +2,8 @@
 scripts/citus/check.py): a webhook receiver, charges and refunds made as docs/operations.md tells
 a client to make them, each request retried with its Idempotency-Key until some instance answers
 it, and the checks in SQL of what they left behind."""
+import concurrent.futures
+import itertools
 import json
 import subprocess
 import sys
@@ -158,3 +160,37 @@ def check_delivered(sql, scope, event_types, within=120):
     check(not lost, f"every one of {len(expected)} events reached the receiver ({len(lost)} lost)")
     print(f"measured: {len(arrivals)} deliveries of {len(expected)} events, "
           f"{len(arrivals) - len(set(arrivals))} duplicates (at least once)")
+
+
+class Load:
+    """A load of numbered pieces of work (a charge, say) on `concurrency` threads: `one(number)` does
+    one and answers how many requests it retried; it goes on until `limit` numbers are done or
+    `stop()`. `acknowledged` is the list `one` appends to as work is acknowledged."""
+
+    def __init__(self, one, acknowledged, limit, concurrency):
+        self.one, self.acknowledged, self.limit = one, acknowledged, limit
+        self.numbers, self.stopping = itertools.count(), threading.Event()
+        self.pool = concurrent.futures.ThreadPoolExecutor(concurrency)
+        self.workers = [self.pool.submit(self.work) for _ in range(concurrency)]
+
+    def work(self):
+        retries = 0
+        for number in self.numbers:
+            if self.stopping.is_set() or number >= self.limit:
+                return retries
+            retries += self.one(number)
+        return retries
+
+    def wait_for(self, more):
+        """Until `more` pieces more than now are acknowledged, while the load goes on."""
+        target = len(self.acknowledged) + more
+        while len(self.acknowledged) < target and not any(worker.done() for worker in self.workers):
+            time.sleep(0.05)
+        check(len(self.acknowledged) >= target, f"the load goes on ({len(self.acknowledged)} of at most {self.limit})")
+
+    def stop(self):
+        """Stops the load once the pieces under way are done; answers the requests retried."""
+        self.stopping.set()
+        retries = sum(worker.result() for worker in self.workers)
+        self.pool.shutdown()
+        return retries

@@ -11,8 +11,6 @@ payments, no payment is refunded beyond its amount; every event reached the webh
 is one of MULTI_SHARD, the documented exceptions. Prints the figures; exits 1 on any violation.
 """
 import argparse
-import concurrent.futures
-import itertools
 import json
 import os
 import re
@@ -24,7 +22,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from load import RETRIED, Receiver, charge, check, check_delivered, check_money, post, run  # noqa: E402 (the scripts' own module)
+from load import RETRIED, Load, Receiver, charge, check, check_delivered, check_money, post, run  # noqa: E402 (the scripts' own module)
 
 CONCURRENCY = 8
 EVENTS = ["payment_intent.succeeded", "payment.paid", "payment.refunded", "refund.created"]
@@ -191,59 +189,40 @@ def main():
             retries += more - 1
         return retries
 
-    numbers = itertools.count()
-    stop = threading.Event()
-
-    def worker():
-        retries = 0
-        for number in numbers:
-            if stop.is_set() or number >= arguments.charges:
-                return retries
-            retries += one(number)
-        return retries
-
-    def wait_charges(more):
-        target = len(acknowledged) + more
-        while len(acknowledged) < target and not any(worker.done() for worker in workers):
-            time.sleep(0.05)
-        check(len(acknowledged) >= target, f"the load goes on ({len(acknowledged)} of at most {arguments.charges} charges)")
-
     def rate(since):
         done = [at for _, at in acknowledged if at >= since]
         return len(done) / max(time.time() - since, 0.001)
 
-    with concurrent.futures.ThreadPoolExecutor(CONCURRENCY) as pool:
-        workers = [pool.submit(worker) for _ in range(CONCURRENCY)]
-        wait_charges(50)
-        measured_from = time.time()
-        wait_charges(200)
-        before = rate(measured_from)
-        print(f"measured: {before:.0f} charges/s on two workers ({len(acknowledged)} so far)")
+    load = Load(one, acknowledged, arguments.charges, CONCURRENCY)
+    load.wait_for(50)
+    measured_from = time.time()
+    load.wait_for(200)
+    before = rate(measured_from)
+    print(f"measured: {before:.0f} charges/s on two workers ({len(acknowledged)} so far)")
 
-        host, port = arguments.new_worker.split(":")
-        cluster.sql(f"SELECT citus_add_node('{host}', {port})")
-        moving_from = time.time()
-        cluster.sql("SELECT citus_rebalance_start()")
-        while (state := cluster.sql("SELECT state FROM citus_rebalance_status()")) != "finished":
-            details = cluster.sql("SELECT details FROM citus_rebalance_status()")
-            if state not in ("scheduled", "running") or '"message": "ERROR' in details or time.time() - moving_from > 600:
-                print(details, file=sys.stderr)
-                check(False, f"the rebalance finishes within 10 minutes, each move at its first try ({state})")
-            time.sleep(0.5)
-        moved = time.time() - moving_from
-        during = rate(moving_from)
-        moves = cluster.sql("SELECT count(*) FROM pg_dist_background_task WHERE job_id = (SELECT job_id FROM "
-                            "citus_rebalance_status()) AND command LIKE '%citus_move_shard_placement%'")
-        print(f"measured: the third worker joined and {moves} shard groups moved to it in {moved:.1f} s under the "
-              f"load ({during:.0f} charges/s meanwhile)")
+    host, port = arguments.new_worker.split(":")
+    cluster.sql(f"SELECT citus_add_node('{host}', {port})")
+    moving_from = time.time()
+    cluster.sql("SELECT citus_rebalance_start()")
+    while (state := cluster.sql("SELECT state FROM citus_rebalance_status()")) != "finished":
+        details = cluster.sql("SELECT details FROM citus_rebalance_status()")
+        if state not in ("scheduled", "running") or '"message": "ERROR' in details or time.time() - moving_from > 600:
+            print(details, file=sys.stderr)
+            check(False, f"the rebalance finishes within 10 minutes, each move at its first try ({state})")
+        time.sleep(0.5)
+    moved = time.time() - moving_from
+    during = rate(moving_from)
+    moves = cluster.sql("SELECT count(*) FROM pg_dist_background_task WHERE job_id = (SELECT job_id FROM "
+                        "citus_rebalance_status()) AND command LIKE '%citus_move_shard_placement%'")
+    print(f"measured: the third worker joined and {moves} shard groups moved to it in {moved:.1f} s under the "
+          f"load ({during:.0f} charges/s meanwhile)")
 
-        wait_charges(50)
-        measured_from = time.time()
-        wait_charges(200)
-        after = rate(measured_from)
-        print(f"measured: {after:.0f} charges/s on three workers")
-        stop.set()
-        retries = sum(worker.result() for worker in workers)
+    load.wait_for(50)
+    measured_from = time.time()
+    load.wait_for(200)
+    after = rate(measured_from)
+    print(f"measured: {after:.0f} charges/s on three workers")
+    retries = load.stop()
 
     print(f"measured: {len(acknowledged)} charges and {len(refunds)} refunds acknowledged, "
           f"{retries} requests retried with their Idempotency-Key {RETRIED}")

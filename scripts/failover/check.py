@@ -16,8 +16,6 @@ each step to the first charge begun after it and acknowledged. Prints the figure
 on any violation.
 """
 import argparse
-import concurrent.futures
-import itertools
 import json
 import subprocess
 import sys
@@ -27,7 +25,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from load import RETRIED, Receiver, charge, check, check_delivered, check_money, post, run  # noqa: E402 (the scripts' own module)
+from load import RETRIED, Load, Receiver, charge, check, check_delivered, check_money, post, run  # noqa: E402 (the scripts' own module)
 
 CONCURRENCY = 6
 EVENTS = ["payment_intent.succeeded", "payment.paid", "payment.refunded", "refund.created"]
@@ -135,59 +133,39 @@ def main():
             retries += more - 1
         return retries
 
-    numbers = itertools.count()
-    stop = threading.Event()
-
-    def worker():
-        retries = 0
-        for number in numbers:
-            if stop.is_set() or number >= arguments.charges:
-                return retries
-            retries += one(number)
-        return retries
-
-    def wait_charges(more):
-        """Until `more` charges more than now are acknowledged, while the load goes on."""
-        target = len(acknowledged) + more
-        while len(acknowledged) < target and not any(worker.done() for worker in workers):
-            time.sleep(0.05)
-        check(len(acknowledged) >= target, f"the load goes on ({len(acknowledged)} of at most {arguments.charges} charges)")
-
     moments = {}
-    with concurrent.futures.ThreadPoolExecutor(CONCURRENCY) as pool:
-        workers = [pool.submit(worker) for _ in range(CONCURRENCY)]
-        wait_charges(30)
-        primary = formation.primary_port()
-        pid = (formation.node_dir(primary) / "postmaster.pid").read_text().split()[0]
-        moments["kill"] = time.time()
-        run("kill", "-9", pid)
-        print(f"measured: killed the primary's PostgreSQL (port {primary}, pid {pid}) after {len(acknowledged)} charges")
-        formation.wait_for_change(["primary", "secondary"])
-        formation.wait_for(["primary", "secondary"])
-        print(f"measured: a primary and a secondary again {time.time() - moments['kill']:.1f} s after the kill")
+    load = Load(one, acknowledged, arguments.charges, CONCURRENCY)
+    load.wait_for(30)
+    primary = formation.primary_port()
+    pid = (formation.node_dir(primary) / "postmaster.pid").read_text().split()[0]
+    moments["kill"] = time.time()
+    run("kill", "-9", pid)
+    print(f"measured: killed the primary's PostgreSQL (port {primary}, pid {pid}) after {len(acknowledged)} charges")
+    formation.wait_for_change(["primary", "secondary"])
+    formation.wait_for(["primary", "secondary"])
+    print(f"measured: a primary and a secondary again {time.time() - moments['kill']:.1f} s after the kill")
 
-        wait_charges(30)
-        primary = formation.primary_port()
-        moments["switchover"] = time.time()
-        # A planned stop: the monitor hands the primary's role over first, then the node stops.
-        formation.autoctl("enable", "maintenance", "--allow-failover", "--pgdata", str(formation.node_dir(primary)))
-        other = formation.primary_port(other_than=primary)
-        formation.autoctl("stop", "--pgdata", str(formation.node_dir(primary)))
-        print(f"measured: the primary (port {primary}) handed over to port {other} and stopped gracefully "
-              f"{time.time() - moments['switchover']:.1f} s after maintenance began, after {len(acknowledged)} charges")
+    load.wait_for(30)
+    primary = formation.primary_port()
+    moments["switchover"] = time.time()
+    # A planned stop: the monitor hands the primary's role over first, then the node stops.
+    formation.autoctl("enable", "maintenance", "--allow-failover", "--pgdata", str(formation.node_dir(primary)))
+    other = formation.primary_port(other_than=primary)
+    formation.autoctl("stop", "--pgdata", str(formation.node_dir(primary)))
+    print(f"measured: the primary (port {primary}) handed over to port {other} and stopped gracefully "
+          f"{time.time() - moments['switchover']:.1f} s after maintenance began, after {len(acknowledged)} charges")
 
-        wait_charges(30)
-        moments["return"] = time.time()
-        subprocess.Popen(["su", "postgres", "-c", formation.as_postgres(f"pg_autoctl run --pgdata {formation.node_dir(primary)}")],
-                         stdout=open(Path(arguments.work) / f"node{primary % 10}-again.log", "w"),
-                         stderr=subprocess.STDOUT)
-        formation.wait_for(["maintenance", "wait_primary"], within=60, settled=False)
-        formation.autoctl("disable", "maintenance", "--pgdata", str(formation.node_dir(primary)))
-        formation.wait_for(["primary", "secondary"])
-        print(f"measured: the stopped node is a secondary again {time.time() - moments['return']:.1f} s after it started")
-        wait_charges(30)
-        stop.set()
-        retries = sum(worker.result() for worker in workers)
+    load.wait_for(30)
+    moments["return"] = time.time()
+    subprocess.Popen(["su", "postgres", "-c", formation.as_postgres(f"pg_autoctl run --pgdata {formation.node_dir(primary)}")],
+                     stdout=open(Path(arguments.work) / f"node{primary % 10}-again.log", "w"),
+                     stderr=subprocess.STDOUT)
+    formation.wait_for(["maintenance", "wait_primary"], within=60, settled=False)
+    formation.autoctl("disable", "maintenance", "--pgdata", str(formation.node_dir(primary)))
+    formation.wait_for(["primary", "secondary"])
+    print(f"measured: the stopped node is a secondary again {time.time() - moments['return']:.1f} s after it started")
+    load.wait_for(30)
+    retries = load.stop()
 
     print(f"measured: {len(acknowledged)} charges and {len(refunds)} refunds acknowledged, "
           f"{retries} requests retried with their Idempotency-Key {RETRIED}")
