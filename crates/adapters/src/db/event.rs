@@ -7,7 +7,6 @@ use super::json::{invalid, parse_id};
 use super::schema::{events, webhook_deliveries};
 use super::session::DbSession;
 use super::webhook_delivery::Outstanding;
-use diesel::dsl::Eq;
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{EventFilter, EventRepository, StoreError};
@@ -15,6 +14,7 @@ use payments_application::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
 use payments_domain::time::Timestamp;
+use std::collections::HashMap;
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = events, treat_none_as_default_value = false)]
@@ -27,9 +27,6 @@ struct EventRow {
     created_at: i64,
     body: String,
 }
-
-/// An event row read with the number of its deliveries outstanding now.
-type CountedRow = (EventRow, Option<i64>);
 
 impl EventRow {
     fn from_domain(event: &Event) -> Self {
@@ -44,42 +41,53 @@ impl EventRow {
         }
     }
 
-    fn into_domain((row, pending_webhooks): CountedRow) -> Result<Event, StoreError> {
+    fn into_domain(self, pending_webhooks: i64) -> Result<Event, StoreError> {
         Ok(Event {
-            id: parse_id("event id", &row.id, EventId::parse)?,
-            account_id: parse_id("account id", &row.account_id, AccountId::parse)?,
-            livemode: row.livemode,
-            event_type: EventType::parse(&row.event_type).map_err(invalid("event type"))?,
-            object_id: row.object_id,
-            pending_webhooks: pending_webhooks.unwrap_or(0),
-            created_at: Timestamp::from_unix_seconds(row.created_at),
-            body: row.body,
+            id: parse_id("event id", &self.id, EventId::parse)?,
+            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
+            livemode: self.livemode,
+            event_type: EventType::parse(&self.event_type).map_err(invalid("event type"))?,
+            object_id: self.object_id,
+            pending_webhooks,
+            created_at: Timestamp::from_unix_seconds(self.created_at),
+            body: self.body,
         })
     }
 }
 
-/// The number of the event's deliveries outstanding now, as a column of an event query.
-type PendingWebhooks = diesel::dsl::Select<
-    diesel::dsl::Filter<
-        diesel::dsl::Filter<
-            diesel::dsl::Filter<webhook_deliveries::table, Eq<webhook_deliveries::account_id, events::account_id>>,
-            Eq<webhook_deliveries::event_id, events::id>,
-        >,
-        Outstanding,
-    >,
-    diesel::dsl::CountStar,
->;
-
-fn pending_webhooks() -> diesel::dsl::SingleValue<PendingWebhooks> {
-    webhook_deliveries::table
-        .filter(webhook_deliveries::account_id.eq(events::account_id))
-        .filter(webhook_deliveries::event_id.eq(events::id))
-        .filter(Outstanding)
-        .count()
-        .single_value()
-}
-
 impl DbSession<'_> {
+    /// The events with the number of each one's deliveries outstanding now, counted by a second
+    /// query rather than a subquery of the first: on Citus a correlated subquery in the select list
+    /// runs on every shard, while this query names the events' account and runs on its worker alone
+    /// (the webhook worker's events, from many accounts, are read across shards anyway).
+    fn counted(&mut self, rows: Vec<EventRow>) -> Result<Vec<Event>, StoreError> {
+        let Some(first) = rows.first() else {
+            return Ok(Vec::new());
+        };
+        let mut query = webhook_deliveries::table
+            .filter(webhook_deliveries::event_id.eq_any(rows.iter().map(|row| row.id.clone()).collect::<Vec<_>>()))
+            .filter(Outstanding)
+            .group_by(webhook_deliveries::event_id)
+            .select((webhook_deliveries::event_id, diesel::dsl::count_star()))
+            .into_boxed();
+        let account = &first.account_id;
+        query = if rows.iter().all(|row| &row.account_id == account) {
+            query.filter(webhook_deliveries::account_id.eq(account.clone()))
+        } else {
+            query.filter(
+                webhook_deliveries::account_id
+                    .eq_any(rows.iter().map(|row| row.account_id.clone()).collect::<Vec<_>>()),
+            )
+        };
+        let counts: HashMap<String, i64> = query.load(self.reading()?).map_err(store_error)?.into_iter().collect();
+        rows.into_iter()
+            .map(|row| {
+                let pending_webhooks = counts.get(&row.id).copied().unwrap_or(0);
+                row.into_domain(pending_webhooks)
+            })
+            .collect()
+    }
+
     fn event_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
         let found = events::table
             .filter(in_scope!(events, scope))
@@ -102,35 +110,32 @@ impl EventRepository for DbSession<'_> {
     }
 
     fn find(&mut self, scope: &Scope, id: &EventId) -> Result<Option<Event>, StoreError> {
-        events::table
+        let row = events::table
             .filter(in_scope!(events, scope))
             .filter(events::id.eq(id.as_str()))
-            .select((EventRow::as_select(), pending_webhooks()))
-            .get_result::<CountedRow>(self.reading()?)
+            .select(EventRow::as_select())
+            .get_result::<EventRow>(self.reading()?)
             .optional()
-            .map_err(store_error)?
-            .map(EventRow::into_domain)
-            .transpose()
+            .map_err(store_error)?;
+        Ok(self.counted(row.into_iter().collect())?.pop())
     }
 
     fn find_many(&mut self, ids: &[EventId]) -> Result<Vec<Event>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        events::table
+        let rows = events::table
             .filter(events::id.eq_any(ids.iter().map(EventId::as_str)))
-            .select((EventRow::as_select(), pending_webhooks()))
-            .load::<CountedRow>(self.reading()?)
-            .map_err(store_error)?
-            .into_iter()
-            .map(EventRow::into_domain)
-            .collect()
+            .select(EventRow::as_select())
+            .load::<EventRow>(self.reading()?)
+            .map_err(store_error)?;
+        self.counted(rows)
     }
 
     fn list(&mut self, scope: &Scope, filter: &EventFilter, page: &PageRequest) -> Result<Page<Event>, StoreError> {
         let mut query = events::table
             .filter(listed!(events, scope))
-            .select((EventRow::as_select(), pending_webhooks()))
+            .select(EventRow::as_select())
             .limit(i64::from(page.limit()) + 1)
             .into_boxed();
         if let Some(event_type) = filter.event_type {
@@ -148,9 +153,8 @@ impl EventRepository for DbSession<'_> {
                 query.filter(events::seq.gt(self.event_seq(scope, id)?)).order(events::seq.asc())
             }
         };
-        let rows = query.load::<CountedRow>(self.reading()?).map_err(store_error)?;
-        let events = rows.into_iter().map(EventRow::into_domain).collect::<Result<Vec<_>, _>>()?;
-        Ok(Page::from_overfetched(events, page))
+        let rows = query.load::<EventRow>(self.reading()?).map_err(store_error)?;
+        Ok(Page::from_overfetched(self.counted(rows)?, page))
     }
 
     fn stream(&mut self, scope: &Scope, after: Option<&EventId>, limit: u32) -> Result<Vec<Event>, StoreError> {
@@ -167,7 +171,7 @@ impl EventRepository for DbSession<'_> {
             query = query.filter(events::txid.gt(txid).or(events::txid.eq(txid).and(events::seq.gt(seq))));
         }
         let rows = query.order((events::txid.asc(), events::seq.asc())).load::<EventRow>(self.reading()?);
-        rows.map_err(store_error)?.into_iter().map(|row| EventRow::into_domain((row, None))).collect()
+        rows.map_err(store_error)?.into_iter().map(|row| row.into_domain(0)).collect()
     }
 
     fn stream_end(&mut self, scope: &Scope) -> Result<Option<EventId>, StoreError> {
