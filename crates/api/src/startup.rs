@@ -451,6 +451,13 @@ impl Application {
         &self.services
     }
 
+    /// What stops the HTTP server from outside (its workers are threads of their own, which keep
+    /// the services, and so the database pool, until told to stop).
+    #[must_use]
+    pub fn server_handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
     /// Takes the webhook worker out, so the caller drives it (tests tick it with a moved clock); the
     /// service then runs without one.
     pub fn detach_delivery_worker(&mut self) -> Option<DeliveryWorker> {

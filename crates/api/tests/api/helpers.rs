@@ -22,6 +22,8 @@ pub struct Keys {
 
 /// A running application with two accounts.
 pub struct TestApp {
+    /// Stopped first when the app is dropped, before its database goes.
+    _serving: Serving,
     pub address: String,
     pub client: reqwest::Client,
     pub keys: Keys,
@@ -110,8 +112,48 @@ async fn launch(backend: Backend, configure: impl FnOnce(&mut Settings), deliver
     .await
     .expect("create accounts");
     let address = format!("http://127.0.0.1:{}", application.port());
-    tokio::spawn(application.run_until_stopped());
-    TestApp { address, client: reqwest::Client::new(), keys, other_account_key, database, clock, services, worker }
+    let serving = Serving::start(application);
+    TestApp {
+        _serving: serving,
+        address,
+        client: reqwest::Client::new(),
+        keys,
+        other_account_key,
+        database,
+        clock,
+        services,
+        worker,
+    }
+}
+
+/// The application served on a thread and runtime of its own until the test's app is dropped. The
+/// HTTP server's workers are threads that hold the services; left running after their test (as when
+/// served on the test's runtime, which ends without stopping them), their pools call a dropped
+/// database again and again, thousands of failed connections a minute over a whole suite.
+struct Serving {
+    server: actix_web::dev::ServerHandle,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Serving {
+    fn start(application: Application) -> Self {
+        let server = application.server_handle();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            let _ = runtime.block_on(application.run_until_stopped());
+        });
+        Self { server, thread: Some(thread) }
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        // The command is sent now; the server's own thread acts on it.
+        drop(self.server.stop(false));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl TestApp {
