@@ -151,7 +151,7 @@ def main():
     parser.add_argument("--url", required=True, help="the coordinator's database")
     parser.add_argument("--instances", required=True, help="the instances' base URLs, comma-separated")
     parser.add_argument("--accounts", required=True, help="the accounts, one JSON object a line")
-    parser.add_argument("--charges", type=int, default=1500, help="at most this many charges")
+    parser.add_argument("--charges", type=int, default=3000, help="at most this many charges")
     parser.add_argument("--new-worker", required=True, help="host:port of the worker to add midway")
     parser.add_argument("--log", required=True, help="the coordinator's log")
     arguments = parser.parse_args()
