@@ -53,7 +53,7 @@ MULTI_SHARD = [
     (r'^(UPDATE "webhook_deliveries" SET "lease_owner" = \$1, "lease_until_ms" = \$2 WHERE \(+"webhook_deliveries"\."id" = ANY'
      r'|SELECT .* FROM "(webhooks|events)" WHERE \("\2"\."id" = ANY\(\$[12]\)\)$'
      r'|SELECT .* FROM "webhook_deliveries" WHERE \("webhook_deliveries"\."status" = \$1\)'
-     r'|SELECT "webhook_deliveries"\."event_id", count\(\*\) FROM "webhook_deliveries" WHERE .*'
+     r'|SELECT "webhook_deliveries"\."event_id", COUNT\(\*\) FROM "webhook_deliveries" WHERE .*'
      r'"webhook_deliveries"\."account_id" = ANY\(\$\d\)\)+ GROUP BY)',
      "background: the webhook worker leases the deliveries it claimed, reads their webhooks and events (with "
      "their outstanding deliveries, in several accounts), and counts the backlog for the metrics"),
