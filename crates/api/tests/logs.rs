@@ -10,7 +10,7 @@
 #[path = "api/helpers.rs"]
 mod helpers;
 
-use helpers::{read, spawn_app};
+use helpers::{contains_number, read, spawn_app};
 use payments_adapters::db::Backend;
 use payments_api::settings::{LogFormat, LogSettings};
 use reqwest::Method;
@@ -184,13 +184,4 @@ async fn logs_and_storage_never_contain_keys_secrets_or_card_data() {
         assert!(!logs.contains(secret), "{secret} appears in the logs:\n{logs}");
     }
     assert!(!contains_number(&logs, cvc), "the CVC appears in the logs:\n{logs}");
-}
-
-/// Whether `number` appears in `text` as a number of its own: four digits inside a random id, a
-/// timestamp or a duration are not a CVC.
-fn contains_number(text: &str, number: &str) -> bool {
-    let standalone = |c: Option<char>| c.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '.');
-    text.match_indices(number).any(|(at, _)| {
-        standalone(text[..at].chars().next_back()) && standalone(text[at + number.len()..].chars().next())
-    })
 }

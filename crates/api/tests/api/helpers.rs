@@ -325,3 +325,19 @@ pub async fn decide(url: &str, decision: &str) -> reqwest::Response {
         .await
         .expect("submit the page")
 }
+
+/// Whether `number` (a CVC, say) appears in `text` as a number of its own: digits inside a random
+/// id, a UUID, a timestamp or a duration are not a CVC (`req_…AK987pz`, `…-4d10-9173-…` failed
+/// CI runs).
+pub fn contains_number(text: &str, number: &str) -> bool {
+    let standalone = |c: Option<char>| c.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '.' && c != '-');
+    text.match_indices(number).any(|(at, _)| {
+        standalone(text[..at].chars().next_back()) && standalone(text[at + number.len()..].chars().next())
+    })
+}
+
+#[test]
+fn a_number_of_its_own_is_found_and_digits_inside_ids_are_not() {
+    assert!(contains_number(r#"{"cvc":"987"}"#, "987") && contains_number("cvc=987&x", "987"));
+    assert!(!contains_number("req_AK987pz", "987") && !contains_number("c1aef483-e958-4d10-9173-6817d76ac660", "9173"));
+}
