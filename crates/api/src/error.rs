@@ -17,6 +17,13 @@ use utoipa::ToSchema;
 
 /// How long a client should wait before retrying when the database is unavailable.
 const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 1;
+
+/// The `Retry-After` of an answer with `status` that says nothing else: a 503 (the database cannot
+/// be reached, or takes no writes) is worth retrying shortly, by an API client or a person on a page.
+#[must_use]
+pub fn retry_after_seconds(status: StatusCode) -> Option<u64> {
+    (status == StatusCode::SERVICE_UNAVAILABLE).then_some(UNAVAILABLE_RETRY_AFTER_SECONDS)
+}
 /// Most entries in one error body; a request with more problems is told about the first ones.
 pub const MAX_ERRORS: usize = 50;
 
@@ -260,10 +267,23 @@ impl ApiError {
     /// the log as the API's answer sends it there.
     #[must_use]
     pub fn details(&self) -> Vec<String> {
-        if let (Some(cause), true) = (&self.cause, self.status.is_server_error()) {
-            tracing::error!(status = self.status.as_u16(), error = %cause_chain(cause.as_ref()), "request failed");
+        if self.status.is_server_error() {
+            self.log_cause();
         }
         self.errors.iter().map(|entry| entry.detail.clone()).collect()
+    }
+
+    /// Logs the cause of the failure, when it has one: at WARN for a database that cannot be reached
+    /// or takes no writes (503, an operational state the service answers correctly, each request
+    /// of which would otherwise be an ERROR line), at ERROR for a fault of the service.
+    fn log_cause(&self) {
+        let Some(cause) = &self.cause else { return };
+        let (status, error) = (self.status.as_u16(), cause_chain(cause.as_ref()));
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            tracing::warn!(status, %error, "request refused: the storage is unavailable");
+        } else {
+            tracing::error!(status, %error, "request failed");
+        }
     }
 
     /// The JSON body the API answers this failure with.
@@ -339,12 +359,9 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let Some(cause) = &self.cause {
-            tracing::error!(status = self.status.as_u16(), error = %cause_chain(cause.as_ref()), "request failed");
-        }
+        self.log_cause();
         let mut response = HttpResponse::build(self.status);
-        let unavailable = (self.status == StatusCode::SERVICE_UNAVAILABLE).then_some(UNAVAILABLE_RETRY_AFTER_SECONDS);
-        if let Some(seconds) = self.retry_after_seconds.or(unavailable) {
+        if let Some(seconds) = self.retry_after_seconds.or(retry_after_seconds(self.status)) {
             response.insert_header((header::RETRY_AFTER, seconds));
         }
         let mut response = response.json(ErrorBody { errors: &self.errors });
@@ -358,6 +375,45 @@ impl ResponseError for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The levels of what `run` logs.
+    fn levels_logged(run: impl FnOnce()) -> String {
+        let written = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let writer = written.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || Captured(writer.clone()))
+            .with_max_level(tracing::Level::DEBUG)
+            .finish();
+        tracing::subscriber::with_default(subscriber, run);
+        let text = String::from_utf8(written.lock().unwrap().clone()).unwrap();
+        text
+    }
+
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_database_that_takes_no_writes_is_a_warning_and_a_fault_an_error() {
+        let unavailable = levels_logged(|| {
+            let response =
+                ApiError::from(ApplicationError::Unavailable("the database is read-only".into())).error_response();
+            assert_eq!(response.headers().get(header::RETRY_AFTER).map(|v| v.to_str().unwrap()), Some("1"));
+        });
+        assert!(unavailable.contains("WARN") && !unavailable.contains("ERROR"), "{unavailable}");
+        let fault = levels_logged(|| {
+            ApiError::internal("a bug".into()).error_response();
+        });
+        assert!(fault.contains("ERROR"), "{fault}");
+    }
 
     #[test]
     fn error_bodies_hold_at_most_fifty_entries() {

@@ -5,10 +5,18 @@
 //! failure that changed state such as a recorded decline) is stored and replayed byte for byte, with
 //! `Idempotent-Replayed: true`, to every retry within 24 hours. Any other failure stores nothing, so
 //! its retry runs again: every use case is one transaction, so such a failure changed nothing.
+//!
+//! The record holds nothing card data can be recovered from: a card number sent as the key is kept
+//! as its first six and last four digits, and the digest that tells a retry from another request
+//! reads the request with its card data reduced the same way and its verification code left out
+//! ([`fingerprint`]).
 
 use crate::auth::authenticate;
-use crate::decode::read_body;
+use crate::decode::{body_format, read_body, BodyFormat};
 use crate::error::{ApiError, Committed};
+use crate::redact::{
+    card_numbers_masked, path_as_fingerprinted, query_as_fingerprinted, request_body_as_fingerprinted,
+};
 use crate::state::{blocking, Services};
 use actix_web::body::{to_bytes, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -42,7 +50,7 @@ pub async fn idempotency(
         return next.call(request).await.map(ServiceResponse::map_into_boxed_body);
     };
     let key = match key.to_str() {
-        Ok(key) if !key.trim().is_empty() && key.len() <= MAX_KEY_LENGTH => key.to_owned(),
+        Ok(key) if !key.trim().is_empty() && key.len() <= MAX_KEY_LENGTH => card_numbers_masked(key).into_owned(),
         _ => {
             let error = ApiError::bad_body("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
             return Ok(request.error_response(error));
@@ -57,7 +65,8 @@ pub async fn idempotency(
         Ok(body) => body,
         Err(error) => return Ok(request.error_response(error)),
     };
-    let fingerprint = fingerprint(&request, &body);
+    let format = body_format(request.request(), &body).ok();
+    let fingerprint = fingerprint(request.method().as_str(), request.path(), request.query_string(), &body, format);
     request.set_payload(Payload::from(body));
     let Some(services) = request.app_data::<web::Data<Services>>().cloned() else {
         return Ok(request.error_response(ApiError::internal_message("the services are not registered")));
@@ -103,8 +112,13 @@ async fn run_once<B: MessageBody + 'static>(
                 services.idempotency.finish(&caller, &key, response)
             })
             .await;
-            if let Err(error) = finished {
-                tracing::error!(%error, "could not record the idempotent response");
+            match finished {
+                Ok(()) => {}
+                // The database took no writes: the key stays claimed until it is abandoned.
+                Err(error) if error.status() == StatusCode::SERVICE_UNAVAILABLE => {
+                    tracing::warn!(%error, "could not record the idempotent response");
+                }
+                Err(error) => tracing::error!(%error, "could not record the idempotent response"),
             }
             outcome
         }
@@ -136,15 +150,20 @@ async fn keep_response<B: MessageBody + 'static>(
     }
 }
 
-/// Digest of what makes two requests "the same": method, path, query and body.
-fn fingerprint(request: &ServiceRequest, body: &[u8]) -> String {
+/// Digest of what makes two requests "the same": method, path, query and body, each read with its
+/// card data reduced to what the service keeps of a card anyway (first six and last four digits,
+/// expiry) and with no verification code. A retry with another card still differs (in those digits
+/// or its expiry); one that differs only in the middle digits or the code is taken for the same
+/// request, so the digest holds nothing of them to guess back.
+#[must_use]
+pub fn fingerprint(method: &str, path: &str, query: &str, body: &[u8], format: Option<BodyFormat>) -> String {
     let mut digest = Sha256::new();
-    digest.update(request.method().as_str().as_bytes());
+    digest.update(method.as_bytes());
     digest.update(b"\n");
-    digest.update(request.path().as_bytes());
+    digest.update(path_as_fingerprinted(path).as_bytes());
     digest.update(b"?");
-    digest.update(request.query_string().as_bytes());
+    digest.update(query_as_fingerprinted(query).as_bytes());
     digest.update(b"\n");
-    digest.update(body);
+    digest.update(request_body_as_fingerprinted(body, format).as_bytes());
     hex(&digest.finalize())
 }

@@ -20,6 +20,7 @@ use payments_application::services::account::MAX_ACCOUNTS_LISTED;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;
 use payments_domain::ids::AccountId;
+use payments_domain::payout::ScheduleEditor;
 use serde_json::json;
 use std::future::{ready, Ready};
 
@@ -216,7 +217,9 @@ async fn change_payout_schedule(
     let scope = Scope { account_id: id, mode: mode(&request)? };
     let change = crate::routes::payout::schedule_change(&mut params);
     let (interval, destination) = params.finish(change)?;
-    let schedule = blocking(move || services.payouts.change_schedule(&scope, interval, destination)).await?;
+    let schedule =
+        blocking(move || services.payouts.change_schedule(&scope, ScheduleEditor::Operator, interval, destination))
+            .await?;
     Ok(HttpResponse::Ok().json(ScheduleResource::new(&schedule)))
 }
 

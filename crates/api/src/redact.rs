@@ -11,27 +11,20 @@ use payments_domain::ids::{MINTED_PREFIXES, RANDOM_PART_LENGTH};
 use payments_domain::payment_method::CardNumber;
 use serde_json::Value;
 use std::borrow::Cow;
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// What stands for a value that is not kept.
 pub const REDACTED: &str = "[redacted]";
 /// What stands for a card number found in a text.
 const CARD_NUMBER_REMOVED: &str = "[card number removed]";
 
-/// The names of the fields whose values are never kept, wherever they are (whatever their case): a
-/// card's number and verification code, client secrets, webhook secrets, the console's form tokens.
-const SECRET_FIELDS: [&str; 11] = [
-    "number",
-    "card_number",
-    "cvc",
-    "cvv",
-    "cvc2",
-    "cvv2",
-    "csc",
-    "security_code",
-    "client_secret",
-    "secret_key",
-    "form_token",
-];
+/// The names of a card's data (its number and verification code), whose values are never kept,
+/// wherever they are: spelled in snake case, camel case or with other separators (`securityCode`,
+/// `card-number`), alone or at the end of a longer name (`cardSecurityCode`).
+const CARD_DATA_FIELDS: [&str; 8] = ["number", "card_number", "cvc", "cvv", "cvc2", "cvv2", "csc", "security_code"];
+/// The names of the other fields whose values are never kept: client secrets (a customer session's
+/// `customer_session_client_secret` too), webhook secrets, the console's form tokens.
+const SECRET_FIELDS: [&str; 3] = ["client_secret", "secret_key", "form_token"];
 /// The names of a card's verification code: a name that holds one as a word (`card_cvc`, `cardCvc`,
 /// `cvv2`) is a secret field's too.
 const VERIFICATION_CODE_WORDS: [&str; 5] = ["cvc", "cvv", "cvc2", "cvv2", "csc"];
@@ -39,12 +32,17 @@ const VERIFICATION_CODE_WORDS: [&str; 5] = ["cvc", "cvv", "cvc2", "cvv2", "csc"]
 /// card data, whatever its name.
 const CARD_FIELDS_KEPT: [&str; 2] = ["exp_month", "exp_year"];
 
-/// Which side of a request a body is: a request's `card` holds card data, an answer's (brand, last
-/// four digits) does not.
+/// What a body is taken apart for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Request,
-    Answer,
+enum Purpose {
+    /// A request kept in the request log: a request's `card` holds card data.
+    RequestLog,
+    /// An answer kept in the request log: an answer's `card` (brand, last four digits) does not.
+    AnswerLog,
+    /// A request as its idempotency record's digest reads it: card data reduced to what the service
+    /// keeps of a card anyway (its first six and last four digits and its expiry), everything else
+    /// as sent, so that a retry with another request, or another card, is still told apart.
+    Fingerprint,
 }
 
 /// A request body as it may be kept, as JSON: the parameters the API read from it (`format`, or
@@ -52,37 +50,66 @@ enum Side {
 /// read, a note of its size.
 #[must_use]
 pub fn request_body_as_kept(body: &[u8], format: Option<BodyFormat>) -> String {
-    let parsed = match format {
-        Some(BodyFormat::Json) => serde_json::from_slice::<Value>(body).ok(),
-        Some(BodyFormat::Form) => form::parse(body).ok().map(Value::Object),
-        None => None,
-    };
-    match parsed {
-        Some(mut value) => {
-            redact_value(&mut value, Side::Request);
-            value.to_string()
-        }
-        None => {
-            let what = match format {
-                Some(BodyFormat::Json) => "not valid JSON",
-                Some(BodyFormat::Form) => "not a valid form",
-                None => "neither JSON nor a form",
-            };
-            Value::String(format!("[not kept: {} bytes, {what}]", body.len())).to_string()
-        }
-    }
+    redacted_parameters(parsed_body(body, format), Purpose::RequestLog).unwrap_or_else(|| {
+        let what = match format {
+            Some(BodyFormat::Json) => "not valid JSON",
+            Some(BodyFormat::Form) => "not a valid form",
+            None => "neither JSON nor a form",
+        };
+        Value::String(format!("[not kept: {} bytes, {what}]", body.len())).to_string()
+    })
 }
 
 /// An answer's body as it may be kept: its JSON with every secret taken out (or, were it no JSON,
 /// its text scrubbed).
 #[must_use]
 pub fn response_body_as_kept(body: &[u8]) -> String {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(mut value) => {
-            redact_value(&mut value, Side::Answer);
-            value.to_string()
-        }
-        Err(_) => scrubbed(&String::from_utf8_lossy(body)).into_owned(),
+    redacted_parameters(serde_json::from_slice::<Value>(body).ok(), Purpose::AnswerLog)
+        .unwrap_or_else(|| scrubbed(&String::from_utf8_lossy(body)).into_owned())
+}
+
+/// A request's body as its idempotency record's digest reads it: the parameters the API read from
+/// it with card data reduced to what the service keeps of a card anyway (a card number to its first
+/// six and last four digits, a verification code to nothing), everything else as sent. A body the
+/// API could not read is only its size: it is refused, so its key never replays it.
+#[must_use]
+pub fn request_body_as_fingerprinted(body: &[u8], format: Option<BodyFormat>) -> String {
+    redacted_parameters(parsed_body(body, format), Purpose::Fingerprint)
+        .unwrap_or_else(|| format!("[unread: {} bytes]", body.len()))
+}
+
+/// A query string as its idempotency record's digest reads it: its parameters as the API reads
+/// them, card data reduced as in [`request_body_as_fingerprinted`].
+#[must_use]
+pub fn query_as_fingerprinted(query: &str) -> String {
+    let parameters = form::parse_query(query.as_bytes()).ok().map(Value::Object);
+    redacted_parameters(parameters, Purpose::Fingerprint).unwrap_or_else(|| format!("[unread: {} bytes]", query.len()))
+}
+
+/// `body` as the API parses it in `format` (`None`: a type it does not read, or a body it refuses).
+fn parsed_body(body: &[u8], format: Option<BodyFormat>) -> Option<Value> {
+    match format {
+        Some(BodyFormat::Json) => serde_json::from_slice::<Value>(body).ok(),
+        Some(BodyFormat::Form) => form::parse(body).ok().map(Value::Object),
+        None => None,
+    }
+}
+
+/// Parsed parameters with what `purpose` does not keep taken out, as JSON text.
+fn redacted_parameters(parsed: Option<Value>, purpose: Purpose) -> Option<String> {
+    let mut value = parsed?;
+    redact_value(&mut value, purpose);
+    Some(value.to_string())
+}
+
+/// A path as its idempotency record's digest reads it: card numbers (sent where an id goes by
+/// mistake) reduced to their first six and last four digits, the rest as sent.
+#[must_use]
+pub fn path_as_fingerprinted(path: &str) -> Cow<'_, str> {
+    let decoded = fully_decoded(path);
+    match card_numbers_masked(&decoded) {
+        Cow::Borrowed(_) => Cow::Borrowed(path),
+        Cow::Owned(masked) => Cow::Owned(masked),
     }
 }
 
@@ -95,7 +122,10 @@ pub fn query_as_kept(query: &str) -> String {
         let (name, value) = (fully_decoded(&name).into_owned(), fully_decoded(&value).into_owned());
         let raw_name = pair.split_once('=').map_or(pair, |(raw_name, _)| raw_name);
         match secrecy(&name) {
-            Secrecy::Value => format!("{raw_name}={}", secret_value_as_kept(&Value::String(value))),
+            Secrecy::Value => {
+                let kept = secret_value_as_kept(&name, &Value::String(value), Purpose::RequestLog);
+                format!("{raw_name}={}", kept.as_str().unwrap_or(REDACTED))
+            }
             Secrecy::NameAndValue => format!("{REDACTED}={REDACTED}"),
             Secrecy::None => match (scrubbed(&name), scrubbed(&value)) {
                 (Cow::Borrowed(_), Cow::Borrowed(_)) => pair.to_owned(),
@@ -118,11 +148,14 @@ pub fn path_as_kept(path: &str) -> String {
     }
 }
 
-/// `text` percent-decoded until it no longer changes (a few times at most): what was encoded twice
-/// is judged by what it says.
+/// Rounds of percent-decoding, at most: more than any client encodes a text by mistake.
+const DECODING_ROUNDS: usize = 8;
+
+/// `text` percent-decoded until it no longer changes ([`DECODING_ROUNDS`] times at most): what was
+/// encoded twice is judged by what it says.
 fn fully_decoded(text: &str) -> Cow<'_, str> {
     let mut decoded = Cow::Borrowed(text);
-    for _ in 0..3 {
+    for _ in 0..DECODING_ROUNDS {
         let again = percent_encoding::percent_decode_str(&decoded).decode_utf8_lossy().into_owned();
         if again == decoded {
             break;
@@ -180,22 +213,47 @@ enum Secrecy {
 }
 
 fn secrecy(name: &str) -> Secrecy {
-    // Any client secret by its name: a customer session's `customer_session_client_secret` too.
-    let is_secret_field = |word: &str| {
-        SECRET_FIELDS.iter().any(|field| field.eq_ignore_ascii_case(word))
-            || word.to_ascii_lowercase().ends_with("_client_secret")
-    };
+    // Judged as it reads once decoded: `payment_method%255Bcard%255D%255Bcvc%255D` is `cvc`'s.
+    let decoded = fully_decoded(name);
+    let name = decoded.as_ref();
     // A form's `payment_method[card][cvc]` is the field `cvc`.
     let field = name.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(name);
     let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']'));
     let names_a_code =
         words(name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)));
-    let holds_a_field = name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(is_secret_field);
+    let holds_a_field =
+        is_secret_field(name) || name.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(is_secret_field);
     match (is_secret_field(field), names_a_code || holds_a_field, plain) {
         (true, _, _) | (false, true, true) => Secrecy::Value,
         (false, true, false) => Secrecy::NameAndValue,
         (false, false, _) => Secrecy::None,
     }
+}
+
+/// Whether `name` is a secret field's, however it is spelled ([`snake_cased`]): one of
+/// [`CARD_DATA_FIELDS`] or [`SECRET_FIELDS`], or a name that ends with one of several words
+/// (`card_security_code`, `customer_session_client_secret`).
+fn is_secret_field(name: &str) -> bool {
+    let name = snake_cased(name);
+    CARD_DATA_FIELDS.iter().chain(&SECRET_FIELDS).any(|field| {
+        name == *field || (field.contains('_') && name.strip_suffix(field).is_some_and(|before| before.ends_with('_')))
+    })
+}
+
+/// Whether `name` is one of a card's data fields, however it is spelled: its value is card data.
+fn is_card_data_field(name: &str) -> bool {
+    let decoded = fully_decoded(name);
+    let field = decoded.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(&decoded);
+    let name = snake_cased(field);
+    CARD_DATA_FIELDS.iter().any(|field| {
+        name == *field || (field.contains('_') && name.strip_suffix(field).is_some_and(|before| before.ends_with('_')))
+    }) || words(&name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)))
+}
+
+/// `name` in snake case: its [`words`] in lower case, joined by `_` (`cardSecurityCode`,
+/// `card-security-code` and `Card Security Code` are all `card_security_code`).
+fn snake_cased(name: &str) -> String {
+    words(name).map(|word| word.to_lowercase()).collect::<Vec<_>>().join("_")
 }
 
 /// The words of a name: split at every character that is no letter or digit, and where a lower
@@ -224,26 +282,31 @@ pub fn name_holds_a_secret(name: &str) -> bool {
     secrecy(name) == Secrecy::NameAndValue
 }
 
-/// `value` with secrets taken out at any depth: the values of secret fields (and, in a request,
-/// every field of a `card` but its expiry), and card numbers, keys and client secrets in every
-/// other key and string.
-fn redact_value(value: &mut Value, side: Side) {
+/// `value` with secrets taken out at any depth, as `purpose` needs: the values of secret fields
+/// (and, in a request, every field of a `card` but its expiry), and card numbers, keys and client
+/// secrets in every other key and string. A fingerprint keeps the secrets that are no card data
+/// (random, they tell two requests apart and cannot be guessed back) and reduces card data to what
+/// the service keeps of a card anyway.
+fn redact_value(value: &mut Value, purpose: Purpose) {
     match value {
         Value::Object(map) => {
             let mut hidden = 0;
             *map = std::mem::take(map)
                 .into_iter()
                 .map(|(name, mut field)| match secrecy(&name) {
-                    Secrecy::None if side == Side::Request && name.eq_ignore_ascii_case("card") => {
-                        card_as_kept(&mut field);
+                    Secrecy::None if purpose != Purpose::AnswerLog && name.eq_ignore_ascii_case("card") => {
+                        card_as_kept(&mut field, purpose);
                         (name, field)
                     }
                     Secrecy::None => {
-                        redact_value(&mut field, side);
-                        (scrubbed(&name).into_owned(), field)
+                        redact_value(&mut field, purpose);
+                        (text_as_kept(&name, purpose).into_owned(), field)
                     }
                     Secrecy::Value if field.is_null() => (name, field),
-                    Secrecy::Value => (name, Value::String(secret_value_as_kept(&field))),
+                    Secrecy::Value => {
+                        let kept = secret_value_as_kept(&name, &field, purpose);
+                        (text_as_kept(&name, purpose).into_owned(), kept)
+                    }
                     Secrecy::NameAndValue => {
                         hidden += 1;
                         (format!("[redacted field {hidden}]"), Value::String(REDACTED.to_owned()))
@@ -251,48 +314,78 @@ fn redact_value(value: &mut Value, side: Side) {
                 })
                 .collect();
         }
-        Value::Array(items) => items.iter_mut().for_each(|item| redact_value(item, side)),
+        Value::Array(items) => items.iter_mut().for_each(|item| redact_value(item, purpose)),
         Value::String(text) => {
-            if let Cow::Owned(cleaned) = scrubbed(text) {
+            if let Cow::Owned(cleaned) = text_as_kept(text, purpose) {
                 *text = cleaned;
             }
         }
         Value::Number(number) => {
             if number_may_be_a_card_number(number) {
-                *value = Value::String(CARD_NUMBER_REMOVED.to_owned());
+                *value = match purpose {
+                    Purpose::Fingerprint => card_data_as_fingerprinted(value),
+                    Purpose::RequestLog | Purpose::AnswerLog => Value::String(CARD_NUMBER_REMOVED.to_owned()),
+                };
             }
         }
         Value::Bool(_) | Value::Null => {}
     }
 }
 
-/// A request's card as it may be kept: its expiry, and every other field redacted (a card sent in
-/// another shape than an object is redacted whole).
-fn card_as_kept(card: &mut Value) {
+/// A text (a key or a string) as `purpose` keeps it.
+fn text_as_kept(text: &str, purpose: Purpose) -> Cow<'_, str> {
+    match purpose {
+        Purpose::RequestLog | Purpose::AnswerLog => scrubbed(text),
+        Purpose::Fingerprint => card_numbers_masked(text),
+    }
+}
+
+/// A request's card as `purpose` keeps it: its expiry, and every other field redacted (a card sent
+/// in another shape than an object is redacted whole).
+fn card_as_kept(card: &mut Value, purpose: Purpose) {
+    let redacted = |field: &Value| match purpose {
+        Purpose::Fingerprint => card_data_as_fingerprinted(field),
+        Purpose::RequestLog | Purpose::AnswerLog => Value::String(REDACTED.to_owned()),
+    };
     match card {
         Value::Object(fields) => {
             for (name, field) in fields.iter_mut() {
                 let kept = CARD_FIELDS_KEPT.iter().any(|kept| kept.eq_ignore_ascii_case(name));
                 if kept {
-                    redact_value(field, Side::Request);
+                    redact_value(field, purpose);
                 } else if !field.is_null() {
-                    *field = Value::String(REDACTED.to_owned());
+                    *field = redacted(field);
                 }
             }
         }
         Value::Null => {}
-        other => *other = Value::String(REDACTED.to_owned()),
+        other => *other = redacted(other),
     }
 }
 
-/// What stands for a secret field's value: a client secret's id with its random part taken out
-/// (`pi_…_secret_[redacted]`), anything else [`REDACTED`].
-fn secret_value_as_kept(value: &Value) -> String {
+/// What stands for the value of the secret field `name`: in the request log, a client secret's id
+/// with its random part taken out (`pi_…_secret_[redacted]`), anything else [`REDACTED`]; in a
+/// fingerprint, card data reduced and any other secret as sent.
+fn secret_value_as_kept(name: &str, value: &Value, purpose: Purpose) -> Value {
+    if purpose == Purpose::Fingerprint {
+        return if is_card_data_field(name) { card_data_as_fingerprinted(value) } else { value.clone() };
+    }
     let object = value.as_str().and_then(|secret| secret.split_once(CLIENT_SECRET_MARK)).map(|(object, _)| object);
-    match object.filter(|object| payments_domain::ids::is_object_id(object)) {
+    Value::String(match object.filter(|object| payments_domain::ids::is_object_id(object)) {
         Some(object) => format!("{object}{CLIENT_SECRET_MARK}{REDACTED}"),
         None => REDACTED.to_owned(),
-    }
+    })
+}
+
+/// Card data as a fingerprint keeps it: a number of [`CARD_NUMBER_DIGITS`] digits or more as its
+/// first six and last four, anything else (a verification code, a number cut short) as nothing.
+fn card_data_as_fingerprinted(value: &Value) -> Value {
+    let text = match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let digits: String = text.chars().filter_map(digit_of).collect();
+    Value::String(if digits.len() >= CARD_NUMBER_DIGITS { masked(&digits) } else { REDACTED.to_owned() })
 }
 
 /// Whether a JSON number may be a card number: a whole number whose digits may be one, or one with
@@ -363,14 +456,33 @@ pub fn without_client_secrets(text: &str) -> Cow<'_, str> {
 /// Digits in a run that is taken for a card number, at least.
 const CARD_NUMBER_DIGITS: usize = 12;
 
-/// `text` with every run of digits that may be a card number replaced: digits, ASCII or
-/// full-width, with up to [`MAX_SEPARATORS`] separators between them (spaces of every kind, tabs,
-/// line breaks, dashes, `.`, `_`, `/`, `+`, `,`, `%20`), so a card number sent in the wrong place is
-/// not echoed in an error or a log line. The service's own limits in its messages stay readable, and
-/// so do the ids it minted. A run written after `+` is taken for a telephone number, and a run of
-/// one digit repeated (`000000000000`) for none.
+/// `text` with every run of digits that may be a card number replaced: digits of any script, with
+/// up to [`MAX_SEPARATORS`] separators between them (any character that is no letter or digit, and
+/// `%20`), so a card number sent in the wrong place is not echoed in an error or a log line. The
+/// service's own limits in its messages stay readable, and so do the ids it minted. A run written
+/// after `+` is taken for a telephone number, and a run of one digit repeated (`000000000000`) for
+/// none.
 #[must_use]
 pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
+    card_numbers_replaced(text, |_| CARD_NUMBER_REMOVED.to_owned())
+}
+
+/// `text` with every run of digits that may be a card number (as [`without_card_numbers`] finds
+/// them) reduced to its first six and last four digits, which the service keeps of a card anyway.
+#[must_use]
+pub fn card_numbers_masked(text: &str) -> Cow<'_, str> {
+    card_numbers_replaced(text, masked)
+}
+
+/// The first six and the last four of `digits` (ASCII), the rest masked: `424242…4242`.
+fn masked(digits: &str) -> String {
+    let shown = |range: std::ops::Range<usize>| digits.get(range).unwrap_or_default().to_owned();
+    format!("{}…{}", shown(0..6), shown(digits.len().saturating_sub(4)..digits.len()))
+}
+
+/// `text` with every run of digits that may be a card number replaced by what `replacement` makes of
+/// its digits (in ASCII).
+fn card_numbers_replaced(text: &str, replacement: impl Fn(&str) -> String) -> Cow<'_, str> {
     if !may_hold_a_card_number(text) {
         return Cow::Borrowed(text);
     }
@@ -389,7 +501,7 @@ pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
         let after_plus = text[..at].ends_with('+');
         if looks_like_card_numbers(&digits) && !after_plus {
             cleaned.push_str(&text[copied_to..at]);
-            cleaned.push_str(CARD_NUMBER_REMOVED);
+            cleaned.push_str(&replacement(&digits));
             copied_to = run_end;
         }
         at = run_end;
@@ -404,37 +516,27 @@ pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
 /// The most separators between two digits of one card number.
 const MAX_SEPARATORS: usize = 3;
 
-/// A digit, ASCII or full-width.
+/// A decimal digit of any script (Unicode's `Nd`: ASCII, full-width, Arabic-Indic, Devanagari …),
+/// as its ASCII digit.
 fn digit_of(c: char) -> Option<char> {
-    match c {
-        '0'..='9' => Some(c),
-        '\u{ff10}'..='\u{ff19}' => char::from_digit(u32::from(c) - 0xff10, 10),
-        _ => None,
+    if c.is_ascii_digit() {
+        return Some(c);
     }
+    if c.is_ascii() || c.general_category() != GeneralCategory::DecimalNumber {
+        return None;
+    }
+    // Every script's digits are encoded as runs of ten, zero to nine, one after another (a Unicode
+    // stability policy): the digit is the count of digits before it in its run, modulo ten.
+    let before = (1..=u32::from(c))
+        .map_while(|back| char::from_u32(u32::from(c) - back))
+        .take_while(|earlier| earlier.general_category() == GeneralCategory::DecimalNumber)
+        .count();
+    char::from_digit(u32::try_from(before % 10).ok()?, 10)
 }
 
-/// Whether `c` may stand between the digits of a card number.
+/// Whether `c` may stand between the digits of a card number: anything that is no letter or digit.
 fn is_separator(c: char) -> bool {
-    matches!(
-        c,
-        ' ' | '\t'
-            | '\r'
-            | '\n'
-            | '-'
-            | '.'
-            | '_'
-            | '/'
-            | '+'
-            | ','
-            | '\u{a0}'
-            | '\u{2000}'..='\u{200b}'
-            | '\u{2010}'..='\u{2015}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{2212}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
+    !c.is_alphanumeric() && digit_of(c).is_none()
 }
 
 /// The digits of the run that starts at `start`, and where it ends (after its last digit).
@@ -578,10 +680,12 @@ mod tests {
 
     #[test]
     fn names_that_hold_a_secret_field_among_other_text_are_hidden_with_their_value() {
-        let body = br#"{"metadata":{"card number":"x","{\"cvc\":\"987\"}":"y","order":"A-1"}}"#;
+        // `card number` is the field `card_number` spelled with a space: its value goes. A name that
+        // holds a value among other text goes with it, and one that holds a card number loses it.
+        let body = br#"{"metadata":{"card number":"x","{\"cvc\":\"987\"}":"y","order":"A-1","4242424242424242 card_number":"z"}}"#;
         assert_eq!(
             request_body_as_kept(body, Some(BodyFormat::Json)),
-            r#"{"metadata":{"[redacted field 1]":"[redacted]","[redacted field 2]":"[redacted]","order":"A-1"}}"#
+            r#"{"metadata":{"card number":"[redacted]","[redacted field 1]":"[redacted]","order":"A-1","[card number removed] card_number":"[redacted]"}}"#
         );
     }
 
@@ -670,6 +774,65 @@ mod tests {
     }
 
     #[test]
+    fn card_numbers_are_found_across_any_separators_and_in_any_scripts_digits() {
+        for text in [
+            "4242|4242|4242|4242",
+            "4242*4242*4242*4242",
+            "4242\u{b7}4242\u{b7}4242\u{b7}4242",
+            "4242)(4242)(4242)(4242",
+            "\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}",
+            "\u{6f4}\u{6f2}\u{6f4}\u{6f2} \u{6f4}\u{6f2}\u{6f4}\u{6f2} \u{6f4}\u{6f2}\u{6f4}\u{6f2} \u{6f4}\u{6f2}\u{6f4}\u{6f2}",
+            "\u{96a}\u{968}\u{96a}\u{968}424242424242",
+            "\u{1d7d2}\u{1d7d0}\u{1d7d2}\u{1d7d0}424242424242",
+        ] {
+            assert_eq!(without_card_numbers(text), "[card number removed]", "{text}");
+        }
+        assert_eq!(without_card_numbers("(4242) [4242] {4242} <4242>"), "([card number removed]>");
+        // Letters still end a run, and a Luhn failure is no card's.
+        assert_eq!(without_card_numbers("4242a4242b4242c4242"), "4242a4242b4242c4242");
+        assert_eq!(without_card_numbers("4242|4242|4242|4243"), "4242|4242|4242|4243");
+        // The masked form keeps what the service keeps of a card anyway.
+        assert_eq!(card_numbers_masked("key 4242-4242-4242-4242 end"), "key 424242…4242 end");
+        assert_eq!(card_numbers_masked("order-2026-11-28"), "order-2026-11-28");
+    }
+
+    #[test]
+    fn names_are_judged_once_decoded_and_in_any_spelling() {
+        let form = b"payment_method%255Bcard%255D%255Bcvc%255D=987&securityCode=986&cardSecurityCode=985&card-number=4242424242424242&CVV2=984&phone_number=0917";
+        assert_eq!(
+            request_body_as_kept(form, Some(BodyFormat::Form)),
+            r#"{"payment_method%5Bcard%5D%5Bcvc%5D":"[redacted]","securityCode":"[redacted]","cardSecurityCode":"[redacted]","card-number":"[redacted]","CVV2":"[redacted]","phone_number":"0917"}"#
+        );
+        assert_eq!(query_as_kept("securityCode=987&limit=2"), "securityCode=[redacted]&limit=2");
+    }
+
+    #[test]
+    fn a_fingerprint_keeps_what_tells_requests_apart_and_no_card_data() {
+        let attach = |number: &str, cvc: &str| {
+            let body = format!(
+                "payment_method[type]=card&payment_method[card][number]={number}&payment_method[card][exp_month]=12\
+                 &payment_method[card][exp_year]=2030&payment_method[card][cvc]={cvc}&client_secret=pi_1_secret_AbC"
+            );
+            request_body_as_fingerprinted(body.as_bytes(), Some(BodyFormat::Form))
+        };
+        assert_eq!(
+            attach("4242424242424242", "987"),
+            r#"{"payment_method":{"type":"card","card":{"number":"424242…4242","exp_month":"12","exp_year":"2030","cvc":"[redacted]"}},"client_secret":"pi_1_secret_AbC"}"#
+        );
+        assert_eq!(attach("4242424242424242", "123"), attach("4242424242424242", "987"), "the code is left out");
+        assert_eq!(attach("4242421111114242", "123"), attach("4242424242424242", "987"), "so are the middle digits");
+        assert_ne!(attach("5425233430109903", "987"), attach("4242424242424242", "987"), "another card differs");
+        let json = br#"{"metadata":{"note":"card 4242 4242 4242 4242"},"securityCode":"987","amount":10000}"#;
+        assert_eq!(
+            request_body_as_fingerprinted(json, Some(BodyFormat::Json)),
+            r#"{"metadata":{"note":"card 424242…4242"},"securityCode":"[redacted]","amount":10000}"#
+        );
+        assert_eq!(request_body_as_fingerprinted(b"{\"cvc\": \"987\"", Some(BodyFormat::Json)), "[unread: 13 bytes]");
+        assert_eq!(query_as_fingerprinted("cvc=987&limit=2"), r#"{"cvc":"[redacted]","limit":"2"}"#);
+        assert_eq!(path_as_fingerprinted("/customers/4242424242424242"), "/customers/424242…4242");
+    }
+
+    #[test]
     fn ids_the_service_minted_are_never_taken_for_card_numbers() {
         // A random part whose digits pass the Luhn check, as one id in a few hundred has.
         let id = "cus_mk17957955194242424242424242xyzw";
@@ -711,13 +874,30 @@ mod tests {
     const CARDS: [&str; 5] =
         ["4242424242424242", "5425233430109903", "4000000000003220", "378282246310005", "3530111333300000"];
 
-    /// `digits` written as a person or a program may: together, or in groups of four with one
-    /// separator.
-    fn written(digits: &str, separator: Option<char>) -> String {
-        let Some(separator) = separator else { return digits.to_owned() };
+    /// The zeros of the scripts a card number is written in here: ASCII, Arabic-Indic, Extended
+    /// Arabic-Indic, Devanagari, full-width and mathematical bold digits.
+    const ZEROS: [char; 6] = ['0', '\u{660}', '\u{6f0}', '\u{966}', '\u{ff10}', '\u{1d7ce}'];
+
+    /// `digits` written as a person or a program may: in the digits of the script whose zero is
+    /// `zero`, together or in groups of four with one separator.
+    fn written(digits: &str, zero: char, separator: Option<&str>) -> String {
+        let in_script = |digit: u8| char::from_u32(u32::from(zero) + u32::from(digit - b'0')).unwrap_or(zero);
         let groups: Vec<String> =
-            digits.as_bytes().chunks(4).map(|group| String::from_utf8_lossy(group).into_owned()).collect();
-        groups.join(&separator.to_string())
+            digits.as_bytes().chunks(4).map(|group| group.iter().copied().map(in_script).collect()).collect();
+        groups.join(separator.unwrap_or_default())
+    }
+
+    /// `text` with the digits of every script in [`ZEROS`] written in ASCII.
+    fn in_ascii(text: &str) -> String {
+        text.chars()
+            .map(|c| {
+                ZEROS
+                    .iter()
+                    .find_map(|zero| u32::from(c).checked_sub(u32::from(*zero)).filter(|digit| *digit < 10))
+                    .and_then(|digit| char::from_digit(digit, 10))
+                    .unwrap_or(c)
+            })
+            .collect()
     }
 
     /// `text` as a JSON string's content, each character escaped as `\uXXXX` where `escape` says.
@@ -783,10 +963,19 @@ mod tests {
             )
         };
         let stored = serde_json::from_str::<String>(stored).ok().filter(|text| is_a_note(text)).map_or(stored, |_| "");
+        // Judged as written and as fully decoded; the digits of a percent-escape (`%37`) are no
+        // value's, so escapes are read, not counted.
+        let without_escapes = |text: &str| {
+            let mut decoded = text.to_owned();
+            for _ in 0..8 {
+                decoded = percent_encoding::percent_decode_str(&decoded).decode_utf8_lossy().into_owned();
+            }
+            decoded
+        };
         texts_of(stored).into_iter().find(|text| {
-            let digits_only: String =
-                text.chars().filter(|c| !matches!(c, ' ' | '\t' | '-' | '.' | '_' | '/' | '+' | '\u{a0}')).collect();
-            digits_only.contains(number) || text.split(|c: char| !c.is_ascii_digit()).any(|run| run == cvc)
+            let decoded = without_escapes(text);
+            let digits_only: String = in_ascii(&decoded).chars().filter(char::is_ascii_alphanumeric).collect();
+            digits_only.contains(number) || decoded.split(|c: char| !c.is_ascii_digit()).any(|run| run == cvc)
         })
     }
 
@@ -794,31 +983,40 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
         /// Card data sent in every way the API reads it (JSON with escapes, a form or a query with
-        /// percent-escapes, a body it refused), in the card's fields or anywhere else, is never
-        /// kept.
+        /// percent-escapes, names encoded twice, a body it refused), in the card's fields or
+        /// anywhere else, under any spelling of a verification code's name, with its digits in any
+        /// script and any separators between them, is never kept: not in the request log, and not
+        /// in what an idempotency record's digest reads.
         #[test]
         fn card_data_is_never_kept_however_it_is_written(
             card in 0..CARDS.len(),
-            separator in proptest::option::of(prop::sample::select(vec![' ', '-', '.', '_', '/', '\u{a0}'])),
+            zero in prop::sample::select(ZEROS.to_vec()),
+            separator in proptest::option::of(prop::sample::select(vec![" ", "-", ".", "_", "/", "\u{a0}", "|", "*", "\u{b7}", ")(", "~"])),
             cvc in "[0-9]{3,4}".prop_filter("another field's value", |cvc| !["2030", "12", "123"].contains(&cvc.as_str()) && !cvc.starts_with("0")),
+            spelling in prop::sample::select(vec!["cvc", "securityCode", "cardSecurityCode", "card_cvc", "CVV2", "security-code", "Card Verification CVC"]),
             escape in proptest::collection::vec(any::<bool>(), 1..7),
+            twice in any::<bool>(),
             elsewhere in any::<bool>(),
         ) {
             let number = CARDS[card];
-            let shown = written(number, separator);
+            let shown = written(number, zero, separator);
             let j = |text: &str| json_escaped(text, &escape);
+            // A form's names are percent-encoded once as usual, or twice by a sloppy client.
+            let name = |text: &str| if twice { percent_escaped(&percent_escaped(text, &[true]), &escape) } else { percent_escaped(text, &escape) };
             let f = |text: &str| percent_escaped(text, &escape);
-            // The card where it belongs, and the number again in a field of no meaning.
+            // The card where it belongs, the number again in a field of no meaning, and the code
+            // again at the top level under another spelling of its name.
             let note = if elsewhere { format!("card {shown}") } else { "none".to_owned() };
             let json = format!(
-                r#"{{"{}":{{"{}":"card","{}":{{"{}":"{}","{}":12,"{}":2030,"{}":"{}"}}}},"{}":{{"{}":"{}"}}}}"#,
+                r#"{{"{}":{{"{}":"card","{}":{{"{}":"{}","{}":12,"{}":2030,"{}":"{}"}}}},"{}":{{"{}":"{}"}},"{}":"{}"}}"#,
                 j("payment_method"), j("type"), j("card"), j("number"), j(&shown), j("exp_month"), j("exp_year"),
-                j("cvc"), j(&cvc), j("metadata"), j("note"), j(&note),
+                j("cvc"), j(&cvc), j("metadata"), j("note"), j(&note), j(spelling), j(&cvc),
             );
             let form = format!(
-                "{}=card&{}={}&{}=12&{}=2030&{}={}&{}={}",
-                f("payment_method[type]"), f("payment_method[card][number]"), f(&shown), f("payment_method[card][exp_month]"),
-                f("payment_method[card][exp_year]"), f("payment_method[card][cvc]"), f(&cvc), f("metadata[note]"), f(&note),
+                "{}=card&{}={}&{}=12&{}=2030&{}={}&{}={}&{}={}",
+                name("payment_method[type]"), name("payment_method[card][number]"), f(&shown), name("payment_method[card][exp_month]"),
+                name("payment_method[card][exp_year]"), name("payment_method[card][cvc]"), f(&cvc), name("metadata[note]"), f(&note),
+                name(spelling), f(&cvc),
             );
             let mut stored = vec![
                 request_body_as_kept(json.as_bytes(), Some(BodyFormat::Json)),
@@ -833,9 +1031,16 @@ mod tests {
                 request_body_as_kept(format!("{{{form}").as_bytes(), Some(BodyFormat::Form)),
                 path_as_kept(&format!("/customers/{}", f(&shown))),
                 response_body_as_kept(format!(r#"{{"error":"No card {shown}","metadata":{{"cvc":"{cvc}"}}}}"#).as_bytes()),
+                // What an idempotency record's digest reads.
+                request_body_as_fingerprinted(json.as_bytes(), Some(BodyFormat::Json)),
+                request_body_as_fingerprinted(form.as_bytes(), Some(BodyFormat::Form)),
+                request_body_as_fingerprinted(form.as_bytes(), Some(BodyFormat::Json)),
+                query_as_fingerprinted(&form),
+                path_as_fingerprinted(&format!("/customers/{}", f(&shown))).into_owned(),
             ];
             if elsewhere {
                 stored.push(scrubbed(&format!("key-{shown}")).into_owned());
+                stored.push(card_numbers_masked(&format!("key-{shown}")).into_owned());
             }
             for kept in &stored {
                 prop_assert!(leaks(kept, number, &cvc).is_none(), "kept {kept:?} from {json} / {form}");

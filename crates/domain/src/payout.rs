@@ -14,7 +14,7 @@ use crate::balance::{BalanceEntry, EntryContext, EntryType};
 use crate::error::DomainError;
 use crate::ids::{AccountId, BalanceEntryId, PayoutId, PayoutTransactionId};
 use crate::time::Timestamp;
-use crate::validation::Invalid;
+use crate::validation::{FieldError, Invalid};
 use serde::{Deserialize, Serialize};
 
 const RESOURCE: &str = "payout";
@@ -60,6 +60,23 @@ pub struct BankAccount {
     pub bank_name: String,
 }
 
+/// The longest bank account name and bank name, in characters.
+pub const BANK_TEXT_MAX_CHARS: usize = 100;
+
+/// A bank account's name and a bank's name as [`BankAccount::new`] takes them, as a pattern for the
+/// API's document: text the bank shows, with a character that is no white space, and none that a
+/// bank's file has no place for or that would show it other than it reads ([`is_unfit_for_a_bank_file`]).
+pub const BANK_TEXT_PATTERN: &str = r"^[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]*[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069 \xa0\u1680\u2000-\u200a\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]*$";
+
+/// Whether `c` has no place in a name a bank shows: a control character (C0, DEL, C1), a bidi
+/// control that would show the name other than it reads (U+202E shows `gnp.exe` as `exe.png`), or a
+/// line or paragraph separator (U+2028, U+2029) that would break a bank's file.
+#[must_use]
+pub fn is_unfit_for_a_bank_file(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// How a test payout to a bank account ends, by the account's number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BankOutcome {
@@ -97,18 +114,25 @@ impl BankAccount {
             .map_or(BankOutcome::Deposited, |(_, outcome)| outcome.clone())
     }
 
-    /// A bank account as a merchant gives it: a name, 6 to 20 digits, a bank.
+    /// A bank account as a merchant gives it: a name, 6 to 20 digits, a bank. A name is any text the
+    /// bank shows, 1 to [`BANK_TEXT_MAX_CHARS`] characters, not blank, and none of them
+    /// [unfit for a bank's file](is_unfit_for_a_bank_file).
     ///
     /// # Errors
     /// What is wrong with a field, named by it.
     pub fn new(account_name: &str, account_number: &str, bank_name: &str) -> Result<Self, (&'static str, Invalid)> {
-        // Taken as given: a name is any text the bank shows, 1 to 100 characters, none of them a
-        // control character (a bank's file has no place for one).
         let text = |field: &'static str, value: &str| {
-            if value.is_empty() || value.chars().count() > 100 {
+            if value.is_empty() || value.chars().count() > BANK_TEXT_MAX_CHARS {
                 Err((field, Invalid::value("Give 1 to 100 characters.")))
-            } else if value.chars().any(char::is_control) {
-                Err((field, Invalid::value("Give a name without control characters.")))
+            } else if value.chars().any(is_unfit_for_a_bank_file) {
+                Err((
+                    field,
+                    Invalid::value(
+                        "Give a name without control characters, direction marks or line and paragraph separators.",
+                    ),
+                ))
+            } else if value.chars().all(char::is_whitespace) {
+                Err((field, Invalid::value("Give a name that is not blank.")))
             } else {
                 Ok(value.to_owned())
             }
@@ -592,6 +616,15 @@ impl PayoutInterval {
     }
 }
 
+/// Who changes a payout schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScheduleEditor {
+    /// The service's operator (the operator API).
+    Operator,
+    /// The merchant: with a test helper of the API, or in the console.
+    Merchant,
+}
+
 /// How and where an account's balance is paid out in a mode, and when next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PayoutSchedule {
@@ -625,6 +658,23 @@ impl PayoutSchedule {
     #[must_use]
     pub fn after_payout(&self, at: Timestamp) -> Self {
         Self { next_payout_at: self.scheduled_after(at), ..self.clone() }
+    }
+
+    /// Whether `editor` may change the schedule: the operator in either mode; the merchant in test
+    /// mode only, since in live mode the schedule says where real money goes, which the operator
+    /// sets once the bank account is verified.
+    ///
+    /// # Errors
+    /// `livemode` refused for the merchant in live mode.
+    pub fn may_be_changed_by(&self, editor: ScheduleEditor) -> Result<(), DomainError> {
+        match (editor, self.livemode) {
+            (ScheduleEditor::Operator, _) | (ScheduleEditor::Merchant, false) => Ok(()),
+            (ScheduleEditor::Merchant, true) => Err(DomainError::Invalid(FieldError::invalid(
+                "livemode",
+                "In live mode the payout schedule and bank account are set by the service's operator; \
+                 a test secret key changes test mode's.",
+            ))),
+        }
     }
 
     /// The schedule with another interval or destination, from `now`.
@@ -708,5 +758,49 @@ mod tests {
         assert!(matches!(closed.test_outcome(), BankOutcome::Returned { code: "account_closed", .. }));
         assert_eq!(BankAccount::new("Shop", "555555", "Bank").unwrap().test_outcome(), BankOutcome::Deposited);
         assert_eq!(BankAccount::test_default("Shop").test_outcome(), BankOutcome::Deposited);
+    }
+
+    #[test]
+    fn a_bank_account_name_is_text_a_bank_shows_as_it_reads() {
+        for fit in ["Acme Trading", "Bangko Sentral ng Pilipinas", "José Rizal", "\u{5d0}\u{5d1} Ltd", " Acme "] {
+            assert!(BankAccount::new(fit, "000123456789", fit).is_ok(), "{fit:?}");
+        }
+        for (unfit, says) in [
+            ("", "1 to 100"),
+            (&"x".repeat(101), "1 to 100"),
+            ("Shop\u{202e}gnp.exe", "direction marks"),
+            ("Shop\u{200f}", "direction marks"),
+            ("Shop\u{2067}x\u{2069}", "direction marks"),
+            ("Shop\u{61c}", "direction marks"),
+            ("Shop\u{2028}x", "line and paragraph"),
+            ("Shop\u{2029}", "line and paragraph"),
+            ("Shop\u{1b}[31m", "control characters"),
+            ("Shop\u{85}", "control characters"),
+            ("   ", "not blank"),
+            ("\u{3000}\u{a0}\u{2003}", "not blank"),
+        ] {
+            for (name, bank) in [(unfit, "Bank"), ("Shop", unfit)] {
+                let refused = BankAccount::new(name, "000123456789", bank).unwrap_err();
+                let field = if name == unfit { "account_name" } else { "bank_name" };
+                assert_eq!(refused.0, field, "{unfit:?}");
+                assert!(refused.1.detail.contains(says), "{unfit:?}: {}", refused.1.detail);
+            }
+        }
+    }
+
+    #[test]
+    fn only_the_operator_changes_a_live_schedule() {
+        let account = AccountId::from_random("acct");
+        let now = Timestamp::from_unix_seconds(1_795_773_600);
+        let test = PayoutSchedule::default_for(&account, false, "Shop", now);
+        let live = PayoutSchedule::default_for(&account, true, "Shop", now);
+        assert_eq!(test.may_be_changed_by(ScheduleEditor::Merchant), Ok(()));
+        assert_eq!(test.may_be_changed_by(ScheduleEditor::Operator), Ok(()));
+        assert_eq!(live.may_be_changed_by(ScheduleEditor::Operator), Ok(()));
+        let refused = live.may_be_changed_by(ScheduleEditor::Merchant);
+        assert!(
+            matches!(refused, Err(DomainError::Invalid(ref field)) if field.parameter == "livemode"),
+            "{refused:?}"
+        );
     }
 }

@@ -88,6 +88,13 @@ impl Retention {
         rows <= self.max_rows && bytes <= self.max_bytes
     }
 
+    /// How many bytes an account's mode may write between two enforcements of its caps: a
+    /// sixteenth of its byte cap, so that between them it holds at most that much over the cap.
+    #[must_use]
+    pub fn trim_every_bytes(&self) -> u64 {
+        (self.max_bytes / 16).max(1)
+    }
+
     /// The time before which entries are dropped, at `now`.
     #[must_use]
     pub fn cutoff(&self, now: Timestamp) -> Timestamp {

@@ -5,7 +5,6 @@ use super::error::{corrupt, store_error};
 use super::json::parse_id;
 use super::schema::request_logs as logs;
 use super::session::DbSession;
-use super::Positive;
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
 use payments_application::ports::{RequestLogFilter, RequestLogRepository, StoreError};
@@ -170,57 +169,68 @@ impl RequestLogRepository for DbSession<'_> {
         let cutoff = retention.cutoff(now).unix_seconds();
         let mut pruned =
             diesel::delete(logs::table.filter(logs::created_at.lt(cutoff))).execute(connection).map_err(store_error)?;
-        let over_cap: Vec<(String, bool)> = logs::table
-            .group_by((logs::account_id, logs::livemode))
-            .having(diesel::dsl::count_star().gt(i64::from(retention.max_rows)))
-            .select((logs::account_id, logs::livemode))
-            .load(connection)
-            .map_err(store_error)?;
-        for (account_id, livemode) in over_cap {
-            // The newest row beyond the cap: it and everything older go.
-            let oldest_kept: Option<i64> = logs::table
-                .filter(in_scope!(logs, account_id, livemode).and(Positive(logs::seq)))
-                .order(logs::seq.desc())
-                .offset(i64::from(retention.max_rows))
-                .limit(1)
-                .select(logs::seq)
-                .get_result(connection)
-                .optional()
-                .map_err(store_error)?;
-            if let Some(last) = oldest_kept {
-                let beyond = logs::table.filter(in_scope!(logs, account_id, livemode)).filter(logs::seq.le(last));
-                pruned += diesel::delete(beyond).execute(connection).map_err(store_error)?;
-            }
-        }
         let max_bytes = i64::try_from(retention.max_bytes).unwrap_or(i64::MAX);
-        let over_bytes: Vec<(String, bool)> = logs::table
+        let over_a_cap: Vec<(String, bool)> = logs::table
             .group_by((logs::account_id, logs::livemode))
             .having(
-                diesel::dsl::sql::<diesel::sql_types::Bool>("SUM(request_logs.size_bytes) > ")
-                    .bind::<diesel::sql_types::BigInt, _>(max_bytes),
+                diesel::dsl::count_star().gt(i64::from(retention.max_rows)).or(diesel::dsl::sql::<
+                    diesel::sql_types::Bool,
+                >(
+                    "SUM(request_logs.size_bytes) > "
+                )
+                .bind::<diesel::sql_types::BigInt, _>(max_bytes)),
             )
             .select((logs::account_id, logs::livemode))
             .load(connection)
             .map_err(store_error)?;
-        for (account_id, livemode) in over_bytes {
-            let newest_first: Vec<(i64, i64)> = logs::table
-                .filter(in_scope!(logs, account_id, livemode).and(Positive(logs::seq)))
-                .order(logs::seq.desc())
-                .select((logs::seq, logs::size_bytes))
-                .load(connection)
-                .map_err(store_error)?;
-            // The newest row the byte cap does not keep: it and everything older go.
-            let mut bytes = 0_u64;
-            let first_gone = newest_first.iter().enumerate().find_map(|(rows, &(seq, size))| {
-                bytes = bytes.saturating_add(u64::try_from(size).unwrap_or(0));
-                let rows = u32::try_from(rows + 1).unwrap_or(u32::MAX);
-                (!retention.keeps(rows, bytes)).then_some(seq)
-            });
-            if let Some(last) = first_gone {
-                let beyond = logs::table.filter(in_scope!(logs, account_id, livemode)).filter(logs::seq.le(last));
-                pruned += diesel::delete(beyond).execute(connection).map_err(store_error)?;
-            }
+        for (account_id, livemode) in over_a_cap {
+            let account_id = AccountId::parse(&account_id).ok_or_else(|| corrupt("account id", &account_id))?;
+            pruned += self.trim(&Scope::of(&account_id, livemode), retention)?;
         }
         Ok(pruned)
     }
+
+    /// Its newest entries stay, as many as both caps keep: what goes is the shortest run of the
+    /// oldest that brings the rest within them, found from the oldest in pages.
+    fn trim(&mut self, scope: &Scope, retention: Retention) -> Result<usize, StoreError> {
+        let connection = self.write_now()?;
+        let (rows, bytes): (i64, i64) = logs::table
+            .filter(listed!(logs, scope))
+            .select((
+                diesel::dsl::count_star(),
+                diesel::dsl::sql::<diesel::sql_types::BigInt>(
+                    "COALESCE(CAST(SUM(request_logs.size_bytes) AS BIGINT), 0)",
+                ),
+            ))
+            .get_result(connection)
+            .map_err(store_error)?;
+        let (mut rows, mut bytes) = (u32::try_from(rows).unwrap_or(u32::MAX), u64::try_from(bytes).unwrap_or(0));
+        let mut last_dropped = None;
+        while !retention.keeps(rows, bytes) {
+            let oldest: Vec<(i64, i64)> = logs::table
+                .filter(listed!(logs, scope).and(logs::seq.gt(last_dropped.unwrap_or(0))))
+                .order(logs::seq.asc())
+                .limit(TRIM_PAGE)
+                .select((logs::seq, logs::size_bytes))
+                .load(connection)
+                .map_err(store_error)?;
+            if oldest.is_empty() {
+                break;
+            }
+            for (seq, size) in oldest {
+                if retention.keeps(rows, bytes) {
+                    break;
+                }
+                rows = rows.saturating_sub(1);
+                bytes = bytes.saturating_sub(u64::try_from(size).unwrap_or(0));
+                last_dropped = Some(seq);
+            }
+        }
+        let Some(last) = last_dropped else { return Ok(0) };
+        let beyond = logs::table.filter(in_scope!(logs, scope)).filter(logs::seq.le(last));
+        diesel::delete(beyond).execute(connection).map_err(store_error)
+    }
 }
+
+/// Rows of a scope's oldest entries read at once while looking for the last one to drop.
+const TRIM_PAGE: i64 = 1_000;

@@ -232,18 +232,42 @@ impl TestDatabase {
             #[diesel(sql_type = diesel::sql_types::BigInt)]
             n: i64,
         }
+        let rows: Vec<Number> = self.rows(sql);
+        rows.first().map(|row| row.n).expect("the query answers one row")
+    }
+
+    /// The texts that `sql` (a query of one column, named `t`, of text that may be null, that both
+    /// backends accept) answers, on a connection of its own: for tests that read what is stored.
+    ///
+    /// # Panics
+    /// When the database cannot be reached or refuses the query.
+    #[must_use]
+    pub fn texts(&self, sql: &str) -> Vec<String> {
+        #[derive(diesel::QueryableByName)]
+        struct Text {
+            #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+            t: Option<String>,
+        }
+        let rows: Vec<Text> = self.rows(sql);
+        rows.into_iter().filter_map(|text| text.t).collect()
+    }
+
+    /// The rows `sql` answers, on a connection of its own.
+    fn rows<T>(&self, sql: &str) -> Vec<T>
+    where
+        T: diesel::QueryableByName<diesel::pg::Pg> + diesel::QueryableByName<diesel::sqlite::Sqlite> + 'static,
+    {
         let query = diesel::sql_query(sql);
-        let found: Number = match self.backend {
+        match self.backend {
             Backend::Postgres => {
-                query.get_result(&mut PgConnection::establish(&self.url).expect("connect to the test database"))
+                query.load(&mut PgConnection::establish(&self.url).expect("connect to the test database"))
             }
-            Backend::Sqlite => query.get_result(
+            Backend::Sqlite => query.load(
                 &mut SqliteConnection::establish(self.url.trim_start_matches("sqlite://"))
                     .expect("open the test database"),
             ),
         }
-        .expect("run the query");
-        found.n
+        .expect("run the query")
     }
 }
 

@@ -11,5 +11,5 @@ mod properties;
 mod shape;
 
 pub use body::{body_format, read_body, spool_body, BodyFormat, BodyParams, BodyRules, QueryParams};
-pub use params::{names, Params, HTTPS_URL, NOT_BLANK, NO_CONTROL_CHARACTERS, WEB_URL};
+pub use params::{names, Params, HTTPS_URL, NOT_BLANK, WEB_URL};
 pub use shape::Shape;

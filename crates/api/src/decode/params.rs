@@ -25,8 +25,6 @@ pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static st
 /// and takes U+FEFF).
 pub const NOT_BLANK: &str =
     r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$";
-/// Text without control characters (Unicode's `Cc`: C0, DEL and C1).
-pub const NO_CONTROL_CHARACTERS: &str = r"^[^\x00-\x1f\x7f-\x9f]*$";
 /// An `http` or `https` URL (either case) of a host name (labels of letters, digits, `-` and `_`,
 /// the last not starting with a digit) or an IPv4 address, perhaps with a port, then printable ASCII
 /// but the backslash: narrower than what the service takes (IPv6, a user name), never wider.
@@ -50,16 +48,16 @@ fn whole_digits(number: &serde_json::Number) -> Option<String> {
     number.as_f64().and_then(whole).map(|whole| whole.to_string())
 }
 
-/// Digits, with an optional sign and an optional fraction of zeros only (`2000`, `2000.0`).
+/// Digits, after an optional minus sign (`2000`, `-1`, `09`): no fraction, not even of zeros
+/// (`2000.0` is written as a decimal, not as the whole number a form field takes).
 fn whole_in_digits(text: &str) -> Option<i64> {
-    let (integral, fraction) = text.split_once('.').unwrap_or((text, ""));
     // Digits, after a minus sign at most: no plus sign, no white space (leading zeros are taken, as a
     // card's `exp_month` is often written `09`).
-    let digits = integral.strip_prefix('-').unwrap_or(integral);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || !fraction.bytes().all(|b| b == b'0') {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    integral.parse::<i64>().ok()
+    text.parse::<i64>().ok()
 }
 
 /// A parameter map being read. Each read removes the parameter; [`Params::finish`] reports what
@@ -726,14 +724,18 @@ mod tests {
     fn integers_come_as_numbers_or_digit_strings_but_never_with_a_fraction() {
         let mut p = params(json!({"a": 5, "b": "7", "c": 2.5, "d": "x", "e": 2000.0, "f": "2000.00", "g": "1.5"}));
         assert_eq!((p.integer("a"), p.integer("b"), p.integer("c"), p.integer("d")), (Some(5), Some(7), None, None));
-        assert_eq!((p.integer("e"), p.integer("f"), p.integer("g")), (Some(2000), Some(2000), None), "zero fractions");
-        let mut q = params(json!({"a": 1e19, "b": ".0", "c": "-", "d": "1e3"}));
+        // A JSON number with a fraction of zeros is an integer (JSON Schema's reading); digits with
+        // one are written as a decimal, which a whole-number field refuses.
+        assert_eq!((p.integer("e"), p.integer("f"), p.integer("g")), (Some(2000), None, None), "zero fractions");
+        let mut q = params(json!({"a": 1e19, "b": ".0", "c": "-", "d": "1e3", "e": "10.0", "f": "1."}));
         assert_eq!((q.integer("a"), q.integer("b"), q.integer("c"), q.integer("d")), (None, None, None, None));
+        assert_eq!((q.integer("e"), q.integer("f")), (None, None));
         assert_eq!(
             codes(p.finish(Some(()))),
             vec![
                 ("c".into(), "parameter_type_invalid"),
                 ("d".into(), "parameter_type_invalid"),
+                ("f".into(), "parameter_type_invalid"),
                 ("g".into(), "parameter_type_invalid")
             ]
         );

@@ -55,7 +55,13 @@ pub(super) fn secured(mut builder: HttpResponseBuilder) -> HttpResponseBuilder {
 /// A rendered page with `status`; a template failure is logged and answered 500.
 pub(super) fn html(status: StatusCode, rendered: Result<String, askama::Error>) -> HttpResponse {
     match rendered {
-        Ok(body) => secured(HttpResponse::build(status)).content_type("text/html; charset=utf-8").body(body),
+        Ok(body) => {
+            let mut response = secured(HttpResponse::build(status));
+            if let Some(seconds) = crate::error::retry_after_seconds(status) {
+                response.insert_header((header::RETRY_AFTER, seconds));
+            }
+            response.content_type("text/html; charset=utf-8").body(body)
+        }
         Err(error) => {
             tracing::error!(%error, "a page template failed");
             secured(HttpResponse::InternalServerError())

@@ -4,7 +4,7 @@
 use super::endpoint::Endpoint;
 use super::support::{ok, page_request};
 use crate::auth::{SecretKey, TestSecretKey};
-use crate::decode::{BodyParams, Params, QueryParams, NO_CONTROL_CHARACTERS};
+use crate::decode::{BodyParams, Params, QueryParams};
 use crate::error::ApiError;
 use crate::representation::balance::ScheduleResource;
 use crate::representation::envelope::List;
@@ -13,7 +13,10 @@ use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::PayoutFilter;
-use payments_domain::payout::{BankAccount, PayoutInterval, PayoutStatus, MONTHLY_ANCHORS, WEEKDAYS};
+use payments_domain::payout::{
+    BankAccount, PayoutInterval, PayoutStatus, ScheduleEditor, BANK_TEXT_MAX_CHARS, BANK_TEXT_PATTERN, MONTHLY_ANCHORS,
+    WEEKDAYS,
+};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
 
@@ -85,7 +88,9 @@ async fn change_test_schedule(
 ) -> Result<HttpResponse, ApiError> {
     let change = schedule_change(&mut params);
     let (interval, destination) = params.finish(change)?;
-    let schedule = blocking(move || services.payouts.change_schedule(&scope, interval, destination)).await?;
+    let schedule =
+        blocking(move || services.payouts.change_schedule(&scope, ScheduleEditor::Merchant, interval, destination))
+            .await?;
     Ok(ok(&ScheduleResource::new(&schedule)))
 }
 
@@ -103,12 +108,12 @@ pub(crate) fn schedule_change(params: &mut Params) -> Option<(Option<PayoutInter
     );
     params.only_where("monthly_anchor", "interval", "monthly");
     let destination = params.object("bank_account", |bank| {
-        let name = bank.required_string("account_name", 100);
-        bank.pattern("account_name", NO_CONTROL_CHARACTERS);
+        let name = bank.required_string("account_name", BANK_TEXT_MAX_CHARS);
+        bank.pattern("account_name", BANK_TEXT_PATTERN);
         let number = bank.required_string("account_number", 20);
         bank.pattern("account_number", "^[0-9]{6,20}$");
-        let bank_name = bank.required_string("bank_name", 100);
-        bank.pattern("bank_name", NO_CONTROL_CHARACTERS);
+        let bank_name = bank.required_string("bank_name", BANK_TEXT_MAX_CHARS);
+        bank.pattern("bank_name", BANK_TEXT_PATTERN);
         let (name, number, bank_name) = (name?, number?, bank_name?);
         match BankAccount::new(&name, &number, &bank_name) {
             Ok(account) => Some(account),

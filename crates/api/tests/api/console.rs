@@ -63,9 +63,14 @@ impl<'a> Console<'a> {
         (response.status().as_u16(), response.text().await.unwrap())
     }
 
+    /// A form posted with `fields`: the answer.
+    pub async fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> Response {
+        self.request(Method::POST, path).form(fields).send().await.unwrap()
+    }
+
     /// A form posted with `fields`: its status and where it sends the browser.
     pub async fn post(&self, path: &str, fields: &[(&str, &str)]) -> (u16, String) {
-        let response = self.request(Method::POST, path).form(fields).send().await.unwrap();
+        let response = self.post_form(path, fields).await;
         let location = response.headers().get(LOCATION).map(|value| value.to_str().unwrap().to_owned());
         let status = response.status().as_u16();
         (status, location.unwrap_or_default())

@@ -16,7 +16,8 @@ on_one_backend!(
     a_payment_intents_page_offers_what_the_api_accepts_in_every_state,
     a_billing_statements_page_offers_what_the_api_accepts_in_every_state,
     a_checkout_sessions_page_offers_what_the_api_accepts_in_every_state,
-    a_webhooks_page_offers_only_what_changes_it
+    a_webhooks_page_offers_only_what_changes_it,
+    the_balance_page_changes_the_schedule_only_where_the_api_does
 );
 
 const DAY: i64 = 24 * 60 * 60;
@@ -309,4 +310,55 @@ async fn a_webhooks_page_offers_only_what_changes_it(app: TestApp) {
         let (_, changed) = read(app.get(&format!("/webhooks/{id}")).await).await;
         assert_ne!(changed["status"], status, "{offers} changed it");
     }
+}
+
+/// The payout schedule and bank account: in test mode the Balance page offers them, its forms take
+/// what the API's test helper takes, and neither writes an event; in live mode the page offers no
+/// form and says why, and a form posted anyway is refused as the API refuses the live key, with
+/// nothing changed.
+async fn the_balance_page_changes_the_schedule_only_where_the_api_does(app: TestApp) {
+    const BALANCE: &str = "/dashboard/balance";
+    let bank = [
+        ("bank_account[account_name]", "Acme Trading"),
+        ("bank_account[account_number]", "000111111116"),
+        ("bank_account[bank_name]", "Test Bank"),
+    ];
+    let schedule = |key: &str| {
+        let request = app.request(reqwest::Method::GET, "/balance", key).send();
+        async move { read(request.await.unwrap()).await.1["payout_schedule"].clone() }
+    };
+    let events = |key: &str| {
+        let request = app.request(reqwest::Method::GET, "/events?limit=100", key).send();
+        async move { read(request.await.unwrap()).await.1["data"].as_array().map_or(0, Vec::len) }
+    };
+
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let (_, page) = console.get(BALANCE).await;
+    assert!(page.contains("Save bank account") && page.contains("Save schedule"), "{page}");
+    let token = console.form_token().await;
+    let mut fields = vec![("form_token", token.as_str())];
+    fields.extend(bank);
+    assert!(console_takes(&console, &format!("{BALANCE}/schedule"), &fields).await);
+    assert_eq!(schedule(&app.keys.secret_test).await["destination"]["account_number"], "000111111116");
+    let body = "bank_account[account_name]=Acme&bank_account[account_number]=000123456789&bank_account[bank_name]=Test+Bank";
+    assert!(api_takes(&app, "/test_helpers/payout_schedule", body).await);
+    assert_eq!(events(&app.keys.secret_test).await, 0, "a schedule change is no event, by the console or the API");
+
+    let live_before = schedule(&app.keys.secret_live).await;
+    assert!(live_before.is_object(), "{live_before}");
+    let refused = app.request(reqwest::Method::POST, "/test_helpers/payout_schedule", &app.keys.secret_live).form(&bank).send();
+    let (status, body) = read(refused.await.unwrap()).await;
+    assert_eq!(status, 400, "the API refuses the live key: {body}");
+    let mut live = Console::new(&app);
+    live.sign_in(&app.keys.secret_live).await;
+    let (_, page) = live.get(BALANCE).await;
+    assert!(!page.contains("Save bank account") && !page.contains("Save schedule"), "no form in live mode: {page}");
+    assert!(page.contains("payout schedule and bank account are set by the service"), "{page}");
+    let token = live.form_token().await;
+    let mut fields = vec![("form_token", token.as_str())];
+    fields.extend(bank);
+    assert!(!console_takes(&live, &format!("{BALANCE}/schedule"), &fields).await, "the console refuses it too");
+    assert_eq!(schedule(&app.keys.secret_live).await, live_before, "nothing changed");
+    assert_eq!(events(&app.keys.secret_live).await, 0);
 }

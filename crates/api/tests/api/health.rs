@@ -54,8 +54,19 @@ async fn an_unreachable_database_answers_503_and_the_service_recovers_by_itself(
 async fn a_database_that_takes_no_writes_answers_503_and_the_service_recovers_by_itself() {
     let app = spawn_app(Backend::Postgres).await;
     app.create_customer("Ana").await;
+    let mut console = crate::console::Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let token = console.form_token().await;
     let database = &app.database;
     tokio::task::block_in_place(|| database.set_read_only(true));
+
+    // The console's pages say so too, with the API's `Retry-After`.
+    let fields = [("form_token", token.as_str()), ("interval", "weekly"), ("weekly_anchor", "friday")];
+    for _ in 0..3 {
+        let response = console.post_form("/dashboard/balance/schedule", &fields).await;
+        assert_eq!(response.status(), 503);
+        assert_eq!(response.headers().get("Retry-After").and_then(|v| v.to_str().ok()), Some("1"));
+    }
 
     // The pool's connections were ended: the first requests may meet them, later ones connect anew.
     for _ in 0..6 {

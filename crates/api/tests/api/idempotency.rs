@@ -1,6 +1,10 @@
 //! `Idempotency-Key`: replay, mismatch, scoping, failures, concurrency.
 
-use crate::helpers::{ids, read, single_error, TestApp};
+use crate::helpers::{contains_number, ids, read, single_error, TestApp};
+use payments_api::decode::BodyFormat;
+use payments_api::idempotency::fingerprint;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use futures_util::future::join_all;
@@ -19,6 +23,7 @@ on_both_backends!(
     a_declined_attach_is_replayed_not_charged_again,
     a_client_that_resets_mid_request_cannot_make_a_retry_run_twice,
     a_public_key_never_gets_what_a_secret_key_stored,
+    the_idempotency_record_holds_nothing_a_card_can_be_guessed_back_from,
 );
 
 const BODY: &str = "name=Ana&email=ana%40example.com&currency=PHP";
@@ -234,4 +239,85 @@ async fn a_public_key_never_gets_what_a_secret_key_stored(app: TestApp) {
     let (status, body) = read(response).await;
     assert_eq!(status, 400, "a public key must show the client secret: {body}");
     single_error(&body, "parameter_required");
+}
+
+/// An attach's form body with the card `number` and `cvc`.
+fn card_attach(number: &str, cvc: &str) -> String {
+    format!(
+        "payment_method[type]=card&payment_method[card][number]={number}&payment_method[card][exp_month]=12\
+         &payment_method[card][exp_year]=2035&payment_method[card][cvc]={cvc}"
+    )
+}
+
+/// `digits` with its last digit made the Luhn check digit of the others.
+fn luhn_completed(digits: &str) -> String {
+    let body = &digits[..digits.len() - 1];
+    let sum: u32 = body
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(at, b)| {
+            let digit = u32::from(b - b'0') * if at % 2 == 0 { 2 } else { 1 };
+            if digit > 9 { digit - 9 } else { digit }
+        })
+        .sum();
+    format!("{body}{}", (10 - sum % 10) % 10)
+}
+
+async fn the_idempotency_record_holds_nothing_a_card_can_be_guessed_back_from(app: TestApp) {
+    let (number, cvc) = ("4242424242424242", "987");
+    // A card number sent as the key, by a careless client, is not kept either.
+    let key_as_card = "4000056655665556";
+    let intent = app.create_intent(10_000, "").await;
+    let path = format!("/payment_intents/{}/attach", intent["id"].as_str().unwrap());
+    let attach = |body: String| {
+        app.request(Method::POST, &path, &app.keys.secret_test)
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header("Idempotency-Key", key_as_card)
+            .body(body)
+            .send()
+    };
+    let (status, paid) = read(attach(card_attach(number, cvc)).await.unwrap()).await;
+    assert_eq!(status, 200, "{paid}");
+
+    let stored = app.database.texts(
+        "SELECT idempotency_key AS t FROM idempotency_keys UNION ALL SELECT fingerprint AS t FROM idempotency_keys \
+         UNION ALL SELECT response_body AS t FROM idempotency_keys",
+    );
+    assert_eq!(stored.len(), 3, "one record: {stored:?}");
+    let all = stored.join("\n");
+    for secret in [number, key_as_card] {
+        assert!(!all.contains(secret), "{secret} is stored: {all}");
+    }
+    assert!(!contains_number(&all, cvc), "the CVC is stored: {all}");
+    assert!(stored.contains(&"400005…5556".to_owned()), "the key is kept as its first six and last four digits");
+
+    // The digest is the same whatever the code and the middle digits are: no guess of either is
+    // confirmed by it. The digest of the request as sent (the old record's) is none of them.
+    let stored_fingerprint = &stored[1];
+    let digest_of = |number: &str, cvc: &str| {
+        fingerprint("POST", &path, "", card_attach(number, cvc).as_bytes(), Some(BodyFormat::Form))
+    };
+    let by_code: BTreeSet<String> = (0..1000).map(|code| digest_of(number, &format!("{code:03}"))).collect();
+    assert_eq!(by_code.into_iter().collect::<Vec<_>>(), vec![stored_fingerprint.clone()], "one digest for every code");
+    let by_middle: BTreeSet<String> = (0..200)
+        .map(|middle| luhn_completed(&format!("424242{middle:06}4242")))
+        .filter(|candidate| candidate.ends_with("4242"))
+        .map(|candidate| digest_of(&candidate, cvc))
+        .collect();
+    assert_eq!(by_middle.into_iter().collect::<Vec<_>>(), vec![stored_fingerprint.clone()]);
+    for code in 0..1000 {
+        let raw = format!("POST\n{path}?\n{}", card_attach(number, &format!("{code:03}")));
+        let unkeyed = hex::encode(Sha256::digest(raw.as_bytes()));
+        assert!(!stored.contains(&unkeyed), "the raw request's digest for code {code:03} is stored");
+    }
+
+    // A retry with another code replays; another card under the same key is another request.
+    let retry = attach(card_attach(number, "123")).await.unwrap();
+    assert_eq!(retry.headers().get("Idempotent-Replayed").and_then(|v| v.to_str().ok()), Some("true"));
+    let (status, body) = read(attach(card_attach("5425233430109903", cvc)).await.unwrap()).await;
+    assert_eq!(status, 400, "{body}");
+    single_error(&body, "idempotency_key_reused");
+    let paid_events = app.event_types().await.iter().filter(|t| *t == "payment.paid").count();
+    assert_eq!(paid_events, 1, "charged once");
 }

@@ -19,6 +19,7 @@ on_both_backends_with!(|settings| settings.operator.token = super::TOKEN.into() 
     the_operator_sets_the_schedule_and_bad_input_changes_nothing,
     payouts_are_invisible_to_other_accounts_and_modes,
     a_month_of_returned_payouts_is_made_day_by_day_while_the_background_job_runs,
+    concurrent_advances_make_each_payout_at_its_own_time_from_what_was_available_then,
 );
 
 /// A paid payment of `amount` by `number` (a 3-D Secure card authorized on the test page): its id.
@@ -274,6 +275,14 @@ async fn the_operator_sets_the_schedule_and_bad_input_changes_nothing(app: TestA
         (json!({"bank_account": {"account_name": "Shop"}}), "bank_account[account_number]"),
         (json!({"bank_account": {"account_name": "Sh\u{1b}[31mop", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
         (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "Bank\r\nX"}}), "bank_account[bank_name]"),
+        // A right-to-left override shows `Shop\u{202e}gnp.exe` as `Shopexe.png`; a line separator
+        // breaks a bank's file; a blank name names no one.
+        (json!({"bank_account": {"account_name": "Shop\u{202e}gnp.exe", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
+        (json!({"bank_account": {"account_name": "Shop\u{2066}x", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
+        (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "Bank\u{2028}X"}}), "bank_account[bank_name]"),
+        (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "Bank\u{2029}"}}), "bank_account[bank_name]"),
+        (json!({"bank_account": {"account_name": " \u{3000}\u{a0} ", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
+        (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "\u{2003}"}}), "bank_account[bank_name]"),
     ] {
         let (status, answer) = operator(&app, Method::POST, &path, Some(body.clone())).await;
         assert_eq!(status, 400, "{body}: {answer}");
@@ -377,4 +386,30 @@ async fn a_month_of_returned_payouts_is_made_day_by_day_while_the_background_job
 
 async fn payment_net(app: &TestApp, id: &str) -> i64 {
     payment(app, id).await["net_amount"].as_i64().unwrap()
+}
+
+/// Four advances of a day at once: whichever advance makes a payout, it is dated at the schedule's
+/// time (16:00 UTC) and takes only payments whose money was available then (two days after they
+/// were paid, for cards), each once.
+async fn concurrent_advances_make_each_payout_at_its_own_time_from_what_was_available_then(app: TestApp) {
+    let mut payments = Vec::new();
+    for amount in [10_000, 20_000, 30_000, 40_000, 50_000] {
+        payments.push(paid(&app, amount, "4242424242424242").await);
+    }
+    let advances = (0..4).map(|_| app.post("/test_helpers/clock/advance", "seconds=86400"));
+    for (status, clock) in futures_util::future::join_all(advances).await {
+        assert_eq!(status, 200, "{clock}");
+    }
+    let made = payouts(&app).await;
+    assert!(!made.is_empty(), "four days of daily payouts");
+    let expected: BTreeMap<String, usize> = payments.iter().map(|id| (id.clone(), 1)).collect();
+    assert_eq!(times_paid_out(&made), expected, "each payment in exactly one payout");
+    for (payout, lines) in &made {
+        let made_at = payout["created_at"].as_i64().unwrap();
+        assert_eq!(made_at.rem_euclid(DAY), 16 * 60 * 60, "dated at the schedule's time: {payout}");
+        for line in lines {
+            let paid_at = payment(&app, line["transaction_id"].as_str().unwrap()).await["created_at"].as_i64().unwrap();
+            assert!(paid_at + 2 * DAY <= made_at, "a payout at {made_at} took money available only at {}", paid_at + 2 * DAY);
+        }
+    }
 }

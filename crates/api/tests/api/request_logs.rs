@@ -234,9 +234,21 @@ async fn card_data_written_in_any_way_is_kept_nowhere(app: TestApp) {
         read(app.form(Method::POST, &format!("/payment_intents/{other_id}/attach"), key, near_misses).await).await;
     assert_eq!(status, 400);
 
-    let entries = logged(&app, "", 8).await;
+    // Names encoded twice, or spelled in camel case; numbers between any separators, or in
+    // Arabic-Indic digits.
+    let twice = "payment_method%255Bcard%255D%255Bcvc%255D=987&securityCode=987&cardSecurityCode=987";
+    let (status, _) = read(app.form(Method::POST, &format!("/payment_intents/{other_id}/attach"), key, twice).await).await;
+    assert_eq!(status, 400);
+    let arabic = "\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}\u{664}\u{662}";
+    let separated = serde_json::json!({"name": "Seps", "email": "s@example.com", "currency": "PHP",
+        "metadata": {"pipes": "4242|4242|4242|4242", "stars": "4242*4242*4242*4242", "dots": "4242\u{b7}4242\u{b7}4242\u{b7}4242",
+                     "parens": "4242)(4242)(4242)(4242", "arabic": arabic}});
+    let (status, _) = read(app.json(Method::POST, "/customers", key, &separated).await).await;
+    assert_eq!(status, 200);
+
+    let entries = logged(&app, "", 10).await;
     let everything = serde_json::to_string(&entries).unwrap();
-    for never in ["4242424242424242", "4242.4242.4242.4242", "4242%2E4242"] {
+    for never in ["4242424242424242", "4242.4242.4242.4242", "4242%2E4242", "4242|4242", "4242*4242", "4242\u{b7}4242", "4242)(4242", arabic] {
         assert!(!everything.contains(never), "{never} is in the log: {everything}");
     }
     assert!(!contains_number(&everything, "987"), "the CVC is in the log: {everything}");
@@ -276,24 +288,39 @@ async fn ids_the_service_minted_are_kept_whole(app: TestApp) {
     assert_eq!(filtered.len(), 1, "a path filter finds it");
 }
 
-/// Past its byte cap an account's oldest entries go, however few rows it has.
+/// Past its byte cap an account's oldest entries go, however few rows it has: as the log is written
+/// (within a sixteenth of the cap and a batch), and to the byte at the prune.
 async fn the_log_is_pruned_to_its_byte_cap(app: TestApp) {
-    // Each request and its answer hold 20 KB of metadata: 40 of them pass one MiB.
+    const CAP: i64 = 1 << 20;
+    // Each request and its answer hold 40 KB of metadata: 80 of them pass three MiB.
     let note = "x".repeat(500);
-    for n in 0..40 {
+    let stored_bytes = || app.database.number("SELECT CAST(COALESCE(SUM(size_bytes), 0) AS BIGINT) AS n FROM request_logs");
+    let mut most = 0;
+    for n in 0..80 {
         let metadata: String = (0..40).map(|m| format!("&metadata[k{m}]={note}")).collect();
         let body = format!("name=C{n}&email=c{n}%40example.com&currency=PHP{metadata}");
         let (status, created) = read(app.form(Method::POST, "/customers", &app.keys.secret_test, &body).await).await;
         assert_eq!(status, 200, "{created}");
+        most = most.max(stored_bytes());
     }
-    let before = logged(&app, "", 40).await;
-    assert_eq!(before.len(), 40);
+    // The last request's entry is written.
+    for _ in 0..100 {
+        let newest = logged(&app, "", 1).await;
+        if newest[0]["request_body"]["name"] == "C79" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let before = logged(&app, "", 1).await;
+    assert_eq!(before[0]["request_body"]["name"], "C79", "the newest entry is written");
+    let entry_bytes = 2 * 40 * 520;
+    assert!(most <= CAP + CAP / 16 + 8 * entry_bytes, "{most} bytes kept at once, for a cap of {CAP}");
+    assert!(before.len() < 80, "entries went as the log was written: {} kept", before.len());
     let services = app.services.clone();
-    let pruned = tokio::task::spawn_blocking(move || services.request_logs.prune().unwrap()).await.unwrap();
-    assert!(pruned > 0, "past one MiB");
+    tokio::task::spawn_blocking(move || services.request_logs.prune().unwrap()).await.unwrap();
     let kept = logged(&app, "", 0).await;
-    assert_eq!(kept.len(), 40 - pruned);
     assert_eq!(kept[0]["id"], before[0]["id"], "the newest are kept");
+    assert!(stored_bytes() <= CAP, "{} bytes after the prune", stored_bytes());
     let kept_bytes: usize =
         kept.iter().map(|e| e["request_body"].to_string().len() + e["response_body"].to_string().len()).sum();
     assert!(kept_bytes <= 1 << 20, "{kept_bytes}");

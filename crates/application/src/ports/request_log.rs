@@ -54,9 +54,17 @@ pub trait RequestLogRepository {
     ) -> Result<Page<RequestLog>, StoreError>;
 
     /// Drops every entry older than `retention` allows at `now`, and each account's oldest entries
-    /// in each mode beyond its row cap; returns how many. Safe to run in several instances at once.
+    /// in each mode beyond its row and byte caps; returns how many. Safe to run in several
+    /// instances at once.
     ///
     /// # Errors
     /// Storage failures.
     fn prune(&mut self, retention: Retention, now: Timestamp) -> Result<usize, StoreError>;
+
+    /// Drops the scope's oldest entries beyond `retention`'s row and byte caps (its newest stay, as
+    /// many as both caps keep); returns how many. Safe to run in several instances at once.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn trim(&mut self, scope: &Scope, retention: Retention) -> Result<usize, StoreError>;
 }

@@ -90,13 +90,15 @@ impl DueWork {
     }
 
     /// Everything due in `scope` by `now`, acted on in the order it fell due (to the second: what
-    /// fell due in the same second is acted on several at once), each at its own time but not
-    /// before `since` (the clock's time before it moved). Returns how many objects moved;
-    /// what cannot move yet (a checkout session whose payment still processes) is left.
+    /// fell due in the same second is acted on several at once), each at its own time: also what
+    /// fell due before the clock's move began, which a concurrent advance has not reached yet (a
+    /// payout is dated at its schedule's time and takes only what was available then). Returns how
+    /// many objects moved; what cannot move yet (a checkout session whose payment still processes)
+    /// is left.
     ///
     /// # Errors
     /// Storage failures.
-    pub fn run_all(&self, scope: &Scope, since: Timestamp, now: Timestamp) -> Result<usize, ApplicationError> {
+    pub fn run_all(&self, scope: &Scope, now: Timestamp) -> Result<usize, ApplicationError> {
         let mut moved = 0;
         let mut previous_round = Vec::new();
         loop {
@@ -113,7 +115,7 @@ impl DueWork {
             round.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
             let mut moved_in_round = 0;
             for same_second in round.chunk_by(|a, b| a.at.unix_seconds() == b.at.unix_seconds()) {
-                moved_in_round += self.perform_together(same_second, since)?;
+                moved_in_round += self.perform_together(same_second)?;
             }
             // Done when nothing is left, or what is left stays as it was: it cannot move yet. A
             // round another instance's background job moved first is no reason to stop.
@@ -125,14 +127,14 @@ impl DueWork {
         }
     }
 
-    /// Performs what fell due in the same second, each at its time (not before `since`), several at
-    /// once: their order among themselves is not kept. Returns how many moved.
-    fn perform_together(&self, same_second: &[Due], since: Timestamp) -> Result<usize, ApplicationError> {
+    /// Performs what fell due in the same second, each at its time, several at once: their order
+    /// among themselves is not kept. Returns how many moved.
+    fn perform_together(&self, same_second: &[Due]) -> Result<usize, ApplicationError> {
         let next = AtomicUsize::new(0);
         let work = || -> Result<usize, ApplicationError> {
             let mut moved = 0;
             while let Some(due) = same_second.get(next.fetch_add(1, Ordering::Relaxed)) {
-                moved += usize::from(self.perform(due, due.at.max(since))?);
+                moved += usize::from(self.perform(due, due.at)?);
             }
             Ok(moved)
         };

@@ -11,6 +11,9 @@ use std::sync::Arc;
 pub const RETENTION_SECONDS: i64 = 24 * 60 * 60;
 /// After this long an in-flight key is taken to belong to a request that died (a crashed process).
 pub const ABANDONED_AFTER_SECONDS: i64 = 60;
+/// The digest of a record kept before digests left card data out, retired by a migration: such a
+/// record is the same request as any retry of its key, so it is replayed, never run again.
+pub const RETIRED_FINGERPRINT: &str = "retired";
 
 /// What to do with a request that carries an idempotency key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +49,8 @@ impl IdempotencyService {
                 let expired = existing.created_at.plus_seconds(RETENTION_SECONDS) <= now;
                 let abandoned = existing.state == IdempotencyState::InFlight
                     && existing.created_at.plus_seconds(ABANDONED_AFTER_SECONDS) <= now;
-                if !expired && existing.fingerprint != fingerprint {
+                let same_request = existing.fingerprint == fingerprint || existing.fingerprint == RETIRED_FINGERPRINT;
+                if !expired && !same_request {
                     return Err(ApplicationError::IdempotencyKeyReused);
                 }
                 match existing.state {
@@ -156,5 +160,20 @@ mod tests {
         assert_eq!(service.begin(&caller, "done", "f2").unwrap(), IdempotentStart::Proceed);
         ports.clock.advance(1);
         assert_eq!(service.purge_expired().unwrap(), 1, "only the key claimed a day ago is purged");
+    }
+
+    #[test]
+    fn a_record_with_a_retired_digest_replays_to_any_retry_of_its_key() {
+        let ports = TestPorts::new();
+        let service = ports.idempotency_service();
+        let caller = ports.caller(Mode::Test, KeyKind::Secret);
+        service.begin(&caller, "old", RETIRED_FINGERPRINT).unwrap();
+        service.finish(&caller, "old", Some((200, b"{\"id\":\"cus_1\"}"))).unwrap();
+        assert_eq!(
+            service.begin(&caller, "old", "any digest of today").unwrap(),
+            IdempotentStart::Replay { status: 200, body: b"{\"id\":\"cus_1\"}".to_vec() }
+        );
+        ports.clock.advance(RETENTION_SECONDS);
+        assert_eq!(service.begin(&caller, "old", "f2").unwrap(), IdempotentStart::Proceed, "until it expires");
     }
 }

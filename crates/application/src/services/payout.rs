@@ -12,7 +12,7 @@ use crate::scope::Scope;
 use payments_domain::event::EventType;
 use payments_domain::ids::{BalanceEntryId, PayoutId, PayoutTransactionId};
 use payments_domain::payout::{
-    BankAccount, Payout, PayoutIds, PayoutInterval, PayoutOperation, PayoutSchedule, PayoutTransaction,
+    BankAccount, Payout, PayoutIds, PayoutInterval, PayoutOperation, PayoutSchedule, PayoutTransaction, ScheduleEditor,
 };
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
@@ -84,21 +84,24 @@ impl PayoutService {
         reading(self.unit_of_work.as_ref(), |repositories| schedule_of(repositories, scope))
     }
 
-    /// Changes how often the scope is paid out, or where to: from now, the next payout is the
-    /// interval's next time.
+    /// Changes how often the scope is paid out, or where to, as `editor` may: from now, the next
+    /// payout is the interval's next time.
     ///
     /// # Errors
-    /// `resource_not_found` for an account that does not exist; `resource_conflict` when another
-    /// change came first; storage failures.
+    /// `parameter_invalid` (`livemode`) for a merchant in live mode; `resource_not_found` for an
+    /// account that does not exist; `resource_conflict` when another change came first; storage
+    /// failures.
     pub fn change_schedule(
         &self,
         scope: &Scope,
+        editor: ScheduleEditor,
         interval: Option<PayoutInterval>,
         destination: Option<BankAccount>,
     ) -> Result<PayoutSchedule, ApplicationError> {
         let now = self.clock.now_in(scope)?;
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let schedule = schedule_of(repositories, scope)?;
+            schedule.may_be_changed_by(editor)?;
             let changed = schedule.changed(interval, destination.clone(), now);
             repositories.payouts().save_schedule(&changed, Some(schedule.version))?;
             Ok(PayoutSchedule { version: schedule.version + 1, ..changed })

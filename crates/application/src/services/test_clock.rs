@@ -59,7 +59,7 @@ impl TestClockService {
             }
         };
         let after = TestClock { offset_millis: to, real_now: self.clock.now() };
-        self.due_work.run_all(scope, before.now(), after.now())?;
+        self.due_work.run_all(scope, after.now())?;
         self.deliveries.bring_forward(scope, to - before.offset_millis)?;
         Ok(after)
     }

@@ -31,20 +31,40 @@ impl RequestLogRepository for State {
     }
 
     fn prune(&mut self, retention: Retention, now: Timestamp) -> Result<usize, StoreError> {
-        let before = self.request_logs.len();
         let cutoff = retention.cutoff(now);
-        let mut kept: HashMap<(AccountId, bool), (u32, u64)> = HashMap::new();
+        Ok(self.keep_newest(retention, |_| true, |entry| entry.created_at >= cutoff))
+    }
+
+    fn trim(&mut self, scope: &Scope, retention: Retention) -> Result<usize, StoreError> {
+        Ok(self.keep_newest(retention, |entry| in_scope_of(&entry.account_id, entry.livemode, scope), |_| true))
+    }
+}
+
+impl State {
+    /// Of the entries `in_reach`, keeps each tenant's newest within `retention`'s caps that are
+    /// `recent`; returns how many went.
+    fn keep_newest(
+        &mut self,
+        retention: Retention,
+        in_reach: impl Fn(&RequestLog) -> bool,
+        recent: impl Fn(&RequestLog) -> bool,
+    ) -> usize {
+        let before = self.request_logs.len();
+        let mut counted: HashMap<(AccountId, bool), (u32, u64)> = HashMap::new();
         // Newest first, so each tenant keeps its newest rows up to the caps.
         let mut newest_first: Vec<RequestLog> = std::mem::take(&mut self.request_logs);
         newest_first.reverse();
         newest_first.retain(|entry| {
-            let (rows, bytes) = kept.entry((entry.account_id.clone(), entry.livemode)).or_default();
+            if !in_reach(entry) {
+                return true;
+            }
+            let (rows, bytes) = counted.entry((entry.account_id.clone(), entry.livemode)).or_default();
             *rows += 1;
             *bytes += entry.size_bytes();
-            entry.created_at >= cutoff && retention.keeps(*rows, *bytes)
+            recent(entry) && retention.keeps(*rows, *bytes)
         });
         newest_first.reverse();
         self.request_logs = newest_first;
-        Ok(before - self.request_logs.len())
+        before - self.request_logs.len()
     }
 }

@@ -14,8 +14,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use payments_application::pagination::{Page, PageRequest};
 use payments_application::ports::PayoutFilter;
 use payments_application::{ApplicationError, Scope};
+use payments_domain::error::DomainError;
 use payments_domain::payout::{
-    BankOutcome, Payout, PayoutInterval, PayoutSchedule, PayoutStatus, PayoutTransaction, PAYOUT_TIME,
+    BankOutcome, Payout, PayoutInterval, PayoutSchedule, PayoutStatus, PayoutTransaction, ScheduleEditor, PAYOUT_TIME,
     TEST_BANK_ACCOUNTS,
 };
 
@@ -229,6 +230,9 @@ async fn balance(signed: Signed, request: HttpRequest, services: web::Data<Servi
                 destination.account_name, destination.bank_name, destination.account_number
             )),
         ));
+        if let Err(DomainError::Invalid(refused)) = schedule.may_be_changed_by(ScheduleEditor::Merchant) {
+            facts.push(("Changes", Cell::text(refused.detail)));
+        }
     }
     object_page(
         Chrome::new(&signed, "Balance"),
@@ -242,7 +246,12 @@ async fn balance(signed: Signed, request: HttpRequest, services: web::Data<Servi
                 _ => "Available is what the next payout takes; pending is paid payments still settling.",
             }),
             facts,
-            actions: view.schedule.as_ref().map(schedule_forms).unwrap_or_default(),
+            actions: view
+                .schedule
+                .as_ref()
+                .filter(|schedule| schedule.may_be_changed_by(ScheduleEditor::Merchant).is_ok())
+                .map(schedule_forms)
+                .unwrap_or_default(),
             sections: vec![("Latest payouts", table(&latest))],
             json: to_html(&serde_json::to_value(BalanceResource::new(&view, livemode)).unwrap_or_default()),
         },
@@ -321,7 +330,7 @@ async fn change_schedule(action: Action, services: web::Data<Services>) -> HttpR
     };
     let scope = signed.scope();
     super::act(BALANCE, "scheduled", move || {
-        let schedule = services.payouts.change_schedule(&scope, interval, destination)?;
+        let schedule = services.payouts.change_schedule(&scope, ScheduleEditor::Merchant, interval, destination)?;
         Ok(serde_json::to_value(ScheduleResource::new(&schedule)).unwrap_or_default())
     })
     .await

@@ -152,6 +152,7 @@ macro_rules! repository_contract {
             a_write_keeps_to_its_tenant,
             request_logs_are_listed_filtered_and_pruned,
             request_logs_keep_their_newest_entries_within_a_byte_cap,
+            request_logs_are_trimmed_to_their_caps_one_scope_at_a_time,
             console_sessions_are_found_by_digest_touched_and_ended,
             payment_intents_are_listed_filtered_and_counted,
         );

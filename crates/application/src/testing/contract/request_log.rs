@@ -116,3 +116,31 @@ pub fn request_logs_keep_their_newest_entries_within_a_byte_cap(store: &dyn Unit
     );
     assert_eq!(write(store, |r| r.request_logs().prune(retention, at(10))), 0, "pruning again finds nothing");
 }
+
+pub fn request_logs_are_trimmed_to_their_caps_one_scope_at_a_time(store: &dyn UnitOfWork) {
+    let scope = account(store, "acme");
+    let live = Scope { mode: Mode::Live, ..scope.clone() };
+    let sized = |scope: &Scope, n: u32, body_bytes: usize| RequestLog {
+        id: RequestLogId::from_random(&format!("trim{n}{}", scope.livemode())),
+        response_body: Some("x".repeat(body_bytes)),
+        ..request_log(scope, n)
+    };
+    let entries: Vec<RequestLog> = (1..=5).map(|n| sized(&scope, n, 1_000)).collect();
+    let other_mode: Vec<RequestLog> = (6..=8).map(|n| sized(&live, n, 1_000)).collect();
+    write(store, |r| r.request_logs().append(&entries));
+    write(store, |r| r.request_logs().append(&other_mode));
+    let two = entries[3].size_bytes() + entries[4].size_bytes();
+    let retention = Retention { max_age_seconds: 1, max_rows: 1_000, max_bytes: two };
+    // Age is the prune's: a trim goes by the caps alone, and only in its scope.
+    assert_eq!(write(store, |r| r.request_logs().trim(&scope, retention)), 3);
+    let listed = |scope: &Scope| {
+        let page = read(store, |r| r.request_logs().list(scope, &RequestLogFilter::default(), &PageRequest::default()));
+        ids(&page, |e: &RequestLog| e.id.to_string())
+    };
+    assert_eq!(listed(&scope), vec![entries[4].id.to_string(), entries[3].id.to_string()]);
+    assert_eq!(listed(&live).len(), 3, "another mode is trimmed on its own");
+    let one_row = Retention { max_rows: 1, max_bytes: u64::MAX, ..retention };
+    assert_eq!(write(store, |r| r.request_logs().trim(&live, one_row)), 2);
+    assert_eq!(listed(&live), vec![other_mode[2].id.to_string()]);
+    assert_eq!(write(store, |r| r.request_logs().trim(&scope, retention)), 0, "trimming again finds nothing");
+}

@@ -1,0 +1,2 @@
+-- The retired digests cannot be restored; nothing to undo.
+SELECT 1;
