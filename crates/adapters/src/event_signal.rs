@@ -9,7 +9,7 @@
 use crate::db::{appended_scope, Backend, DatabaseUrl, Queued, APPENDED_CHANNEL};
 use diesel::connection::SimpleConnection;
 use diesel::PgConnection;
-use payments_application::Scope;
+use payments_application::ports::Appended;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
@@ -23,25 +23,6 @@ const LISTEN_INTERVAL: Duration = Duration::from_millis(25);
 const CHECK_INTERVAL: Duration = Duration::from_secs(30);
 /// The longest wait before connecting again after the listening connection failed.
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(30);
-
-/// Where events were appended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Appended {
-    To(Scope),
-    /// Anywhere: the listener was away a while and may have missed some.
-    Anywhere,
-}
-
-impl Appended {
-    /// Whether a stream of `scope` may have something new to read.
-    #[must_use]
-    pub fn concerns(&self, scope: &Scope) -> bool {
-        match self {
-            Self::To(appended) => appended == scope,
-            Self::Anywhere => true,
-        }
-    }
-}
 
 /// The signal, shared by the streams of one instance.
 #[derive(Clone)]
@@ -161,6 +142,7 @@ fn hear(connection: &mut PgConnection, signal: &Weak<Inner>) -> bool {
 mod tests {
     use super::*;
     use crate::db::appended_payload;
+    use payments_application::Scope;
     use payments_domain::account::Mode;
     use payments_domain::ids::AccountId;
 

@@ -8,5 +8,6 @@ pub mod event_signal;
 pub mod id_generator;
 pub mod mail;
 pub mod metrics;
+pub mod payout_rail;
 pub mod processor;
 pub mod webhooks;

@@ -7,7 +7,7 @@
 //! all, only a note of its size. Ids the service minted are never taken for card numbers.
 
 use crate::decode::{form, BodyFormat};
-use payments_domain::ids::{MINTED_PREFIXES, RANDOM_PART_LENGTH};
+use payments_domain::ids::{ClientSecret, MINTED_PREFIXES, RANDOM_PART_LENGTH};
 use payments_domain::payment_method::CardNumber;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -15,6 +15,8 @@ use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// What stands for a value that is not kept.
 pub const REDACTED: &str = "[redacted]";
+/// What stands in a fingerprint for a body or a query the API could not read.
+const UNREAD: &str = "[unread]";
 /// What stands for a card number found in a text.
 const CARD_NUMBER_REMOVED: &str = "[card number removed]";
 
@@ -71,11 +73,10 @@ pub fn response_body_as_kept(body: &[u8]) -> String {
 /// A request's body as its idempotency record's digest reads it: the parameters the API read from
 /// it with card data reduced to what the service keeps of a card anyway (a card number to its first
 /// six and last four digits, a verification code to nothing), everything else as sent. A body the
-/// API could not read is only its size: it is refused, so its key never replays it.
+/// API could not read is [`UNREAD`]: it is refused, so its key never replays it.
 #[must_use]
 pub fn request_body_as_fingerprinted(body: &[u8], format: Option<BodyFormat>) -> String {
-    redacted_parameters(parsed_body(body, format), Purpose::Fingerprint)
-        .unwrap_or_else(|| format!("[unread: {} bytes]", body.len()))
+    redacted_parameters(parsed_body(body, format), Purpose::Fingerprint).unwrap_or_else(|| UNREAD.to_owned())
 }
 
 /// A query string as its idempotency record's digest reads it: its parameters as the API reads
@@ -83,7 +84,7 @@ pub fn request_body_as_fingerprinted(body: &[u8], format: Option<BodyFormat>) ->
 #[must_use]
 pub fn query_as_fingerprinted(query: &str) -> String {
     let parameters = form::parse_query(query.as_bytes()).ok().map(Value::Object);
-    redacted_parameters(parameters, Purpose::Fingerprint).unwrap_or_else(|| format!("[unread: {} bytes]", query.len()))
+    redacted_parameters(parameters, Purpose::Fingerprint).unwrap_or_else(|| UNREAD.to_owned())
 }
 
 /// `body` as the API parses it in `format` (`None`: a type it does not read, or a body it refuses).
@@ -102,8 +103,10 @@ fn redacted_parameters(parsed: Option<Value>, purpose: Purpose) -> Option<String
     Some(value.to_string())
 }
 
-/// A path as its idempotency record's digest reads it: card numbers (sent where an id goes by
-/// mistake) reduced to their first six and last four digits, the rest as sent.
+/// A path, or a text of a parameter, as its idempotency record's digest reads it: card numbers
+/// (sent where an id goes by mistake) reduced to their first six and last four digits, judged by
+/// what the text says once decoded (a percent-escape's digits are no card's); a text without one as
+/// sent.
 #[must_use]
 pub fn path_as_fingerprinted(path: &str) -> Cow<'_, str> {
     let decoded = fully_decoded(path);
@@ -336,7 +339,7 @@ fn redact_value(value: &mut Value, purpose: Purpose) {
 fn text_as_kept(text: &str, purpose: Purpose) -> Cow<'_, str> {
     match purpose {
         Purpose::RequestLog | Purpose::AnswerLog => scrubbed(text),
-        Purpose::Fingerprint => card_numbers_masked(text),
+        Purpose::Fingerprint => path_as_fingerprinted(text),
     }
 }
 
@@ -430,7 +433,7 @@ pub fn without_secret_keys(text: &str) -> Cow<'_, str> {
 }
 
 /// What separates an object's id from the random part of its client secret.
-const CLIENT_SECRET_MARK: &str = "_secret_";
+const CLIENT_SECRET_MARK: &str = ClientSecret::MARK;
 
 /// `text` with the random part of every client secret replaced (`pi_1_secret_[redacted]`).
 #[must_use]
@@ -827,7 +830,7 @@ mod tests {
             request_body_as_fingerprinted(json, Some(BodyFormat::Json)),
             r#"{"metadata":{"note":"card 424242…4242"},"securityCode":"[redacted]","amount":10000}"#
         );
-        assert_eq!(request_body_as_fingerprinted(b"{\"cvc\": \"987\"", Some(BodyFormat::Json)), "[unread: 13 bytes]");
+        assert_eq!(request_body_as_fingerprinted(b"{\"cvc\": \"987\"", Some(BodyFormat::Json)), "[unread]");
         assert_eq!(query_as_fingerprinted("cvc=987&limit=2"), r#"{"cvc":"[redacted]","limit":"2"}"#);
         assert_eq!(path_as_fingerprinted("/customers/4242424242424242"), "/customers/424242…4242");
     }
@@ -992,7 +995,9 @@ mod tests {
             card in 0..CARDS.len(),
             zero in prop::sample::select(ZEROS.to_vec()),
             separator in proptest::option::of(prop::sample::select(vec![" ", "-", ".", "_", "/", "\u{a0}", "|", "*", "\u{b7}", ")(", "~"])),
-            cvc in "[0-9]{3,4}".prop_filter("another field's value", |cvc| !["2030", "12", "123"].contains(&cvc.as_str()) && !cvc.starts_with("0")),
+            // A code that is another field's value, or some of a card's digits (its first six and
+            // last four are kept), could not be told from them.
+            cvc in "[0-9]{3,4}".prop_filter("another field's value", |cvc| !["2030", "12", "123"].contains(&cvc.as_str()) && !cvc.starts_with("0") && !CARDS.iter().any(|card| card.contains(cvc.as_str()))),
             spelling in prop::sample::select(vec!["cvc", "securityCode", "cardSecurityCode", "card_cvc", "CVV2", "security-code", "Card Verification CVC"]),
             escape in proptest::collection::vec(any::<bool>(), 1..7),
             twice in any::<bool>(),

@@ -20,6 +20,7 @@ use payments_adapters::event_signal::EventSignal;
 use payments_adapters::id_generator::RandomIds;
 use payments_adapters::mail::{MailWorker, MailWorkerSettings, OutboxMailer, SmtpMailer, SmtpSettingsError};
 use payments_adapters::metrics::Metrics;
+use payments_adapters::payout_rail::TestBank;
 use payments_adapters::processor::Simulator;
 use payments_adapters::webhooks::{
     DeliveryWorker, HttpWebhookSender, ResolvingUrlGuard, SenderBuildError, WorkerSettings,
@@ -28,9 +29,9 @@ use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
     CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
-    OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutService,
-    Processors, RefundService, RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService,
-    WebhookService,
+    OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutRails,
+    PayoutService, Processors, RefundService, RequestLogService, SetupIntentService, TestClockService,
+    WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::request_log::Retention;
@@ -135,7 +136,13 @@ impl Foundation {
             mailer.delivers(),
             public_base_url,
         ));
-        let payouts = Arc::new(PayoutService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone()));
+        let payouts = Arc::new(PayoutService::new(
+            storage.clone(),
+            clock.clone(),
+            ids.clone(),
+            presenter.clone(),
+            payout_rails(),
+        ));
         let due_work = Arc::new(DueWork::new(
             payment_intents.clone(),
             setup_intents.clone(),
@@ -146,6 +153,12 @@ impl Foundation {
         ));
         PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, payouts, due_work }
     }
+}
+
+/// The payout rails: the test bank in test mode; live mode makes no payouts until a processor's
+/// payouts are wired here.
+fn payout_rails() -> PayoutRails {
+    PayoutRails { test: Arc::new(TestBank), live: None }
 }
 
 impl Services {
@@ -179,7 +192,7 @@ impl Services {
             presenter.clone(),
             retry_schedule(&settings.webhooks),
         ));
-        let accounts = Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone()));
+        let accounts = Arc::new(AccountService::new(storage.clone(), clock.clone(), ids.clone(), payout_rails()));
         let retention = Retention {
             max_age_seconds: i64::from(settings.request_log.retention_days) * 86_400,
             max_rows: settings.request_log.max_rows_per_account,
@@ -206,7 +219,7 @@ impl Services {
             setup_intents,
             payment_methods: Arc::new(PaymentMethodService::new(storage.clone(), clock.clone())),
             payouts,
-            balance: Arc::new(BalanceService::new(storage.clone(), clock.clone())),
+            balance: Arc::new(BalanceService::new(storage.clone(), clock.clone(), payout_rails())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
             refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter)),
             events: Arc::new(EventService::new(storage.clone())),
@@ -462,6 +475,16 @@ impl Application {
     /// service then runs without one.
     pub fn detach_delivery_worker(&mut self) -> Option<DeliveryWorker> {
         self.worker.take()
+    }
+
+    /// Serves requests only, with none of the background jobs (due work, the webhook and mail
+    /// workers, the request log's writer, housekeeping), until the server is stopped: for a test
+    /// that counts what one request sends to the database, with nothing else sending.
+    ///
+    /// # Errors
+    /// An I/O failure of the server.
+    pub async fn serve_requests_only(self) -> Result<(), StartupError> {
+        self.server.await.map_err(StartupError::Server)
     }
 
     /// Serves until SIGINT or SIGTERM, then stops gracefully ([`crate::shutdown`]).

@@ -132,9 +132,20 @@ pub fn is_object_id(text: &str) -> bool {
 pub struct ClientSecret(String);
 
 impl ClientSecret {
+    /// What stands between the object's id and the random part.
+    pub const MARK: &'static str = "_secret_";
+
     #[must_use]
     pub fn new(object_id: &str, random: &str) -> Self {
-        Self(format!("{object_id}_secret_{random}"))
+        Self(format!("{object_id}{}{random}", Self::MARK))
+    }
+
+    /// The id of the object a presented secret names (the part before [`ClientSecret::MARK`]), if
+    /// it has the shape of a client secret; whether it is that object's secret is for
+    /// [`ClientSecret::matches`] to say.
+    #[must_use]
+    pub fn object_id(presented: &str) -> Option<&str> {
+        presented.split_once(Self::MARK).map(|(object, _)| object).filter(|object| !object.is_empty())
     }
 
     /// A stored secret read back.
@@ -191,6 +202,9 @@ mod tests {
         assert!(secret.matches(&format!("pi_abc_secret_{RANDOM}")));
         assert!(!secret.matches("pi_abc_secret_x"));
         assert!(!format!("{secret:?}").contains(RANDOM));
+        assert_eq!(ClientSecret::object_id(secret.reveal()), Some("pi_abc"));
+        assert_eq!(ClientSecret::object_id("pi_abc"), None);
+        assert_eq!(ClientSecret::object_id("_secret_x"), None);
     }
 
     #[test]

@@ -155,6 +155,22 @@ impl CustomerRepository for DbSession<'_> {
             .transpose()
     }
 
+    fn find_many(&mut self, scope: &Scope, ids: &[CustomerId]) -> Result<Vec<Customer>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<&str> = ids.iter().map(CustomerId::as_str).collect();
+        customers::table
+            .filter(in_scope!(customers, scope))
+            .filter(customers::id.eq_any(ids))
+            .select(CustomerRow::as_select())
+            .load::<CustomerRow>(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .map(CustomerRow::into_domain)
+            .collect()
+    }
+
     fn update(&mut self, customer: &Customer, expected_version: i64) -> Result<(), StoreError> {
         let updated = diesel::update(
             customers::table

@@ -73,6 +73,7 @@ pub(crate) fn cursor_seq(
 mod account;
 mod account_data;
 mod appended;
+mod balance;
 mod billing_statement;
 mod checkout_session;
 mod connection;

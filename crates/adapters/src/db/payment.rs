@@ -124,6 +124,22 @@ impl PaymentRepository for DbSession<'_> {
             .transpose()
     }
 
+    fn find_many(&mut self, scope: &Scope, ids: &[PaymentId]) -> Result<Vec<Payment>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<&str> = ids.iter().map(PaymentId::as_str).collect();
+        payments::table
+            .filter(in_scope!(payments, scope))
+            .filter(payments::id.eq_any(ids))
+            .select(PaymentRow::as_select())
+            .load::<PaymentRow>(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .map(PaymentRow::into_domain)
+            .collect()
+    }
+
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
         let update = diesel::update(
             payments::table

@@ -217,6 +217,22 @@ impl PaymentIntentRepository for DbSession<'_> {
             .transpose()
     }
 
+    fn find_many(&mut self, scope: &Scope, ids: &[PaymentIntentId]) -> Result<Vec<PaymentIntent>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<&str> = ids.iter().map(PaymentIntentId::as_str).collect();
+        payment_intents::table
+            .filter(in_scope!(payment_intents, scope))
+            .filter(payment_intents::id.eq_any(ids))
+            .select(PaymentIntentRow::as_select())
+            .load::<PaymentIntentRow>(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .map(PaymentIntentRow::into_domain)
+            .collect()
+    }
+
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
         let statement = diesel::update(
             payment_intents::table

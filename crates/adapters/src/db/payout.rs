@@ -1,70 +1,28 @@
-//! The ledger, payouts with their lines, and payout schedules, in the database. An entry's money is
-//! never changed; the payout that takes it is written on it once, by the one update that claims
-//! every unpaid entry of the scope available by the payout's time, so two payouts cannot take one
-//! entry (and a line's `entry_id` is unique besides).
+//! Payouts with their lines, and payout schedules, in the database. A payout takes the ledger's
+//! entries by writing itself on them once, by the one update that claims every unpaid entry of the
+//! scope available by the payout's time ([`super::balance::unpaid`]), so two payouts cannot take
+//! one entry (and a line's `entry_id` is unique besides).
 
+use super::balance::unpaid;
 use super::error::{corrupt, store_error};
 use super::json::{from_json, parse_id, to_json};
-use super::schema::{balance_entries, payout_schedules, payout_transactions, payouts};
+use super::schema::{balance_entries, customers, payments, payout_schedules, payout_transactions, payouts, refunds};
 use super::session::DbSession;
 use super::write_batch::Expect;
 use diesel::prelude::*;
 use payments_application::pagination::{Cursor, Page, PageRequest};
-use payments_application::ports::{BalanceRepository, PayoutFilter, PayoutRepository, StoreError};
+use payments_application::ports::{
+    BalanceRepository, PayoutFilter, PayoutRepository, ReconciledPayment, ReconciliationLine, StoreError,
+};
 use payments_application::Scope;
-use payments_domain::balance::{Balance, BalanceEntry, EntryType};
-use payments_domain::ids::{AccountId, BalanceEntryId, PayoutId, PayoutTransactionId};
+use payments_domain::balance::Centavos;
+use payments_domain::ids::{AccountId, BalanceEntryId, PaymentId, PayoutId, PayoutTransactionId};
 use payments_domain::payout::{
-    MadePayout, Payout, PayoutInterval, PayoutSchedule, PayoutStatus, PayoutTransaction, StoredPayout, TransactionType,
+    MadePayout, Payout, PayoutInterval, PayoutSchedule, PayoutStatus, PayoutTransaction, StoredPayout,
+    TransactionSource, TransactionType,
 };
 use payments_domain::time::Timestamp;
-
-#[derive(Insertable, Queryable, Selectable)]
-#[diesel(table_name = balance_entries, treat_none_as_default_value = false)]
-struct BalanceEntryRow {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    entry_type: String,
-    source_id: String,
-    amount: i64,
-    fee: i64,
-    net_amount: i64,
-    available_at: i64,
-    created_at: i64,
-}
-
-impl BalanceEntryRow {
-    fn from_domain(entry: &BalanceEntry) -> Self {
-        Self {
-            id: entry.id.to_string(),
-            account_id: entry.account_id.to_string(),
-            livemode: entry.livemode,
-            entry_type: entry.entry_type.as_str().to_owned(),
-            source_id: entry.source_id.clone(),
-            amount: entry.amount,
-            fee: entry.fee,
-            net_amount: entry.net_amount,
-            available_at: entry.available_at.unix_seconds(),
-            created_at: entry.created_at.unix_seconds(),
-        }
-    }
-
-    fn into_domain(self) -> Result<BalanceEntry, StoreError> {
-        Ok(BalanceEntry {
-            id: parse_id("balance entry id", &self.id, BalanceEntryId::parse)?,
-            account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
-            livemode: self.livemode,
-            entry_type: EntryType::parse(&self.entry_type).ok_or_else(|| corrupt("entry type", &self.entry_type))?,
-            source_id: self.source_id,
-            amount: self.amount,
-            fee: self.fee,
-            net_amount: self.net_amount,
-            available_at: Timestamp::from_unix_seconds(self.available_at),
-            created_at: Timestamp::from_unix_seconds(self.created_at),
-        })
-    }
-}
+use std::collections::HashMap;
 
 #[derive(Insertable, AsChangeset, Queryable, Selectable)]
 #[diesel(table_name = payouts, treat_none_as_null = true, treat_none_as_default_value = false)]
@@ -93,8 +51,8 @@ impl PayoutRow {
             id: payout.id().to_string(),
             account_id: payout.account_id().to_string(),
             livemode: payout.livemode(),
-            amount: payout.amount(),
-            net_amount: payout.net_amount(),
+            amount: payout.amount().get(),
+            net_amount: payout.net_amount().get(),
             destination: to_json(payout.destination())?,
             status: payout.status().as_str().to_owned(),
             failure_code: payout.failure_code().map(str::to_owned),
@@ -110,8 +68,8 @@ impl PayoutRow {
             id: parse_id("payout id", &self.id, PayoutId::parse)?,
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
-            amount: self.amount,
-            net_amount: self.net_amount,
+            amount: Centavos::new(self.amount),
+            net_amount: Centavos::new(self.net_amount),
             destination: from_json(&self.destination)?,
             status: PayoutStatus::parse(&self.status).ok_or_else(|| corrupt("payout status", &self.status))?,
             failure_code: self.failure_code,
@@ -146,10 +104,10 @@ impl PayoutTransactionRow {
             livemode: line.livemode,
             payout_id: line.payout_id.to_string(),
             entry_id: line.entry_id.to_string(),
-            transaction_type: line.transaction_type.as_str().to_owned(),
-            transaction_id: line.transaction_id.clone(),
-            amount: line.amount,
-            net_amount: line.net_amount,
+            transaction_type: line.source.transaction_type().as_str().to_owned(),
+            transaction_id: line.source.id().to_owned(),
+            amount: line.amount.get(),
+            net_amount: line.net_amount.get(),
             created_at: line.created_at.unix_seconds(),
         }
     }
@@ -161,11 +119,11 @@ impl PayoutTransactionRow {
             livemode: self.livemode,
             payout_id: parse_id("payout id", &self.payout_id, PayoutId::parse)?,
             entry_id: parse_id("balance entry id", &self.entry_id, BalanceEntryId::parse)?,
-            transaction_type: TransactionType::parse(&self.transaction_type)
-                .ok_or_else(|| corrupt("payout transaction type", &self.transaction_type))?,
-            transaction_id: self.transaction_id,
-            amount: self.amount,
-            net_amount: self.net_amount,
+            source: TransactionType::parse(&self.transaction_type)
+                .and_then(|kind| TransactionSource::parse(kind, &self.transaction_id))
+                .ok_or_else(|| corrupt("payout transaction", &self.transaction_id))?,
+            amount: Centavos::new(self.amount),
+            net_amount: Centavos::new(self.net_amount),
             created_at: Timestamp::from_unix_seconds(self.created_at),
         })
     }
@@ -241,78 +199,8 @@ impl DbSession<'_> {
     }
 }
 
-impl BalanceRepository for DbSession<'_> {
-    fn insert(&mut self, entry: &BalanceEntry) -> Result<(), StoreError> {
-        let row = BalanceEntryRow::from_domain(entry);
-        self.write(diesel::insert_into(balance_entries::table).values(row), Expect::AnyRows)
-    }
-
-    fn find(&mut self, scope: &Scope, id: &BalanceEntryId) -> Result<Option<BalanceEntry>, StoreError> {
-        balance_entries::table
-            .filter(in_scope!(balance_entries, scope))
-            .filter(balance_entries::id.eq(id.as_str()))
-            .select(BalanceEntryRow::as_select())
-            .get_result(self.reading()?)
-            .optional()
-            .map_err(store_error)?
-            .map(BalanceEntryRow::into_domain)
-            .transpose()
-    }
-
-    fn balance(&mut self, scope: &Scope, now: Timestamp) -> Result<Balance, StoreError> {
-        let now = now.unix_seconds();
-        // A sum of BIGINTs is NUMERIC on PostgreSQL: cast back, as the sums fit.
-        let total = || {
-            diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::BigInt>>(
-                "CAST(SUM(balance_entries.net_amount) AS BIGINT)",
-            )
-        };
-        // Every payout's entry takes out exactly what the entries it claimed put in (its net amount
-        // is their sum, and a failed payout's money comes back as an entry of its own), so the sum
-        // of every entry is the sum of the unpaid ones: only they are read, through their index,
-        // and the balance costs what awaits payout, not the account's whole history.
-        let made = || {
-            balance_entries::table
-                .filter(in_scope!(balance_entries, scope))
-                .filter(unpaid())
-                .filter(balance_entries::created_at.le(now))
-        };
-        let available: Option<i64> = made()
-            .filter(balance_entries::available_at.le(now))
-            .select(total())
-            .get_result(self.reading()?)
-            .map_err(store_error)?;
-        let pending: Option<i64> = made()
-            .filter(balance_entries::available_at.gt(now))
-            .select(total())
-            .get_result(self.reading()?)
-            .map_err(store_error)?;
-        Ok(Balance { available: available.unwrap_or(0), pending: pending.unwrap_or(0) })
-    }
-
-    fn unpaid(&mut self, scope: &Scope, at: Timestamp) -> Result<Vec<BalanceEntry>, StoreError> {
-        balance_entries::table
-            .filter(in_scope!(balance_entries, scope))
-            .filter(unpaid())
-            .filter(balance_entries::available_at.le(at.unix_seconds()))
-            .order(balance_entries::seq.asc())
-            .select(BalanceEntryRow::as_select())
-            .load(self.reading()?)
-            .map_err(store_error)?
-            .into_iter()
-            .map(BalanceEntryRow::into_domain)
-            .collect()
-    }
-}
-
-/// The entries no payout has claimed, other than payouts' own: the predicate of the partial index
-/// `balance_entries_unpaid`, written as its text (a bound parameter would keep PostgreSQL's generic
-/// plans from proving that the index holds the rows).
-fn unpaid() -> diesel::expression::SqlLiteral<diesel::sql_types::Bool> {
-    diesel::dsl::sql::<diesel::sql_types::Bool>(
-        "balance_entries.payout_id IS NULL AND balance_entries.entry_type <> 'payout'",
-    )
-}
+/// A payment's id, description, metadata (JSON) and customer, as a payout's line reconciles to it.
+type PaymentToReconcile = (String, Option<String>, Option<String>, Option<String>);
 
 /// Rows written at once, within what both databases take as the parameters of one statement.
 const ROWS_PER_INSERT: usize = 2_000;
@@ -422,6 +310,87 @@ impl PayoutRepository for DbSession<'_> {
         Ok(Page::from_overfetched(found, page))
     }
 
+    fn reconciliation(
+        &mut self,
+        scope: &Scope,
+        id: &PayoutId,
+        after: Option<&PayoutTransactionId>,
+        limit: u32,
+    ) -> Result<Vec<ReconciliationLine>, StoreError> {
+        let after = match after {
+            Some(line) => self.payout_transaction_seq(scope, id, line.as_str())?,
+            None => 0,
+        };
+        let lines = payout_transactions::table
+            .filter(in_scope!(payout_transactions, scope))
+            .filter(payout_transactions::payout_id.eq(id.as_str()))
+            .filter(payout_transactions::seq.gt(after))
+            .order(payout_transactions::seq.asc())
+            .limit(i64::from(limit))
+            .select(PayoutTransactionRow::as_select())
+            .load::<PayoutTransactionRow>(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .map(PayoutTransactionRow::into_domain)
+            .collect::<Result<Vec<_>, _>>()?;
+        // The payments the lines reconcile to, in three reads whatever the lines hold: the refunds'
+        // payments, the payments, their customers' e-mails.
+        let refund_ids: Vec<&str> = lines
+            .iter()
+            .filter_map(|line| match &line.source {
+                TransactionSource::Refund(refund) => Some(refund.as_str()),
+                TransactionSource::Payment(_) | TransactionSource::Adjustment(_) => None,
+            })
+            .collect();
+        let refunded: HashMap<String, String> = refunds::table
+            .filter(in_scope!(refunds, scope))
+            .filter(refunds::id.eq_any(&refund_ids))
+            .select((refunds::id, refunds::payment_id))
+            .load::<(String, String)>(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .collect();
+        let payment_of = |line: &PayoutTransaction| match &line.source {
+            TransactionSource::Payment(payment) => Some(payment.as_str().to_owned()),
+            TransactionSource::Refund(refund) => refunded.get(refund.as_str()).cloned(),
+            TransactionSource::Adjustment(_) => None,
+        };
+        let payment_ids: Vec<String> = lines.iter().filter_map(payment_of).collect();
+        let found: Vec<PaymentToReconcile> = payments::table
+            .filter(in_scope!(payments, scope))
+            .filter(payments::id.eq_any(&payment_ids))
+            .select((payments::id, payments::description, payments::metadata, payments::customer_id))
+            .load(self.reading()?)
+            .map_err(store_error)?;
+        let customer_ids: Vec<&str> = found.iter().filter_map(|(_, _, _, customer)| customer.as_deref()).collect();
+        let emails: HashMap<String, String> = customers::table
+            .filter(in_scope!(customers, scope))
+            .filter(customers::id.eq_any(&customer_ids))
+            .filter(customers::deleted_at.is_null())
+            .select((customers::id, customers::email))
+            .load::<(String, String)>(self.reading()?)
+            .map_err(store_error)?
+            .into_iter()
+            .collect();
+        let mut payments_by_id = HashMap::new();
+        for (payment, description, metadata, customer) in found {
+            let reconciled = ReconciledPayment {
+                id: parse_id("payment id", &payment, PaymentId::parse)?,
+                description,
+                metadata: metadata.as_deref().map(from_json).transpose()?,
+                customer_email: customer.and_then(|customer| emails.get(&customer).cloned()),
+            };
+            payments_by_id.insert(payment, reconciled);
+        }
+        Ok(lines
+            .into_iter()
+            .map(|line| {
+                let payment = payment_of(&line).and_then(|payment| payments_by_id.get(&payment).cloned());
+                ReconciliationLine { line, payment }
+            })
+            .collect())
+    }
+
     fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Payout>, StoreError> {
         let mut query = payouts::table.into_boxed();
         if let Some(scope) = within {
@@ -495,16 +464,5 @@ impl PayoutRepository for DbSession<'_> {
             .into_iter()
             .map(PayoutScheduleRow::into_domain)
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_unpaid_predicate_names_the_payout_entries_as_the_domain_does() {
-        let text = diesel::debug_query::<diesel::sqlite::Sqlite, _>(&unpaid()).to_string();
-        assert!(text.contains(&format!("entry_type <> '{}'", EntryType::Payout.as_str())), "{text}");
     }
 }

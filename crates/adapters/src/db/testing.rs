@@ -12,8 +12,9 @@ use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
 use rand::distr::{Alphanumeric, SampleString};
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Once;
+use std::sync::{LazyLock, Mutex, Once, PoisonError};
 
 /// The variable naming the PostgreSQL server for tests.
 pub const POSTGRES_URL_VARIABLE: &str = "PAYMENTS_TEST_POSTGRES_URL";
@@ -505,15 +506,45 @@ thread_local! {
     static STATEMENTS: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
-/// Counts each statement a connection starts, for the thread that sends it.
-struct StatementCounter;
+/// Statements sent through each database, by its URL, by any thread, since its first connection.
+static STATEMENTS_BY_DATABASE: LazyLock<Mutex<HashMap<String, usize>>> = LazyLock::new(Mutex::default);
+
+/// Counts each statement a connection starts, for the thread that sends it and for the database it
+/// was established to.
+#[derive(Default)]
+struct StatementCounter {
+    database: Option<String>,
+}
 
 impl Instrumentation for StatementCounter {
     fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
-        if let InstrumentationEvent::StartQuery { .. } = event {
-            STATEMENTS.with(|count| count.set(count.get().map(|sent| sent + 1)));
+        match event {
+            InstrumentationEvent::StartEstablishConnection { url, .. } => {
+                self.database = Some(url.to_owned());
+            }
+            InstrumentationEvent::StartQuery { .. } => {
+                STATEMENTS.with(|count| count.set(count.get().map(|sent| sent + 1)));
+                if let Some(database) = &self.database {
+                    let mut counts = STATEMENTS_BY_DATABASE.lock().unwrap_or_else(PoisonError::into_inner);
+                    *counts.entry(database.clone()).or_default() += 1;
+                }
+            }
+            _ => {}
         }
     }
+}
+
+/// The statements sent to the database at `url` (as its connections were established to it) by
+/// every thread so far, through connections set up by [`count_every_connections_statements`]: for
+/// a test that counts what a request sends while nothing else sends to its database.
+#[must_use]
+pub fn statements_sent_to(url: &str) -> usize {
+    let counts = STATEMENTS_BY_DATABASE.lock().unwrap_or_else(PoisonError::into_inner);
+    counts
+        .iter()
+        .filter(|(database, _)| database.contains(url) || url.contains(database.as_str()))
+        .map(|(_, sent)| sent)
+        .sum()
 }
 
 /// Makes every connection established from now on count its statements for [`count_statements`];
@@ -522,7 +553,7 @@ impl Instrumentation for StatementCounter {
 pub fn count_every_connections_statements() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
-        diesel::connection::set_default_instrumentation(|| Some(Box::new(StatementCounter)))
+        diesel::connection::set_default_instrumentation(|| Some(Box::new(StatementCounter::default())))
             .expect("set the default instrumentation");
     });
 }

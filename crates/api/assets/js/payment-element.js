@@ -15,10 +15,17 @@
   var sessionSecret = settings.get('customer_session') || '';
   var billingDefaults = parsed('billing');
   var billingFields = parsed('fields').billingDetails;
-  var intentId = clientSecret.split('_secret_')[0];
-  var collection = intentId.indexOf('si_') === 0 ? 'setup_intents' : 'payment_intents';
   var form = document.getElementById('element');
   var alertBox = document.getElementById('element-alert');
+  // What the service wrote into the page: how a client secret names its object, and how each
+  // payment method is named to a customer.
+  var CLIENT_SECRET_MARK = form.getAttribute('data-client-secret-mark');
+  var METHOD_NAMES = JSON.parse(form.getAttribute('data-method-names'));
+  var intentId = clientSecret.split(CLIENT_SECRET_MARK)[0];
+  var sessionId = sessionSecret.split(CLIENT_SECRET_MARK)[0];
+  var collection = intentId.indexOf('si_') === 0 ? 'setup_intents' : 'payment_intents';
+  /** How often, at most, an attach whose answer was lost is asked again, and the waits between. */
+  var RETRY_WAITS_MS = [300, 1000, 2000, 4000];
 
   /** A setting given as JSON (`billing`, `fields`); an object, empty when absent or malformed. */
   function parsed(name) {
@@ -45,13 +52,17 @@
     resize();
   }
 
-  function api(method, path, body) {
+  function api(method, path, body, idempotencyKey) {
+    var headers = {
+      Authorization: 'Basic ' + window.btoa(key + ':'),
+      'Content-Type': 'application/x-www-form-urlencoded'
+    };
+    if (idempotencyKey) {
+      headers['Idempotency-Key'] = idempotencyKey;
+    }
     return window.fetch(path, {
       method: method,
-      headers: {
-        Authorization: 'Basic ' + window.btoa(key + ':'),
-        'Content-Type': 'application/x-www-form-urlencoded'
-      },
+      headers: headers,
       body: body,
       credentials: 'omit',
       cache: 'no-store'
@@ -88,7 +99,6 @@
   }
 
   /** The methods' names as customers know them. */
-  var METHOD_NAMES = { card: 'Card', gcash: 'GCash', maya: 'Maya', billease: 'BillEase', qrph: 'QR Ph' };
 
   /** The card's fields: number, expiry (MM / YY) and CVC. */
   function cardFields() {
@@ -190,7 +200,7 @@
   function redirectNote(method) {
     var note = document.createElement('p');
     note.className = 'fields note';
-    note.textContent = 'You will approve the payment with ' + METHOD_NAMES[method] + ' on the next page.';
+    note.textContent = 'You will approve the payment with ' + (METHOD_NAMES[method] || method) + ' on the next page.';
     return note;
   }
 
@@ -222,8 +232,13 @@
     legend.textContent = 'Payment method';
     group.appendChild(legend);
     var panels = [];
-    methods.filter(function (method) { return METHOD_NAMES[method]; }).forEach(function (method, index) {
-      var made = choice(method, METHOD_NAMES[method], 'method-section');
+    methods.forEach(function (method, index) {
+      // Every method the service takes has its name in the page; one without is the service's
+      // mistake, shown by its API name and said aloud rather than left out.
+      if (!METHOD_NAMES[method]) {
+        window.console.error('Payrex.js: the service named no customer-facing name for the method ' + method);
+      }
+      var made = choice(method, METHOD_NAMES[method] || method, 'method-section');
       var section = made.section;
       var radio = made.radio;
       radio.checked = index === 0;
@@ -409,47 +424,54 @@
 
   var attaching = false;
 
+  /** A key no other attach has: 128 random bits, from a generator any page has, secure or not. */
+  function freshKey() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return 'element-' + Array.prototype.map.call(bytes, function (b) { return ('0' + b.toString(16)).slice(-2); }).join('');
+  }
+
+  /**
+   * Attaches what the customer typed, under an idempotency key of its own. When the answer is lost,
+   * the same request goes again with the same key: the service answers what the first did if it
+   * acted on it, runs it if it never arrived, and says so while it still runs. The frame never
+   * guesses from the intent's status what happened.
+   */
   function attach(request) {
     if (attaching) {
       return;
     }
     attaching = true;
     show('');
-    api('POST', '/' + collection + '/' + intentId + '/attach', attachBody(request.returnUrl)).then(function (answer) {
-      attaching = false;
-      if (answer.ok) {
-        tell({ type: 'result', id: request.id, intent: answer.body });
-      } else {
-        var error = errorOf(answer);
-        show(error.message);
-        tell({ type: 'result', id: request.id, error: error });
-      }
-    }, function () {
-      settleUnanswered(request);
-    });
-  }
-
-  /**
-   * The attach got no answer: the service may have acted on it before the connection broke. The
-   * intent says: moved on (paid, held, redirected, processing, saved), it is the result, and a
-   * second attach would only be refused; still awaiting a payment method, nothing happened and
-   * the customer may try again.
-   */
-  function settleUnanswered(request) {
-    var unreachable = { code: 'network_error', message: 'The payments service could not be reached. Try again.' };
-    function fail() {
-      attaching = false;
-      show(unreachable.message);
-      tell({ type: 'result', id: request.id, error: unreachable });
-    }
-    api('GET', '/' + collection + '/' + intentId + '?client_secret=' + encodeURIComponent(clientSecret)).then(function (answer) {
-      if (answer.ok && answer.body.status !== 'awaiting_payment_method') {
+    var body = attachBody(request.returnUrl);
+    var idempotencyKey = freshKey();
+    var send = function (tries) {
+      api('POST', '/' + collection + '/' + intentId + '/attach', body, idempotencyKey).then(function (answer) {
+        var first = answer.body && answer.body.errors && answer.body.errors[0];
+        if (first && first.code === 'idempotency_key_in_use' && tries < RETRY_WAITS_MS.length) {
+          window.setTimeout(function () { send(tries + 1); }, RETRY_WAITS_MS[tries]);
+          return;
+        }
         attaching = false;
-        tell({ type: 'result', id: request.id, intent: answer.body });
-      } else {
-        fail();
-      }
-    }, fail);
+        if (answer.ok) {
+          tell({ type: 'result', id: request.id, intent: answer.body });
+        } else {
+          var error = errorOf(answer);
+          show(error.message);
+          tell({ type: 'result', id: request.id, error: error });
+        }
+      }, function () {
+        if (tries < RETRY_WAITS_MS.length) {
+          window.setTimeout(function () { send(tries + 1); }, RETRY_WAITS_MS[tries]);
+          return;
+        }
+        attaching = false;
+        var unreachable = { code: 'network_error', message: 'The payments service could not be reached. Try again.' };
+        show(unreachable.message);
+        tell({ type: 'result', id: request.id, error: unreachable });
+      });
+    };
+    send(0);
   }
 
   window.addEventListener('message', function (event) {
@@ -483,12 +505,10 @@
         resize();
         return;
       }
-      var sessionId = sessionSecret.split('_secret_')[0];
       api('GET', '/customer_sessions/' + sessionId + '?client_secret=' + encodeURIComponent(sessionSecret)).then(
         function (session) {
-          if (!session.ok || session.body.expired) {
-            var error = session.ok ? { code: 'resource_invalid_state', message: 'This customer session has expired.' }
-              : errorOf(session);
+          if (!session.ok) {
+            var error = errorOf(session);
             show(error.message);
             tell({ type: 'loaderror', error: error });
             return;

@@ -6,8 +6,12 @@
 (function (window) {
   'use strict';
 
-  // The service's public base URL, written in when the service serves this file.
+  // The service's public base URL, and how a client secret names its object (`<id>` then this
+  // mark then its random part), written in when the service serves this file.
   var SERVICE_URL = '__PAYMENTS_PUBLIC_BASE_URL__';
+  var CLIENT_SECRET_MARK = '__CLIENT_SECRET_MARK__';
+  /** How long a payment element may take to answer an attach before it is given up on. */
+  var ATTACH_TIMEOUT_MS = 120000;
 
   /** An error as the API words it: `code` (`parameter_invalid`, …) and `message`. */
   function PayrexError(code, message) {
@@ -51,7 +55,7 @@
 
   /** The intent a client secret (`pi_…_secret_…`) belongs to, if it is one with `prefix`. */
   function intentOf(clientSecret, prefix) {
-    var parts = typeof clientSecret === 'string' ? clientSecret.split('_secret_') : [];
+    var parts = typeof clientSecret === 'string' ? clientSecret.split(CLIENT_SECRET_MARK) : [];
     var id = parts[0] || '';
     return parts.length === 2 && id.indexOf(prefix) === 0 && /^[A-Za-z0-9_]+$/.test(id) ? id : null;
   }
@@ -107,7 +111,7 @@
   /** What `payrex.elements(options)` answers: the intent's client secret and the elements made. */
   function Elements(payrex, options) {
     options = options || {};
-    if (!/_secret_/.test(options.clientSecret || '')) {
+    if ((options.clientSecret || '').indexOf(CLIENT_SECRET_MARK) < 0) {
       throw PayrexError('parameter_invalid', 'payrex.elements needs the clientSecret of an intent.');
     }
     this._payrex = payrex;
@@ -193,7 +197,21 @@
       this._frame.parentNode.removeChild(this._frame);
     }
     this._frame = null;
+    this._inFlight = null;
+    // An attach in flight can no longer be answered: it settles now, rather than never.
+    this._settleAll({
+      code: 'element_unmounted',
+      message: 'The payment element was removed before the attach was answered: retrieve the intent to learn ' +
+        'whether it was paid.'
+    });
     return this;
+  };
+
+  /** Settles every attach still waiting with `error`. */
+  PaymentElement.prototype._settleAll = function (error) {
+    var pending = this._pending;
+    this._pending = {};
+    Object.keys(pending).forEach(function (id) { pending[id]({ error: error }); });
   };
 
   PaymentElement.prototype.destroy = function () {
@@ -235,14 +253,27 @@
     }
     element._sent += 1;
     var id = element._sent;
-    element._inFlight = new Promise(function (resolve) {
+    var timer = null;
+    var inFlight = new Promise(function (resolve) {
       element._pending[id] = resolve;
+      // A frame that never answers (closed, crashed) does not leave the page waiting forever.
+      timer = window.setTimeout(function () {
+        if (element._pending[id]) {
+          delete element._pending[id];
+          resolve({ error: { code: 'network_error', message: 'The payment element did not answer. Retrieve the ' +
+            'intent to learn whether it was paid before trying again.' } });
+        }
+      }, ATTACH_TIMEOUT_MS);
       element._frame.contentWindow.postMessage({ type: 'attach', id: id, returnUrl: returnUrl }, SERVICE_ORIGIN);
     }).then(function (result) {
-      element._inFlight = null;
+      window.clearTimeout(timer);
+      if (element._inFlight === inFlight) {
+        element._inFlight = null;
+      }
       return result;
     });
-    return element._inFlight;
+    element._inFlight = inFlight;
+    return inFlight;
   };
 
   /** `payrex.elements({clientSecret})`: the elements of one intent. */

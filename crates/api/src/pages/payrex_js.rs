@@ -8,7 +8,10 @@ use crate::state::Services;
 use actix_web::http::header::{self, EntityTag, IfNoneMatch};
 use actix_web::http::Method;
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
+use payments_domain::ids::ClientSecret;
+use payments_domain::payment_method::PaymentMethodType;
 use sha2::{Digest, Sha256};
+use std::sync::LazyLock;
 
 /// Where the library is served.
 pub(crate) const PATH: &str = "/js/v1/payrex.js";
@@ -16,6 +19,28 @@ pub(crate) const PATH: &str = "/js/v1/payrex.js";
 const SOURCE: &str = include_str!("../../assets/js/payrex.js");
 /// The placeholder, with its quotes: replaced by the base URL as a JSON string.
 const BASE_URL_PLACEHOLDER: &str = "'__PAYMENTS_PUBLIC_BASE_URL__'";
+/// The placeholder of how a client secret names its object ([`ClientSecret::MARK`]).
+const CLIENT_SECRET_MARK_PLACEHOLDER: &str = "__CLIENT_SECRET_MARK__";
+/// The element's page as written, with the placeholders of what the service writes in.
+const FRAME_SOURCE: &str = include_str!("../../assets/js/payment-element.html");
+/// The element's page: how a client secret names its object, and each payment method's name as a
+/// customer reads it, written in from the domain (so the element names every method the service
+/// takes, and restates none of them).
+static FRAME: LazyLock<String> = LazyLock::new(|| {
+    let names: serde_json::Map<String, serde_json::Value> = PaymentMethodType::ALL
+        .iter()
+        .map(|method| (method.as_str().to_owned(), super::hosted::method_name(*method).into()))
+        .collect();
+    let names = serde_json::Value::Object(names).to_string();
+    FRAME_SOURCE
+        .replace(CLIENT_SECRET_MARK_PLACEHOLDER, &html_attribute(ClientSecret::MARK))
+        .replace("__METHOD_NAMES__", &html_attribute(&names))
+});
+
+/// `text` escaped for an HTML attribute in double quotes.
+fn html_attribute(text: &str) -> String {
+    text.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
+}
 
 /// The payment element's frame: any page may frame it; it runs only its own script and talks only
 /// to the service.
@@ -23,7 +48,7 @@ const FRAME_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'se
                             base-uri 'none'; form-action 'none'; frame-ancestors *";
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    let frame = || asset("text/html; charset=utf-8", include_str!("../../assets/js/payment-element.html"));
+    let frame = || asset("text/html; charset=utf-8", FRAME.as_str());
     let frame_script = || asset("text/javascript; charset=utf-8", include_str!("../../assets/js/payment-element.js"));
     let frame_style = || asset("text/css; charset=utf-8", include_str!("../../assets/js/payment-element.css"));
     let get_only = || crate::routes::allow_only(&[Method::GET]);
@@ -60,7 +85,7 @@ async fn asset(content_type: &'static str, body: &'static str) -> HttpResponse {
 /// The library for a service at `public_base_url`.
 fn library(public_base_url: &str) -> String {
     let base = serde_json::Value::from(public_base_url.trim_end_matches('/')).to_string();
-    SOURCE.replace(BASE_URL_PLACEHOLDER, &base)
+    SOURCE.replace(BASE_URL_PLACEHOLDER, &base).replace(CLIENT_SECRET_MARK_PLACEHOLDER, ClientSecret::MARK)
 }
 
 async fn script(request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
@@ -93,6 +118,6 @@ mod tests {
     fn the_base_url_is_written_in_as_a_string() {
         let script = library("https://pay.example/base/");
         assert!(script.contains(r#"var SERVICE_URL = "https://pay.example/base";"#), "{script}");
-        assert!(!script.contains("__PAYMENTS_PUBLIC_BASE_URL__"));
+        assert!(!script.contains("__PAYMENTS_PUBLIC_BASE_URL__") && !script.contains("__CLIENT_SECRET_MARK__"));
     }
 }

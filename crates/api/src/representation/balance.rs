@@ -36,8 +36,8 @@ impl<'a> BalanceResource<'a> {
     pub(crate) fn new(view: &'a BalanceView, livemode: bool) -> Self {
         Self {
             resource: "balance",
-            available: view.balance.available,
-            pending: view.balance.pending,
+            available: view.balance.available.get(),
+            pending: view.balance.pending.get(),
             currency: "PHP",
             livemode,
             payout_schedule: view.schedule.as_ref().map(ScheduleResource::new),

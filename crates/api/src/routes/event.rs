@@ -14,9 +14,8 @@ use actix_web::http::Method;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
-use payments_adapters::event_signal::Appended;
 use payments_application::pagination::PageRequest;
-use payments_application::ports::EventFilter;
+use payments_application::ports::{Appended, EventFilter};
 use payments_application::services::event::STREAM_BEGINNING;
 use payments_application::Scope;
 use payments_domain::event::Event as DomainEvent;
@@ -86,7 +85,7 @@ const OWED_FOR_AT_MOST: Duration = Duration::from_secs(2);
 /// `GET /events/stream`: the scope's events as they happen, as Server-Sent Events (`id`, `event`,
 /// `data`), from after `Last-Event-ID` or from now, until the client goes away. Each event goes
 /// out once per connection, in the order the store puts them on the stream. A key, and this
-/// instance, may have only so many open ([`crate::event_streams::StreamSlots`]).
+/// instance, may have only so many open ([`crate::stream_slots::StreamSlots`]).
 async fn stream(
     SecretKey(scope): SecretKey,
     request: HttpRequest,

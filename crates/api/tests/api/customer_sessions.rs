@@ -175,8 +175,9 @@ async fn a_session_expires_after_24_hours(app: TestApp) {
     let (status, expired) = read(app.get(&format!("/customer_sessions/{id}")).await).await;
     assert_eq!((status, &expired["expired"]), (200, &json!(true)));
     let browser = format!("/customer_sessions/{id}?client_secret={secret}");
-    let (_, seen) = read(app.request(Method::GET, &browser, &app.keys.public_test).send().await.unwrap()).await;
-    assert_eq!(seen["granted_features"], json!([]), "an expired session grants nothing");
+    let (status, refused) = read(app.request(Method::GET, &browser, &app.keys.public_test).send().await.unwrap()).await;
+    assert_eq!(status, 400, "an expired session opens nothing to a browser: {refused}");
+    assert!(single_error(&refused, "parameter_invalid").contains("expired"), "{refused}");
     let path = format!("/customers/{customer_id}/payment_methods?client_secret={secret}");
     let (status, body) = read(app.request(Method::GET, &path, &app.keys.public_test).send().await.unwrap()).await;
     assert_eq!(status, 400, "{body}");

@@ -60,11 +60,19 @@ pub async fn spawn_app_stepping_deliveries(backend: Backend) -> TestApp {
     launch(backend, configure, Deliveries::Stepped).await
 }
 
-/// Who runs the webhook worker.
+/// As [`spawn_app`], serving requests only: no background job sends anything to the database, so
+/// what a request sends can be counted alone. Its request log is off (nothing would write it).
+pub async fn spawn_app_serving_requests_only(backend: Backend) -> TestApp {
+    launch(backend, |settings| settings.request_log.enabled = false, Deliveries::None).await
+}
+
+/// Who runs the webhook worker, and whether the other background jobs run.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Deliveries {
     InBackground,
     Stepped,
+    /// No background job at all.
+    None,
 }
 
 async fn launch(backend: Backend, configure: impl FnOnce(&mut Settings), deliveries: Deliveries) -> TestApp {
@@ -92,7 +100,7 @@ async fn launch(backend: Backend, configure: impl FnOnce(&mut Settings), deliver
     let clock = Arc::new(RealTime::default());
     let mut application = Application::build_with_clock(settings, clock.clone()).await.expect("build the application");
     let worker = match deliveries {
-        Deliveries::InBackground => None,
+        Deliveries::InBackground | Deliveries::None => None,
         Deliveries::Stepped => application.detach_delivery_worker().map(Arc::new),
     };
     let services = application.services().clone();
@@ -112,7 +120,7 @@ async fn launch(backend: Backend, configure: impl FnOnce(&mut Settings), deliver
     .await
     .expect("create accounts");
     let address = format!("http://127.0.0.1:{}", application.port());
-    let serving = Serving::start(application);
+    let serving = Serving::start(application, deliveries != Deliveries::None);
     TestApp {
         _serving: serving,
         address,
@@ -136,11 +144,15 @@ struct Serving {
 }
 
 impl Serving {
-    fn start(application: Application) -> Self {
+    fn start(application: Application, background_jobs: bool) -> Self {
         let server = application.server_handle();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-            let _ = runtime.block_on(application.run_until_stopped());
+            let _ = if background_jobs {
+                runtime.block_on(application.run_until_stopped())
+            } else {
+                runtime.block_on(application.serve_requests_only())
+            };
         });
         Self { server, thread: Some(thread) }
     }

@@ -19,6 +19,7 @@ on_one_backend!(
     a_customer_pays_and_saves_a_card_with_the_keyboard_alone_on_a_phone,
     a_bad_secret_or_an_expired_session_fails_to_load_with_a_message,
     a_lost_attach_moves_no_money_or_finds_the_payment_it_made,
+    an_attach_settles_on_unmount_and_a_canceled_intent_is_an_error,
     the_frame_ignores_an_attach_asked_by_another_origin,
     a_customer_changes_a_saved_cards_expiry_in_the_element_only_when_allowed,
 );
@@ -536,34 +537,51 @@ async fn a_bad_secret_or_an_expired_session_fails_to_load_with_a_message(app: Te
     app.clock.advance(24 * 60 * 60);
     let (browser, _, fired) =
         mounted_with_session(&app, theirs_too["client_secret"].as_str().unwrap(), "accordion", Some(&session)).await;
-    assert_eq!(fired, "loaderror resource_invalid_state", "an expired session");
-    assert_eq!(element_alert(&browser).await, "This customer session has expired.");
+    assert_eq!(fired, "loaderror parameter_invalid", "an expired session, in the API's words");
+    assert_eq!(element_alert(&browser).await, "The customer session has expired.");
     browser.screenshot("payrex-element-expired-session").await;
     assert_eq!(intent_status(&app, id).await, "awaiting_payment_method");
 }
 
-/// Breaks the frame's next attach: its request never leaves (`before`), or its answer never comes
-/// back though the service acted on it (`after`).
-const LOSE_NEXT_ATTACH: &str = r"
+/// Breaks the frame's attaches: the next request never leaves (`before`), or its answer never comes
+/// back though the service acted on it (`after`), or no request ever leaves again (`always`).
+const LOSE_ATTACHES: &str = r"
     const [when, done] = arguments;
     const real = window.fetch;
     window.fetch = function (path, init) {
         if (!init || init.method !== 'POST') { return real(path, init); }
-        window.fetch = real;
-        if (when === 'before') { return Promise.reject(new TypeError('Failed to fetch')); }
+        if (when !== 'always') { window.fetch = real; }
+        if (when !== 'after') { return Promise.reject(new TypeError('Failed to fetch')); }
         return real(path, init).then(() => { throw new TypeError('Failed to fetch'); });
     };
     done(true);
 ";
 
+/// The attaches of the intent `id` the request log holds: how many ran, and how many were a
+/// stored answer replayed.
+async fn attaches_logged(app: &TestApp, id: &str) -> (usize, usize) {
+    let (_, logged) = crate::helpers::read(app.get("/request_logs?limit=100").await).await;
+    let attaches: Vec<&Value> = logged["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|entry| entry["path"].as_str().is_some_and(|path| path == format!("/payment_intents/{id}/attach")))
+        .collect();
+    let replayed = attaches.iter().filter(|entry| entry["idempotent_replayed"] == json!(true)).count();
+    (attaches.len() - replayed, replayed)
+}
+
+/// An attach whose request or answer is lost is asked again with the same idempotency key: the
+/// service runs it once, whichever was lost, and the element never guesses from the intent what
+/// happened. A service it cannot reach at all is an error, with nothing moved.
 async fn a_lost_attach_moves_no_money_or_finds_the_payment_it_made(app: TestApp) {
-    // The request never reached the service: an error, and nothing moved.
+    // No request ever leaves: an error, and nothing moved.
     let intent = app.create_intent(10_000, "").await;
     let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
     let (browser, page) = mounted(&app, secret, "accordion").await;
     type_card(&browser, "4242424242424242").await;
     browser.client.clone().enter_frame(0).await.unwrap();
-    browser.client.execute_async(LOSE_NEXT_ATTACH, vec![json!("before")]).await.unwrap();
+    browser.client.execute_async(LOSE_ATTACHES, vec![json!("always")]).await.unwrap();
     browser.client.clone().enter_parent_frame().await.unwrap();
     let lost = browser.client.execute_async(ATTACH, vec![]).await.unwrap();
     assert_eq!(lost["error"]["code"], "network_error", "{lost}");
@@ -573,24 +591,88 @@ async fn a_lost_attach_moves_no_money_or_finds_the_payment_it_made(app: TestApp)
     assert_eq!((unchanged["status"].as_str(), &unchanged["latest_payment"]), (Some("awaiting_payment_method"), &Value::Null));
     drop(browser);
 
-    // The service paid, and the answer was lost: the element finds the payment and goes on, once.
+    // The first request never left, or the service paid and its answer was lost: asked again, the
+    // service runs it, or answers what it did; the customer goes on, paid once.
+    for lose in ["before", "after"] {
+        let intent = app.create_intent(10_000, "").await;
+        let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+        let (browser, page) = mounted(&app, secret, "accordion").await;
+        type_card(&browser, "4242424242424242").await;
+        browser.client.clone().enter_frame(0).await.unwrap();
+        browser.client.execute_async(LOSE_ATTACHES, vec![json!(lose)]).await.unwrap();
+        browser.client.clone().enter_parent_frame().await.unwrap();
+        browser.client.execute(START_ATTACH, vec![]).await.unwrap();
+        let arrived = browser.arrive("payment_intent_client_secret=").await;
+        assert_eq!(arrived, format!("{page}/done?order=42&payment_intent_client_secret={secret}#receipt"));
+        assert_eq!(intent_status(&app, id).await, "succeeded");
+        let mut logged = (0, 0);
+        for _ in 0..50 {
+            logged = attaches_logged(&app, id).await;
+            if logged.0 + logged.1 >= if lose == "after" { 2 } else { 1 } {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let expected = if lose == "after" { (1, 1) } else { (1, 0) };
+        assert_eq!(logged, expected, "{lose}: one attach ran (and its answer replayed to the retry)");
+    }
+}
+
+/// An attach in flight settles when its element is unmounted, and a new one on the remounted element
+/// is answered; an intent the merchant canceled is refused in the API's words, not taken for paid.
+async fn an_attach_settles_on_unmount_and_a_canceled_intent_is_an_error(app: TestApp) {
     let intent = app.create_intent(10_000, "").await;
     let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
     let (browser, page) = mounted(&app, secret, "accordion").await;
     type_card(&browser, "4242424242424242").await;
+    // The frame never answers this attach: it is unmounted first.
     browser.client.clone().enter_frame(0).await.unwrap();
-    browser.client.execute_async(LOSE_NEXT_ATTACH, vec![json!("after")]).await.unwrap();
+    browser.client.execute_async(HOLD_ATTACHES, vec![]).await.unwrap();
     browser.client.clone().enter_parent_frame().await.unwrap();
-    browser.client.execute(START_ATTACH, vec![]).await.unwrap();
-    let arrived = browser.arrive("payment_intent_client_secret=").await;
-    assert_eq!(arrived, format!("{page}/done?order=42&payment_intent_client_secret={secret}#receipt"));
-    assert_eq!(intent_status(&app, id).await, "succeeded");
-    let (_, logged) = crate::helpers::read(app.get("/request_logs?limit=100").await).await;
-    let attaches = logged["data"].as_array().unwrap().iter().filter(|entry| {
-        entry["path"].as_str().is_some_and(|path| path == format!("/payment_intents/{id}/attach"))
-    });
-    assert_eq!(attaches.count(), 1, "one attach, one payment: {logged}");
+    let settled = browser.client.execute_async(ATTACH_THEN_UNMOUNT, vec![]).await.unwrap();
+    assert_eq!(settled["error"]["code"], "element_unmounted", "{settled}");
+    assert!(browser.url().await.starts_with(&page));
+    let remounted = browser.client.execute_async(REMOUNT, vec![]).await.unwrap();
+    assert_eq!(remounted, "ready");
+    type_card(&browser, "4000000000000077").await;
+    let declined = browser.client.execute_async(ATTACH, vec![]).await.unwrap();
+    assert_eq!(declined["error"]["code"], "generic_decline", "the remounted element answers: {declined}");
+
+    let (status, canceled) = app.post(&format!("/payment_intents/{id}/cancel"), "").await;
+    assert_eq!((status, canceled["status"].as_str()), (200, Some("canceled")), "{canceled}");
+    type_card(&browser, "4242424242424242").await;
+    let refused = browser.client.execute_async(ATTACH, vec![]).await.unwrap();
+    assert_eq!(refused["error"]["code"], "resource_invalid_state", "{refused}");
+    assert!(refused.get("paymentIntent").is_none(), "{refused}");
+    assert_eq!(intent_status(&app, id).await, "canceled");
 }
+
+/// Makes the frame's attach requests wait for ever.
+const HOLD_ATTACHES: &str = r"
+    const done = arguments[0];
+    const real = window.fetch;
+    window.fetch = function (path, init) {
+        if (!init || init.method !== 'POST') { return real(path, init); }
+        return new Promise(() => {});
+    };
+    done(true);
+";
+
+/// Starts an attach, unmounts the element, and answers how the attach settled.
+const ATTACH_THEN_UNMOUNT: &str = r"
+    const done = arguments[0];
+    const element = elements.getElement('payment');
+    payrex.attachPaymentMethod({ elements, options: { return_url: location.origin + '/done' } }).then(done);
+    setTimeout(() => element.unmount(), 300);
+";
+
+/// Mounts the element again, in the same place.
+const REMOUNT: &str = r"
+    const done = arguments[0];
+    const element = elements.getElement('payment');
+    element.on('ready', () => done('ready'));
+    element.mount('#payment-element');
+";
 
 /// Frames the element of `secret` as if for the page of `origin` (`self`: this page's own), then
 /// asks it to attach from this page.

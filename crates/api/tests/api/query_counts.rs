@@ -1,15 +1,23 @@
-//! The console's combined pages read in a bounded number of statements: an intent's timeline, the
-//! overview and a customer's page each send the same statements whatever the objects hold, counted
-//! on the connection (`db::testing::count_statements`) while the service reads, on both backends.
+//! The console's pages read in a bounded number of statements: every page a signed-in developer can
+//! reach by a link, crawled over HTTP, sends the same statements for an account that holds one of
+//! everything as for one that holds many (counted at the database while nothing else sends to it);
+//! and the combined reads behind the pages (an intent's timeline, the overview, a customer's page)
+//! send the same statements whatever the objects hold. On both backends.
 
-use crate::helpers::{spawn_app, spawn_app_stepping_deliveries, TestApp};
-use payments_adapters::db::testing::{count_every_connections_statements, count_statements};
+use crate::console::Console;
+use crate::helpers::{spawn_app, spawn_app_serving_requests_only, spawn_app_stepping_deliveries, TestApp};
+use payments_adapters::db::testing::{count_every_connections_statements, count_statements, statements_sent_to};
 use payments_adapters::db::Backend;
 use payments_api::state::Services;
 use payments_application::scope::Scope;
 use payments_application::ApplicationError;
+use payments_domain::account::KeyKind;
+use payments_domain::ids::RequestLogId;
+use payments_domain::request_log::{RequestLog, RequestSource};
+use payments_domain::time::Timestamp;
 
 on_both_backends_unstarted!(
+    every_console_page_reads_the_same_statements_for_a_small_and_a_large_account,
     an_intents_timeline_reads_the_same_statements_however_many_refunds_and_events_it_has,
     the_overview_reads_the_same_statements_however_many_webhooks_fail,
     a_customers_page_reads_the_same_statements_however_much_the_customer_holds,
@@ -119,4 +127,149 @@ async fn a_customers_page_reads_the_same_statements_however_much_the_customer_ho
     }
     let three_of_each = statements(&app, page).await;
     assert_eq!(one_of_each, three_of_each, "a customer's page with one of each and with three of each");
+}
+
+/// Every page the console's links reach, as route patterns: a new page must be added here, and so
+/// is counted.
+const CONSOLE_PAGES: [&str; 24] = [
+    "/dashboard",
+    "/dashboard/mailbox",
+    "/dashboard/payment_intents",
+    "/dashboard/payment_intents/{id}",
+    "/dashboard/payments",
+    "/dashboard/payments/{id}",
+    "/dashboard/refunds",
+    "/dashboard/refunds/{id}",
+    "/dashboard/balance",
+    "/dashboard/payouts",
+    "/dashboard/payouts/{id}",
+    "/dashboard/payouts/{id}/transactions.csv",
+    "/dashboard/customers",
+    "/dashboard/customers/{id}",
+    "/dashboard/checkout_sessions",
+    "/dashboard/checkout_sessions/{id}",
+    "/dashboard/billing_statements",
+    "/dashboard/billing_statements/{id}",
+    "/dashboard/events",
+    "/dashboard/events/{id}",
+    "/dashboard/webhooks",
+    "/dashboard/webhooks/{id}",
+    "/dashboard/request_logs",
+    "/dashboard/request_logs/{id}",
+];
+
+/// Adds `n` of everything the console shows to the test account: customers with paid and refunded
+/// payments, an open billing statement, a checkout session, a webhook, request log entries, and a
+/// day of the test clock, which makes a payout.
+async fn seed(app: &TestApp, n: usize) {
+    for _ in 0..n {
+        let customer = app.create_customer("Ana").await;
+        let customer_id = customer["id"].as_str().unwrap();
+        let intent = app.create_intent(20_000, &format!("&customer_id={customer_id}&metadata[order]=A-1")).await;
+        let (status, paid) = app.attach_card(intent["id"].as_str().unwrap(), "4242424242424242").await;
+        assert_eq!(status, 200, "{paid}");
+        refund(app, paid["latest_payment"]["id"].as_str().unwrap()).await;
+        crate::billing_statements::open_statement(app).await;
+        let session = "line_items[0][name]=Mug&line_items[0][amount]=5000&line_items[0][quantity]=1\
+            &success_url=https://s.example/ok&cancel_url=https://s.example/no&payment_methods[]=card";
+        assert_eq!(app.post("/checkout_sessions", session).await.0, 200);
+        crate::webhooks::register(app, "https://shop.example/hooks", &["payment_intent.succeeded"]).await;
+    }
+    let services = app.services.clone();
+    let key = app.keys.secret_test.clone();
+    let now = i64::try_from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()).unwrap();
+    tokio::task::spawn_blocking(move || {
+        let scope = services.accounts.authenticate(&key).unwrap().scope;
+        let entries: Vec<RequestLog> = (0..n)
+            .map(|_| RequestLog {
+                id: RequestLogId::from_random(&format!("{:0>32}", rand_part())),
+                account_id: scope.account_id.clone(),
+                livemode: false,
+                source: RequestSource::Api,
+                key_kind: KeyKind::Secret,
+                method: "GET".into(),
+                path: "/customers".into(),
+                query: String::new(),
+                status: 200,
+                duration_ms: 1,
+                idempotency_key: None,
+                replayed: false,
+                object_id: None,
+                request_body: None,
+                response_body: Some(r#"{"resource":"list"}"#.into()),
+                created_at: Timestamp::from_unix_seconds(now),
+            })
+            .collect();
+        services.request_logs.record(&entries).unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(app.post("/test_helpers/clock/advance", "seconds=259200").await.0, 200);
+}
+
+/// A part of an id no other seeded entry has.
+fn rand_part() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!("x{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The route pattern of a console path: each id the service minted is `{id}`.
+fn pattern(path: &str) -> String {
+    path.split('/')
+        .map(|segment| if payments_domain::ids::is_minted_id(segment) { "{id}" } else { segment })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The console's paths that `page` links to (no query, no fragment, under `/dashboard`).
+fn links(page: &str) -> Vec<String> {
+    page.split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|href| href.starts_with("/dashboard") && !href.contains(['?', '#']))
+        .map(|href| href.replace("&amp;", "&"))
+        .collect()
+}
+
+/// Crawls the console from its overview, one page of each route pattern (the first linked), and
+/// answers each pattern's statements: the fewest of two requests (a session is touched now and
+/// then, which is no read of the page).
+async fn crawl(app: &TestApp, console: &Console<'_>) -> std::collections::BTreeMap<String, usize> {
+    let database = app.database.url().trim_start_matches("sqlite://").to_owned();
+    let mut counts = std::collections::BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from(["/dashboard".to_owned()]);
+    while let Some(path) = queue.pop_front() {
+        let route = pattern(&path);
+        if counts.contains_key(&route) {
+            continue;
+        }
+        let mut fewest = usize::MAX;
+        let mut page = String::new();
+        for _ in 0..2 {
+            let before = statements_sent_to(&database);
+            let (status, text) = console.get(&path).await;
+            assert_eq!(status, 200, "{path}: {text}");
+            fewest = fewest.min(statements_sent_to(&database) - before);
+            page = text;
+        }
+        counts.insert(route, fewest);
+        queue.extend(links(&page));
+    }
+    counts
+}
+
+async fn every_console_page_reads_the_same_statements_for_a_small_and_a_large_account(backend: Backend) {
+    count_every_connections_statements();
+    let app = spawn_app_serving_requests_only(backend).await;
+    seed(&app, 1).await;
+    let mut console = Console::new(&app);
+    console.sign_in(&app.keys.secret_test).await;
+    let small = crawl(&app, &console).await;
+    let found: Vec<&str> = small.keys().map(String::as_str).collect();
+    assert_eq!(found, { let mut pages = CONSOLE_PAGES.to_vec(); pages.sort_unstable(); pages }, "the console's pages");
+    assert!(small.values().all(|sent| *sent >= 1), "every page read something: {small:?}");
+    seed(&app, 4).await;
+    let large = crawl(&app, &console).await;
+    assert_eq!(large, small, "each page's statements with five of everything (left) and one (right)");
 }

@@ -27,6 +27,12 @@ pub trait CustomerRepository {
     /// Storage failures.
     fn find(&mut self, scope: &Scope, id: &CustomerId) -> Result<Option<Customer>, StoreError>;
 
+    /// The customers of the scope among `ids`, in no set order; an id of none is left out.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn find_many(&mut self, scope: &Scope, ids: &[CustomerId]) -> Result<Vec<Customer>, StoreError>;
+
     /// Writes `customer` if its stored version is still `expected_version`.
     ///
     /// # Errors

@@ -61,3 +61,23 @@ pub trait EventRepository {
     /// Storage failures.
     fn stream_end(&mut self, scope: &Scope) -> Result<Option<EventId>, StoreError>;
 }
+
+/// Where events were appended, as an instance's event streams are told (so a stream reads when
+/// there is something to read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Appended {
+    To(Scope),
+    /// Anywhere: the teller was away a while and may have missed some.
+    Anywhere,
+}
+
+impl Appended {
+    /// Whether a stream of `scope` may have something new to read.
+    #[must_use]
+    pub fn concerns(&self, scope: &Scope) -> bool {
+        match self {
+            Self::To(appended) => appended == scope,
+            Self::Anywhere => true,
+        }
+    }
+}

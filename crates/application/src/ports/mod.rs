@@ -16,6 +16,7 @@ pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
 pub mod payout;
+pub mod payout_rail;
 pub mod presenter;
 pub mod processor;
 pub mod refund;
@@ -33,14 +34,15 @@ pub use clock::Clock;
 pub use console_session::ConsoleSessionRepository;
 pub use customer::{CustomerFilter, CustomerRepository};
 pub use customer_session::CustomerSessionRepository;
-pub use event::{EventFilter, EventRepository};
+pub use event::{Appended, EventFilter, EventRepository};
 pub use id_generator::IdGenerator;
 pub use idempotency::{IdempotencyRecord, IdempotencyRepository, IdempotencyState};
 pub use mail_message::{MailComposer, MailMessageRepository, MailSending, Mailer, StatementNotice};
 pub use payment::{PaymentFilter, PaymentRepository};
 pub use payment_intent::{IntentOutcome, PaymentIntentFilter, PaymentIntentRepository};
 pub use payment_method::PaymentMethodRepository;
-pub use payout::{PayoutFilter, PayoutRepository};
+pub use payout::{PayoutFilter, PayoutRepository, ReconciledPayment, ReconciliationLine};
+pub use payout_rail::{KnownAccount, PayoutRail};
 pub use presenter::Presenter;
 pub use processor::{
     Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError, Verification,

@@ -22,6 +22,12 @@ pub trait PaymentRepository {
     /// Storage failures.
     fn find(&mut self, scope: &Scope, id: &PaymentId) -> Result<Option<Payment>, StoreError>;
 
+    /// The payments of the scope among `ids`, in no set order; an id of none is left out.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn find_many(&mut self, scope: &Scope, ids: &[PaymentId]) -> Result<Vec<Payment>, StoreError>;
+
     /// Writes `payment` if its stored version is still `expected_version`.
     ///
     /// # Errors

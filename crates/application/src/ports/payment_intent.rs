@@ -58,6 +58,12 @@ pub trait PaymentIntentRepository {
     /// Storage failures.
     fn find(&mut self, scope: &Scope, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError>;
 
+    /// The intents of the scope among `ids`, in no set order; an id of none is left out.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn find_many(&mut self, scope: &Scope, ids: &[PaymentIntentId]) -> Result<Vec<PaymentIntent>, StoreError>;
+
     /// Writes `intent` if its stored version is still `expected_version`.
     ///
     /// # Errors

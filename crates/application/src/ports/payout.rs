@@ -3,9 +3,29 @@
 use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
-use payments_domain::ids::PayoutId;
+use payments_domain::ids::{PaymentId, PayoutId, PayoutTransactionId};
+use payments_domain::metadata::Metadata;
 use payments_domain::payout::{MadePayout, Payout, PayoutSchedule, PayoutStatus, PayoutTransaction};
 use payments_domain::time::Timestamp;
+
+/// One line of a payout with what a merchant reconciles it by: the payment it pays out, or the
+/// payment of the refund it takes back (none for an adjustment), with that payment's description,
+/// metadata and customer's e-mail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReconciliationLine {
+    pub line: PayoutTransaction,
+    pub payment: Option<ReconciledPayment>,
+}
+
+/// The payment a payout line comes from, as a merchant knows its order by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReconciledPayment {
+    pub id: PaymentId,
+    pub description: Option<String>,
+    pub metadata: Option<Metadata>,
+    /// The e-mail of the payment's customer, when it has one (and it was not deleted).
+    pub customer_email: Option<String>,
+}
 
 /// The filters of a list of payouts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,6 +81,19 @@ pub trait PayoutRepository {
         id: &PayoutId,
         page: &PageRequest,
     ) -> Result<Page<PayoutTransaction>, StoreError>;
+
+    /// Up to `limit` lines of the payout `id`, the first made first, after the line `after`, each
+    /// with the payment it reconciles to.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn reconciliation(
+        &mut self,
+        scope: &Scope,
+        id: &PayoutId,
+        after: Option<&PayoutTransactionId>,
+        limit: u32,
+    ) -> Result<Vec<ReconciliationLine>, StoreError>;
 
     /// The payouts of `within` (or of every scope) whose next move is due at `now`, soonest first.
     ///

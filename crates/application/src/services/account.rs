@@ -1,9 +1,11 @@
 //! Accounts: creating merchants with their four keys, authenticating API keys, and the operator's
 //! verbs (list, delete test data or the whole account, export test data and import it elsewhere).
 
+use super::PayoutRails;
 use crate::error::{ApplicationError, StateRefusal, StoreError};
 use crate::ports::{
-    in_transaction, reading, ArchivedRow, ArchivedRows, Clock, DeletedCounts, IdGenerator, Repositories, UnitOfWork,
+    in_transaction, reading, retry_on_conflict, ArchivedRow, ArchivedRows, Clock, DeletedCounts, IdGenerator,
+    Repositories, UnitOfWork,
 };
 use crate::scope::{Caller, Scope};
 use payments_domain::account::{Account, AccountKeys, ApiKey, KeyKind, Mode};
@@ -35,6 +37,8 @@ pub struct AccountService {
     unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    /// Where a new account's schedules pay out until it names a bank account.
+    rails: PayoutRails,
     /// Keys already resolved, by digest, with when they were looked up; only keys that exist are
     /// remembered, and for [`KEY_REMEMBERED_FOR_MILLIS`] (a deleted account's keys stop working).
     resolved: RwLock<HashMap<String, (Caller, Timestamp)>>,
@@ -65,8 +69,13 @@ pub struct TestDataImport {
 
 impl AccountService {
     #[must_use]
-    pub fn new(unit_of_work: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
-        Self { unit_of_work, clock, ids, resolved: RwLock::default() }
+    pub fn new(
+        unit_of_work: Arc<dyn UnitOfWork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        rails: PayoutRails,
+    ) -> Self {
+        Self { unit_of_work, clock, ids, rails, resolved: RwLock::default() }
     }
 
     /// Creates an account and its four keys. The keys are returned once and stored only as digests.
@@ -82,7 +91,7 @@ impl AccountService {
             )));
         }
         let (account, keys) = self.new_account(name);
-        in_transaction(self.unit_of_work.as_ref(), |repositories| insert(repositories, &account, &keys))?;
+        in_transaction(self.unit_of_work.as_ref(), |repositories| self.insert(repositories, &account, &keys))?;
         Ok((account, keys))
     }
 
@@ -98,9 +107,26 @@ impl AccountService {
             if repositories.accounts().count()? > 0 {
                 return Ok(None);
             }
-            insert(repositories, &account, &keys)?;
+            self.insert(repositories, &account, &keys)?;
             Ok(Some((account, keys)))
         })
+    }
+
+    /// Writes a new account with its keys, and its payout schedule in each mode (daily in test mode
+    /// from its creation, to the rail's default bank account; none in live mode).
+    fn insert(
+        &self,
+        repositories: &mut dyn Repositories,
+        account: &Account,
+        keys: &AccountKeys,
+    ) -> Result<(), ApplicationError> {
+        repositories.accounts().insert(account, &digests(keys))?;
+        for livemode in [false, true] {
+            let destination = self.rails.default_destination(livemode, &account.name);
+            let schedule = PayoutSchedule::default_for(&account.id, livemode, destination, account.created_at);
+            repositories.payouts().save_schedule(&schedule, None)?;
+        }
+        Ok(())
     }
 
     /// Resolves a presented key to its account, mode and kind.
@@ -157,12 +183,14 @@ impl AccountService {
     /// `NotFound` for an unknown account; storage failures.
     pub fn delete_test_data(&self, id: &AccountId) -> Result<DeletedCounts, ApplicationError> {
         let now = self.clock.now();
-        let deleted = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            existing(repositories, id)?;
-            let deleted = repositories.accounts().delete_test_data(id)?;
-            // The test clock is back at real time, and so is the next payout.
-            restart_test_schedule(repositories, id, now)?;
-            Ok(deleted)
+        let deleted = retry_on_conflict(|| {
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                existing(repositories, id)?;
+                let deleted = repositories.accounts().delete_test_data(id)?;
+                // The test clock is back at real time, and so is the next payout.
+                restart_test_schedule(repositories, id, now)?;
+                Ok(deleted)
+            })
         })?;
         // Read afresh, so this instance's clocks stop using the moved one at once.
         self.clock.test_clock(id)?;
@@ -170,13 +198,17 @@ impl AccountService {
     }
 
     /// Deletes the account, its keys and every object of both modes. Its keys stop working at once
-    /// on this instance and within [`KEY_REMEMBERED_FOR_MILLIS`] on others.
+    /// on this instance and within [`KEY_REMEMBERED_FOR_MILLIS`] on others. A request of the account
+    /// that writes meanwhile (a deadlock or a serialization failure, on a sharded database) is no
+    /// reason to give up: the delete is tried again.
     ///
     /// # Errors
-    /// `NotFound` for an unknown account; storage failures.
+    /// `NotFound` for an unknown account; `resource_conflict` when requests keep winning; storage
+    /// failures.
     pub fn delete(&self, id: &AccountId) -> Result<(), ApplicationError> {
-        let deleted =
-            in_transaction(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().delete(id)?))?;
+        let deleted = retry_on_conflict(|| {
+            in_transaction(self.unit_of_work.as_ref(), |repositories| Ok(repositories.accounts().delete(id)?))
+        })?;
         if !deleted {
             return Err(not_found(id));
         }
@@ -322,17 +354,6 @@ fn from_an_older_schema(repositories: &mut dyn Repositories, schema: Option<&str
             ),
         ))),
     }
-}
-
-/// Writes a new account with its keys, and its payout schedule in each mode (daily in test mode from
-/// its creation; none in live mode).
-fn insert(repositories: &mut dyn Repositories, account: &Account, keys: &AccountKeys) -> Result<(), ApplicationError> {
-    repositories.accounts().insert(account, &digests(keys))?;
-    for livemode in [false, true] {
-        let schedule = PayoutSchedule::default_for(&account.id, livemode, &account.name, account.created_at);
-        repositories.payouts().save_schedule(&schedule, None)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,13 +1,15 @@
 //! The balance: the ledger's entries, written in the transaction of the change that moves the money
 //! (a payment paid, a refund made), and the balance read at the scope's time with its next payout.
 
+use super::PayoutRails;
 use crate::error::ApplicationError;
-use crate::ports::{reading, Clock, IdGenerator, Repositories, UnitOfWork};
+use crate::pagination::PageRequest;
+use crate::ports::{reading, Clock, IdGenerator, KnownAccount, PayoutFilter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::balance::{Balance, BalanceEntry, EntryContext, SettlementDelays};
 use payments_domain::ids::BalanceEntryId;
 use payments_domain::payment::{Payment, PaymentStatus};
-use payments_domain::payout::PayoutSchedule;
+use payments_domain::payout::{Payout, PayoutSchedule};
 use payments_domain::refund::Refund;
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
@@ -19,16 +21,45 @@ pub struct BalanceView {
     pub schedule: Option<PayoutSchedule>,
 }
 
+/// What the balance's page shows: the balance and its schedule, the latest payouts, and the bank
+/// accounts whose answer the mode's rail knows ahead (the test bank's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalancePage {
+    pub view: BalanceView,
+    pub latest: Vec<Payout>,
+    pub known_accounts: Vec<KnownAccount>,
+}
+
 /// Balance use cases.
 pub struct BalanceService {
     unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
+    rails: PayoutRails,
 }
 
 impl BalanceService {
     #[must_use]
-    pub fn new(unit_of_work: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>) -> Self {
-        Self { unit_of_work, clock }
+    pub fn new(unit_of_work: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>, rails: PayoutRails) -> Self {
+        Self { unit_of_work, clock, rails }
+    }
+
+    /// The balance's page: the balance now with its schedule, and the `latest` payouts, newest
+    /// first. One read.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn page(&self, scope: &Scope, latest: u32) -> Result<BalancePage, ApplicationError> {
+        let now = self.clock.now_in(scope)?;
+        let request = PageRequest::new(Some(i64::from(latest.min(PageRequest::MAX_LIMIT))), None, None)
+            .map_err(ApplicationError::Validation)?;
+        let (view, latest) = reading(self.unit_of_work.as_ref(), |repositories| {
+            let view = BalanceView {
+                balance: repositories.balance().balance(scope, now)?,
+                schedule: repositories.payouts().schedule(scope)?,
+            };
+            Ok((view, repositories.payouts().list(scope, &PayoutFilter::default(), &request)?.data))
+        })?;
+        Ok(BalancePage { view, latest, known_accounts: self.rails.known_accounts(scope.livemode()) })
     }
 
     /// The scope's balance now: available and pending, and its payout schedule.

@@ -7,7 +7,7 @@ use super::customer::live_customer;
 use super::due::{Due, DueKind};
 use super::event::EventLog;
 use super::intent_owner::ensure_owner_may_end;
-use super::payment_intent::{load_view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
+use super::payment_intent::{load_view, views, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::Access;
 use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
@@ -25,7 +25,8 @@ use payments_domain::customer::Customer;
 use payments_domain::description::Description;
 use payments_domain::event::EventType;
 use payments_domain::ids::{
-    BillingStatementId, BillingStatementLineItemId, ClientSecret, CustomerId, MailMessageId, RANDOM_PART_LENGTH,
+    BillingStatementId, BillingStatementLineItemId, ClientSecret, CustomerId, MailMessageId, PaymentIntentId,
+    RANDOM_PART_LENGTH,
 };
 use payments_domain::mail_message::MailMessage;
 use payments_domain::metadata::Metadata;
@@ -208,9 +209,36 @@ impl BillingStatementService {
             let statements =
                 repositories.billing_statements().list(scope, filter, page).map_err(|error| page.explain(error))?;
             let merchant_name = merchant_name(repositories, scope)?;
+            // Their customers and intents, in a few reads however many statements there are.
+            let customer_ids: Vec<CustomerId> =
+                statements.data.iter().map(|statement| statement.customer_id().clone()).collect();
+            let customers = repositories.customers().find_many(scope, &customer_ids)?;
+            let intent_ids: Vec<PaymentIntentId> =
+                statements.data.iter().filter_map(|statement| statement.payment_intent_id().cloned()).collect();
+            let intents = repositories.payment_intents().find_many(scope, &intent_ids)?;
+            let mut intent_views = views(repositories, scope, intents)?;
             let mut data = Vec::with_capacity(statements.data.len());
             for statement in statements.data {
-                data.push(self.view_with(repositories, scope, statement, None, merchant_name.clone())?);
+                let customer = customers
+                    .iter()
+                    .find(|customer| &customer.id == statement.customer_id())
+                    .cloned()
+                    .ok_or_else(|| ApplicationError::internal("a billing statement's customer is missing"))?;
+                let payment_intent = match statement.payment_intent_id() {
+                    Some(id) => {
+                        let at = intent_views.iter().position(|view| view.intent.id() == id).ok_or_else(|| {
+                            ApplicationError::internal("a billing statement's payment intent is missing")
+                        })?;
+                        Some(intent_views.swap_remove(at))
+                    }
+                    None => None,
+                };
+                data.push(BillingStatementView {
+                    statement,
+                    customer,
+                    payment_intent,
+                    merchant_name: merchant_name.clone(),
+                });
             }
             Ok(Page { data, has_more: statements.has_more })
         })
@@ -781,7 +809,7 @@ fn load_by_line_item(
 /// The finalized statement a client secret (`bstm_…_secret_…`) names, if the secret is its own.
 fn find_by_secret(repositories: &mut dyn Repositories, secret: &str) -> Result<BillingStatement, ApplicationError> {
     let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: "this page".to_owned() };
-    let id = secret.split_once("_secret_").and_then(|(id, _)| BillingStatementId::parse(id)).ok_or_else(not_found)?;
+    let id = ClientSecret::object_id(secret).and_then(BillingStatementId::parse).ok_or_else(not_found)?;
     let statement = repositories.billing_statements().find_for_page(&id)?.ok_or_else(not_found)?;
     if statement.client_secret().matches(secret) && statement.finalization().is_some() {
         Ok(statement)

@@ -4,7 +4,7 @@
 use super::due::{Due, DueKind};
 use super::event::EventLog;
 use super::intent_owner::{ensure_owner_may_end, owner_may_end};
-use super::payment_intent::{view, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
+use super::payment_intent::{view, views, AttachOutcome, AttachRequest, PaymentIntentService, PaymentIntentView};
 use super::redirect::{check_redirect_url, Access};
 use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
@@ -15,7 +15,9 @@ use crate::ports::{
 use crate::scope::Scope;
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus, NewCheckoutSession, NewLineItem};
 use payments_domain::event::EventType;
-use payments_domain::ids::{CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, RANDOM_PART_LENGTH};
+use payments_domain::ids::{
+    CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, PaymentIntentId, RANDOM_PART_LENGTH,
+};
 use payments_domain::payment_intent::{IntentOwner, NewPaymentIntent, PaymentIntent};
 use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::time::Timestamp;
@@ -149,10 +151,26 @@ impl CheckoutSessionService {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let sessions =
                 repositories.checkout_sessions().list(scope, filter, page).map_err(|error| page.explain(error))?;
-            let mut data = Vec::with_capacity(sessions.data.len());
-            for session in sessions.data {
-                data.push(with_intent(repositories, scope, session)?);
-            }
+            // Their intents and what those show, in three reads however many sessions there are.
+            let ids: Vec<PaymentIntentId> =
+                sessions.data.iter().map(|session| session.payment_intent_id().clone()).collect();
+            let found = repositories.payment_intents().find_many(scope, &ids)?;
+            let intents = ids
+                .iter()
+                .map(|id| {
+                    found
+                        .iter()
+                        .find(|intent| intent.id() == id)
+                        .cloned()
+                        .ok_or_else(|| ApplicationError::internal("a checkout session's payment intent is missing"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let data = sessions
+                .data
+                .into_iter()
+                .zip(views(repositories, scope, intents)?)
+                .map(|(session, payment_intent)| CheckoutSessionView { payment_intent, session })
+                .collect();
             Ok(Page { data, has_more: sessions.has_more })
         })
     }
@@ -278,7 +296,7 @@ fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<
 /// The session a client secret (`cs_…_secret_…`) names, if the secret is its own.
 fn find_by_secret(repositories: &mut dyn Repositories, secret: &str) -> Result<CheckoutSession, ApplicationError> {
     let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: "this page".to_owned() };
-    let id = secret.split_once("_secret_").and_then(|(id, _)| CheckoutSessionId::parse(id)).ok_or_else(not_found)?;
+    let id = ClientSecret::object_id(secret).and_then(CheckoutSessionId::parse).ok_or_else(not_found)?;
     let session = repositories.checkout_sessions().find_for_page(&id)?.ok_or_else(not_found)?;
     if session.client_secret().matches(secret) {
         Ok(session)

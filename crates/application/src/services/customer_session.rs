@@ -103,10 +103,11 @@ impl CustomerSessionService {
     }
 
     /// The session, if the caller may see it: a secret key, or a public key with its client secret
-    /// (which also gets the saved methods the session lets it show).
+    /// while the session lasts (which also gets the saved methods the session lets it show).
     ///
     /// # Errors
-    /// `resource_not_found`; `parameter_required` / `parameter_invalid` on `client_secret`.
+    /// `resource_not_found`; `parameter_required` / `parameter_invalid` on `client_secret` (an
+    /// expired session's too, with a public key).
     pub fn retrieve(
         &self,
         scope: &Scope,
@@ -117,6 +118,14 @@ impl CustomerSessionService {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let session = load(repositories, scope, id)?;
             super::redirect::check_client_secret(&session.client_secret, access, "customer session")?;
+            // A browser's secret of an expired session opens nothing: it is refused as an attach
+            // with it is. The merchant's secret key still reads it, `expired` and all.
+            if access.customer_present() && session.expired(now) {
+                return Err(ApplicationError::invalid(FieldError::invalid(
+                    "client_secret",
+                    "The customer session has expired.",
+                )));
+            }
             let customer = repositories
                 .customers()
                 .find(scope, &session.customer_id)?
@@ -156,7 +165,7 @@ pub(crate) fn authorize_session(
 ) -> Result<(), ApplicationError> {
     let presented = client_secret.ok_or_else(|| ApplicationError::invalid(FieldError::required(parameter)))?;
     let refused = |detail: &str| ApplicationError::invalid(FieldError::invalid(parameter, detail));
-    let session_id = presented.split("_secret_").next().and_then(CustomerSessionId::parse);
+    let session_id = ClientSecret::object_id(presented).and_then(CustomerSessionId::parse);
     let session = match session_id {
         Some(id) => repositories.customer_sessions().find(scope, &id)?,
         None => None,

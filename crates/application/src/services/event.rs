@@ -4,14 +4,25 @@ use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
     reading, Clock, DeliveryAttempt, EventFilter, IdGenerator, Presenter, Repositories, StoreError, UnitOfWork,
+    WebhookFilter,
 };
 use crate::scope::Scope;
 use payments_domain::event::{Event, EventType};
 use payments_domain::ids::{AccountId, EventId};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
+use payments_domain::webhook::Webhook;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+
+/// What an event's page shows: the event, every attempt to deliver it, and the scope's webhooks (up
+/// to a page of them) to send it to again.
+#[derive(Debug, Clone)]
+pub struct EventPage {
+    pub event: Event,
+    pub attempts: Vec<DeliveryAttempt>,
+    pub webhooks: Vec<Webhook>,
+}
 
 /// Event use cases.
 pub struct EventService {
@@ -31,6 +42,24 @@ impl EventService {
         let event_id = EventId::parse(id).ok_or_else(not_found)?;
         reading(self.unit_of_work.as_ref(), |repositories| {
             repositories.events().find(scope, &event_id)?.ok_or_else(not_found)
+        })
+    }
+
+    /// An event's page: the event, its delivery attempts (oldest first) and the scope's first
+    /// `webhooks` webhooks. One read.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn page(&self, scope: &Scope, id: &str, webhooks: u32) -> Result<EventPage, ApplicationError> {
+        let not_found = || ApplicationError::NotFound { resource: "event", id: id.to_owned() };
+        let event_id = EventId::parse(id).ok_or_else(not_found)?;
+        let shown = PageRequest::new(Some(i64::from(webhooks.min(PageRequest::MAX_LIMIT))), None, None)
+            .map_err(ApplicationError::Validation)?;
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let event = repositories.events().find(scope, &event_id)?.ok_or_else(not_found)?;
+            let attempts = repositories.deliveries().attempts_of_event(scope, &event.id)?;
+            let webhooks = repositories.webhooks().list(scope, &WebhookFilter::default(), &shown)?.data;
+            Ok(EventPage { event, attempts, webhooks })
         })
     }
 

@@ -28,7 +28,7 @@ pub mod webhook;
 pub mod webhook_delivery;
 
 pub use account::AccountService;
-pub use balance::{BalanceService, BalanceView};
+pub use balance::{BalancePage, BalanceService, BalanceView};
 pub use billing_statement::{
     BillingStatementService, BillingStatementView, LineItemView, NewBillingStatement, NewLineItem, StatementPage,
 };
@@ -37,7 +37,7 @@ pub use console_session::{caller_of, ConsoleSessionService, SignedIn};
 pub use customer::{CustomerPage, CustomerService};
 pub use customer_session::{CustomerSessionService, CustomerSessionView};
 pub use due_work::DueWork;
-pub use event::EventService;
+pub use event::{EventPage, EventService};
 pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use mail_message::MailMessageService;
 pub use overview::{Overview, OverviewService};
@@ -47,12 +47,12 @@ pub use payment_intent::{
     PaymentMethodChoice, Processors, StatusCount, StatusCounts,
 };
 pub use payment_method::PaymentMethodService;
-pub use payout::PayoutService;
+pub use payout::{PayoutPage, PayoutRails, PayoutService};
 pub use pending_authorization::AuthorizationFlow;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
 pub use request_log::RequestLogService;
 pub use setup_intent::{SetupAttachOutcome, SetupAttachRequest, SetupIntentService, SetupIntentView};
 pub use test_clock::TestClockService;
-pub use webhook::WebhookService;
+pub use webhook::{WebhookPage, WebhookService};
 pub use webhook_delivery::{Claimed, DeliveryJob, WebhookDeliveryService};

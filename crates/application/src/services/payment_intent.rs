@@ -718,12 +718,31 @@ pub(crate) fn view(
     scope: &Scope,
     intent: PaymentIntent,
 ) -> Result<PaymentIntentView, ApplicationError> {
-    let latest_payment = match &intent.latest_payment_id() {
-        Some(id) => repositories.payments().find(scope, id)?,
-        None => None,
-    };
-    let customer = load_customer(repositories, scope, intent.customer_id())?;
-    Ok(PaymentIntentView { intent, latest_payment, customer })
+    views(repositories, scope, vec![intent])?
+        .pop()
+        .ok_or_else(|| ApplicationError::internal("an intent's view is missing"))
+}
+
+/// The intents with their latest payments and customers, in their order: two reads, however many
+/// there are.
+pub(crate) fn views(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intents: Vec<PaymentIntent>,
+) -> Result<Vec<PaymentIntentView>, ApplicationError> {
+    let payment_ids: Vec<PaymentId> = intents.iter().filter_map(|intent| intent.latest_payment_id().cloned()).collect();
+    let customer_ids: Vec<CustomerId> = intents.iter().filter_map(|intent| intent.customer_id().cloned()).collect();
+    let payments = repositories.payments().find_many(scope, &payment_ids)?;
+    let customers = repositories.customers().find_many(scope, &customer_ids)?;
+    Ok(intents
+        .into_iter()
+        .map(|intent| {
+            let latest = intent.latest_payment_id();
+            let latest_payment = latest.and_then(|id| payments.iter().find(|payment| payment.id() == id).cloned());
+            let customer = intent.customer_id().and_then(|id| customers.iter().find(|found| &found.id == id).cloned());
+            PaymentIntentView { intent, latest_payment, customer }
+        })
+        .collect())
 }
 
 pub(crate) fn load_customer(

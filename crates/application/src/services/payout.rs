@@ -1,23 +1,66 @@
 //! Payouts: made on each account's schedule from what its balance has available, then sent and
-//! settled by the bank at their times, all through the due-work machinery (so an advance of a test
-//! clock makes a week of payouts happen before it answers); read and listed with their lines; and
-//! the schedule changed by the operator and the console.
+//! settled at their times by the payout rail of their mode (a port), all through the due-work
+//! machinery (so an advance of a test clock makes a week of payouts happen before it answers); read
+//! and listed with their lines; and the schedule changed by the operator and the merchant.
 
 use super::due::{Due, DueKind};
 use super::event::EventLog;
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{in_transaction, reading, Clock, IdGenerator, PayoutFilter, Presenter, Repositories, UnitOfWork};
+use crate::ports::{
+    in_transaction, reading, Clock, IdGenerator, KnownAccount, PayoutFilter, PayoutRail, Presenter, ReconciliationLine,
+    Repositories, UnitOfWork,
+};
 use crate::scope::Scope;
 use payments_domain::event::EventType;
 use payments_domain::ids::{BalanceEntryId, PayoutId, PayoutTransactionId};
 use payments_domain::payout::{
-    BankAccount, Payout, PayoutIds, PayoutInterval, PayoutOperation, PayoutSchedule, PayoutTransaction, ScheduleEditor,
+    BankAccount, BankOutcome, Payout, PayoutIds, PayoutInterval, PayoutOperation, PayoutSchedule, PayoutStep,
+    PayoutTransaction, ScheduleEditor,
 };
 use payments_domain::time::Timestamp;
 use std::sync::Arc;
 
 const RESOURCE: &str = "payout";
+
+/// What a payout's page shows: the payout, its last lines, and whether it has more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayoutPage {
+    pub payout: Payout,
+    pub lines: Vec<PayoutTransaction>,
+    pub more: bool,
+}
+
+/// The payout rail of each mode: the test bank in test mode; live mode makes no payouts until a
+/// processor pays them out.
+#[derive(Clone)]
+pub struct PayoutRails {
+    pub test: Arc<dyn PayoutRail>,
+    pub live: Option<Arc<dyn PayoutRail>>,
+}
+
+impl PayoutRails {
+    fn for_mode(&self, livemode: bool) -> Result<&Arc<dyn PayoutRail>, ApplicationError> {
+        if livemode {
+            self.live.as_ref().ok_or_else(|| ApplicationError::NotConfigured("Live mode makes no payouts.".into()))
+        } else {
+            Ok(&self.test)
+        }
+    }
+
+    /// The bank accounts whose answer the rail of `livemode` knows ahead; none where it has no rail.
+    #[must_use]
+    pub fn known_accounts(&self, livemode: bool) -> Vec<KnownAccount> {
+        self.for_mode(livemode).map(|rail| rail.known_accounts()).unwrap_or_default()
+    }
+
+    /// The bank account a new schedule of `livemode` pays out to: its rail's default (the test
+    /// rail's while live mode has none, a placeholder the operator replaces).
+    #[must_use]
+    pub fn default_destination(&self, livemode: bool, account_name: &str) -> BankAccount {
+        self.for_mode(livemode).unwrap_or(&self.test).default_destination(account_name)
+    }
+}
 
 /// Payout use cases.
 pub struct PayoutService {
@@ -25,6 +68,7 @@ pub struct PayoutService {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     presenter: Arc<dyn Presenter>,
+    rails: PayoutRails,
 }
 
 impl PayoutService {
@@ -34,8 +78,9 @@ impl PayoutService {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
         presenter: Arc<dyn Presenter>,
+        rails: PayoutRails,
     ) -> Self {
-        Self { unit_of_work, clock, ids, presenter }
+        Self { unit_of_work, clock, ids, presenter, rails }
     }
 
     /// # Errors
@@ -73,6 +118,39 @@ impl PayoutService {
         reading(self.unit_of_work.as_ref(), |repositories| {
             let payout = load(repositories, scope, id)?;
             repositories.payouts().transactions(scope, payout.id(), page).map_err(|error| page.explain(error))
+        })
+    }
+
+    /// A payout's page: the payout and its last `lines` lines (the last made first), and whether it
+    /// has more. One read.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn page(&self, scope: &Scope, id: &str, lines: u32) -> Result<PayoutPage, ApplicationError> {
+        let request = PageRequest::new(Some(i64::from(lines.min(PageRequest::MAX_LIMIT))), None, None)
+            .map_err(ApplicationError::Validation)?;
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let payout = load(repositories, scope, id)?;
+            let Page { data, has_more } = repositories.payouts().transactions(scope, payout.id(), &request)?;
+            Ok(PayoutPage { payout, lines: data, more: has_more })
+        })
+    }
+
+    /// Up to `limit` lines of the payout `id` after the line `after` (the first made first), each
+    /// with the payment a merchant reconciles it to: one read of a reconciliation export.
+    ///
+    /// # Errors
+    /// `resource_not_found` for a payout of no payout of the scope; storage failures.
+    pub fn reconciliation(
+        &self,
+        scope: &Scope,
+        id: &str,
+        after: Option<&PayoutTransactionId>,
+        limit: u32,
+    ) -> Result<Vec<ReconciliationLine>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let payout = load(repositories, scope, id)?;
+            Ok(repositories.payouts().reconciliation(scope, payout.id(), after, limit)?)
         })
     }
 
@@ -172,8 +250,8 @@ impl PayoutService {
         })
     }
 
-    /// Moves the payout `id` as its time says: sends it, then the bank deposits or returns it (its
-    /// money back in the balance). Returns whether it moved.
+    /// Moves the payout `id` as its time says: sends it, then its rail answers how the bank took it,
+    /// deposited or returned (its money back in the balance). Returns whether it moved.
     ///
     /// # Errors
     /// `resource_conflict` when another instance moved it first; storage failures.
@@ -183,7 +261,18 @@ impl PayoutService {
             if payout.action_due_at().is_none_or(|due| due > at) {
                 return Ok(false);
             }
-            let Some(operation) = payout.due_operation() else { return Ok(false) };
+            let operation = match payout.due_step() {
+                None => return Ok(false),
+                Some(PayoutStep::Send) => PayoutOperation::Send,
+                Some(PayoutStep::Settle) => {
+                    PayoutOperation::Settle(self.rails.for_mode(scope.livemode())?.answer(&payout))
+                }
+            };
+            let event = match &operation {
+                PayoutOperation::Send => EventType::PayoutUpdated,
+                PayoutOperation::Settle(BankOutcome::Deposited) => EventType::PayoutDeposited,
+                PayoutOperation::Settle(BankOutcome::Returned { .. }) => EventType::PayoutFailed,
+            };
             let before = self.presenter.payout(&payout);
             let version = payout.version();
             let returned = payout.apply(operation, BalanceEntryId::from_random(&self.ids.id_part()), at)?;
@@ -191,11 +280,6 @@ impl PayoutService {
             if let Some(entry) = returned {
                 repositories.balance().insert(&entry)?;
             }
-            let event = match operation {
-                PayoutOperation::Send => EventType::PayoutUpdated,
-                PayoutOperation::Deposit => EventType::PayoutDeposited,
-                PayoutOperation::Fail => EventType::PayoutFailed,
-            };
             let log = EventLog::new(self.ids.as_ref(), self.presenter.as_ref(), scope, at, self.clock.as_ref());
             log.append(repositories, event, &self.presenter.payout(&payout), Some(&before))?;
             Ok(true)

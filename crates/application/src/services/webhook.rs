@@ -5,8 +5,8 @@
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    in_transaction, reading, retry_on_conflict, Clock, DeliveryAttempt, IdGenerator, Repositories, UnitOfWork,
-    UrlGuard, WebhookFilter,
+    in_transaction, reading, retry_on_conflict, Clock, DeliveryAttempt, EventFilter, IdGenerator, Repositories,
+    UnitOfWork, UrlGuard, WebhookFilter,
 };
 use crate::scope::Scope;
 use payments_domain::ids::{DeliveryId, EventId, WebhookId, RANDOM_PART_LENGTH};
@@ -21,6 +21,15 @@ use std::sync::Arc;
 const RESOURCE: &str = "webhook";
 /// Attempts shown by [`WebhookService::attempts`] at most.
 pub const MAX_ATTEMPTS_SHOWN: u32 = 100;
+
+/// What a webhook's page shows: the webhook, its latest delivery attempts, and the latest event it
+/// receives (to send again).
+#[derive(Debug, Clone)]
+pub struct WebhookPage {
+    pub webhook: Webhook,
+    pub attempts: Vec<DeliveryAttempt>,
+    pub latest_event: Option<EventId>,
+}
 
 /// Webhook use cases.
 pub struct WebhookService {
@@ -155,6 +164,24 @@ impl WebhookService {
     /// `resource_not_found`; `resource_conflict`; storage failures.
     pub fn disable(&self, scope: &Scope, id: &str) -> Result<Webhook, ApplicationError> {
         self.switch(scope, id, Webhook::disable)
+    }
+
+    /// A webhook's page: the webhook, its latest `attempts` delivery attempts (newest first), and the
+    /// latest of the scope's last `events` events that it receives, to send again. One read.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn page(&self, scope: &Scope, id: &str, attempts: u32, events: u32) -> Result<WebhookPage, ApplicationError> {
+        let recent = PageRequest::new(Some(i64::from(events.min(PageRequest::MAX_LIMIT))), None, None)
+            .map_err(ApplicationError::Validation)?;
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let webhook = load(repositories, scope, id)?;
+            let attempts = repositories.deliveries().attempts(&webhook, attempts.min(MAX_ATTEMPTS_SHOWN))?;
+            let events = repositories.events().list(scope, &EventFilter::default(), &recent)?.data;
+            let latest_event =
+                events.into_iter().find(|event| webhook.receives(event.event_type)).map(|event| event.id);
+            Ok(WebhookPage { webhook, attempts, latest_event })
+        })
     }
 
     /// The webhook's latest delivery attempts, newest first.

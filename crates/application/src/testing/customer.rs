@@ -26,6 +26,10 @@ impl CustomerRepository for State {
         Ok(self.customers.iter().find(|c| &c.id == id && in_scope(c, scope)).cloned())
     }
 
+    fn find_many(&mut self, scope: &Scope, ids: &[CustomerId]) -> Result<Vec<Customer>, StoreError> {
+        Ok(self.customers.iter().filter(|c| ids.iter().any(|id| &c.id == id && in_scope(c, scope))).cloned().collect())
+    }
+
     fn update(&mut self, customer: &Customer, expected_version: i64) -> Result<(), StoreError> {
         replace_versioned(&mut self.customers, customer, expected_version)
     }

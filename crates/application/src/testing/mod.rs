@@ -6,6 +6,7 @@
 //! contract ([`contract`]) that the diesel repositories obey on SQLite and PostgreSQL.
 
 mod account;
+mod balance;
 mod billing_statement;
 mod checkout_session;
 mod clock;
@@ -22,6 +23,7 @@ mod payment;
 mod payment_intent;
 mod payment_method;
 mod payout;
+mod payout_rail;
 mod presenter;
 mod processor;
 mod refund;
@@ -34,6 +36,7 @@ mod webhook_delivery;
 pub use clock::ManualClock;
 pub use id_generator::SequentialIds;
 pub use mail_composer::PlainComposer;
+pub use payout_rail::ScriptedRail;
 pub use presenter::MinimalPresenter;
 pub use processor::ScriptedProcessor;
 pub use url_guard::PermissiveUrlGuard;
@@ -46,8 +49,9 @@ use crate::scope::{Caller, Scope};
 use crate::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
     CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
-    OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutService,
-    Processors, RefundService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
+    OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutRails,
+    PayoutService, Processors, RefundService, SetupIntentService, TestClockService, WebhookDeliveryService,
+    WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::balance::BalanceEntry;
@@ -283,6 +287,7 @@ pub struct TestPorts {
     pub clock: Arc<ManualClock>,
     pub ids: Arc<SequentialIds>,
     pub processor: Arc<ScriptedProcessor>,
+    pub rail: Arc<ScriptedRail>,
     account_id: AccountId,
     other_account_id: AccountId,
 }
@@ -295,6 +300,7 @@ impl TestPorts {
             clock: Arc::new(ManualClock::at(1_700_000_000)),
             ids: Arc::new(SequentialIds::default()),
             processor: Arc::new(ScriptedProcessor::approving()),
+            rail: Arc::new(ScriptedRail::default()),
             account_id: AccountId::from_random("testaccount"),
             other_account_id: AccountId::from_random("otheraccount"),
         }
@@ -320,7 +326,7 @@ impl TestPorts {
 
     #[must_use]
     pub fn account_service(&self) -> AccountService {
-        AccountService::new(self.store.clone(), self.clock.clone(), self.ids.clone())
+        AccountService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), self.rails())
     }
 
     /// Console sessions that end after an hour without a request.
@@ -479,12 +485,24 @@ impl TestPorts {
 
     #[must_use]
     pub fn payout_service(&self) -> PayoutService {
-        PayoutService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(MinimalPresenter))
+        PayoutService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            self.rails(),
+        )
+    }
+
+    /// The scripted rail in test mode; no payouts in live mode.
+    #[must_use]
+    pub fn rails(&self) -> PayoutRails {
+        PayoutRails { test: self.rail.clone(), live: None }
     }
 
     #[must_use]
     pub fn balance_service(&self) -> BalanceService {
-        BalanceService::new(self.store.clone(), self.clock.clone())
+        BalanceService::new(self.store.clone(), self.clock.clone(), self.rails())
     }
 
     /// Test clocks over the services above.

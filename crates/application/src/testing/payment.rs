@@ -17,6 +17,15 @@ impl PaymentRepository for State {
         Ok(self.payments.iter().find(|p| p.id() == id && in_scope_of(p.account_id(), p.livemode(), scope)).cloned())
     }
 
+    fn find_many(&mut self, scope: &Scope, ids: &[PaymentId]) -> Result<Vec<Payment>, StoreError> {
+        Ok(self
+            .payments
+            .iter()
+            .filter(|p| ids.iter().any(|id| p.id() == id && in_scope_of(p.account_id(), p.livemode(), scope)))
+            .cloned()
+            .collect())
+    }
+
     fn update(&mut self, payment: &Payment, expected_version: i64) -> Result<(), StoreError> {
         replace_versioned(&mut self.payments, payment, expected_version)
     }

@@ -22,6 +22,15 @@ impl PaymentIntentRepository for State {
             .cloned())
     }
 
+    fn find_many(&mut self, scope: &Scope, ids: &[PaymentIntentId]) -> Result<Vec<PaymentIntent>, StoreError> {
+        Ok(self
+            .payment_intents
+            .iter()
+            .filter(|i| ids.iter().any(|id| i.id() == id && in_scope_of(i.account_id(), i.livemode(), scope)))
+            .cloned()
+            .collect())
+    }
+
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError> {
         replace_versioned(&mut self.payment_intents, intent, expected_version)
     }

@@ -1,47 +1,21 @@
-//! The ledger, payouts with their lines, and payout schedules.
+//! Payouts with their lines, and payout schedules.
 
 use super::{due_of, filtered_page_of, in_scope_of, page_of, replace_versioned, State};
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{BalanceRepository, PayoutFilter, PayoutRepository, StoreError};
+use crate::ports::{
+    BalanceRepository, PayoutFilter, PayoutRepository, ReconciledPayment, ReconciliationLine, StoreError,
+};
 use crate::scope::Scope;
-use payments_domain::balance::{Balance, BalanceEntry};
-use payments_domain::ids::{BalanceEntryId, PayoutId};
-use payments_domain::payout::{MadePayout, Payout, PayoutSchedule, PayoutTransaction};
+use payments_domain::ids::{PaymentId, PayoutId, PayoutTransactionId};
+use payments_domain::payout::{MadePayout, Payout, PayoutSchedule, PayoutTransaction, TransactionSource};
 use payments_domain::time::Timestamp;
-
-impl BalanceRepository for State {
-    fn insert(&mut self, entry: &BalanceEntry) -> Result<(), StoreError> {
-        self.balance_entries.push(entry.clone());
-        Ok(())
-    }
-
-    fn find(&mut self, scope: &Scope, id: &BalanceEntryId) -> Result<Option<BalanceEntry>, StoreError> {
-        Ok(self.balance_entries.iter().find(|e| &e.id == id && in_scope_of(&e.account_id, e.livemode, scope)).cloned())
-    }
-
-    fn balance(&mut self, scope: &Scope, now: Timestamp) -> Result<Balance, StoreError> {
-        Ok(Balance::of(self.balance_entries.iter().filter(|e| in_scope_of(&e.account_id, e.livemode, scope)), now))
-    }
-
-    fn unpaid(&mut self, scope: &Scope, at: Timestamp) -> Result<Vec<BalanceEntry>, StoreError> {
-        Ok(self
-            .balance_entries
-            .iter()
-            .filter(|e| {
-                in_scope_of(&e.account_id, e.livemode, scope) && e.entry_type.paid_out() && e.available_at <= at
-            })
-            .filter(|e| !self.payout_transactions.iter().any(|line| line.entry_id == e.id))
-            .cloned()
-            .collect())
-    }
-}
 
 impl PayoutRepository for State {
     fn insert(&mut self, made: &MadePayout) -> Result<(), StoreError> {
         // As the database claims them: exactly the unpaid entries available by the payout's time.
         let scope = Scope::of(made.payout.account_id(), made.payout.livemode());
         let mut unpaid: Vec<String> =
-            self.unpaid(&scope, made.payout.created_at())?.into_iter().map(|entry| entry.id.to_string()).collect();
+            self.unpaid(&scope, made.payout.created_at())?.into_iter().map(|entry| entry.id().to_string()).collect();
         let mut lines: Vec<String> = made.transactions.iter().map(|line| line.entry_id.to_string()).collect();
         unpaid.sort();
         lines.sort();
@@ -80,6 +54,58 @@ impl PayoutRepository for State {
             .filter(|line| &line.payout_id == id && in_scope_of(&line.account_id, line.livemode, scope))
             .collect();
         page_of(&lines, |line| line.id.as_str(), page)
+    }
+
+    fn reconciliation(
+        &mut self,
+        scope: &Scope,
+        id: &PayoutId,
+        after: Option<&PayoutTransactionId>,
+        limit: u32,
+    ) -> Result<Vec<ReconciliationLine>, StoreError> {
+        let of_payout: Vec<&PayoutTransaction> = self
+            .payout_transactions
+            .iter()
+            .filter(|line| &line.payout_id == id && in_scope_of(&line.account_id, line.livemode, scope))
+            .collect();
+        let start = match after {
+            Some(after) => of_payout.iter().position(|line| &line.id == after).ok_or(StoreError::UnknownCursor)? + 1,
+            None => 0,
+        };
+        let reconciled = |payment_id: &PaymentId| {
+            let payment = self.payments.iter().find(|payment| {
+                payment.id() == payment_id && in_scope_of(payment.account_id(), payment.livemode(), scope)
+            })?;
+            let customer_email = payment.customer_id().and_then(|customer_id| {
+                self.customers
+                    .iter()
+                    .find(|customer| &customer.id == customer_id && !customer.is_deleted())
+                    .map(|customer| customer.email.as_str().to_owned())
+            });
+            Some(ReconciledPayment {
+                id: payment.id().clone(),
+                description: payment.description().map(|description| description.as_str().to_owned()),
+                metadata: payment.metadata().cloned(),
+                customer_email,
+            })
+        };
+        Ok(of_payout
+            .into_iter()
+            .skip(start)
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .map(|line| {
+                let payment = match &line.source {
+                    TransactionSource::Payment(payment) => reconciled(payment),
+                    TransactionSource::Refund(refund) => self
+                        .refunds
+                        .iter()
+                        .find(|found| found.id() == refund && in_scope_of(found.account_id(), found.livemode(), scope))
+                        .and_then(|found| reconciled(found.payment_id())),
+                    TransactionSource::Adjustment(_) => None,
+                };
+                ReconciliationLine { line: line.clone(), payment }
+            })
+            .collect())
     }
 
     fn due(&mut self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<Vec<Payout>, StoreError> {

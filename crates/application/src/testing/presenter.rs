@@ -36,7 +36,7 @@ impl Presenter for MinimalPresenter {
     }
 
     fn payout(&self, payout: &payments_domain::payout::Payout) -> Value {
-        json!({"id": payout.id().as_str(), "status": payout.status().as_str(), "net_amount": payout.net_amount()})
+        json!({"id": payout.id().as_str(), "status": payout.status().as_str(), "net_amount": payout.net_amount().get()})
     }
 
     fn setup_intent(&self, intent: &SetupIntent, customer: &Customer) -> Value {

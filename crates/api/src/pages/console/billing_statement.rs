@@ -42,7 +42,7 @@ fn row(view: &BillingStatementView) -> Vec<Cell> {
     let statement = &view.statement;
     vec![
         Cell::pesos(statement.amount()),
-        Cell::status(statement.status().as_str()),
+        Cell::status(statement.status()),
         Cell::id(statement.id().as_str()),
         Cell::text(view.customer.name.as_str()),
         Cell::text(statement.details().due_at.map(date_time).unwrap_or_default()),
@@ -135,7 +135,7 @@ async fn detail(
         Object {
             back: ("Billing statements", LIST.to_owned()),
             heading: pesos(statement.amount()),
-            status: Some(Cell::status(statement.status().as_str())),
+            status: Some(Cell::status(statement.status())),
             id: statement.id().to_string(),
             notice,
             facts,

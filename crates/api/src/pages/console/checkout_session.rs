@@ -23,7 +23,7 @@ fn row(view: &CheckoutSessionView) -> Vec<Cell> {
     let session = &view.session;
     vec![
         Cell::pesos(session.details().amount.centavos()),
-        Cell::status(session.status().as_str()),
+        Cell::status(session.status()),
         Cell::id(session.id().as_str()),
         Cell::text(session.details().customer_reference_id.clone().unwrap_or_default()),
         Cell::text(date_time(session.created_at())),
@@ -112,7 +112,7 @@ async fn detail(
         Object {
             back: ("Checkout sessions", LIST.to_owned()),
             heading: pesos(details.amount.centavos()),
-            status: Some(Cell::status(session.status().as_str())),
+            status: Some(Cell::status(session.status())),
             id: session.id().to_string(),
             notice: (request.query_string() == "done=expired").then_some("Expired."),
             facts,

@@ -76,7 +76,7 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
                     .map(|intent| {
                         vec![
                             Cell::pesos(intent.amount().centavos()),
-                            Cell::status(intent.status().as_str()),
+                            Cell::status(intent.status()),
                             Cell::id(intent.id().as_str()),
                             Cell::text(date_time(intent.created_at())),
                         ]
@@ -111,7 +111,7 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
                     .map(|statement| {
                         vec![
                             Cell::pesos(statement.amount()),
-                            Cell::status(statement.status().as_str()),
+                            Cell::status(statement.status()),
                             Cell::id(statement.id().as_str()),
                             Cell::text(date_time(statement.created_at())),
                         ]

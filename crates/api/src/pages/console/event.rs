@@ -11,7 +11,7 @@ use crate::state::Services;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_application::pagination::PageRequest;
-use payments_application::ports::WebhookFilter;
+use payments_application::services::EventPage;
 use payments_domain::event::{Event, EventType};
 use payments_domain::limits::IDENTIFIER_LENGTH;
 
@@ -90,19 +90,11 @@ async fn detail(
     services: web::Data<Services>,
 ) -> HttpResponse {
     let scope = signed.scope();
-    let loaded = load(move || {
-        let event = services.events.retrieve(&scope, &id)?;
-        let attempts = services.events.attempts(&scope, &id)?;
-        let most = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None)
-            .map_err(payments_application::ApplicationError::Validation)?;
-        let webhooks = services.webhooks.list(&scope, &WebhookFilter::default(), &most)?.data;
-        Ok((event, attempts, webhooks))
-    })
-    .await;
-    let (event, attempts, webhooks) = match loaded {
-        Ok(loaded) => loaded,
+    let read = match load(move || services.events.page(&scope, &id, PageRequest::MAX_LIMIT)).await {
+        Ok(read) => read,
         Err(response) => return response,
     };
+    let EventPage { event, attempts, webhooks } = read;
     let body = live_envelope(&event)
         .ok()
         .and_then(|envelope| serde_json::from_str(envelope.get()).ok())

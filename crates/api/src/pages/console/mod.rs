@@ -5,6 +5,8 @@
 //! action calls the application service the API's route calls, with the same parameter readers, and
 //! is logged in the request log as the console's.
 
+mod badge;
+mod balance;
 mod billing_statement;
 mod checkout_session;
 mod customer;
@@ -64,6 +66,7 @@ pub(super) fn configure(config: &mut web::ServiceConfig, enabled: bool) {
     payment_intent::configure(config);
     payment::configure(config);
     refund::configure(config);
+    balance::configure(config);
     payout::configure(config);
     customer::configure(config);
     checkout_session::configure(config);
@@ -93,6 +96,19 @@ where
                 .route(crate::routes::get_or_head().to(detail))
                 .default_service(get_only()),
         );
+}
+
+/// Registers the page at `path`, for GET and HEAD only.
+fn one_page<H, Args>(config: &mut web::ServiceConfig, path: &str, handler: H)
+where
+    H: actix_web::Handler<Args>,
+    Args: FromRequest + 'static,
+    H::Output: actix_web::Responder + 'static,
+{
+    let get_only = super::hosted::not_allowed(&[actix_web::http::Method::GET], "Open the page.", false);
+    config.service(
+        web::resource(path.to_owned()).route(crate::routes::get_or_head().to(handler)).default_service(get_only),
+    );
 }
 
 /// Registers the form at `path` (POST only; another method gets a page saying where the form is).
@@ -400,22 +416,6 @@ pub(super) fn date_time(at: Timestamp) -> String {
     let (year, month, day) = at.civil_date();
     let seconds = at.unix_seconds().rem_euclid(86_400);
     format!("{year}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", seconds / 3_600, seconds / 60 % 60, seconds % 60)
-}
-
-/// The class of a status badge: `good`, `bad`, `wait` or none.
-pub(super) fn tone(status: &str) -> &'static str {
-    match status {
-        "succeeded" | "paid" | "delivered" | "enabled" | "completed" | "active" => "good",
-        "failed" | "canceled" | "voided" | "uncollectible" | "expired" | "disabled" => "bad",
-        "awaiting_payment_method"
-        | "awaiting_next_action"
-        | "awaiting_capture"
-        | "processing"
-        | "pending"
-        | "open"
-        | "draft" => "wait",
-        _ => "",
-    }
 }
 
 /// The page a list query asks for (`limit`, `after`, `before`), read as the API reads it.

@@ -1,8 +1,9 @@
 //! The console's first page: the last 24 hours' payment intents by status and what they received,
 //! what needs a look (failed requests, failed webhook deliveries) and the latest events.
 
+use super::badge::Badge;
 use super::json::href;
-use super::{date_time, load, page, tone, AttemptRow, Chrome, Signed, ROOT};
+use super::{date_time, load, page, AttemptRow, Chrome, Signed, ROOT};
 use crate::formatting::pesos;
 use crate::state::Services;
 use actix_web::http::Method;
@@ -92,7 +93,7 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
     let received = pesos(counts.counts.iter().map(|count| count.amount_received).sum());
     let complete = counts.complete;
     let counts =
-        counts.counts.iter().map(|count| (count.status.as_str(), count.count, tone(count.status.as_str()))).collect();
+        counts.counts.iter().map(|count| (count.status.as_str(), count.count, count.status.tone().class())).collect();
     page(
         Overview {
             chrome: Chrome::new(&signed, "Overview"),

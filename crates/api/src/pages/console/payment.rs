@@ -20,7 +20,7 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
 fn row(payment: &Payment) -> Vec<Cell> {
     vec![
         Cell::pesos(payment.amount()),
-        Cell::status(payment.status().as_str()),
+        Cell::status(payment.status()),
         Cell::id(payment.id().as_str()),
         Cell::text(payment.payment_method().method.as_str()),
         Cell::id(payment.payment_intent_id().as_str()),
@@ -98,7 +98,7 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
         Object {
             back: ("Payments", LIST.to_owned()),
             heading: crate::formatting::pesos(payment.amount()),
-            status: Some(Cell::status(payment.status().as_str())),
+            status: Some(Cell::status(payment.status())),
             id: payment.id().to_string(),
             notice: None,
             facts,

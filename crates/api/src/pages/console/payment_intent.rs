@@ -3,8 +3,9 @@
 //! payments, refunds, events), its JSON and the actions it allows: capture, cancel, refund. Each
 //! action reads its form with the API's reader and calls the service the API's route calls.
 
+use super::badge::Badge;
 use super::json::{href, to_html};
-use super::{after_action, date_time, load, page, refused, tone, Action, Chrome, ListQuery, Pager, Signed, ROOT};
+use super::{after_action, date_time, load, page, refused, Action, Chrome, ListQuery, Pager, Signed, ROOT};
 use crate::error::ApiError;
 use crate::formatting::pesos;
 use crate::representation::payment_intent::PaymentIntentResource;
@@ -48,7 +49,7 @@ impl Row {
             id: intent.id().to_string(),
             amount: pesos(intent.amount().centavos()),
             status: intent.status().as_str(),
-            tone: tone(intent.status().as_str()),
+            tone: intent.status().tone().class(),
             customer: intent.customer_id().map(ToString::to_string),
             description: intent.description().map(|text| text.as_str().to_owned()).unwrap_or_default(),
             created: date_time(intent.created_at()),

@@ -1,54 +1,76 @@
-//! The balance and payouts in the console: the balance (available, pending, the next payout and
-//! where it goes, the latest payouts), the payouts list, one payout with its transactions linked to
-//! their payments and refunds, and those transactions as CSV for reconciliation.
+//! Payouts in the console: the payouts list, one payout with its last transactions linked to their
+//! payments and refunds (one read), and all its transactions as CSV for reconciliation, streamed a
+//! read at a time with the payment each line comes from.
 
 use super::json::to_html;
-use super::table::{list_page, object_page, ActionForm, Cell, Field, Filter, Object, Table};
-use super::{date_time, load, refused, Action, Chrome, Signed};
-use crate::representation::balance::{BalanceResource, ScheduleResource};
+use super::table::{list_page, object_page, Cell, Filter, Object, Table};
+use super::{date_time, load, refused, Chrome, Signed};
 use crate::representation::payout::PayoutResource;
-use crate::routes::payout::{list_request, schedule_change};
-use crate::state::Services;
+use crate::routes::payout::list_request;
+use crate::state::{blocking, Services};
 use actix_web::http::header;
+use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
-use payments_application::pagination::{Page, PageRequest};
-use payments_application::ports::PayoutFilter;
+use futures_util::StreamExt;
+use payments_application::ports::ReconciliationLine;
 use payments_application::{ApplicationError, Scope};
-use payments_domain::error::DomainError;
-use payments_domain::payout::{
-    BankOutcome, Payout, PayoutInterval, PayoutSchedule, PayoutStatus, PayoutTransaction, ScheduleEditor, PAYOUT_TIME,
-    TEST_BANK_ACCOUNTS,
-};
+use payments_domain::ids::PayoutTransactionId;
+use payments_domain::payout::{BankAccount, Payout, PayoutStatus};
 
-const LIST: &str = "/dashboard/payouts";
-const BALANCE: &str = "/dashboard/balance";
-/// Lines of one payout its page shows at most (its CSV has them all).
-const LINES_SHOWN: usize = 10_000;
+/// The payouts list.
+pub(super) const LIST: &str = "/dashboard/payouts";
+/// Lines of one payout its page shows at most, the last first (its CSV has them all).
+const LINES_SHOWN: u32 = 100;
+/// Lines the CSV export reads at once.
+const LINES_PER_READ: u32 = 1_000;
+/// The CSV's columns: the line's, as PayRex's payout transactions have them, then what a merchant
+/// reconciles an order by.
+const CSV_COLUMNS: [&str; 10] = [
+    "id",
+    "transaction_type",
+    "transaction_id",
+    "amount",
+    "net_amount",
+    "created_at",
+    "payment_id",
+    "payment_description",
+    "payment_metadata",
+    "customer_email",
+];
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     super::pages(config, LIST, list, detail);
-    config.service(web::resource(BALANCE).route(crate::routes::get_or_head().to(balance)));
-    super::form(config, format!("{BALANCE}/schedule"), change_schedule);
-    config
-        .service(web::resource(format!("{LIST}/{{id}}/transactions.csv")).route(crate::routes::get_or_head().to(csv)));
+    super::one_page(config, &format!("{LIST}/{{id}}/transactions.csv"), csv);
 }
 
 fn row(payout: &Payout) -> Vec<Cell> {
+    let destination = payout.destination();
     vec![
-        Cell::pesos(payout.net_amount()),
-        Cell::status(payout.status().as_str()),
+        Cell::pesos(payout.net_amount().get()),
+        Cell::status(payout.status()),
         Cell::id(payout.id().as_str()),
-        Cell::pesos(payout.amount()),
-        Cell::text(format!("{} ····{}", payout.destination().bank_name, last4(&payout.destination().account_number))),
+        Cell::pesos(payout.amount().get()),
+        Cell::text(format!("{} ····{}", destination.bank_name(), last4(destination.account_number()))),
         Cell::text(date_time(payout.created_at())),
     ]
+}
+
+/// A bank account as a fact: its name, bank and number.
+pub(super) fn bank_account(destination: &BankAccount) -> Cell {
+    Cell::text(format!(
+        "{} · {} · {}",
+        destination.account_name(),
+        destination.bank_name(),
+        destination.account_number()
+    ))
 }
 
 fn last4(number: &str) -> &str {
     &number[number.len().saturating_sub(4)..]
 }
 
-fn table(payouts: &[Payout]) -> Table {
+/// A table of payouts, as the list and the balance's page show them.
+pub(super) fn payouts_table(payouts: &[Payout]) -> Table {
     Table {
         headers: vec!["Net amount", "Status", "Payout", "Gross", "To", "Made"],
         rows: payouts.iter().map(row).collect(),
@@ -70,92 +92,53 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
     };
     let statuses = PayoutStatus::ALL.iter().map(|status| status.as_str()).collect();
     let filters = vec![Filter::choice(&query, "status", "Status", statuses)];
-    list_page(Chrome::new(&signed, "Payouts"), "Payouts", LIST, filters, table(&payouts), pager)
-}
-
-/// The lines of the payout `id`, the last first: every one, or the first `at_most`. Also whether
-/// more were left out.
-fn lines_of(
-    services: &Services,
-    scope: &Scope,
-    id: &str,
-    at_most: Option<usize>,
-) -> Result<(Vec<PayoutTransaction>, bool), ApplicationError> {
-    let mut lines = Vec::new();
-    let mut page =
-        PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None).map_err(ApplicationError::Validation)?;
-    loop {
-        let Page { data, has_more } = services.payouts.transactions(scope, id, &page)?;
-        let last = data.last().map(|line| line.id.to_string());
-        lines.extend(data);
-        let full = at_most.is_some_and(|at_most| lines.len() >= at_most);
-        match last {
-            Some(last) if has_more && !full => {
-                page = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), Some(last), None)
-                    .map_err(ApplicationError::Validation)?;
-            }
-            _ => return Ok((lines, has_more)),
-        }
-    }
+    list_page(Chrome::new(&signed, "Payouts"), "Payouts", LIST, filters, payouts_table(&payouts), pager)
 }
 
 async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
     let id = id.into_inner();
-    let found = load(move || {
-        let payout = services.payouts.retrieve(&scope, &id)?;
-        let lines = lines_of(&services, &scope, &id, Some(LINES_SHOWN))?;
-        Ok((payout, lines))
-    });
-    let (payout, (lines, more)) = match found.await {
-        Ok(found) => found,
+    let page = match load(move || services.payouts.page(&scope, &id, LINES_SHOWN)).await {
+        Ok(page) => page,
         Err(response) => return response,
     };
+    let payout = &page.payout;
     let destination = payout.destination();
+    let csv = format!("{LIST}/{}/transactions.csv", payout.id());
+    let count = if page.more {
+        format!("the last {} shown · download all as CSV", page.lines.len())
+    } else {
+        format!("{} · download CSV", page.lines.len())
+    };
     let mut facts = vec![
         ("Made", Cell::text(date_time(payout.created_at()))),
-        ("Gross", Cell::pesos(payout.amount())),
-        (
-            "Bank account",
-            Cell::text(format!(
-                "{} · {} · {}",
-                destination.account_name, destination.bank_name, destination.account_number
-            )),
-        ),
-        (
-            "Transactions",
-            Cell::linked(
-                if more {
-                    format!("the last {} shown · download all as CSV", lines.len())
-                } else {
-                    format!("{} · download CSV", lines.len())
-                },
-                format!("{LIST}/{}/transactions.csv", payout.id()),
-            ),
-        ),
+        ("Gross", Cell::pesos(payout.amount().get())),
+        ("Bank account", bank_account(destination)),
+        ("Transactions", Cell::linked(count, csv)),
     ];
     if let Some(code) = payout.failure_code() {
         facts.push(("Returned by the bank", Cell::text(code)));
     }
-    let rows = lines
+    let rows = page
+        .lines
         .iter()
         .map(|line| {
             vec![
-                Cell::text(line.transaction_type.as_str()),
-                Cell::id(line.transaction_id.as_str()),
-                Cell::pesos(line.amount),
-                Cell::pesos(line.net_amount),
+                Cell::text(line.source.transaction_type().as_str()),
+                Cell::id(line.source.id()),
+                Cell::pesos(line.amount.get()),
+                Cell::pesos(line.net_amount.get()),
             ]
         })
         .collect();
     let transactions = Table { headers: vec!["Type", "Transaction", "Amount", "Net"], rows };
-    let json = serde_json::to_value(PayoutResource::new(&payout)).unwrap_or_default();
+    let json = serde_json::to_value(PayoutResource::new(payout)).unwrap_or_default();
     object_page(
         Chrome::new(&signed, "Payouts"),
         Object {
             back: ("Payouts", LIST.to_owned()),
-            heading: crate::formatting::pesos(payout.net_amount()),
-            status: Some(Cell::status(payout.status().as_str())),
+            heading: crate::formatting::pesos(payout.net_amount().get()),
+            status: Some(Cell::status(payout.status())),
             id: payout.id().to_string(),
             notice: None,
             facts,
@@ -166,172 +149,117 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
     )
 }
 
-/// A payout's lines as CSV: one row per line, the columns PayRex's payout transactions have.
+/// A payout's lines as CSV, the first made first: streamed a read of [`LINES_PER_READ`] lines at a
+/// time, so a payout of any size costs the service one read's memory.
 async fn csv(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
     let id = request.match_info().get("id").unwrap_or_default().to_owned();
-    let file_name = format!("{id}-transactions.csv");
-    let lines = match load(move || lines_of(&services, &scope, &id, None)).await {
-        Ok((lines, _)) => lines,
+    // The first read answers a payout that is not there with the console's page, before any byte
+    // of the file.
+    let first = {
+        let (services, scope, id) = (services.clone(), scope.clone(), id.clone());
+        load(move || services.payouts.reconciliation(&scope, &id, None, LINES_PER_READ)).await
+    };
+    let first = match first {
+        Ok(first) => first,
         Err(response) => return response,
     };
-    let mut text = String::from("id,transaction_type,transaction_id,amount,net_amount,created_at\r\n");
-    for line in lines.iter().rev() {
-        text.push_str(&format!(
-            "{},{},{},{},{},{}\r\n",
-            line.id,
-            line.transaction_type.as_str(),
-            line.transaction_id,
-            line.amount,
-            line.net_amount,
-            line.created_at.unix_seconds()
-        ));
-    }
+    let header_and_first = match csv_rows(&first, true) {
+        Ok(bytes) => bytes,
+        Err(error) => return refused(&crate::error::ApiError::from(error), LIST),
+    };
+    let file_name = format!("{id}-transactions.csv");
+    let after =
+        (first.len() == LINES_PER_READ as usize).then(|| first.last().map(|last| last.line.id.clone())).flatten();
+    let rest = futures_util::stream::unfold(after, move |after| {
+        let (services, scope, id) = (services.clone(), scope.clone(), id.clone());
+        async move {
+            let after = after?;
+            let read = next_lines(services, scope, id, after).await;
+            match read {
+                Ok(lines) if lines.is_empty() => None,
+                Ok(lines) => {
+                    let next = (lines.len() == LINES_PER_READ as usize)
+                        .then(|| lines.last().map(|last| last.line.id.clone()))
+                        .flatten();
+                    Some((csv_rows(&lines, false).map_err(crate::error::ApiError::from), next))
+                }
+                Err(error) => Some((Err(error), None)),
+            }
+        }
+    });
+    let body =
+        futures_util::stream::once(async move { Ok::<Bytes, crate::error::ApiError>(header_and_first) }).chain(rest);
     HttpResponse::Ok()
         .content_type("text/csv; charset=utf-8")
         .insert_header((header::CONTENT_DISPOSITION, format!("attachment; filename=\"{file_name}\"")))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(text)
+        .streaming(body)
 }
 
-async fn balance(signed: Signed, request: HttpRequest, services: web::Data<Services>) -> HttpResponse {
-    let scope = signed.scope();
-    let livemode = scope.livemode();
-    let found = load(move || {
-        let view = services.balance.retrieve(&scope)?;
-        let latest = services.payouts.list(
-            &scope,
-            &PayoutFilter::default(),
-            &PageRequest::new(Some(5), None, None).map_err(ApplicationError::Validation)?,
-        )?;
-        Ok((view, latest.data))
-    });
-    let (view, latest) = match found.await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let mut facts =
-        vec![("Available", Cell::pesos(view.balance.available)), ("Pending", Cell::pesos(view.balance.pending))];
-    if let Some(schedule) = &view.schedule {
-        let held = || format!("none: {}", schedule.held_because().unwrap_or("not scheduled"));
-        let next = schedule.next_payout_at.map_or_else(held, date_time);
-        facts.push(("Next payout", Cell::text(next)));
-        let interval = schedule.interval;
-        let anchor =
-            interval.weekly_anchor().map(str::to_owned).or(interval.monthly_anchor().map(|day| format!("day {day}")));
-        let every = anchor.map_or_else(|| interval.as_str().to_owned(), |on| format!("{} ({on})", interval.as_str()));
-        facts.push(("Schedule", Cell::text(every)));
-        let destination = &schedule.destination;
-        facts.push((
-            "Bank account",
-            Cell::text(format!(
-                "{} · {} · {}",
-                destination.account_name, destination.bank_name, destination.account_number
-            )),
-        ));
-        if let Err(DomainError::Invalid(refused)) = schedule.may_be_changed_by(ScheduleEditor::Merchant) {
-            facts.push(("Changes", Cell::text(refused.detail)));
-        }
+/// The lines after `after`, one read.
+async fn next_lines(
+    services: web::Data<Services>,
+    scope: Scope,
+    id: String,
+    after: PayoutTransactionId,
+) -> Result<Vec<ReconciliationLine>, crate::error::ApiError> {
+    blocking(move || services.payouts.reconciliation(&scope, &id, Some(&after), LINES_PER_READ)).await
+}
+
+/// `lines` as CSV rows (after the header, when `with_header`).
+fn csv_rows(lines: &[ReconciliationLine], with_header: bool) -> Result<Bytes, ApplicationError> {
+    let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
+    let failed = |error: csv::Error| ApplicationError::internal(&format!("a CSV row could not be written: {error}"));
+    if with_header {
+        writer.write_record(CSV_COLUMNS).map_err(failed)?;
     }
-    object_page(
-        Chrome::new(&signed, "Balance"),
-        Object {
-            back: ("Payouts", LIST.to_owned()),
-            heading: crate::formatting::pesos(view.balance.available),
-            status: None,
-            id: "balance".to_owned(),
-            notice: Some(match request.query_string() {
-                "done=scheduled" => "Schedule saved.",
-                _ => "Available is what the next payout takes; pending is paid payments still settling.",
-            }),
-            facts,
-            actions: view
-                .schedule
-                .as_ref()
-                .filter(|schedule| schedule.may_be_changed_by(ScheduleEditor::Merchant).is_ok())
-                .map(schedule_forms)
-                .unwrap_or_default(),
-            sections: vec![("Latest payouts", table(&latest))],
-            json: to_html(&serde_json::to_value(BalanceResource::new(&view, livemode)).unwrap_or_default()),
-        },
-    )
+    for ReconciliationLine { line, payment } in lines {
+        let metadata = payment
+            .as_ref()
+            .and_then(|payment| payment.metadata.as_ref())
+            .map(|metadata| serde_json::to_string(metadata).unwrap_or_default());
+        writer
+            .write_record([
+                line.id.to_string(),
+                line.source.transaction_type().as_str().to_owned(),
+                line.source.id().to_owned(),
+                line.amount.to_string(),
+                line.net_amount.to_string(),
+                line.created_at.unix_seconds().to_string(),
+                payment.as_ref().map(|payment| payment.id.to_string()).unwrap_or_default(),
+                spreadsheet_safe(payment.as_ref().and_then(|payment| payment.description.clone())),
+                spreadsheet_safe(metadata),
+                spreadsheet_safe(payment.as_ref().and_then(|payment| payment.customer_email.clone())),
+            ])
+            .map_err(failed)?;
+    }
+    writer.into_inner().map(Bytes::from).map_err(|error| failed(error.into_error().into()))
 }
 
-/// The schedule's two forms: how often, and to which bank account. Each posts what the operator
-/// API's schedule change takes.
-fn schedule_forms(schedule: &PayoutSchedule) -> Vec<ActionForm> {
-    let field = |name, label, value: String| Field { name, label: Some(label), value };
-    let interval = schedule.interval;
-    let destination = &schedule.destination;
-    vec![
-        ActionForm {
-            title: "Payout schedule",
-            path: format!("{BALANCE}/schedule"),
-            button: "Save schedule",
-            class: "secondary",
-            note: format!(
-                "{} (a weekly one on a day, {}; a monthly one on a day {}). Payouts are made at {PAYOUT_TIME}.",
-                capitalized(&PayoutInterval::names_in_words()),
-                PayoutInterval::days_of_week(),
-                PayoutInterval::days_of_month(),
-            )
-            .into(),
-            fields: vec![
-                field("interval", "Interval", interval.as_str().to_owned()),
-                field("weekly_anchor", "Day of the week", interval.weekly_anchor().unwrap_or_default().to_owned()),
-                field(
-                    "monthly_anchor",
-                    "Day of the month",
-                    interval.monthly_anchor().map(|day| day.to_string()).unwrap_or_default(),
-                ),
-            ],
-        },
-        ActionForm {
-            title: "Bank account",
-            path: format!("{BALANCE}/schedule"),
-            button: "Save bank account",
-            class: "secondary",
-            note: test_bank_accounts_note().into(),
-            fields: vec![
-                field("bank_account[account_name]", "Account name", destination.account_name.clone()),
-                field("bank_account[account_number]", "Account number", destination.account_number.clone()),
-                field("bank_account[bank_name]", "Bank", destination.bank_name.clone()),
-            ],
-        },
-    ]
+/// Text a merchant or a customer wrote, as a spreadsheet cell that shows it rather than runs it: one
+/// that starts as a formula does (`=`, `+`, `-`, `@`, a tab, a carriage return) is kept behind a `'`,
+/// as OWASP advises against CSV injection.
+fn spreadsheet_safe(text: Option<String>) -> String {
+    let text = text.unwrap_or_default();
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text
+    }
 }
 
-/// What the test bank accounts do, as the domain decides it.
-fn test_bank_accounts_note() -> String {
-    let returned: Vec<String> = TEST_BANK_ACCOUNTS
-        .iter()
-        .filter_map(|(number, outcome)| match outcome {
-            BankOutcome::Returned { code, .. } => Some(format!("{number} is returned ({code})")),
-            BankOutcome::Deposited => None,
-        })
-        .collect();
-    format!("In test mode, {}; any other account receives its payouts.", returned.join(", "))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn capitalized(words: &str) -> String {
-    let mut letters = words.chars();
-    letters.next().map(|first| first.to_uppercase().chain(letters).collect()).unwrap_or_default()
-}
-
-/// A change of the schedule from either form, read as the operator API reads it.
-async fn change_schedule(action: Action, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, params } = action;
-    let mut params = params.without_blanks();
-    let change = schedule_change(&mut params);
-    let (interval, destination) = match params.finish(change) {
-        Ok(change) => change,
-        Err(error) => return refused(&error, BALANCE),
-    };
-    let scope = signed.scope();
-    super::act(BALANCE, "scheduled", move || {
-        let schedule = services.payouts.change_schedule(&scope, ScheduleEditor::Merchant, interval, destination)?;
-        Ok(serde_json::to_value(ScheduleResource::new(&schedule)).unwrap_or_default())
-    })
-    .await
+    #[test]
+    fn text_that_a_spreadsheet_would_run_is_shown_instead() {
+        for formula in ["=HYPERLINK(\"x\")", "+1", "-1+1", "@SUM(A1)", "\tx"] {
+            assert_eq!(spreadsheet_safe(Some(formula.to_owned())), format!("'{formula}"));
+        }
+        assert_eq!(spreadsheet_safe(Some("Order 7".to_owned())), "Order 7");
+        assert_eq!(spreadsheet_safe(None), "");
+    }
 }

@@ -17,7 +17,7 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
 fn row(refund: &Refund) -> Vec<Cell> {
     vec![
         Cell::pesos(refund.amount()),
-        Cell::status(refund.status().as_str()),
+        Cell::status(refund.status()),
         Cell::id(refund.id().as_str()),
         Cell::text(refund.reason().as_str()),
         Cell::id(refund.payment_id().as_str()),
@@ -67,7 +67,7 @@ async fn detail(signed: Signed, id: web::Path<String>, services: web::Data<Servi
         Object {
             back: ("Refunds", LIST.to_owned()),
             heading: crate::formatting::pesos(refund.amount()),
-            status: Some(Cell::status(refund.status().as_str())),
+            status: Some(Cell::status(refund.status())),
             id: refund.id().to_string(),
             notice: None,
             facts,

@@ -2,8 +2,9 @@
 //! and an object (facts, actions, related tables, its JSON), built from cells that know how to link
 //! an id and colour a status.
 
+use super::badge::Badge;
 use super::json::href;
-use super::{page, tone, Chrome, ListQuery, Pager};
+use super::{page, Chrome, ListQuery, Pager};
 use crate::formatting::pesos;
 use actix_web::HttpResponse;
 use askama::Template;
@@ -30,8 +31,8 @@ impl Cell {
         Self { link: href(&id), text: id, tone: None, code: true }
     }
 
-    pub(super) fn status(status: &str) -> Self {
-        Self { text: status.to_owned(), link: None, tone: Some(tone(status)), code: false }
+    pub(super) fn status(status: impl Badge) -> Self {
+        Self { text: status.name().to_owned(), link: None, tone: Some(status.tone().class()), code: false }
     }
 
     pub(super) fn pesos(centavos: i64) -> Self {

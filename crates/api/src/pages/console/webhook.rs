@@ -3,10 +3,10 @@
 //! it, or send it the latest event it listens to again. Each form is read by the API's reader and
 //! runs the service the API's route runs.
 
+use super::badge::Badge;
 use super::json::to_html;
 use super::{
-    after_action, after_success, date_time, load, page, refused, tone, Action, AttemptRow, Chrome, ListQuery, Pager,
-    Signed,
+    after_action, after_success, date_time, load, page, refused, Action, AttemptRow, Chrome, ListQuery, Pager, Signed,
 };
 use crate::pages::hosted::not_allowed;
 use crate::representation::webhook::WebhookResource;
@@ -16,8 +16,7 @@ use actix_web::http::Method;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use payments_application::pagination::PageRequest;
-use payments_application::ports::EventFilter;
-use payments_application::ApplicationError;
+use payments_application::services::WebhookPage;
 use payments_domain::event::EventType;
 use payments_domain::webhook::Webhook;
 
@@ -62,7 +61,7 @@ impl Row {
             url: webhook.url().as_str().to_owned(),
             description: webhook.description().map(|text| text.as_str().to_owned()).unwrap_or_default(),
             status: webhook.status().as_str(),
-            tone: tone(webhook.status().as_str()),
+            tone: webhook.status().tone().class(),
             events: webhook.events().iter().map(|event_type| event_type.as_str()).collect(),
             created: date_time(webhook.created_at()),
         }
@@ -137,21 +136,12 @@ async fn detail(
     services: web::Data<Services>,
 ) -> HttpResponse {
     let scope = signed.scope();
-    let loaded = load(move || {
-        let webhook = services.webhooks.retrieve(&scope, &id)?;
-        let attempts = services.webhooks.attempts(&scope, &id, ATTEMPTS_SHOWN)?;
-        let recent = PageRequest::new(Some(i64::from(PageRequest::MAX_LIMIT)), None, None)
-            .map_err(ApplicationError::Validation)?;
-        let events = services.events.list(&scope, &EventFilter::default(), &recent)?.data;
-        let latest =
-            events.into_iter().find(|event| webhook.receives(event.event_type)).map(|event| event.id.to_string());
-        Ok((webhook, attempts, latest))
-    })
-    .await;
-    let (webhook, attempts, latest_event) = match loaded {
-        Ok(loaded) => loaded,
+    let read = match load(move || services.webhooks.page(&scope, &id, ATTEMPTS_SHOWN, PageRequest::MAX_LIMIT)).await {
+        Ok(read) => read,
         Err(response) => return response,
     };
+    let WebhookPage { webhook, attempts, latest_event } = read;
+    let latest_event = latest_event.map(|id| id.to_string());
     let notice = [
         ("done=created", "Created. Its secret signs every delivery: keep it in your receiver's settings."),
         ("done=updated", "Saved."),

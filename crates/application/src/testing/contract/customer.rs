@@ -11,8 +11,13 @@ pub fn customers_round_trip_and_stay_in_their_scope(store: &dyn UnitOfWork) {
     assert_eq!(read(store, |r| r.customers().find(&scope, &original.id)), Some(original.clone()));
     let live = Scope { mode: Mode::Live, ..scope.clone() };
     let other = account(store, "other");
+    let second = customer(&scope, 2);
+    write(store, |r| r.customers().insert(&second));
+    let ids = [original.id.clone(), second.id.clone(), CustomerId::from_random("none")];
+    assert_eq!(read(store, |r| r.customers().find_many(&scope, &ids)).len(), 2, "found together");
     for elsewhere in [live, other] {
         assert_eq!(read(store, |r| r.customers().find(&elsewhere, &original.id)), None, "from {elsewhere:?}");
+        assert!(read(store, |r| r.customers().find_many(&elsewhere, &ids)).is_empty(), "from {elsewhere:?}");
     }
 }
 

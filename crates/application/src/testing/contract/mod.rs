@@ -58,6 +58,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 mod account;
+mod balance;
 mod billing_statement;
 mod checkout_session;
 mod console_session;
@@ -77,6 +78,7 @@ mod webhook;
 mod webhook_delivery;
 
 pub use account::*;
+pub use balance::*;
 pub use billing_statement::*;
 pub use checkout_session::*;
 pub use console_session::*;
@@ -137,7 +139,9 @@ macro_rules! repository_contract {
             appended_events_reach_the_webhooks_that_listen_to_them,
             setup_intents_round_trip_and_are_found_by_redirect_token_and_due_time,
             saved_payment_methods_are_listed_per_customer_changed_and_deleted,
-            the_ledger_sums_by_availability_and_payouts_claim_each_entry_once,
+            the_ledger_sums_by_availability_and_finds_what_is_unpaid,
+            payouts_claim_each_entry_once_and_move_by_version,
+            a_payouts_lines_reconcile_to_their_payments,
             payout_schedules_are_saved_once_and_moved_by_version,
             customer_sessions_round_trip_in_their_scope,
             events_are_appended_listed_and_counted,

@@ -59,6 +59,17 @@ pub fn payments_and_refunds_round_trip_with_versioned_updates(store: &dyn UnitOf
     assert!(read(store, |r| r.refunds().of_payments(&scope, &[PaymentId::from_random("none")])).is_empty());
     assert!(read(store, |r| r.refunds().of_payments(&scope, &[])).is_empty());
 
+    // Found together, in their scope only.
+    let both = [payment.id().clone(), other.id().clone(), PaymentId::from_random("none")];
+    let mut found: Vec<String> =
+        read(store, |r| r.payments().find_many(&scope, &both)).iter().map(|p| p.id().to_string()).collect();
+    found.sort();
+    let mut expected = vec![payment.id().to_string(), other.id().to_string()];
+    expected.sort();
+    assert_eq!(found, expected);
+    assert!(read(store, |r| r.payments().find_many(&elsewhere, &both)).is_empty());
+    assert!(read(store, |r| r.payments().find_many(&scope, &[])).is_empty());
+
     // Lists, newest first, in their scope; payments by status.
     let id = |p: &Payment| p.id().to_string();
     let listed = read(store, |r| r.payments().list(&scope, &PaymentFilter::default(), &PageRequest::default()));

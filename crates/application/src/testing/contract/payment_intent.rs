@@ -42,6 +42,10 @@ pub fn payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time(s
     write(store, |r| r.payment_intents().insert(&intent));
     assert_eq!(read(store, |r| r.payment_intents().find(&scope, intent.id())), Some(intent.clone()));
     assert_eq!(read(store, |r| r.payment_intents().due(None, at(3_600), 10)), vec![], "nothing is due");
+    let ids = [intent.id().clone(), PaymentIntentId::from_random("none")];
+    assert_eq!(read(store, |r| r.payment_intents().find_many(&scope, &ids)), vec![intent.clone()]);
+    let other = account(store, "stranger");
+    assert!(read(store, |r| r.payment_intents().find_many(&other, &ids)).is_empty());
 
     let version = intent.version();
     let redirect = Some(("token1".to_owned(), "http://127.0.0.1/test/authorize/token1".to_owned()));
