@@ -387,6 +387,8 @@ impl Application {
     /// # Errors
     /// Why the database, the listen address or the webhook client could not be used.
     pub async fn build_with_clock(settings: ValidSettings, real_time: Arc<RealTime>) -> Result<Self, StartupError> {
+        // What the decoders mark secret is what the request log and idempotency records never keep.
+        crate::redact::declare_secret_parameters(crate::routes::secret_parameter_names());
         let connect_settings = settings.clone();
         let services = tokio::task::spawn_blocking(move || Services::connect(&connect_settings, real_time))
             .await

@@ -93,7 +93,19 @@ impl ApiKey {
     /// A new key of `kind` and `mode` around a freshly drawn random part.
     #[must_use]
     pub fn issue(kind: KeyKind, mode: Mode, random: &str) -> Self {
-        Self(format!("{}_{}_{random}", kind.prefix(), mode.key_infix()))
+        Self(format!("{}{random}", Self::prefix(kind, mode)))
+    }
+
+    /// What every key of `kind` and `mode` starts with: `sk_test_`.
+    #[must_use]
+    pub fn prefix(kind: KeyKind, mode: Mode) -> String {
+        format!("{}_{}_", kind.prefix(), mode.key_infix())
+    }
+
+    /// What secret keys start with, in either mode: a text that holds one holds a secret.
+    #[must_use]
+    pub fn secret_prefixes() -> [String; 2] {
+        [Self::prefix(KeyKind::Secret, Mode::Test), Self::prefix(KeyKind::Secret, Mode::Live)]
     }
 
     /// A key read from a request; `None` unless it has a known prefix and a long enough random part.

@@ -14,6 +14,7 @@ pub mod customer_session;
 pub mod description;
 pub mod error;
 pub mod event;
+pub mod hosted_page;
 pub mod ids;
 pub mod limits;
 pub mod mail_message;

@@ -50,9 +50,12 @@ impl WebhookStatus {
 pub struct WebhookSecret(String);
 
 impl WebhookSecret {
+    /// What every webhook secret starts with.
+    pub const PREFIX: &'static str = "whsk_";
+
     #[must_use]
     pub fn new(random: &str) -> Self {
-        Self(format!("whsk_{random}"))
+        Self(format!("{}{random}", Self::PREFIX))
     }
 
     #[must_use]

@@ -2,6 +2,7 @@
 //! receiving a body: its size and the time a client has to send it. (An answer given before the body
 //! was read, such as a 401, closes the connection: actix does not keep reading a body nobody wants.)
 
+use super::format::BodyFormat;
 use super::json::{self, JsonRefusal};
 use super::params::Params;
 use super::{form, limits};
@@ -135,13 +136,6 @@ impl FromRequest for QueryParams {
                 .map_err(|error| ApiError::validation(vec![error])),
         )
     }
-}
-
-/// How a body is written, as the API reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BodyFormat {
-    Json,
-    Form,
 }
 
 /// How the API reads `body`, by the request's `Content-Type` (sniffed when it has none).

@@ -3,6 +3,7 @@
 
 mod body;
 pub(crate) mod form;
+pub(crate) mod format;
 mod json;
 pub mod limits;
 mod params;
@@ -10,6 +11,7 @@ mod params;
 mod properties;
 mod shape;
 
-pub use body::{body_format, read_body, spool_body, BodyFormat, BodyParams, BodyRules, QueryParams};
+pub use body::{body_format, read_body, spool_body, BodyParams, BodyRules, QueryParams};
+pub use format::BodyFormat;
 pub use params::{names, Params, HTTPS_URL, NOT_BLANK, WEB_URL};
 pub use shape::Shape;

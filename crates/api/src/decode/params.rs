@@ -288,6 +288,15 @@ impl Params {
         }
     }
 
+    /// Marks `key` (read just before) as a secret's: card data or a client secret, which the request
+    /// log and the idempotency record never keep (`crate::redact` reads the marks of every
+    /// endpoint's decoder).
+    pub fn secret(&mut self, key: &str) {
+        if let Some(shape) = &mut self.shape {
+            shape.mark_secret(key);
+        }
+    }
+
     /// States in the document that the number `key` (read just before, perhaps also as digits)
     /// lies within `minimum..=maximum`, a rule the caller's own check enforces.
     pub fn bounds(&mut self, key: &str, minimum: i64, maximum: i64) {
@@ -588,7 +597,11 @@ impl Params {
         if self.shape.is_some() {
             let mut nested = Self::describing();
             read(&mut nested);
-            self.describe(key, || nested.into_shape().into_schema());
+            let nested = nested.into_shape();
+            if let Some(shape) = &mut self.shape {
+                shape.absorb_secrets(&nested);
+            }
+            self.describe(key, || nested.into_schema());
             return None;
         }
         let Value::Object(map) = self.take(key)? else {
@@ -618,7 +631,11 @@ impl Params {
         if self.shape.is_some() {
             let mut nested = Self::describing();
             read(&mut nested);
-            self.describe(key, || shape::list(nested.into_shape().into_schema(), max_items));
+            let nested = nested.into_shape();
+            if let Some(shape) = &mut self.shape {
+                shape.absorb_secrets(&nested);
+            }
+            self.describe(key, || shape::list(nested.into_schema(), max_items));
             return None;
         }
         let Value::Array(items) = self.take(key)? else {

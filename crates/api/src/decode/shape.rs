@@ -21,6 +21,9 @@ pub struct Shape {
     properties: Vec<(String, Schema)>,
     required: Vec<String>,
     rules: Vec<Rule>,
+    /// The names of the parameters that hold a secret (card data, a client secret), at any depth:
+    /// what the request log and the idempotency record never keep.
+    secrets: Vec<String>,
 }
 
 /// A rule between parameters that the decoder keeps, stated in the object's schema.
@@ -117,6 +120,27 @@ impl Shape {
     /// States a rule between parameters.
     pub(super) fn rule(&mut self, rule: Rule) {
         self.rules.push(rule);
+    }
+
+    /// Marks a parameter as holding a secret.
+    pub(super) fn mark_secret(&mut self, key: &str) {
+        if !self.secrets.iter().any(|name| name == key) {
+            self.secrets.push(key.to_owned());
+        }
+    }
+
+    /// Takes in the secrets of an object or list read inside this one.
+    pub(super) fn absorb_secrets(&mut self, nested: &Shape) {
+        for name in &nested.secrets {
+            self.mark_secret(name);
+        }
+    }
+
+    /// The names of the parameters that hold a secret, at any depth (as the field's own name:
+    /// `cvc`, not `payment_method[card][cvc]`).
+    #[must_use]
+    pub fn secret_names(&self) -> &[String] {
+        &self.secrets
     }
 
     /// Marks a list parameter as holding at least one item.

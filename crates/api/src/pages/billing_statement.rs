@@ -16,10 +16,11 @@ use payments_application::ApplicationError;
 use payments_domain::billing_statement::BillingStatementStatus;
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::description::Description;
+use payments_domain::hosted_page::HostedPage;
 use payments_domain::payment_intent::PaymentIntent;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    configure_page::<StatementPage>(config, "/b/{client_secret}");
+    configure_page::<StatementPage>(config, &HostedPage::BillingStatement.route());
 }
 
 #[derive(Template)]

@@ -15,10 +15,11 @@ use payments_application::services::{AttachOutcome, AttachRequest, CheckoutPage}
 use payments_application::ApplicationError;
 use payments_domain::checkout_session::{BillingDetailsCollection, CheckoutSessionStatus};
 use payments_domain::description::Description;
+use payments_domain::hosted_page::HostedPage;
 use payments_domain::payment_intent::PaymentIntent;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    configure_page::<CheckoutPage>(config, "/c/{client_secret}");
+    configure_page::<CheckoutPage>(config, &HostedPage::Checkout.route());
 }
 
 struct ItemLine<'a> {

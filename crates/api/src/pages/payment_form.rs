@@ -64,7 +64,7 @@ pub(super) trait PaymentPage: Clone + Send + Sized + 'static {
     fn render(&self, visit: &Visit<'_>, entered: Entered, status: StatusCode) -> HttpResponse;
 }
 
-/// Registers `path` (with a `{client_secret}` segment) as the page `P`.
+/// Registers `path` (a hosted page's route, its capability the one path segment) as the page `P`.
 pub(super) fn configure_page<P: PaymentPage>(config: &mut web::ServiceConfig, path: &str) {
     config.service(
         web::resource(path)

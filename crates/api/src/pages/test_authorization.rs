@@ -12,6 +12,7 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use payments_application::services::AuthorizationFlow;
 use payments_application::ApplicationError;
+use payments_domain::hosted_page::HostedPage;
 use payments_domain::limits::CHOICE_LENGTH;
 use payments_domain::payment_method::PaymentMethodType;
 use qrcode::render::svg;
@@ -19,7 +20,7 @@ use qrcode::QrCode;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
     config.service(
-        web::resource("/test/authorize/{token}")
+        web::resource(HostedPage::TestAuthorization.route())
             .route(crate::routes::get_or_head().to(show))
             .route(web::post().to(decide))
             .default_service(not_allowed(&[Method::GET, Method::POST], "Use the buttons of the page.", true)),

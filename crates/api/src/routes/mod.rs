@@ -35,6 +35,17 @@ use support::resource;
 /// A resource's endpoints.
 type Endpoints = fn() -> Vec<Endpoint>;
 
+/// The names of the parameters that some endpoint's decoder marks as a secret's (card data, client
+/// secrets), as their fields are named: what the request log and the idempotency record never keep.
+#[must_use]
+pub fn secret_parameter_names() -> std::collections::BTreeSet<String> {
+    endpoints()
+        .iter()
+        .filter_map(|endpoint| endpoint.input.as_ref())
+        .flat_map(|input| input.shape().secret_names().to_vec())
+        .collect()
+}
+
 /// Every endpoint of the API, each resource's under its tag, in the order the document lists them.
 pub(crate) fn endpoints() -> Vec<Endpoint> {
     let resources: [(&str, Endpoints); 17] = [

@@ -264,6 +264,7 @@ fn attach_request(params: &mut Params) -> Option<AttachRequest> {
 fn save_with_session(params: &mut Params) -> Option<Option<String>> {
     let save = params.boolean("save_payment_method");
     let secret = params.string("customer_session_client_secret", IDENTIFIER_LENGTH);
+    params.secret("customer_session_client_secret");
     params.exactly_where("customer_session_client_secret", "save_payment_method", "true");
     match (save.unwrap_or(false), secret) {
         (true, Some(secret)) => Some(Some(secret)),

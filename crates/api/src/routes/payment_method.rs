@@ -228,6 +228,8 @@ pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
     params.pattern("cvc", "^[0-9]{3,4}$");
     params.bounds("cvc", 100, 9_999);
     let cvc = cvc.and_then(|c| params.check("cvc", Cvc::new(&c)));
+    params.secret("number");
+    params.secret("cvc");
     let number = params.require("number", number);
     let exp_month = params.require("exp_month", exp_month);
     let exp_year = params.require("exp_year", exp_year);

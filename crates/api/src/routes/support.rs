@@ -75,7 +75,9 @@ pub(crate) fn page_request(params: &mut Params) -> Option<PageRequest> {
 
 /// The `client_secret` a public key sends to reach one object.
 pub(crate) fn client_secret(params: &mut Params) -> Option<String> {
-    params.string("client_secret", IDENTIFIER_LENGTH)
+    let secret = params.string("client_secret", IDENTIFIER_LENGTH);
+    params.secret("client_secret");
+    secret
 }
 
 /// What a key may do: a secret key everything, a public key only with the object's client secret.

@@ -325,3 +325,52 @@ async fn the_log_is_pruned_to_its_byte_cap(app: TestApp) {
         kept.iter().map(|e| e["request_body"].to_string().len() + e["response_body"].to_string().len()).sum();
     assert!(kept_bytes <= 1 << 20, "{kept_bytes}");
 }
+
+/// Every parameter a decoder marks as a secret's is redacted by its name alone, wherever it is sent,
+/// and the decoders mark the card's data and every client secret.
+#[test]
+fn every_parameter_a_decoder_marks_secret_is_never_kept() {
+    payments_api::redact::declare_secret_parameters(payments_api::routes::secret_parameter_names());
+    let marked = payments_api::routes::secret_parameter_names();
+    for name in ["number", "cvc", "client_secret", "customer_session_client_secret"] {
+        assert!(marked.contains(name), "{name} is not marked: {marked:?}");
+    }
+    for name in &marked {
+        for body in [format!("{name}=s3cr3t-value"), format!("anything[{name}]=s3cr3t-value")] {
+            let kept = payments_api::redact::request_body_as_kept(body.as_bytes(), Some(payments_api::decode::BodyFormat::Form));
+            assert!(!kept.contains("s3cr3t-value"), "{body} kept as {kept}");
+        }
+    }
+}
+
+/// A hosted page whose link is a capability is served from the domain's list of them, and the
+/// request log and the service's logs cut the capability out of its path; no route of the service
+/// names a capability, a client secret or a token in its path otherwise, so a new page cannot be
+/// logged whole.
+#[test]
+fn every_route_with_a_capability_in_its_path_is_redacted() {
+    use payments_domain::hosted_page::HostedPage;
+    for page in HostedPage::ALL {
+        let path = page.url("", "cs_1_secret_AbC123");
+        let kept = payments_api::redact::path_as_kept(&format!("{path}/more"));
+        assert!(!kept.contains("AbC123") && kept.ends_with("/more"), "{page:?}: {kept}");
+    }
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![source];
+    let mut named = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|entry| entry.unwrap().path()));
+            continue;
+        }
+        if path.extension().is_some_and(|extension| extension == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for segment in ["{client_secret}", "{secret}", "{token}", "{capability}"] {
+                if text.contains(segment) {
+                    named.push(format!("{} names {segment}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(named.is_empty(), "routes with a capability in their path must come from HostedPage: {named:?}");
+}

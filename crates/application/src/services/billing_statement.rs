@@ -24,6 +24,7 @@ use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::customer::Customer;
 use payments_domain::description::Description;
 use payments_domain::event::EventType;
+use payments_domain::hosted_page::HostedPage;
 use payments_domain::ids::{
     BillingStatementId, BillingStatementLineItemId, ClientSecret, CustomerId, MailMessageId, PaymentIntentId,
     RANDOM_PART_LENGTH,
@@ -314,8 +315,7 @@ impl BillingStatementService {
                 let number = BillingStatement::take_number(&mut customer, now)?;
                 repositories.customers().update(&customer, customer_version)?;
                 let details = before.details();
-                let url =
-                    format!("{}/b/{}", self.public_base_url.trim_end_matches('/'), before.client_secret().reveal());
+                let url = HostedPage::BillingStatement.url(&self.public_base_url, before.client_secret().reveal());
                 let intent = self
                     .payment_intents
                     .build(

@@ -15,6 +15,7 @@ use crate::ports::{
 use crate::scope::Scope;
 use payments_domain::checkout_session::{CheckoutSession, CheckoutSessionStatus, NewCheckoutSession, NewLineItem};
 use payments_domain::event::EventType;
+use payments_domain::hosted_page::HostedPage;
 use payments_domain::ids::{
     CheckoutSessionId, CheckoutSessionLineItemId, ClientSecret, PaymentIntentId, RANDOM_PART_LENGTH,
 };
@@ -92,7 +93,7 @@ impl CheckoutSessionService {
         let new = new.with_line_item_ids(|| CheckoutSessionLineItemId::from_random(&self.ids.id_part()));
         let id = CheckoutSessionId::from_random(&self.ids.id_part());
         let secret = ClientSecret::new(id.as_str(), &self.ids.alphanumeric(RANDOM_PART_LENGTH));
-        let url = format!("{}/c/{}", self.public_base_url.trim_end_matches('/'), secret.reveal());
+        let url = HostedPage::Checkout.url(&self.public_base_url, secret.reveal());
         let intent = self
             .payment_intents
             .build(

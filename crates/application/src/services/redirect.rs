@@ -4,6 +4,7 @@
 use crate::error::ApplicationError;
 use crate::ports::IdGenerator;
 use payments_domain::account::Mode;
+use payments_domain::hosted_page::HostedPage;
 use payments_domain::ids::ClientSecret;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::PaymentMethodType;
@@ -79,7 +80,7 @@ pub(crate) fn test_redirect(ids: &dyn IdGenerator, public_base_url: &str, mode: 
     match mode {
         Mode::Test => {
             let token = ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
-            let url = format!("{}/test/authorize/{token}", public_base_url.trim_end_matches('/'));
+            let url = HostedPage::TestAuthorization.url(public_base_url, &token);
             Some((token, url))
         }
         Mode::Live => None,

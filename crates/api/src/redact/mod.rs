@@ -6,30 +6,27 @@
 //! each key and value is judged whatever its escaping. A body the API could not read is not kept at
 //! all, only a note of its size. Ids the service minted are never taken for card numbers.
 
-use crate::decode::{form, BodyFormat};
-use payments_domain::ids::{ClientSecret, MINTED_PREFIXES, RANDOM_PART_LENGTH};
-use payments_domain::payment_method::CardNumber;
+mod card_numbers;
+mod names;
+mod secrets;
+
+pub use card_numbers::{card_numbers_masked, without_card_numbers};
+pub use names::{declare_secret_parameters, name_holds_a_secret};
+pub use secrets::{without_capabilities, without_client_secrets, without_secret_keys};
+
+use crate::decode::form;
+use crate::decode::format::BodyFormat;
+use card_numbers::{digit_of, masked, number_may_be_a_card_number, CARD_NUMBER_DIGITS, CARD_NUMBER_REMOVED};
+use names::{is_card_data_field, secrecy, Secrecy};
+use secrets::CLIENT_SECRET_MARK;
 use serde_json::Value;
 use std::borrow::Cow;
-use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// What stands for a value that is not kept.
 pub const REDACTED: &str = "[redacted]";
 /// What stands in a fingerprint for a body or a query the API could not read.
 const UNREAD: &str = "[unread]";
-/// What stands for a card number found in a text.
-const CARD_NUMBER_REMOVED: &str = "[card number removed]";
 
-/// The names of a card's data (its number and verification code), whose values are never kept,
-/// wherever they are: spelled in snake case, camel case or with other separators (`securityCode`,
-/// `card-number`), alone or at the end of a longer name (`cardSecurityCode`).
-const CARD_DATA_FIELDS: [&str; 8] = ["number", "card_number", "cvc", "cvv", "cvc2", "cvv2", "csc", "security_code"];
-/// The names of the other fields whose values are never kept: client secrets (a customer session's
-/// `customer_session_client_secret` too), webhook secrets, the console's form tokens.
-const SECRET_FIELDS: [&str; 3] = ["client_secret", "secret_key", "form_token"];
-/// The names of a card's verification code: a name that holds one as a word (`card_cvc`, `cardCvc`,
-/// `cvv2`) is a secret field's too.
-const VERIFICATION_CODE_WORDS: [&str; 5] = ["cvc", "cvv", "cvc2", "cvv2", "csc"];
 /// The fields of a request's `card` that are no secret: every other field sent in one is taken for
 /// card data, whatever its name.
 const CARD_FIELDS_KEPT: [&str; 2] = ["exp_month", "exp_year"];
@@ -168,23 +165,6 @@ fn fully_decoded(text: &str) -> Cow<'_, str> {
     decoded
 }
 
-/// The prefixes of hosted pages whose next path segment is a capability (a client secret or a
-/// single-use token): whoever holds the link may pay or authorize.
-const CAPABILITY_PATHS: [&str; 3] = ["/c/", "/b/", "/test/authorize/"];
-
-/// `path` with the capability segment of a hosted page's link replaced, so a log line never holds
-/// a working link: `/b/bstm_…_secret_…` is `/b/[redacted]`.
-#[must_use]
-pub fn without_capabilities(path: &str) -> Cow<'_, str> {
-    for prefix in CAPABILITY_PATHS {
-        if let Some(rest) = path.strip_prefix(prefix) {
-            let tail = rest.find('/').map_or("", |slash| &rest[slash..]);
-            return Cow::Owned(format!("{prefix}{REDACTED}{tail}"));
-        }
-    }
-    Cow::Borrowed(path)
-}
-
 /// `text` with secret keys, webhook secrets, client secrets and card numbers taken out (in that
 /// order: a secret's random part is cut whole before its digits are looked at).
 #[must_use]
@@ -201,88 +181,6 @@ fn then<'a>(text: Cow<'a, str>, step: impl for<'b> Fn(&'b str) -> Cow<'b, str>) 
         Cow::Borrowed(_) => None,
     };
     changed.map_or(text, Cow::Owned)
-}
-
-/// What of a field is secret, judged by its name (a JSON key, or a form's bracketed name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Secrecy {
-    None,
-    /// The field is a secret's ([`SECRET_FIELDS`], or a name of a verification code among its
-    /// words): its value is not kept.
-    Value,
-    /// The name holds a secret field's among other text (`card number`, `{"cvc": "123"}`,
-    /// `card[cvc]=987`), so the name itself may hold the secret: neither is kept.
-    NameAndValue,
-}
-
-fn secrecy(name: &str) -> Secrecy {
-    // Judged as it reads once decoded: `payment_method%255Bcard%255D%255Bcvc%255D` is `cvc`'s.
-    let decoded = fully_decoded(name);
-    let name = decoded.as_ref();
-    // A form's `payment_method[card][cvc]` is the field `cvc`.
-    let field = name.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(name);
-    let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']'));
-    let names_a_code =
-        words(name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)));
-    let holds_a_field =
-        is_secret_field(name) || name.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(is_secret_field);
-    match (is_secret_field(field), names_a_code || holds_a_field, plain) {
-        (true, _, _) | (false, true, true) => Secrecy::Value,
-        (false, true, false) => Secrecy::NameAndValue,
-        (false, false, _) => Secrecy::None,
-    }
-}
-
-/// Whether `name` is a secret field's, however it is spelled ([`snake_cased`]): one of
-/// [`CARD_DATA_FIELDS`] or [`SECRET_FIELDS`], or a name that ends with one of several words
-/// (`card_security_code`, `customer_session_client_secret`).
-fn is_secret_field(name: &str) -> bool {
-    let name = snake_cased(name);
-    CARD_DATA_FIELDS.iter().chain(&SECRET_FIELDS).any(|field| {
-        name == *field || (field.contains('_') && name.strip_suffix(field).is_some_and(|before| before.ends_with('_')))
-    })
-}
-
-/// Whether `name` is one of a card's data fields, however it is spelled: its value is card data.
-fn is_card_data_field(name: &str) -> bool {
-    let decoded = fully_decoded(name);
-    let field = decoded.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(&decoded);
-    let name = snake_cased(field);
-    CARD_DATA_FIELDS.iter().any(|field| {
-        name == *field || (field.contains('_') && name.strip_suffix(field).is_some_and(|before| before.ends_with('_')))
-    }) || words(&name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)))
-}
-
-/// `name` in snake case: its [`words`] in lower case, joined by `_` (`cardSecurityCode`,
-/// `card-security-code` and `Card Security Code` are all `card_security_code`).
-fn snake_cased(name: &str) -> String {
-    words(name).map(|word| word.to_lowercase()).collect::<Vec<_>>().join("_")
-}
-
-/// The words of a name: split at every character that is no letter or digit, and where a lower
-/// case letter meets an upper case one (`cardCvc` is `card`, `Cvc`).
-fn words(name: &str) -> impl Iterator<Item = String> + '_ {
-    name.split(|c: char| !c.is_alphanumeric()).filter(|part| !part.is_empty()).flat_map(|part| {
-        let mut words = vec![String::new()];
-        let mut previous_lower = false;
-        for c in part.chars() {
-            if c.is_uppercase() && previous_lower {
-                words.push(String::new());
-            }
-            previous_lower = c.is_lowercase() || c.is_ascii_digit();
-            if let Some(word) = words.last_mut() {
-                word.push(c);
-            }
-        }
-        words
-    })
-}
-
-/// Whether a parameter's name holds a secret among other text (`card[cvc]=987`, as a whole body
-/// percent-encoded into one name reads): an error must not echo it.
-#[must_use]
-pub fn name_holds_a_secret(name: &str) -> bool {
-    secrecy(name) == Secrecy::NameAndValue
 }
 
 /// `value` with secrets taken out at any depth, as `purpose` needs: the values of secret fields
@@ -391,228 +289,10 @@ fn card_data_as_fingerprinted(value: &Value) -> Value {
     Value::String(if digits.len() >= CARD_NUMBER_DIGITS { masked(&digits) } else { REDACTED.to_owned() })
 }
 
-/// Whether a JSON number may be a card number: a whole number whose digits may be one, or one with
-/// a fraction or an exponent of [`CARD_NUMBER_DIGITS`] digits or more in all (parsed as a float,
-/// its digits may not be the ones sent, so they are not judged one by one).
-fn number_may_be_a_card_number(number: &serde_json::Number) -> bool {
-    match (number.as_u64(), number.as_i64()) {
-        (Some(whole), _) => looks_like_card_numbers(&whole.to_string()),
-        (None, Some(whole)) => looks_like_card_numbers(&whole.unsigned_abs().to_string()),
-        (None, None) => {
-            let written = number.to_string();
-            let mantissa = written.split(['e', 'E']).next().unwrap_or(&written);
-            let digits = mantissa.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
-            digits >= CARD_NUMBER_DIGITS
-        }
-    }
-}
-
-/// The prefixes of secret API keys and of webhook secrets.
-const SECRET_KEY_PREFIXES: [&str; 3] = ["sk_test_", "sk_live_", "whsk_"];
-
-/// `text` with the body of every secret API key and webhook secret replaced (`sk_live_[redacted]`):
-/// a client that put its key in a path by mistake does not leave it in the log.
-#[must_use]
-pub fn without_secret_keys(text: &str) -> Cow<'_, str> {
-    if !SECRET_KEY_PREFIXES.iter().any(|prefix| text.contains(prefix)) {
-        return Cow::Borrowed(text);
-    }
-    let mut cleaned = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some((at, prefix)) =
-        SECRET_KEY_PREFIXES.iter().filter_map(|prefix| Some((rest.find(prefix)?, *prefix))).min()
-    {
-        cleaned.push_str(&rest[..at + prefix.len()]);
-        cleaned.push_str(REDACTED);
-        let key = &rest[at + prefix.len()..];
-        let end = key.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(key.len());
-        rest = &key[end..];
-    }
-    cleaned.push_str(rest);
-    Cow::Owned(cleaned)
-}
-
-/// What separates an object's id from the random part of its client secret.
-const CLIENT_SECRET_MARK: &str = ClientSecret::MARK;
-
-/// `text` with the random part of every client secret replaced (`pi_1_secret_[redacted]`).
-#[must_use]
-pub fn without_client_secrets(text: &str) -> Cow<'_, str> {
-    if !text.contains(CLIENT_SECRET_MARK) {
-        return Cow::Borrowed(text);
-    }
-    let mut cleaned = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(CLIENT_SECRET_MARK) {
-        cleaned.push_str(&rest[..at + CLIENT_SECRET_MARK.len()]);
-        let secret = &rest[at + CLIENT_SECRET_MARK.len()..];
-        let end = secret.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(secret.len());
-        if end > 0 {
-            cleaned.push_str(REDACTED);
-        }
-        rest = &secret[end..];
-    }
-    cleaned.push_str(rest);
-    Cow::Owned(cleaned)
-}
-
-/// Digits in a run that is taken for a card number, at least.
-const CARD_NUMBER_DIGITS: usize = 12;
-
-/// `text` with every run of digits that may be a card number replaced: digits of any script, with
-/// up to [`MAX_SEPARATORS`] separators between them (any character that is no letter or digit, and
-/// `%20`), so a card number sent in the wrong place is not echoed in an error or a log line. The
-/// service's own limits in its messages stay readable, and so do the ids it minted. A run written
-/// after `+` is taken for a telephone number, and a run of one digit repeated (`000000000000`) for
-/// none.
-#[must_use]
-pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
-    card_numbers_replaced(text, |_| CARD_NUMBER_REMOVED.to_owned())
-}
-
-/// `text` with every run of digits that may be a card number (as [`without_card_numbers`] finds
-/// them) reduced to its first six and last four digits, which the service keeps of a card anyway.
-#[must_use]
-pub fn card_numbers_masked(text: &str) -> Cow<'_, str> {
-    card_numbers_replaced(text, masked)
-}
-
-/// The first six and the last four of `digits` (ASCII), the rest masked: `424242…4242`.
-fn masked(digits: &str) -> String {
-    let shown = |range: std::ops::Range<usize>| digits.get(range).unwrap_or_default().to_owned();
-    format!("{}…{}", shown(0..6), shown(digits.len().saturating_sub(4)..digits.len()))
-}
-
-/// `text` with every run of digits that may be a card number replaced by what `replacement` makes of
-/// its digits (in ASCII).
-fn card_numbers_replaced(text: &str, replacement: impl Fn(&str) -> String) -> Cow<'_, str> {
-    if !may_hold_a_card_number(text) {
-        return Cow::Borrowed(text);
-    }
-    let mut cleaned = String::with_capacity(text.len());
-    let (mut copied_to, mut at) = (0, 0);
-    while let Some(c) = text[at..].chars().next() {
-        if digit_of(c).is_none() {
-            at += c.len_utf8();
-            continue;
-        }
-        if let Some(id_end) = end_of_minted_id_around(text, at) {
-            at = id_end;
-            continue;
-        }
-        let (digits, run_end) = digit_run(text, at);
-        let after_plus = text[..at].ends_with('+');
-        if looks_like_card_numbers(&digits) && !after_plus {
-            cleaned.push_str(&text[copied_to..at]);
-            cleaned.push_str(&replacement(&digits));
-            copied_to = run_end;
-        }
-        at = run_end;
-    }
-    if copied_to == 0 {
-        return Cow::Borrowed(text);
-    }
-    cleaned.push_str(&text[copied_to..]);
-    Cow::Owned(cleaned)
-}
-
-/// The most separators between two digits of one card number.
-const MAX_SEPARATORS: usize = 3;
-
-/// A decimal digit of any script (Unicode's `Nd`: ASCII, full-width, Arabic-Indic, Devanagari …),
-/// as its ASCII digit.
-fn digit_of(c: char) -> Option<char> {
-    if c.is_ascii_digit() {
-        return Some(c);
-    }
-    if c.is_ascii() || c.general_category() != GeneralCategory::DecimalNumber {
-        return None;
-    }
-    // Every script's digits are encoded as runs of ten, zero to nine, one after another (a Unicode
-    // stability policy): the digit is the count of digits before it in its run, modulo ten.
-    let before = (1..=u32::from(c))
-        .map_while(|back| char::from_u32(u32::from(c) - back))
-        .take_while(|earlier| earlier.general_category() == GeneralCategory::DecimalNumber)
-        .count();
-    char::from_digit(u32::try_from(before % 10).ok()?, 10)
-}
-
-/// Whether `c` may stand between the digits of a card number: anything that is no letter or digit.
-fn is_separator(c: char) -> bool {
-    !c.is_alphanumeric() && digit_of(c).is_none()
-}
-
-/// The digits of the run that starts at `start`, and where it ends (after its last digit).
-fn digit_run(text: &str, start: usize) -> (String, usize) {
-    let (mut digits, mut at, mut end) = (String::new(), start, start);
-    while let Some(c) = text[at..].chars().next() {
-        if let Some(digit) = digit_of(c) {
-            digits.push(digit);
-            at += c.len_utf8();
-            end = at;
-            continue;
-        }
-        // Separators, then a digit: the run goes on.
-        let mut gap = at;
-        let mut separators = 0;
-        while separators < MAX_SEPARATORS {
-            let rest = &text[gap..];
-            let length = match rest.chars().next() {
-                Some(_) if rest.starts_with("%20") => 3,
-                Some(c) if is_separator(c) => c.len_utf8(),
-                _ => break,
-            };
-            gap += length;
-            separators += 1;
-        }
-        match text[gap..].chars().next() {
-            Some(c) if separators > 0 && digit_of(c).is_some() => at = gap,
-            _ => break,
-        }
-    }
-    (digits, end)
-}
-
-/// Where the id ends, when the byte at `at` is in the random part of an id the service minted (a
-/// prefix of [`MINTED_PREFIXES`], then [`RANDOM_PART_LENGTH`] alphanumerics).
-fn end_of_minted_id_around(text: &str, at: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let start = bytes[..at].iter().rposition(|b| !b.is_ascii_alphanumeric()).map_or(0, |before| before + 1);
-    let end = bytes[at..].iter().position(|b| !b.is_ascii_alphanumeric()).map_or(bytes.len(), |after| at + after);
-    let minted =
-        end - start == RANDOM_PART_LENGTH && MINTED_PREFIXES.iter().any(|prefix| text[..start].ends_with(prefix));
-    minted.then_some(end)
-}
-
-/// Whether `text` has [`CARD_NUMBER_DIGITS`] digits among characters a card number may be written
-/// with (counted generously): a quick look that spares the full scan to the many texts without one.
-fn may_hold_a_card_number(text: &str) -> bool {
-    let mut digits = 0;
-    for c in text.chars() {
-        if digit_of(c).is_some() {
-            digits += 1;
-            if digits >= CARD_NUMBER_DIGITS {
-                return true;
-            }
-        } else if !(is_separator(c) || c == '%') {
-            digits = 0;
-        }
-    }
-    false
-}
-
-/// Card numbers have 12 to 19 digits and pass the Luhn check; the service's own limits that show in
-/// its messages (amounts, sequence numbers, times) are at most 19 digits and fail it. A longer run
-/// may hold several numbers written together, so it is taken for card numbers whatever it is. A
-/// digit repeated is no card's.
-fn looks_like_card_numbers(digits: &str) -> bool {
-    let repeated = digits.chars().all(|c| digits.starts_with(c));
-    !repeated && (digits.len() > 19 || CardNumber::could_be(digits))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use payments_domain::ids::RANDOM_PART_LENGTH;
     use proptest::prelude::*;
 
     #[test]

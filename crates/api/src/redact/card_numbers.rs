@@ -1,0 +1,181 @@
+//! Card numbers found in any text: runs of 12 to 19 digits of any script, with separators between
+//! them, that pass the Luhn check (or longer runs, which may hold several), but for ids the service
+//! minted and its own limits.
+
+use payments_domain::ids::{MINTED_PREFIXES, RANDOM_PART_LENGTH};
+use payments_domain::payment_method::CardNumber;
+use std::borrow::Cow;
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+
+/// What stands for a card number found in a text.
+pub(super) const CARD_NUMBER_REMOVED: &str = "[card number removed]";
+
+/// Whether a JSON number may be a card number: a whole number whose digits may be one, or one with
+/// a fraction or an exponent of [`CARD_NUMBER_DIGITS`] digits or more in all (parsed as a float,
+/// its digits may not be the ones sent, so they are not judged one by one).
+pub(super) fn number_may_be_a_card_number(number: &serde_json::Number) -> bool {
+    match (number.as_u64(), number.as_i64()) {
+        (Some(whole), _) => looks_like_card_numbers(&whole.to_string()),
+        (None, Some(whole)) => looks_like_card_numbers(&whole.unsigned_abs().to_string()),
+        (None, None) => {
+            let written = number.to_string();
+            let mantissa = written.split(['e', 'E']).next().unwrap_or(&written);
+            let digits = mantissa.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
+            digits >= CARD_NUMBER_DIGITS
+        }
+    }
+}
+
+/// Digits in a run that is taken for a card number, at least.
+pub(super) const CARD_NUMBER_DIGITS: usize = 12;
+
+/// `text` with every run of digits that may be a card number replaced: digits of any script, with
+/// up to [`MAX_SEPARATORS`] separators between them (any character that is no letter or digit, and
+/// `%20`), so a card number sent in the wrong place is not echoed in an error or a log line. The
+/// service's own limits in its messages stay readable, and so do the ids it minted. A run written
+/// after `+` is taken for a telephone number, and a run of one digit repeated (`000000000000`) for
+/// none.
+#[must_use]
+pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
+    card_numbers_replaced(text, |_| CARD_NUMBER_REMOVED.to_owned())
+}
+
+/// `text` with every run of digits that may be a card number (as [`without_card_numbers`] finds
+/// them) reduced to its first six and last four digits, which the service keeps of a card anyway.
+#[must_use]
+pub fn card_numbers_masked(text: &str) -> Cow<'_, str> {
+    card_numbers_replaced(text, masked)
+}
+
+/// The first six and the last four of `digits` (ASCII), the rest masked: `424242…4242`.
+pub(super) fn masked(digits: &str) -> String {
+    let shown = |range: std::ops::Range<usize>| digits.get(range).unwrap_or_default().to_owned();
+    format!("{}…{}", shown(0..6), shown(digits.len().saturating_sub(4)..digits.len()))
+}
+
+/// `text` with every run of digits that may be a card number replaced by what `replacement` makes of
+/// its digits (in ASCII).
+fn card_numbers_replaced(text: &str, replacement: impl Fn(&str) -> String) -> Cow<'_, str> {
+    if !may_hold_a_card_number(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut cleaned = String::with_capacity(text.len());
+    let (mut copied_to, mut at) = (0, 0);
+    while let Some(c) = text[at..].chars().next() {
+        if digit_of(c).is_none() {
+            at += c.len_utf8();
+            continue;
+        }
+        if let Some(id_end) = end_of_minted_id_around(text, at) {
+            at = id_end;
+            continue;
+        }
+        let (digits, run_end) = digit_run(text, at);
+        let after_plus = text[..at].ends_with('+');
+        if looks_like_card_numbers(&digits) && !after_plus {
+            cleaned.push_str(&text[copied_to..at]);
+            cleaned.push_str(&replacement(&digits));
+            copied_to = run_end;
+        }
+        at = run_end;
+    }
+    if copied_to == 0 {
+        return Cow::Borrowed(text);
+    }
+    cleaned.push_str(&text[copied_to..]);
+    Cow::Owned(cleaned)
+}
+
+/// The most separators between two digits of one card number.
+const MAX_SEPARATORS: usize = 3;
+
+/// A decimal digit of any script (Unicode's `Nd`: ASCII, full-width, Arabic-Indic, Devanagari …),
+/// as its ASCII digit.
+pub(super) fn digit_of(c: char) -> Option<char> {
+    if c.is_ascii_digit() {
+        return Some(c);
+    }
+    if c.is_ascii() || c.general_category() != GeneralCategory::DecimalNumber {
+        return None;
+    }
+    // Every script's digits are encoded as runs of ten, zero to nine, one after another (a Unicode
+    // stability policy): the digit is the count of digits before it in its run, modulo ten.
+    let before = (1..=u32::from(c))
+        .map_while(|back| char::from_u32(u32::from(c) - back))
+        .take_while(|earlier| earlier.general_category() == GeneralCategory::DecimalNumber)
+        .count();
+    char::from_digit(u32::try_from(before % 10).ok()?, 10)
+}
+
+/// Whether `c` may stand between the digits of a card number: anything that is no letter or digit.
+fn is_separator(c: char) -> bool {
+    !c.is_alphanumeric() && digit_of(c).is_none()
+}
+
+/// The digits of the run that starts at `start`, and where it ends (after its last digit).
+fn digit_run(text: &str, start: usize) -> (String, usize) {
+    let (mut digits, mut at, mut end) = (String::new(), start, start);
+    while let Some(c) = text[at..].chars().next() {
+        if let Some(digit) = digit_of(c) {
+            digits.push(digit);
+            at += c.len_utf8();
+            end = at;
+            continue;
+        }
+        // Separators, then a digit: the run goes on.
+        let mut gap = at;
+        let mut separators = 0;
+        while separators < MAX_SEPARATORS {
+            let rest = &text[gap..];
+            let length = match rest.chars().next() {
+                Some(_) if rest.starts_with("%20") => 3,
+                Some(c) if is_separator(c) => c.len_utf8(),
+                _ => break,
+            };
+            gap += length;
+            separators += 1;
+        }
+        match text[gap..].chars().next() {
+            Some(c) if separators > 0 && digit_of(c).is_some() => at = gap,
+            _ => break,
+        }
+    }
+    (digits, end)
+}
+
+/// Where the id ends, when the byte at `at` is in the random part of an id the service minted (a
+/// prefix of [`MINTED_PREFIXES`], then [`RANDOM_PART_LENGTH`] alphanumerics).
+fn end_of_minted_id_around(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let start = bytes[..at].iter().rposition(|b| !b.is_ascii_alphanumeric()).map_or(0, |before| before + 1);
+    let end = bytes[at..].iter().position(|b| !b.is_ascii_alphanumeric()).map_or(bytes.len(), |after| at + after);
+    let minted =
+        end - start == RANDOM_PART_LENGTH && MINTED_PREFIXES.iter().any(|prefix| text[..start].ends_with(prefix));
+    minted.then_some(end)
+}
+
+/// Whether `text` has [`CARD_NUMBER_DIGITS`] digits among characters a card number may be written
+/// with (counted generously): a quick look that spares the full scan to the many texts without one.
+fn may_hold_a_card_number(text: &str) -> bool {
+    let mut digits = 0;
+    for c in text.chars() {
+        if digit_of(c).is_some() {
+            digits += 1;
+            if digits >= CARD_NUMBER_DIGITS {
+                return true;
+            }
+        } else if !(is_separator(c) || c == '%') {
+            digits = 0;
+        }
+    }
+    false
+}
+
+/// Card numbers have 12 to 19 digits and pass the Luhn check; the service's own limits that show in
+/// its messages (amounts, sequence numbers, times) are at most 19 digits and fail it. A longer run
+/// may hold several numbers written together, so it is taken for card numbers whatever it is. A
+/// digit repeated is no card's.
+fn looks_like_card_numbers(digits: &str) -> bool {
+    let repeated = digits.chars().all(|c| digits.starts_with(c));
+    !repeated && (digits.len() > 19 || CardNumber::could_be(digits))
+}

@@ -1,0 +1,59 @@
+//! The service's pages whose link is a capability: the next segment of the address after the page's
+//! prefix is a client secret or a single-use token, so whoever holds the link may pay or authorize.
+//! Each page's address is written here once: the service builds its links from it, the API serves
+//! it from it, and the request log and the service's logs cut the capability out of it.
+
+/// A page whose link is a capability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostedPage {
+    /// A checkout session's page, by the session's client secret.
+    Checkout,
+    /// An open billing statement's page, by the statement's client secret.
+    BillingStatement,
+    /// Test mode's page where a 3-D Secure challenge or an e-wallet redirect is decided, by its
+    /// single-use token.
+    TestAuthorization,
+}
+
+impl HostedPage {
+    pub const ALL: [Self; 3] = [Self::Checkout, Self::BillingStatement, Self::TestAuthorization];
+
+    /// The address's start, before the capability: `/c/`.
+    #[must_use]
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            Self::Checkout => "/c/",
+            Self::BillingStatement => "/b/",
+            Self::TestAuthorization => "/test/authorize/",
+        }
+    }
+
+    /// The page's address on a service at `public_base_url`, with `capability`.
+    #[must_use]
+    pub fn url(self, public_base_url: &str, capability: &str) -> String {
+        format!("{}{}{capability}", public_base_url.trim_end_matches('/'), self.prefix())
+    }
+
+    /// The page's route, with its capability as the path parameter `{capability}`.
+    #[must_use]
+    pub fn route(self) -> String {
+        format!("{}{{capability}}", self.prefix())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_is_the_base_url_the_prefix_and_the_capability() {
+        assert_eq!(
+            HostedPage::Checkout.url("https://pay.example/", "cs_1_secret_x"),
+            "https://pay.example/c/cs_1_secret_x"
+        );
+        assert_eq!(HostedPage::TestAuthorization.route(), "/test/authorize/{capability}");
+        for page in HostedPage::ALL {
+            assert!(page.prefix().starts_with('/') && page.prefix().ends_with('/'), "{page:?}");
+        }
+    }
+}
