@@ -8,6 +8,7 @@
 
 use super::connection::AnyConnection;
 use super::error::{is_unavailable, store_error};
+use super::tables;
 use diesel::result::{DatabaseErrorKind, Error};
 use diesel::sql_types::{Bool, Text};
 use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl, SqliteConnection};
@@ -21,83 +22,6 @@ macro_rules! in_modes {
         diesel::sql_query($sql).bind::<Text, _>($account).bind::<Bool, _>($modes.0).bind::<Bool, _>($modes.1)
     };
 }
-
-/// Every table holding an account's rows, children before their parents. This list and the two
-/// below are checked against the migrated schema on both backends (`tests/storage/account_tables.rs`).
-pub const TABLES_CHILDREN_FIRST: [&str; 23] = [
-    "payout_transactions",
-    "payouts",
-    "balance_entries",
-    "webhook_delivery_attempts",
-    "webhook_deliveries",
-    "mail_messages",
-    "billing_statement_line_items",
-    "billing_statements",
-    "checkout_sessions",
-    "refunds",
-    "payments",
-    "payment_intent_metadata",
-    "payment_intents",
-    "setup_intents",
-    "payment_methods",
-    "customer_sessions",
-    "customer_metadata",
-    "customers",
-    "events",
-    "webhooks",
-    "idempotency_keys",
-    "request_logs",
-    "console_sessions",
-];
-
-/// The tables that make up a mode's objects, parents before their children, each with the order
-/// its rows were written in. Delivery history, the mail outbox, the request log, idempotency keys
-/// and console sign-ins are the running service's records, not objects: they stay behind.
-pub const EXPORTED_PARENTS_FIRST: [(&str, &str); 17] = [
-    ("customers", "seq"),
-    ("customer_metadata", "customer_id, key"),
-    ("payment_methods", "seq"),
-    ("setup_intents", "seq"),
-    ("payment_intents", "seq"),
-    ("payment_intent_metadata", "payment_intent_id, key"),
-    ("payments", "seq"),
-    ("refunds", "seq"),
-    ("checkout_sessions", "seq"),
-    ("billing_statements", "seq"),
-    ("billing_statement_line_items", "seq"),
-    ("customer_sessions", "seq"),
-    ("webhooks", "seq"),
-    ("events", "seq"),
-    ("payouts", "seq"),
-    ("balance_entries", "seq"),
-    ("payout_transactions", "seq"),
-];
-
-/// The columns of exported tables that name another object, and the table of that object. An
-/// imported row may name an object no longer stored (a saved card since deleted), but never one of
-/// another account or mode.
-pub const REFERENCES: [(&str, &str, &str); 20] = [
-    ("customer_metadata", "customer_id", "customers"),
-    ("payment_methods", "customer_id", "customers"),
-    ("setup_intents", "customer_id", "customers"),
-    ("setup_intents", "payment_method_id", "payment_methods"),
-    ("setup_intents", "pending_payment_method_id", "payment_methods"),
-    ("payment_intents", "customer_id", "customers"),
-    ("payment_intents", "payment_method_id", "payment_methods"),
-    ("payment_intents", "latest_payment_id", "payments"),
-    ("payment_intent_metadata", "payment_intent_id", "payment_intents"),
-    ("payments", "payment_intent_id", "payment_intents"),
-    ("payments", "customer_id", "customers"),
-    ("refunds", "payment_id", "payments"),
-    ("checkout_sessions", "payment_intent_id", "payment_intents"),
-    ("billing_statements", "customer_id", "customers"),
-    ("billing_statements", "payment_intent_id", "payment_intents"),
-    ("billing_statement_line_items", "billing_statement_id", "billing_statements"),
-    ("customer_sessions", "customer_id", "customers"),
-    ("balance_entries", "payout_id", "payouts"),
-    ("payout_transactions", "payout_id", "payouts"),
-    ("payout_transactions", "entry_id", "balance_entries"),
-];
 
 /// Columns an exported row leaves out: the importing database and account supply them.
 const SUPPLIED_ON_IMPORT: [&str; 4] = ["seq", "txid", "account_id", "livemode"];
@@ -158,7 +82,7 @@ pub(super) fn delete(
     test_only: bool,
 ) -> Result<DeletedCounts, StoreError> {
     let mut deleted = Vec::new();
-    for table in TABLES_CHILDREN_FIRST {
+    for table in tables::deleted_children_first() {
         if test_only && table == "console_sessions" {
             continue;
         }
@@ -177,7 +101,7 @@ pub(super) fn delete(
 
 /// Whether the account's test mode holds a row of any exported table.
 pub(super) fn has_test_data(connection: &mut AnyConnection, account: &str) -> Result<bool, StoreError> {
-    for (table, _) in EXPORTED_PARENTS_FIRST {
+    for (table, _) in tables::exported_parents_first() {
         let sql = format!("SELECT '' AS json FROM {table} WHERE account_id = $1 AND livemode IN ($2, $3) LIMIT 1");
         if !load_in_modes(connection, &sql, account, (false, false))?.is_empty() {
             return Ok(true);
@@ -225,7 +149,7 @@ fn read_rows<C>(
     read_table: fn(&mut C, &str, &str, &str, usize) -> diesel::QueryResult<Vec<JsonText>>,
 ) -> diesel::QueryResult<Vec<(&'static str, String)>> {
     let mut texts = Vec::new();
-    for (table, order) in EXPORTED_PARENTS_FIRST {
+    for (table, order) in tables::exported_parents_first() {
         let left = (limit + 1).saturating_sub(texts.len());
         if left == 0 {
             break;
@@ -297,7 +221,9 @@ pub(super) fn import(
     for (index, row) in rows.records().enumerate() {
         let row = row.map_err(|reason| StoreError::RowRefused { index, reason })?;
         let refuse = |reason: String| StoreError::RowRefused { index, reason };
-        let Some(table) = EXPORTED_PARENTS_FIRST.iter().map(|(table, _)| *table).find(|t| *t == row.collection) else {
+        let Some(table) =
+            tables::exported_parents_first().into_iter().map(|(table, _)| table).find(|t| *t == row.collection)
+        else {
             return Err(refuse(format!("\"{}\" is not a collection an export holds.", row.collection)));
         };
         if !columns_of.iter().any(|(known, _)| *known == table) {
@@ -399,7 +325,7 @@ fn refuse_foreign_references(
     account: &str,
     rows: &dyn ArchivedRows,
 ) -> Result<(), StoreError> {
-    for (table, column, parent) in REFERENCES {
+    for (table, column, parent) in tables::references() {
         let sql = format!(
             "SELECT DISTINCT c.{column} AS json FROM {table} AS c \
              WHERE c.account_id = $1 AND c.livemode IN ($2, $3) AND c.{column} IS NOT NULL \

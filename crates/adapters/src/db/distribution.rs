@@ -10,54 +10,22 @@
 //! Tables not yet distributed are distributed in one transaction: the foreign keys that touch them
 //! are dropped, the tables placed, and the keys made again (Citus cannot place a table that a local
 //! table refers to, nor one that refers to a local table). A table a later migration adds is placed
-//! at the next start; one that no list names fails the start, and a test fails before that
-//! (`tests/storage/table_placement.rs`).
+//! at the next start; one that the catalogue (`tables.rs`) does not name fails the start, and a test
+//! fails before that (`tests/storage/table_placement.rs`).
 
+use super::tables::{placed, Placement, TABLES};
 use diesel::connection::SimpleConnection;
 use diesel::{PgConnection, QueryResult, RunQueryDsl};
 
-/// Tables copied to every node, each with why: read before the account is known.
-pub const REFERENCE_TABLES: &[(&str, &str)] = &[
-    ("accounts", "every request's account, and the operator's list of accounts"),
-    ("api_keys", "a request's key is looked up by its digest to learn the account"),
-    ("console_sessions", "a console request's cookie is looked up by its digest to learn the account"),
-];
+/// The tables copied to every node (read before the account is known), of the catalogue.
+fn reference_tables() -> Vec<&'static str> {
+    placed(|placement| matches!(placement, Placement::Reference(_)))
+}
 
-/// Tables distributed by `account_id`, co-located with the first; a table comes after those it
-/// refers to.
-pub const ACCOUNT_TABLES: &[&str] = &[
-    "customers",
-    "customer_metadata",
-    "customer_sessions",
-    "payment_methods",
-    "payment_intents",
-    "payment_intent_metadata",
-    "setup_intents",
-    "payments",
-    "refunds",
-    "checkout_sessions",
-    "billing_statements",
-    "billing_statement_line_items",
-    "events",
-    "webhooks",
-    "webhook_deliveries",
-    "webhook_delivery_attempts",
-    "mail_messages",
-    "request_logs",
-    "idempotency_keys",
-    "balance_entries",
-    "payouts",
-    "payout_transactions",
-    "payout_schedules",
-];
-
-/// Tables the migrations make that stay where they are: diesel's record of the migrations run.
-pub const LOCAL_TABLES: &[&str] = &["__diesel_schema_migrations"];
-
-/// Unlogged tables (cheap to write, emptied by a crash or a failover) that are logged once
-/// distributed: Citus moves a shard to a new worker by logical replication, which reads the
-/// write-ahead log, so an unlogged shard could never move while requests go on.
-const LOGGED_WHEN_DISTRIBUTED: &[&str] = &["request_logs"];
+/// The tables distributed by `account_id`, co-located with the first, of the catalogue.
+fn account_tables() -> Vec<&'static str> {
+    placed(|placement| matches!(placement, Placement::Account { .. }))
+}
 
 /// Places the tables not placed yet, when the database has the `citus` extension; does nothing
 /// otherwise.
@@ -76,8 +44,8 @@ pub(crate) fn distribute(connection: &mut PgConnection) -> QueryResult<()> {
     }
     let placed = placed_tables(connection)?;
     let unplaced = |table: &&str| !placed.iter().any(|name| name == table);
-    let references: Vec<&str> = REFERENCE_TABLES.iter().map(|(table, _)| *table).filter(unplaced).collect();
-    let distributed: Vec<&str> = ACCOUNT_TABLES.iter().copied().filter(unplaced).collect();
+    let references: Vec<&str> = reference_tables().into_iter().filter(unplaced).collect();
+    let distributed: Vec<&str> = account_tables().into_iter().filter(unplaced).collect();
     if references.is_empty() && distributed.is_empty() {
         return Ok(());
     }
@@ -93,11 +61,9 @@ pub(crate) fn has_citus(connection: &mut PgConnection) -> QueryResult<bool> {
     .get_result(connection)
 }
 
-/// Whether one of this module's lists names `table`.
+/// Whether the catalogue names `table`.
 fn is_listed(table: &str) -> bool {
-    REFERENCE_TABLES.iter().any(|(name, _)| *name == table)
-        || ACCOUNT_TABLES.contains(&table)
-        || LOCAL_TABLES.contains(&table)
+    TABLES.iter().any(|listed| listed.name == table)
 }
 
 /// The tables of the `public` schema, by name.
@@ -125,7 +91,7 @@ fn names(connection: &mut PgConnection, sql: &str) -> QueryResult<Vec<String>> {
 fn placement_sql(references: &[&str], distributed: &[&str]) -> String {
     let names = |tables: &[&str]| tables.iter().map(|table| format!("'{table}'")).collect::<Vec<_>>().join(", ");
     let unplaced = names(&[references, distributed].concat());
-    let colocated_with = ACCOUNT_TABLES[0];
+    let colocated_with = account_tables().first().copied().unwrap_or_default();
     let mut sql = format!(
         "BEGIN;
          SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
@@ -142,7 +108,10 @@ fn placement_sql(references: &[&str], distributed: &[&str]) -> String {
     for table in references {
         sql.push_str(&format!("SELECT create_reference_table('{table}');\n"));
     }
-    for table in distributed.iter().filter(|table| LOGGED_WHEN_DISTRIBUTED.contains(table)) {
+    let logged = |name: &&&str| {
+        TABLES.iter().any(|table| table.name == **name && table.placement == Placement::Account { logged: true })
+    };
+    for table in distributed.iter().filter(logged) {
         sql.push_str(&format!("ALTER TABLE {table} SET LOGGED;\n"));
     }
     for table in distributed {

@@ -97,6 +97,7 @@ mod request_log;
 mod schema;
 mod session;
 mod setup_intent;
+mod tables;
 #[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "testing")]

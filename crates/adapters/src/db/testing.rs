@@ -5,9 +5,8 @@
 //! `postgres://postgres@127.0.0.1:5432/postgres`) to create and drop their databases. When that
 //! server cannot be reached the test fails: PostgreSQL tests are never skipped silently.
 
-pub use super::account_data::{EXPORTED_PARENTS_FIRST, REFERENCES, TABLES_CHILDREN_FIRST};
 use super::connection::Backend;
-pub use super::distribution::{ACCOUNT_TABLES, LOCAL_TABLES, REFERENCE_TABLES};
+pub use super::tables::{deleted_children_first, exported_parents_first, references, Placement, Role, TABLES};
 use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection};
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
 use rand::distr::{Alphanumeric, SampleString};

@@ -1,41 +1,13 @@
-//! The hand-kept lists of an account's tables (`db/account_data.rs`) against the migrated schema,
-//! on both backends: every table with an `account_id` is deleted with its account, children before
-//! parents; every one is exported or named below as the service's records; exported tables come
-//! parents first; and every column of an exported table that names another object is checked on
-//! import (`REFERENCES`).
+//! The table catalogue (`db/tables.rs`) against the migrated schema, on both backends: every table
+//! with an `account_id` is the account's own, its objects' or the service's records of it; deleting
+//! an account's data walks children before parents, and exporting walks parents first; every column
+//! of an exported table that names another object is checked on import, or says why not.
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
+use payments_adapters::db::testing::{deleted_children_first, exported_parents_first, references, Role, TestDatabase, TABLES};
 use payments_adapters::db::Backend;
-use payments_adapters::db::testing::{TestDatabase, EXPORTED_PARENTS_FIRST, REFERENCES, TABLES_CHILDREN_FIRST};
 use std::collections::BTreeSet;
-
-/// The tables with an `account_id` that hold the account itself, deleted with its row
-/// (`db/account.rs`), not its data: its keys, and its payout schedules (made with the account; an
-/// account imported into keeps its own).
-const THE_ACCOUNT_ITSELF: [&str; 2] = ["api_keys", "payout_schedules"];
-
-/// The tables an export leaves behind: the running service's records of an account, not its
-/// objects (`docs/operations.md`).
-const RECORDS: [&str; 6] =
-    ["webhook_delivery_attempts", "webhook_deliveries", "mail_messages", "idempotency_keys", "request_logs", "console_sessions"];
-
-/// Columns of exported tables that end in `_id` but name no stored object of the account, each
-/// with why.
-const NOT_REFERENCES: [(&str, &str, &str); 4] = [
-    (
-        "events",
-        "object_id",
-        "the object an event is about, of any table (and gone when it was deleted): the envelope is checked instead",
-    ),
-    ("checkout_sessions", "customer_reference_id", "the merchant's own reference, free text"),
-    (
-        "balance_entries",
-        "source_id",
-        "the payment, refund or payout whose money moved, of one of three tables: a record of what happened, kept as written",
-    ),
-    ("payout_transactions", "transaction_id", "the payment, refund or failed payout a line pays out, as its entry's source_id"),
-];
 
 #[derive(QueryableByName, Debug)]
 struct Triple {
@@ -104,38 +76,43 @@ fn position(list: &[&str], table: &str) -> Option<usize> {
 }
 
 fn check(schema: &Schema) {
+    let the_account_itself: Vec<&str> =
+        TABLES.iter().filter(|table| table.role == Role::TheAccount).map(|table| table.name).collect();
     let tenant_tables: BTreeSet<&str> = schema
         .columns
         .iter()
-        .filter(|(table, column)| column == "account_id" && !THE_ACCOUNT_ITSELF.contains(&table.as_str()))
+        .filter(|(table, column)| column == "account_id" && !the_account_itself.contains(&table.as_str()))
         .map(|(table, _)| table.as_str())
         .collect();
-    let deleted: BTreeSet<&str> = TABLES_CHILDREN_FIRST.into_iter().collect();
-    assert_eq!(deleted, tenant_tables, "TABLES_CHILDREN_FIRST names every table with an account_id");
-    let exported: Vec<&str> = EXPORTED_PARENTS_FIRST.iter().map(|(table, _)| *table).collect();
-    let left_behind: BTreeSet<&str> = tenant_tables.iter().copied().filter(|t| !exported.contains(t)).collect();
-    assert_eq!(left_behind, RECORDS.into_iter().collect(), "a tenant table is exported or one of the RECORDS");
+    let children_first = deleted_children_first();
+    let deleted: BTreeSet<&str> = children_first.iter().copied().collect();
+    assert_eq!(deleted, tenant_tables, "the catalogue deletes every table with an account_id");
+    let exported: Vec<&str> = exported_parents_first().into_iter().map(|(table, _)| table).collect();
 
     for (child, column, parent) in &schema.foreign_keys {
         if let (Some(child_at), Some(parent_at)) =
-            (position(&TABLES_CHILDREN_FIRST, child), position(&TABLES_CHILDREN_FIRST, parent))
+            (position(&children_first, child), position(&children_first, parent))
         {
-            assert!(child_at < parent_at, "TABLES_CHILDREN_FIRST deletes {child} before {parent} ({column})");
+            assert!(child_at < parent_at, "the catalogue deletes {child} before {parent} ({column})");
         }
         if let (Some(child_at), Some(parent_at)) = (position(&exported, child), position(&exported, parent)) {
-            assert!(parent_at < child_at, "EXPORTED_PARENTS_FIRST exports {parent} before {child} ({column})");
+            assert!(parent_at < child_at, "the catalogue exports {parent} before {child} ({column})");
         }
     }
 
-    let references: BTreeSet<(&str, &str)> = REFERENCES.iter().map(|(table, column, _)| (*table, *column)).collect();
-    for (table, column, parent) in REFERENCES {
+    let listed = references();
+    let references: BTreeSet<(&str, &str)> = listed.iter().map(|(table, column, _)| (*table, *column)).collect();
+    for (table, column, parent) in listed {
         assert!(schema.columns.contains(&(table.to_owned(), column.to_owned())), "REFERENCES names {table}.{column}");
         assert!(exported.contains(&parent), "REFERENCES' {table}.{column} names an exported table, not {parent}");
     }
-    for (table, column, _) in NOT_REFERENCES {
-        assert!(schema.columns.contains(&(table.to_owned(), column.to_owned())), "NOT_REFERENCES names {table}.{column}");
+    let not_references: BTreeSet<(&str, &str)> = TABLES
+        .iter()
+        .flat_map(|table| table.not_references.iter().map(move |(column, _)| (table.name, *column)))
+        .collect();
+    for (table, column) in &not_references {
+        assert!(schema.columns.contains(&((*table).to_owned(), (*column).to_owned())), "not_references names {table}.{column}");
     }
-    let not_references: BTreeSet<(&str, &str)> = NOT_REFERENCES.iter().map(|(table, column, _)| (*table, *column)).collect();
     let unlisted: Vec<String> = schema
         .columns
         .iter()
@@ -150,7 +127,7 @@ fn check(schema: &Schema) {
         .collect();
     assert!(
         unlisted.is_empty(),
-        "each of {unlisted:?} names an object: list it once, in REFERENCES (db/account_data.rs) or NOT_REFERENCES"
+        "each of {unlisted:?} names an object: list it once, in its table's references or not_references (db/tables.rs)"
     );
 }
 

@@ -4,7 +4,7 @@
 //! `payments accounts`, the same verbs against the database.
 
 use crate::helpers::{read, single_error, spawn_app, TestApp};
-use payments_adapters::db::testing::EXPORTED_PARENTS_FIRST;
+use payments_adapters::db::testing::exported_parents_first;
 use payments_adapters::db::Backend;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -287,7 +287,7 @@ async fn an_export_imports_into_a_fresh_account_with_its_ids(app: TestApp) {
         .skip(1)
         .map(|line| serde_json::from_str::<Value>(line).unwrap()["collection"].as_str().unwrap().to_owned())
         .collect();
-    let tables: BTreeSet<String> = EXPORTED_PARENTS_FIRST.iter().map(|(table, _)| (*table).to_owned()).collect();
+    let tables: BTreeSet<String> = exported_parents_first().into_iter().map(|(table, _)| table.to_owned()).collect();
     assert_eq!(collections, tables);
 
     // Named as the source: statements show the merchant's name.
