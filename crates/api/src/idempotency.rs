@@ -6,12 +6,14 @@
 //! `Idempotent-Replayed: true`, to every retry within 24 hours. Any other failure stores nothing, so
 //! its retry runs again: every use case is one transaction, so such a failure changed nothing.
 //!
-//! The record holds nothing card data can be recovered from: a card number sent as the key is kept
-//! as its first six and last four digits, and the digest that tells a retry from another request
-//! reads the request with its card data reduced the same way and its verification code left out
-//! ([`fingerprint`]).
+//! The record holds nothing card data can be recovered from. A key that may hold a card number is
+//! kept with it reduced to its first six and last four digits and, for a secret API key's caller,
+//! a keyed digest of the whole key ([`key_as_kept`]), so that keys that differ only in those middle
+//! digits (timestamps, long order numbers) stay apart. The digest that tells a retry from another
+//! request reads the request with its card data reduced the same way and its verification code
+//! left out ([`fingerprint`]).
 
-use crate::auth::authenticate;
+use crate::auth::{authenticate, presented_key};
 use crate::decode::{body_format, read_body, BodyFormat};
 use crate::error::{ApiError, Committed};
 use crate::redact::{
@@ -25,8 +27,10 @@ use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse, ResponseError};
 use payments_application::services::IdempotentStart;
 use payments_application::Caller;
-use payments_domain::account::hex;
+use payments_domain::account::{hex, KeyKind};
+use payments_domain::webhook_signature::hmac_sha256;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 
 /// The request header that carries the key.
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
@@ -50,7 +54,7 @@ pub async fn idempotency(
         return next.call(request).await.map(ServiceResponse::map_into_boxed_body);
     };
     let key = match key.to_str() {
-        Ok(key) if !key.trim().is_empty() && key.len() <= MAX_KEY_LENGTH => card_numbers_masked(key).into_owned(),
+        Ok(key) if !key.trim().is_empty() && key.len() <= MAX_KEY_LENGTH => key.to_owned(),
         _ => {
             let error = ApiError::bad_body("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
             return Ok(request.error_response(error));
@@ -60,6 +64,11 @@ pub async fn idempotency(
         Ok(caller) => caller,
         Err(error) => return Ok(request.error_response(error)),
     };
+    let secret_key = match caller.key_kind {
+        KeyKind::Secret => presented_key(request.request()).ok(),
+        KeyKind::Public => None,
+    };
+    let key = key_as_kept(&key, secret_key.as_deref());
     let mut payload = request.take_payload();
     let body = match read_body(request.request(), &mut payload).await {
         Ok(body) => body,
@@ -149,6 +158,27 @@ async fn keep_response<B: MessageBody + 'static>(
         Err(error) => (Err(error), None),
     }
 }
+
+/// The key as its record keeps it: as sent, or, when it may hold a card number, with each such
+/// number reduced to its first six and last four digits and, for a caller with a secret API key,
+/// `#` and the HMAC-SHA256 of the whole key under that API key (which the service stores only as a
+/// digest, so the record's reader cannot key it). Keys that differ only in the middle digits then
+/// stay apart for a secret key's caller; a retry must come with the same secret key, which a
+/// retry does. A publishable key is no secret, so its caller's keys are kept masked only: two such
+/// keys that differ only in the middle digits are one key (browsers make random keys).
+fn key_as_kept(key: &str, secret_key: Option<&str>) -> String {
+    match (card_numbers_masked(key), secret_key) {
+        (Cow::Borrowed(_), _) => key.to_owned(),
+        (Cow::Owned(masked), None) => masked,
+        (Cow::Owned(masked), Some(secret_key)) => {
+            let digest = hex(&hmac_sha256(secret_key, &[key.as_bytes()]));
+            format!("{masked}#{}", &digest[..KEY_DIGEST_LENGTH])
+        }
+    }
+}
+
+/// Hex digits of the keyed digest a key that may hold a card number is kept with: 128 bits.
+const KEY_DIGEST_LENGTH: usize = 32;
 
 /// Digest of what makes two requests "the same": method, path, query and body, each read with its
 /// card data reduced to what the service keeps of a card anyway (first six and last four digits,

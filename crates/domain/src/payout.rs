@@ -93,18 +93,104 @@ pub enum BankOutcome {
 /// The longest bank account name and bank name, in characters.
 pub const BANK_TEXT_MAX_CHARS: usize = 100;
 
-/// A bank account's name and a bank's name as [`BankAccount::new`] takes them, as a pattern for the
-/// API's document: text the bank shows, with a character that is no white space, and none that a
-/// bank's file has no place for or that would show it other than it reads ([`is_unfit_for_a_bank_file`]).
-pub const BANK_TEXT_PATTERN: &str = r"^[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]*[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069 \xa0\u1680\u2000-\u200a\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]*$";
+/// Characters a name a bank shows has no place for: controls (C0, DEL, C1); the invisible format
+/// characters (Unicode's `Cf`, but the joiners U+200C and U+200D that Persian and Indic names are
+/// written with), bidi controls among them, which show a name other than it reads (U+202E shows
+/// `gnp.exe` as `exe.png`); and line and paragraph separators (U+2028, U+2029), which break a
+/// bank's file. Inclusive ranges.
+const UNFIT_FOR_A_BANK_FILE: [(char, char); 23] = [
+    ('\u{0}', '\u{1f}'),
+    ('\u{7f}', '\u{9f}'),
+    ('\u{ad}', '\u{ad}'),
+    ('\u{600}', '\u{605}'),
+    ('\u{61c}', '\u{61c}'),
+    ('\u{6dd}', '\u{6dd}'),
+    ('\u{70f}', '\u{70f}'),
+    ('\u{890}', '\u{891}'),
+    ('\u{8e2}', '\u{8e2}'),
+    ('\u{180e}', '\u{180e}'),
+    ('\u{200b}', '\u{200b}'),
+    ('\u{200e}', '\u{200f}'),
+    ('\u{2028}', '\u{202e}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206f}'),
+    ('\u{feff}', '\u{feff}'),
+    ('\u{fff9}', '\u{fffb}'),
+    ('\u{110bd}', '\u{110bd}'),
+    ('\u{110cd}', '\u{110cd}'),
+    ('\u{13430}', '\u{1343f}'),
+    ('\u{1bca0}', '\u{1bca3}'),
+    ('\u{1d173}', '\u{1d17a}'),
+    ('\u{e0001}', '\u{e007f}'),
+];
 
-/// Whether `c` has no place in a name a bank shows: a control character (C0, DEL, C1), a bidi
-/// control that would show the name other than it reads (U+202E shows `gnp.exe` as `exe.png`), or a
-/// line or paragraph separator (U+2028, U+2029) that would break a bank's file.
+/// Characters that show nothing alone, of those a bank's file takes: white space, the blank fillers
+/// (Hangul fillers, the blank Braille pattern), the joiners, and the combining marks and variation
+/// selectors that only change the character before them. A name needs one character that is none
+/// of these. Inclusive ranges.
+const BLANK_ALONE: [(char, char); 19] = [
+    (' ', ' '),
+    ('\u{a0}', '\u{a0}'),
+    ('\u{300}', '\u{36f}'),
+    ('\u{115f}', '\u{1160}'),
+    ('\u{1680}', '\u{1680}'),
+    ('\u{1ab0}', '\u{1aff}'),
+    ('\u{1dc0}', '\u{1dff}'),
+    ('\u{2000}', '\u{200a}'),
+    ('\u{200c}', '\u{200d}'),
+    ('\u{202f}', '\u{202f}'),
+    ('\u{205f}', '\u{205f}'),
+    ('\u{20d0}', '\u{20ff}'),
+    ('\u{2800}', '\u{2800}'),
+    ('\u{3000}', '\u{3000}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{fe00}', '\u{fe0f}'),
+    ('\u{fe20}', '\u{fe2f}'),
+    ('\u{ffa0}', '\u{ffa0}'),
+    ('\u{e0100}', '\u{e01ef}'),
+];
+
+fn in_ranges(ranges: &[(char, char)], c: char) -> bool {
+    ranges.iter().any(|&(first, last)| (first..=last).contains(&c))
+}
+
+/// Whether `c` has no place in a name a bank shows ([`UNFIT_FOR_A_BANK_FILE`]).
 #[must_use]
 pub fn is_unfit_for_a_bank_file(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    in_ranges(&UNFIT_FOR_A_BANK_FILE, c)
+}
+
+/// Whether `c` shows nothing alone ([`BLANK_ALONE`]).
+#[must_use]
+pub fn is_blank_alone(c: char) -> bool {
+    in_ranges(&BLANK_ALONE, c)
+}
+
+/// A bank account's name and a bank's name as [`BankAccount::new`] takes them, as a pattern for the
+/// API's document, made from the same ranges: no character [unfit for a bank's
+/// file](is_unfit_for_a_bank_file), and one that is not [blank alone](is_blank_alone). (Characters
+/// beyond U+FFFF are written as themselves, which a pattern reads as one character.)
+#[must_use]
+pub fn bank_text_pattern() -> String {
+    let class = |ranges: &[&[(char, char)]]| {
+        let mut class = String::new();
+        for &(first, last) in ranges.iter().flat_map(|ranges| ranges.iter()) {
+            let written = |c: char| match u32::from(c) {
+                code @ 0..=0xff => format!("\\x{code:02x}"),
+                code @ 0x100..=0xffff => format!("\\u{code:04x}"),
+                _ => c.to_string(),
+            };
+            class.push_str(&written(first));
+            if last != first {
+                class.push('-');
+                class.push_str(&written(last));
+            }
+        }
+        class
+    };
+    let unfit = class(&[&UNFIT_FOR_A_BANK_FILE]);
+    let unfit_or_blank = class(&[&UNFIT_FOR_A_BANK_FILE, &BLANK_ALONE]);
+    format!("^[^{unfit}]*[^{unfit_or_blank}][^{unfit}]*$")
 }
 
 /// An account number's shape: 6 to 20 digits.
@@ -114,8 +200,8 @@ fn is_account_number(number: &str) -> bool {
 
 impl BankAccount {
     /// A bank account as a merchant gives it: a name, 6 to 20 digits, a bank. A name is any text the
-    /// bank shows, 1 to [`BANK_TEXT_MAX_CHARS`] characters, not blank, and none of them
-    /// [unfit for a bank's file](is_unfit_for_a_bank_file).
+    /// bank shows, 1 to [`BANK_TEXT_MAX_CHARS`] characters, not all [blank alone](is_blank_alone),
+    /// and none of them [unfit for a bank's file](is_unfit_for_a_bank_file).
     ///
     /// # Errors
     /// What is wrong with a field, named by it.
@@ -127,11 +213,12 @@ impl BankAccount {
                 Err((
                     field,
                     Invalid::value(
-                        "Give a name without control characters, direction marks or line and paragraph separators.",
+                        "Give a name without control characters, invisible formatting characters such as \
+                         direction marks, or line and paragraph separators.",
                     ),
                 ))
-            } else if value.chars().all(char::is_whitespace) {
-                Err((field, Invalid::value("Give a name that is not blank.")))
+            } else if value.chars().all(is_blank_alone) {
+                Err((field, Invalid::value("Give a name that is not blank: one character that shows at least.")))
             } else {
                 Ok(value.to_owned())
             }
@@ -853,7 +940,15 @@ mod tests {
 
     #[test]
     fn a_bank_account_name_is_text_a_bank_shows_as_it_reads() {
-        for fit in ["Acme Trading", "Bangko Sentral ng Pilipinas", "José Rizal", "\u{5d0}\u{5d1} Ltd", " Acme "] {
+        for fit in [
+            "Acme Trading",
+            "Bangko Sentral ng Pilipinas",
+            "José Rizal",
+            "\u{5d0}\u{5d1} Ltd",
+            " Acme ",
+            "\u{645}\u{6cc}\u{200c}\u{627}",
+            "&",
+        ] {
             assert!(BankAccount::new(fit, "000123456789", fit).is_ok(), "{fit:?}");
         }
         for (unfit, says) in [
@@ -869,6 +964,17 @@ mod tests {
             ("Shop\u{85}", "control characters"),
             ("   ", "not blank"),
             ("\u{3000}\u{a0}\u{2003}", "not blank"),
+            ("\u{200b}", "invisible formatting"),
+            ("\u{feff}Shop", "invisible formatting"),
+            ("Sh\u{ad}op", "invisible formatting"),
+            ("Shop\u{e0041}", "invisible formatting"),
+            ("Shop\u{206a}x", "invisible formatting"),
+            ("Shop\u{fff9}x", "invisible formatting"),
+            ("\u{3164}", "not blank"),
+            ("\u{2800}\u{2800}", "not blank"),
+            ("\u{301}", "not blank"),
+            ("\u{fe0f}", "not blank"),
+            ("\u{200d} \u{200c}", "not blank"),
         ] {
             for (name, bank) in [(unfit, "Bank"), ("Shop", unfit)] {
                 let refused = BankAccount::new(name, "000123456789", bank).unwrap_err();

@@ -1,6 +1,6 @@
-//! Card numbers found in any text: runs of 12 to 19 digits of any script, with separators between
-//! them, that pass the Luhn check (or longer runs, which may hold several), but for ids the service
-//! minted and its own limits.
+//! Card numbers found in any text: runs of digits of any script, with separators between them, of
+//! which the whole or a stretch of whole groups is 12 to 19 digits that pass the Luhn check (or
+//! longer runs, which may hold several), but for ids the service minted and its own limits.
 
 use payments_domain::ids::{MINTED_PREFIXES, RANDOM_PART_LENGTH};
 use payments_domain::payment_method::CardNumber;
@@ -15,8 +15,8 @@ pub(super) const CARD_NUMBER_REMOVED: &str = "[card number removed]";
 /// its digits may not be the ones sent, so they are not judged one by one).
 pub(super) fn number_may_be_a_card_number(number: &serde_json::Number) -> bool {
     match (number.as_u64(), number.as_i64()) {
-        (Some(whole), _) => looks_like_card_numbers(&whole.to_string()),
-        (None, Some(whole)) => looks_like_card_numbers(&whole.unsigned_abs().to_string()),
+        (Some(whole), _) => looks_like_card_numbers(&whole.to_string(), &[]),
+        (None, Some(whole)) => looks_like_card_numbers(&whole.unsigned_abs().to_string(), &[]),
         (None, None) => {
             let written = number.to_string();
             let mantissa = written.split(['e', 'E']).next().unwrap_or(&written);
@@ -30,11 +30,12 @@ pub(super) fn number_may_be_a_card_number(number: &serde_json::Number) -> bool {
 pub(super) const CARD_NUMBER_DIGITS: usize = 12;
 
 /// `text` with every run of digits that may be a card number replaced: digits of any script, with
-/// up to [`MAX_SEPARATORS`] separators between them (any character that is no letter or digit, and
-/// `%20`), so a card number sent in the wrong place is not echoed in an error or a log line. The
-/// service's own limits in its messages stay readable, and so do the ids it minted. A run written
-/// after `+` is taken for a telephone number, and a run of one digit repeated (`000000000000`) for
-/// none.
+/// up to [`MAX_SEPARATORS`] separators between them (any character that is no letter or digit but
+/// `:`, and `%20`; invisible format characters such as U+200B are passed over uncounted), so a card
+/// number sent in the wrong place is not echoed in an error or a log line. The service's own limits
+/// in its messages stay readable, and so do the ids it minted and times (`01:25:27`). A run of up
+/// to 15 digits written after `+` is taken for a telephone number (E.164's longest), and a run of
+/// one digit repeated (`000000000000`) for none.
 #[must_use]
 pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
     card_numbers_replaced(text, |_| CARD_NUMBER_REMOVED.to_owned())
@@ -70,11 +71,12 @@ fn card_numbers_replaced(text: &str, replacement: impl Fn(&str) -> String) -> Co
             at = id_end;
             continue;
         }
-        let (digits, run_end) = digit_run(text, at);
-        let after_plus = text[..at].ends_with('+');
-        if looks_like_card_numbers(&digits) && !after_plus {
+        let run = digit_run(text, at);
+        let (digits, run_end) = (&run.digits, run.end);
+        let telephone = text[..at].ends_with('+') && digits.len() <= MAX_TELEPHONE_DIGITS;
+        if looks_like_card_numbers(digits, &run.group_starts) && !telephone {
             cleaned.push_str(&text[copied_to..at]);
-            cleaned.push_str(&replacement(&digits));
+            cleaned.push_str(&replacement(digits));
             copied_to = run_end;
         }
         at = run_end;
@@ -87,7 +89,11 @@ fn card_numbers_replaced(text: &str, replacement: impl Fn(&str) -> String) -> Co
 }
 
 /// The most separators between two digits of one card number.
-const MAX_SEPARATORS: usize = 3;
+const MAX_SEPARATORS: usize = 5;
+/// The most characters between two digits of one card number, format characters included.
+const MAX_GAP: usize = 32;
+/// The most digits of a telephone number (E.164).
+const MAX_TELEPHONE_DIGITS: usize = 15;
 
 /// A decimal digit of any script (Unicode's `Nd`: ASCII, full-width, Arabic-Indic, Devanagari …),
 /// as its ASCII digit.
@@ -107,40 +113,63 @@ pub(super) fn digit_of(c: char) -> Option<char> {
     char::from_digit(u32::try_from(before % 10).ok()?, 10)
 }
 
-/// Whether `c` may stand between the digits of a card number: anything that is no letter or digit.
+/// Whether `c` may stand between the digits of a card number: anything that is no letter or digit,
+/// but `:`, which writes times.
 fn is_separator(c: char) -> bool {
-    !c.is_alphanumeric() && digit_of(c).is_none()
+    !c.is_alphanumeric() && digit_of(c).is_none() && c != ':'
 }
 
-/// The digits of the run that starts at `start`, and where it ends (after its last digit).
-fn digit_run(text: &str, start: usize) -> (String, usize) {
-    let (mut digits, mut at, mut end) = (String::new(), start, start);
+/// Whether `c` is an invisible format character (Unicode's `Cf`: U+200B, U+2060, U+FEFF …).
+pub(super) fn is_format_character(c: char) -> bool {
+    c.general_category() == GeneralCategory::Format
+}
+
+/// A run of digits with separators between them.
+struct DigitRun {
+    /// Its digits, in ASCII.
+    digits: String,
+    /// Where in `digits` each group after the first starts (a group: digits with no separator
+    /// between them).
+    group_starts: Vec<usize>,
+    /// Where the run ends in the text (after its last digit).
+    end: usize,
+}
+
+/// The run of digits that starts at `start`.
+fn digit_run(text: &str, start: usize) -> DigitRun {
+    let mut run = DigitRun { digits: String::new(), group_starts: Vec::new(), end: start };
+    let mut at = start;
     while let Some(c) = text[at..].chars().next() {
         if let Some(digit) = digit_of(c) {
-            digits.push(digit);
+            run.digits.push(digit);
             at += c.len_utf8();
-            end = at;
+            run.end = at;
             continue;
         }
         // Separators, then a digit: the run goes on.
-        let mut gap = at;
-        let mut separators = 0;
-        while separators < MAX_SEPARATORS {
+        let (mut gap, mut separators) = (at, 0);
+        while separators < MAX_SEPARATORS && gap - at < MAX_GAP {
             let rest = &text[gap..];
-            let length = match rest.chars().next() {
-                Some(_) if rest.starts_with("%20") => 3,
-                Some(c) if is_separator(c) => c.len_utf8(),
+            match rest.chars().next() {
+                Some(_) if rest.starts_with("%20") => gap += 3,
+                Some(c) if is_format_character(c) => {
+                    gap += c.len_utf8();
+                    continue;
+                }
+                Some(c) if is_separator(c) => gap += c.len_utf8(),
                 _ => break,
-            };
-            gap += length;
+            }
             separators += 1;
         }
         match text[gap..].chars().next() {
-            Some(c) if separators > 0 && digit_of(c).is_some() => at = gap,
+            Some(c) if gap > at && digit_of(c).is_some() => {
+                run.group_starts.push(run.digits.len());
+                at = gap;
+            }
             _ => break,
         }
     }
-    (digits, end)
+    run
 }
 
 /// Where the id ends, when the byte at `at` is in the random part of an id the service minted (a
@@ -173,9 +202,23 @@ fn may_hold_a_card_number(text: &str) -> bool {
 
 /// Card numbers have 12 to 19 digits and pass the Luhn check; the service's own limits that show in
 /// its messages (amounts, sequence numbers, times) are at most 19 digits and fail it. A longer run
-/// may hold several numbers written together, so it is taken for card numbers whatever it is. A
-/// digit repeated is no card's.
-fn looks_like_card_numbers(digits: &str) -> bool {
-    let repeated = digits.chars().all(|c| digits.starts_with(c));
-    !repeated && (digits.len() > 19 || CardNumber::could_be(digits))
+/// may hold several numbers written together, so it is taken for card numbers whatever it is. A run
+/// of groups (`1) 4242 4242 4242 4242`, `4242424242424242-1`) holds one when some of its whole
+/// groups in a row make one. A digit repeated is no card's.
+fn looks_like_card_numbers(digits: &str, group_starts: &[usize]) -> bool {
+    let repeated = |digits: &str| digits.chars().all(|c| digits.starts_with(c));
+    if repeated(digits) {
+        return false;
+    }
+    if digits.len() > 19 {
+        return true;
+    }
+    let starts = || std::iter::once(0).chain(group_starts.iter().copied());
+    let ends = || group_starts.iter().copied().chain(std::iter::once(digits.len()));
+    starts().any(|start| {
+        ends().filter(|&end| end > start).any(|end| {
+            let stretch = &digits[start..end];
+            CardNumber::could_be(stretch) && !repeated(stretch)
+        })
+    })
 }

@@ -124,7 +124,11 @@ pub fn query_as_kept(query: &str) -> String {
         match secrecy(&name) {
             Secrecy::Value => {
                 let kept = secret_value_as_kept(&name, &Value::String(value), Purpose::RequestLog);
-                format!("{raw_name}={}", kept.as_str().unwrap_or(REDACTED))
+                let name = match scrubbed(&name) {
+                    Cow::Borrowed(_) => raw_name.to_owned(),
+                    Cow::Owned(cleaned) => form_urlencoded::byte_serialize(cleaned.as_bytes()).collect(),
+                };
+                format!("{name}={}", kept.as_str().unwrap_or(REDACTED))
             }
             Secrecy::NameAndValue => format!("{REDACTED}={REDACTED}"),
             Secrecy::None => match (scrubbed(&name), scrubbed(&value)) {
@@ -471,9 +475,26 @@ mod tests {
             assert_eq!(without_card_numbers(text), "[card number removed]", "{text}");
         }
         assert_eq!(without_card_numbers("(4242) [4242] {4242} <4242>"), "([card number removed]>");
-        // Letters still end a run, and a Luhn failure is no card's.
+        // Digits written before or after one, in groups of their own, or through invisible characters.
+        for (text, expected) in [
+            ("4000056655665556-1", "[card number removed]"),
+            ("4000056655665556/12", "[card number removed]"),
+            ("1) 4000 0566 5566 5556", "[card number removed]"),
+            ("note 4000 0566 5566 5556 918", "note [card number removed]"),
+            ("4000 -- 0566 -- 5566 -- 5556", "[card number removed]"),
+            ("4000\u{200b}\u{2060}\u{200b}\u{2060}0566\u{feff}5566\u{200b}5556", "[card number removed]"),
+            ("ref+4000056655665556", "ref+[card number removed]"),
+        ] {
+            assert_eq!(without_card_numbers(text), expected, "{text}");
+        }
+        // Times are no card numbers, nor are groups that make none.
+        assert_eq!(without_card_numbers("2026-11-29 01:25:27.123456"), "2026-11-29 01:25:27.123456");
+        assert_eq!(without_card_numbers("4000056655665557-1"), "4000056655665557-1");
+        // Letters still end a run, and a Luhn failure is no card's (nor is any stretch of its
+        // groups: `4242|4242|4242` alone would pass, as a 12-digit card number may).
         assert_eq!(without_card_numbers("4242a4242b4242c4242"), "4242a4242b4242c4242");
-        assert_eq!(without_card_numbers("4242|4242|4242|4243"), "4242|4242|4242|4243");
+        assert_eq!(without_card_numbers("1242|4242|4242|4243"), "1242|4242|4242|4243");
+        assert_eq!(without_card_numbers("4242|4242|4242|4243"), "[card number removed]");
         // The masked form keeps what the service keeps of a card anyway.
         assert_eq!(card_numbers_masked("key 4242-4242-4242-4242 end"), "key 424242…4242 end");
         assert_eq!(card_numbers_masked("order-2026-11-28"), "order-2026-11-28");
@@ -487,6 +508,9 @@ mod tests {
             r#"{"payment_method%5Bcard%5D%5Bcvc%5D":"[redacted]","securityCode":"[redacted]","cardSecurityCode":"[redacted]","card-number":"[redacted]","CVV2":"[redacted]","phone_number":"0917"}"#
         );
         assert_eq!(query_as_kept("securityCode=987&limit=2"), "securityCode=[redacted]&limit=2");
+        // A secret's name is scrubbed as any other text is.
+        assert_eq!(query_as_kept("cvc_4242424242424242=1"), "cvc_%5Bcard+number+removed%5D=[redacted]");
+        assert_eq!(query_as_kept("4242424242424242%5Bcvc%5D=1"), "%5Bcard+number+removed%5D%5Bcvc%5D=[redacted]");
     }
 
     #[test]
@@ -674,11 +698,11 @@ mod tests {
         fn card_data_is_never_kept_however_it_is_written(
             card in 0..CARDS.len(),
             zero in prop::sample::select(ZEROS.to_vec()),
-            separator in proptest::option::of(prop::sample::select(vec![" ", "-", ".", "_", "/", "\u{a0}", "|", "*", "\u{b7}", ")(", "~"])),
+            separator in proptest::option::of(prop::sample::select(vec![" ", "-", ".", "_", "/", "\u{a0}", "|", "*", "\u{b7}", ")(", "~", " -- ", "\u{200b}\u{2060}\u{200b}\u{2060}\u{feff}-"])),
             // A code that is another field's value, or some of a card's digits (its first six and
             // last four are kept), could not be told from them.
             cvc in "[0-9]{3,4}".prop_filter("another field's value", |cvc| !["2030", "12", "123"].contains(&cvc.as_str()) && !cvc.starts_with("0") && !CARDS.iter().any(|card| card.contains(cvc.as_str()))),
-            spelling in prop::sample::select(vec!["cvc", "securityCode", "cardSecurityCode", "card_cvc", "CVV2", "security-code", "Card Verification CVC"]),
+            spelling in prop::sample::select(vec!["cvc", "securityCode", "cardSecurityCode", "card_cvc", "CVV2", "security-code", "Card Verification CVC", "cvn", "cardVerificationValue", "verification_code", "amex_cid", "c\u{200b}v\u{2060}c"]),
             escape in proptest::collection::vec(any::<bool>(), 1..7),
             twice in any::<bool>(),
             elsewhere in any::<bool>(),

@@ -3,14 +3,32 @@
 //! any spelling (snake or camel case, other separators, encoded again), and names that hold a
 //! secret among other text.
 
+use super::card_numbers::is_format_character;
 use super::fully_decoded;
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
 
 /// The names of a card's data (its number and verification code), whose values are never kept,
 /// wherever they are: spelled in snake case, camel case or with other separators (`securityCode`,
 /// `card-number`), alone or at the end of a longer name (`cardSecurityCode`).
-const CARD_DATA_FIELDS: [&str; 8] = ["number", "card_number", "cvc", "cvv", "cvc2", "cvv2", "csc", "security_code"];
+const CARD_DATA_FIELDS: [&str; 14] = [
+    "number",
+    "card_number",
+    "cvc",
+    "cvv",
+    "cvc2",
+    "cvv2",
+    "csc",
+    "cvn",
+    "cvd",
+    "ccv",
+    "cid",
+    "security_code",
+    "verification_code",
+    "card_verification_value",
+];
 /// The names of the other fields whose values are never kept: client secrets (a customer session's
 /// `customer_session_client_secret` too), webhook secrets, the console's form tokens.
 pub(super) const SECRET_FIELDS: [&str; 3] = ["client_secret", "secret_key", "form_token"];
@@ -25,9 +43,9 @@ static DECLARED_SECRETS: OnceLock<BTreeSet<String>> = OnceLock::new();
 pub fn declare_secret_parameters(names: BTreeSet<String>) {
     let _ = DECLARED_SECRETS.set(names);
 }
-/// The names of a card's verification code: a name that holds one as a word (`card_cvc`, `cardCvc`,
-/// `cvv2`) is a secret field's too.
-const VERIFICATION_CODE_WORDS: [&str; 5] = ["cvc", "cvv", "cvc2", "cvv2", "csc"];
+/// The names of a card's verification code, as networks and processors spell it: a name that holds
+/// one as a word (`card_cvc`, `cardCvc`, `cvv2`, `amex_cid`) is a secret field's too.
+const VERIFICATION_CODE_WORDS: [&str; 9] = ["cvc", "cvv", "cvc2", "cvv2", "csc", "cvn", "cvd", "ccv", "cid"];
 
 /// What of a field is secret, judged by its name (a JSON key, or a form's bracketed name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,9 +59,40 @@ pub(super) enum Secrecy {
     NameAndValue,
 }
 
+/// Judgements kept per thread, at most: the names a service answers with come again and again, so
+/// each is judged once; names no one sends twice only churn a bounded map.
+const JUDGEMENTS_KEPT: usize = 1_024;
+/// The longest name whose judgement is kept.
+const LONGEST_NAME_KEPT: usize = 64;
+
+thread_local! {
+    /// The names already judged on this thread, once the decoders declared their secrets (the
+    /// judgement depends on them).
+    static JUDGED: RefCell<HashMap<String, Secrecy>> = RefCell::new(HashMap::new());
+}
+
+/// What of the field `name` is secret ([`judged`]), remembered per thread.
 pub(super) fn secrecy(name: &str) -> Secrecy {
+    if DECLARED_SECRETS.get().is_none() || name.len() > LONGEST_NAME_KEPT {
+        return judged(name);
+    }
+    if let Some(secrecy) = JUDGED.with_borrow(|judged| judged.get(name).copied()) {
+        return secrecy;
+    }
+    let secrecy = judged(name);
+    JUDGED.with_borrow_mut(|judged| {
+        if judged.len() >= JUDGEMENTS_KEPT {
+            judged.clear();
+        }
+        judged.insert(name.to_owned(), secrecy);
+    });
+    secrecy
+}
+
+/// What of the field `name` is secret, judged by what it says.
+fn judged(name: &str) -> Secrecy {
     // Judged as it reads once decoded: `payment_method%255Bcard%255D%255Bcvc%255D` is `cvc`'s.
-    let decoded = fully_decoded(name);
+    let decoded = readable(name);
     let name = decoded.as_ref();
     // A form's `payment_method[card][cvc]` is the field `cvc`.
     let field = name.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(name);
@@ -74,7 +123,7 @@ fn is_secret_field(name: &str) -> bool {
 
 /// Whether `name` is one of a card's data fields, however it is spelled: its value is card data.
 pub(super) fn is_card_data_field(name: &str) -> bool {
-    let decoded = fully_decoded(name);
+    let decoded = readable(name);
     let field = decoded.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(&decoded);
     // Of the declared secrets, the card's data is what is not a secret of the service's own making.
     let declared_card_data = DECLARED_SECRETS
@@ -87,6 +136,16 @@ pub(super) fn is_card_data_field(name: &str) -> bool {
                 || (field.contains('_') && name.strip_suffix(field).is_some_and(|before| before.ends_with('_')))
         })
         || words(&name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)))
+}
+
+/// `name` as it reads: decoded until it stops changing, without the invisible format characters
+/// (U+200B, U+2060 …) that would split a word (`cv\u{200b}c` is `cvc`).
+fn readable(name: &str) -> Cow<'_, str> {
+    let decoded = fully_decoded(name);
+    if !decoded.chars().any(is_format_character) {
+        return decoded;
+    }
+    Cow::Owned(decoded.chars().filter(|&c| !is_format_character(c)).collect())
 }
 
 /// `name` in snake case: its [`words`] in lower case, joined by `_` (`cardSecurityCode`,

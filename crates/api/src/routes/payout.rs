@@ -14,7 +14,7 @@ use actix_web::{web, HttpResponse};
 use payments_application::pagination::PageRequest;
 use payments_application::ports::PayoutFilter;
 use payments_domain::payout::{
-    BankAccount, PayoutInterval, PayoutStatus, ScheduleEditor, BANK_TEXT_MAX_CHARS, BANK_TEXT_PATTERN, MONTHLY_ANCHORS,
+    bank_text_pattern, BankAccount, PayoutInterval, PayoutStatus, ScheduleEditor, BANK_TEXT_MAX_CHARS, MONTHLY_ANCHORS,
     WEEKDAYS,
 };
 use payments_domain::time::Timestamp;
@@ -109,11 +109,11 @@ pub(crate) fn schedule_change(params: &mut Params) -> Option<(Option<PayoutInter
     params.only_where("monthly_anchor", "interval", "monthly");
     let destination = params.object("bank_account", |bank| {
         let name = bank.required_string("account_name", BANK_TEXT_MAX_CHARS);
-        bank.pattern("account_name", BANK_TEXT_PATTERN);
+        bank.pattern("account_name", &bank_text_pattern());
         let number = bank.required_string("account_number", 20);
         bank.pattern("account_number", "^[0-9]{6,20}$");
         let bank_name = bank.required_string("bank_name", BANK_TEXT_MAX_CHARS);
-        bank.pattern("bank_name", BANK_TEXT_PATTERN);
+        bank.pattern("bank_name", &bank_text_pattern());
         let (name, number, bank_name) = (name?, number?, bank_name?);
         match BankAccount::new(&name, &number, &bank_name) {
             Ok(account) => Some(account),

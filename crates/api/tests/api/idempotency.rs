@@ -24,6 +24,7 @@ on_both_backends!(
     a_client_that_resets_mid_request_cannot_make_a_retry_run_twice,
     a_public_key_never_gets_what_a_secret_key_stored,
     the_idempotency_record_holds_nothing_a_card_can_be_guessed_back_from,
+    keys_that_differ_only_where_a_card_number_would_be_cut_stay_apart,
 );
 
 const BODY: &str = "name=Ana&email=ana%40example.com&currency=PHP";
@@ -290,7 +291,9 @@ async fn the_idempotency_record_holds_nothing_a_card_can_be_guessed_back_from(ap
         assert!(!all.contains(secret), "{secret} is stored: {all}");
     }
     assert!(!contains_number(&all, cvc), "the CVC is stored: {all}");
-    assert!(stored.contains(&"400005…5556".to_owned()), "the key is kept as its first six and last four digits");
+    let (shown, keyed) = stored[0].split_once('#').expect("a secret key's caller keeps a keyed digest of it");
+    assert_eq!(shown, "400005…5556", "the key is kept as its first six and last four digits");
+    assert!(keyed.len() == 32 && keyed.bytes().all(|b| b.is_ascii_hexdigit()), "{keyed}");
 
     // The digest is the same whatever the code and the middle digits are: no guess of either is
     // confirmed by it. The digest of the request as sent (the old record's) is none of them.
@@ -320,4 +323,36 @@ async fn the_idempotency_record_holds_nothing_a_card_can_be_guessed_back_from(ap
     single_error(&body, "idempotency_key_reused");
     let paid_events = app.event_types().await.iter().filter(|t| *t == "payment.paid").count();
     assert_eq!(paid_events, 1, "charged once");
+}
+
+async fn keys_that_differ_only_where_a_card_number_would_be_cut_stay_apart(app: TestApp) {
+    // Keys made of a date and a sequence number: both hold 16 digits that pass the Luhn check and
+    // share their first six and last four, so a masked key alone would make them one.
+    let (first, second) = ("20261129000000000001", "20261129555555550001");
+    let app = &app;
+    let create = |key: &'static str, amount: u32| async move {
+        let response = app
+            .request(Method::POST, "/payment_intents", &app.keys.secret_test)
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header("Idempotency-Key", key)
+            .body(format!("amount={amount}&currency=PHP&payment_methods[]=card"))
+            .send()
+            .await
+            .unwrap();
+        let replayed = response.headers().contains_key("Idempotent-Replayed");
+        let (status, body) = read(response).await;
+        (status, body, replayed)
+    };
+    let (status, one, _) = create(first, 10_000).await;
+    assert_eq!(status, 200, "{one}");
+    let (status, two, replayed) = create(second, 20_000).await;
+    assert_eq!((status, replayed), (200, false), "another key is another request: {two}");
+    assert_ne!(one["id"], two["id"]);
+    let (status, again, replayed) = create(first, 10_000).await;
+    assert_eq!((status, replayed, &again["id"]), (200, true, &one["id"]), "the same key replays: {again}");
+    let keys = app.database.texts("SELECT idempotency_key AS t FROM idempotency_keys ORDER BY created_at");
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    for key in &keys {
+        assert!(key.starts_with("202611…0001#") && !key.contains(first) && !key.contains(second), "{key}");
+    }
 }

@@ -283,6 +283,10 @@ async fn the_operator_sets_the_schedule_and_bad_input_changes_nothing(app: TestA
         (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "Bank\u{2029}"}}), "bank_account[bank_name]"),
         (json!({"bank_account": {"account_name": " \u{3000}\u{a0} ", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
         (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "\u{2003}"}}), "bank_account[bank_name]"),
+        // Names made of characters that show nothing: invisible formatting, fillers, a mark alone.
+        (json!({"bank_account": {"account_name": "\u{200b}\u{2060}\u{feff}", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
+        (json!({"bank_account": {"account_name": "\u{3164}\u{2800}\u{fe0f}", "account_number": "000123456789", "bank_name": "Bank"}}), "bank_account[account_name]"),
+        (json!({"bank_account": {"account_name": "Shop", "account_number": "000123456789", "bank_name": "Ba\u{206a}nk"}}), "bank_account[bank_name]"),
     ] {
         let (status, answer) = operator(&app, Method::POST, &path, Some(body.clone())).await;
         assert_eq!(status, 400, "{body}: {answer}");

@@ -30,7 +30,7 @@ impl RequestLogService {
     /// logs fast stays within its byte cap between two prunes.
     ///
     /// # Errors
-    /// Storage failures.
+    /// Storage failures of the entries' write (not of the trim after it, which is tried again).
     pub fn record(&self, entries: &[RequestLog]) -> Result<(), ApplicationError> {
         if entries.is_empty() {
             return Ok(());
@@ -52,9 +52,16 @@ impl RequestLogService {
             due
         };
         for scope in due {
-            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let trimmed = in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 Ok(repositories.request_logs().trim(&scope, self.retention)?)
-            })?;
+            });
+            // The entries are written whatever befalls the trim: a failed one is tried again with
+            // the next batch of the scope, and the prune holds the caps meanwhile.
+            if let Err(error) = trimmed {
+                tracing::warn!(%error, "could not hold a scope's request log to its caps; trying with its next entries");
+                let mut written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
+                *written.entry(scope).or_default() += self.retention.trim_every_bytes();
+            }
         }
         Ok(())
     }
