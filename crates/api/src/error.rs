@@ -3,7 +3,7 @@
 //! Bodies follow the contract: `{"errors": [{"code", "detail", "parameter"?}]}`. A 5xx body is
 //! opaque; its cause chain goes to the log.
 
-use crate::redact::{name_holds_a_secret, without_card_numbers, REDACTED};
+use crate::redact::{name_holds_a_secret, shortened, without_card_numbers, REDACTED};
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use payments_application::error::{cause_chain, BoxError};
@@ -308,11 +308,7 @@ impl From<ApplicationError> for ApiError {
             }
             ApplicationError::NotFound { resource, id } => {
                 // An id from a path can be of any length: the answer shows what an id can be.
-                let shown: String = if id.chars().count() > IDENTIFIER_LENGTH {
-                    id.chars().take(IDENTIFIER_LENGTH).chain(['…']).collect()
-                } else {
-                    id
-                };
+                let shown = shortened(&id, IDENTIFIER_LENGTH);
                 Self::new(StatusCode::NOT_FOUND, "resource_not_found", format!("No {resource} with id {shown} exists."))
             }
             ApplicationError::Unauthenticated => Self::unauthenticated("The API key is invalid."),

@@ -36,8 +36,8 @@ use std::borrow::Cow;
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 /// The response header that marks a replay.
 pub const IDEMPOTENT_REPLAYED: &str = "Idempotent-Replayed";
-/// Longest accepted key.
-const MAX_KEY_LENGTH: usize = 255;
+/// Longest accepted key (visible ASCII, so as many characters as bytes).
+pub const MAX_KEY_LENGTH: usize = 255;
 
 /// Applies idempotency to a mutating route's requests that carry the header (it wraps each such
 /// route of the API, so it runs once the path and the method matched).

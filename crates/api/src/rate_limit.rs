@@ -176,7 +176,9 @@ pub async fn rate_limit(
         }
         response
     } else {
-        request.error_response(ApiError::rate_limited(whole_seconds(decision.wait)))
+        // A refusal whose wait rounds to nothing (the window turned as it was decided) still asks
+        // for a second: `Retry-After: 0` would invite the same request at once.
+        request.error_response(ApiError::rate_limited(whole_seconds(decision.wait).max(1)))
     };
     let headers = response.headers_mut();
     headers.insert(HeaderName::from_static("ratelimit-limit"), HeaderValue::from(decision.limit));

@@ -4,8 +4,8 @@
 //! redacts each entry ([`crate::redact`]) and records what it drained at once.
 
 use crate::decode::{body_format, read_body, BodyFormat};
-use crate::idempotency::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED};
-use crate::redact::{path_as_kept, query_as_kept, request_body_as_kept, response_body_as_kept, scrubbed};
+use crate::idempotency::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, MAX_KEY_LENGTH};
+use crate::redact::{path_as_kept, query_as_kept, request_body_as_kept, response_body_as_kept, scrubbed, shortened};
 use crate::state::Services;
 use actix_web::body::{to_bytes, BodySize, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -104,11 +104,7 @@ pub async fn capture(
     };
     let method = request.method().as_str().chars().take(16).collect::<String>();
     let (path, query) = (request.path().to_owned(), request.query_string().to_owned());
-    let idempotency_key = request
-        .headers()
-        .get(IDEMPOTENCY_KEY)
-        .and_then(|key| key.to_str().ok())
-        .map(|key| key.chars().take(255).collect());
+    let idempotency_key = request.headers().get(IDEMPOTENCY_KEY).and_then(|key| key.to_str().ok()).map(str::to_owned);
     let response = next.call(request).await?.map_into_boxed_body();
     let Some(caller) = response.request().extensions().get::<Caller>().cloned() else {
         return Ok(response);
@@ -211,7 +207,8 @@ fn redacted(captured: Captured, ids: &dyn IdGenerator) -> RequestLog {
         query: cut(&query_as_kept(&captured.query)),
         status: captured.status,
         duration_ms: captured.duration_ms,
-        idempotency_key: captured.idempotency_key.map(|key| scrubbed(&key).into_owned()),
+        // Cleaned before it is cut: a key is 255 characters at most, but a GET's is not checked.
+        idempotency_key: captured.idempotency_key.map(|key| shortened(&scrubbed(&key), MAX_KEY_LENGTH)),
         replayed: captured.replayed,
         request_body,
         response_body,

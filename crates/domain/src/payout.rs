@@ -95,10 +95,11 @@ pub const BANK_TEXT_MAX_CHARS: usize = 100;
 
 /// Characters a name a bank shows has no place for: controls (C0, DEL, C1); the invisible format
 /// characters (Unicode's `Cf`, but the joiners U+200C and U+200D that Persian and Indic names are
-/// written with), bidi controls among them, which show a name other than it reads (U+202E shows
+/// written with; with the unassigned code points of their blocks, and the noncharacters), bidi
+/// controls among them, which show a name other than it reads (U+202E shows
 /// `gnp.exe` as `exe.png`); and line and paragraph separators (U+2028, U+2029), which break a
 /// bank's file. Inclusive ranges.
-const UNFIT_FOR_A_BANK_FILE: [(char, char); 23] = [
+const UNFIT_FOR_A_BANK_FILE: [(char, char); 24] = [
     ('\u{0}', '\u{1f}'),
     ('\u{7f}', '\u{9f}'),
     ('\u{ad}', '\u{ad}'),
@@ -112,28 +113,33 @@ const UNFIT_FOR_A_BANK_FILE: [(char, char); 23] = [
     ('\u{200b}', '\u{200b}'),
     ('\u{200e}', '\u{200f}'),
     ('\u{2028}', '\u{202e}'),
-    ('\u{2060}', '\u{2064}'),
-    ('\u{2066}', '\u{206f}'),
+    ('\u{2060}', '\u{206f}'),
+    ('\u{fdd0}', '\u{fdef}'),
     ('\u{feff}', '\u{feff}'),
     ('\u{fff9}', '\u{fffb}'),
+    ('\u{fffe}', '\u{ffff}'),
     ('\u{110bd}', '\u{110bd}'),
     ('\u{110cd}', '\u{110cd}'),
     ('\u{13430}', '\u{1343f}'),
     ('\u{1bca0}', '\u{1bca3}'),
     ('\u{1d173}', '\u{1d17a}'),
-    ('\u{e0001}', '\u{e007f}'),
+    ('\u{e0000}', '\u{e00ff}'),
 ];
 
 /// Characters that show nothing alone, of those a bank's file takes: white space, the blank fillers
-/// (Hangul fillers, the blank Braille pattern), the joiners, and the combining marks and variation
-/// selectors that only change the character before them. A name needs one character that is none
-/// of these. Inclusive ranges.
-const BLANK_ALONE: [(char, char); 19] = [
+/// (Hangul, Khmer and Khitan fillers, the blank Braille pattern), the joiners, the blocks of
+/// combining marks and the variation selectors (Mongolian's too) that only change the character
+/// before them. A name needs one character that is none of these. (A lone combining mark of a
+/// script's own block, such as Hebrew's U+05B0, is taken as text.) Inclusive ranges.
+const BLANK_ALONE: [(char, char); 23] = [
     (' ', ' '),
     ('\u{a0}', '\u{a0}'),
     ('\u{300}', '\u{36f}'),
     ('\u{115f}', '\u{1160}'),
     ('\u{1680}', '\u{1680}'),
+    ('\u{17b4}', '\u{17b5}'),
+    ('\u{180b}', '\u{180d}'),
+    ('\u{180f}', '\u{180f}'),
     ('\u{1ab0}', '\u{1aff}'),
     ('\u{1dc0}', '\u{1dff}'),
     ('\u{2000}', '\u{200a}'),
@@ -147,6 +153,7 @@ const BLANK_ALONE: [(char, char); 19] = [
     ('\u{fe00}', '\u{fe0f}'),
     ('\u{fe20}', '\u{fe2f}'),
     ('\u{ffa0}', '\u{ffa0}'),
+    ('\u{16fe4}', '\u{16fe4}'),
     ('\u{e0100}', '\u{e01ef}'),
 ];
 
@@ -975,6 +982,10 @@ mod tests {
             ("\u{301}", "not blank"),
             ("\u{fe0f}", "not blank"),
             ("\u{200d} \u{200c}", "not blank"),
+            ("\u{180b}\u{17b4}\u{16fe4}", "not blank"),
+            ("Shop\u{2065}", "invisible formatting"),
+            ("Shop\u{fffe}", "invisible formatting"),
+            ("Shop\u{e0080}", "invisible formatting"),
         ] {
             for (name, bank) in [(unfit, "Bank"), ("Shop", unfit)] {
                 let refused = BankAccount::new(name, "000123456789", bank).unwrap_err();

@@ -2,6 +2,7 @@
 //! parameters, key length, and no NUL characters. They are checked before anything else reads the
 //! parameters, so every later step works on input of bounded size and depth.
 
+use crate::redact::card_numbers::shortened;
 use payments_domain::validation::FieldError;
 use serde_json::{Map, Value};
 
@@ -43,16 +44,10 @@ pub(crate) fn nul_character(parameter: &str) -> FieldError {
     FieldError::invalid(shown(parameter), "Parameters may not contain the NUL character (U+0000).")
 }
 
-/// A key as an error names it: NULs removed, cut to a readable length.
+/// A key as an error names it: NULs removed, card numbers taken out, cut to a readable length.
 pub(crate) fn shown(parameter: &str) -> String {
     let clean: String = parameter.chars().filter(|c| *c != '\0').collect();
-    if clean.chars().count() <= SHOWN_KEY_LENGTH {
-        clean
-    } else {
-        let mut cut: String = clean.chars().take(SHOWN_KEY_LENGTH).collect();
-        cut.push('…');
-        cut
-    }
+    shortened(&clean, SHOWN_KEY_LENGTH)
 }
 
 /// Checks a decoded JSON body against every bound, without recursion.

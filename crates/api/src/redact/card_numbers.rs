@@ -4,6 +4,7 @@
 
 use payments_domain::ids::{MINTED_PREFIXES, RANDOM_PART_LENGTH};
 use payments_domain::payment_method::CardNumber;
+use payments_domain::payout::is_blank_alone;
 use std::borrow::Cow;
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
@@ -31,14 +32,27 @@ pub(super) const CARD_NUMBER_DIGITS: usize = 12;
 
 /// `text` with every run of digits that may be a card number replaced: digits of any script, with
 /// up to [`MAX_SEPARATORS`] separators between them (any character that is no letter or digit but
-/// `:`, and `%20`; invisible format characters such as U+200B are passed over uncounted), so a card
-/// number sent in the wrong place is not echoed in an error or a log line. The service's own limits
-/// in its messages stay readable, and so do the ids it minted and times (`01:25:27`). A run of up
+/// `:`, letters that show nothing, and `%20`; invisible format characters such as U+200B are
+/// passed over uncounted; a `+` after white space starts another number), so a card number sent in
+/// the wrong place is not echoed in an error or a log line. The service's own limits in its messages stay readable, and so do the ids it
+/// minted and times (`01:25:27.123456 +0800`). A run of up
 /// to 15 digits written after `+` is taken for a telephone number (E.164's longest), and a run of
 /// one digit repeated (`000000000000`) for none.
 #[must_use]
 pub fn without_card_numbers(text: &str) -> Cow<'_, str> {
     card_numbers_replaced(text, |_| CARD_NUMBER_REMOVED.to_owned())
+}
+
+/// `text` as an answer or a log may show it when it must be short: card numbers taken out first,
+/// then cut to `max_chars` characters with `…` (a card number cut first could keep most of its
+/// digits and pass no check).
+#[must_use]
+pub fn shortened(text: &str, max_chars: usize) -> String {
+    let clean = without_card_numbers(text);
+    if clean.chars().count() <= max_chars {
+        return clean.into_owned();
+    }
+    clean.chars().take(max_chars).chain(['…']).collect()
 }
 
 /// `text` with every run of digits that may be a card number (as [`without_card_numbers`] finds
@@ -90,8 +104,6 @@ fn card_numbers_replaced(text: &str, replacement: impl Fn(&str) -> String) -> Co
 
 /// The most separators between two digits of one card number.
 const MAX_SEPARATORS: usize = 5;
-/// The most characters between two digits of one card number, format characters included.
-const MAX_GAP: usize = 32;
 /// The most digits of a telephone number (E.164).
 const MAX_TELEPHONE_DIGITS: usize = 15;
 
@@ -113,10 +125,16 @@ pub(super) fn digit_of(c: char) -> Option<char> {
     char::from_digit(u32::try_from(before % 10).ok()?, 10)
 }
 
-/// Whether `c` may stand between the digits of a card number: anything that is no letter or digit,
-/// but `:`, which writes times.
+/// Whether `c` may stand between the digits of a card number: anything that is no letter or digit
+/// but `:`, which writes times; and letters that show nothing (Hangul fillers).
 fn is_separator(c: char) -> bool {
-    !c.is_alphanumeric() && digit_of(c).is_none() && c != ':'
+    digit_of(c).is_none() && c != ':' && (!c.is_alphanumeric() || is_blank_alone(c))
+}
+
+/// Whether a `+` after `before` starts a number of its own: after white space it writes a telephone
+/// number or a time's offset (`01:25:27.123456 +0800`).
+fn starts_a_number(before: Option<char>) -> bool {
+    before.is_some_and(char::is_whitespace)
 }
 
 /// Whether `c` is an invisible format character (Unicode's `Cf`: U+200B, U+2060, U+FEFF …).
@@ -146,19 +164,23 @@ fn digit_run(text: &str, start: usize) -> DigitRun {
             run.end = at;
             continue;
         }
-        // Separators, then a digit: the run goes on.
+        // Separators, then a digit: the run goes on. Invisible format characters are passed over
+        // however many there are: they only hide what they stand between.
         let (mut gap, mut separators) = (at, 0);
-        while separators < MAX_SEPARATORS && gap - at < MAX_GAP {
+        loop {
             let rest = &text[gap..];
-            match rest.chars().next() {
-                Some(_) if rest.starts_with("%20") => gap += 3,
+            let length = match rest.chars().next() {
                 Some(c) if is_format_character(c) => {
                     gap += c.len_utf8();
                     continue;
                 }
-                Some(c) if is_separator(c) => gap += c.len_utf8(),
+                Some(_) if separators == MAX_SEPARATORS => break,
+                Some('+') if starts_a_number(text[..gap].chars().next_back()) => break,
+                Some(_) if rest.starts_with("%20") => 3,
+                Some(c) if is_separator(c) => c.len_utf8(),
                 _ => break,
-            }
+            };
+            gap += length;
             separators += 1;
         }
         match text[gap..].chars().next() {

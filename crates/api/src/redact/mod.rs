@@ -6,11 +6,11 @@
 //! each key and value is judged whatever its escaping. A body the API could not read is not kept at
 //! all, only a note of its size. Ids the service minted are never taken for card numbers.
 
-mod card_numbers;
+pub(crate) mod card_numbers;
 mod names;
 mod secrets;
 
-pub use card_numbers::{card_numbers_masked, without_card_numbers};
+pub use card_numbers::{card_numbers_masked, shortened, without_card_numbers};
 pub use names::{declare_secret_parameters, name_holds_a_secret};
 pub use secrets::{without_capabilities, without_client_secrets, without_secret_keys};
 
@@ -487,8 +487,19 @@ mod tests {
         ] {
             assert_eq!(without_card_numbers(text), expected, "{text}");
         }
+        // Long runs of invisible characters, and letters that show nothing, between groups.
+        for text in [
+            format!("4000{}0566{}5566{}5556", "\u{200b}".repeat(12), "\u{e0020}".repeat(9), "\u{200b}".repeat(40)),
+            "4000-----\u{200b}0566-----\u{200b}5566-----\u{200b}5556".to_owned(),
+            "4000\u{3164}0566\u{115f}5566\u{ffa0}5556".to_owned(),
+        ] {
+            assert_eq!(without_card_numbers(&text), "[card number removed]", "{text:?}");
+        }
         // Times are no card numbers, nor are groups that make none.
-        assert_eq!(without_card_numbers("2026-11-29 01:25:27.123456"), "2026-11-29 01:25:27.123456");
+        for time in ["2026-11-29 01:25:27.123456", "2026-11-29 01:25:27.123456 +0800"] {
+            assert_eq!(without_card_numbers(time), time);
+        }
+        assert_eq!(without_card_numbers("4242+4242+4242+4242"), "[card number removed]");
         assert_eq!(without_card_numbers("4000056655665557-1"), "4000056655665557-1");
         // Letters still end a run, and a Luhn failure is no card's (nor is any stretch of its
         // groups: `4242|4242|4242` alone would pass, as a 12-digit card number may).
@@ -508,6 +519,20 @@ mod tests {
             r#"{"payment_method%5Bcard%5D%5Bcvc%5D":"[redacted]","securityCode":"[redacted]","cardSecurityCode":"[redacted]","card-number":"[redacted]","CVV2":"[redacted]","phone_number":"0917"}"#
         );
         assert_eq!(query_as_kept("securityCode=987&limit=2"), "securityCode=[redacted]&limit=2");
+        // Acronyms and names written run together.
+        for name in [
+            "CVVCode",
+            "CVCNumber",
+            "CardCVVCode",
+            "cardcvc",
+            "CARDCVC",
+            "securitycode",
+            "cardverificationvalue",
+            "card_securitycode",
+        ] {
+            assert_eq!(query_as_kept(&format!("{name}=800")), format!("{name}=[redacted]"), "{name}");
+        }
+        assert_eq!(query_as_kept("incident_id=800&accident=1"), "incident_id=800&accident=1");
         // A secret's name is scrubbed as any other text is.
         assert_eq!(query_as_kept("cvc_4242424242424242=1"), "cvc_%5Bcard+number+removed%5D=[redacted]");
         assert_eq!(query_as_kept("4242424242424242%5Bcvc%5D=1"), "%5Bcard+number+removed%5D%5Bcvc%5D=[redacted]");
@@ -556,6 +581,15 @@ mod tests {
         // The same digits after a prefix the service does not mint, or in a part of another length.
         assert_eq!(without_card_numbers("xyz_mk17957955194242424242424242xyzw"), "xyz_mk[card number removed]xyzw");
         assert_eq!(without_card_numbers("cus_mk4242424242424242"), "cus_mk[card number removed]");
+    }
+
+    #[test]
+    fn a_text_is_cleaned_before_it_is_cut() {
+        let id = format!("{}4000056655665556", "x".repeat(114));
+        let shown = shortened(&id, 128);
+        assert!(shown.starts_with(&"x".repeat(114)) && !shown.contains("40000566"), "{shown}");
+        assert_eq!(shortened("cus_1", 128), "cus_1");
+        assert_eq!(shortened("abcdef", 3), "abc…");
     }
 
     #[test]

@@ -97,8 +97,9 @@ fn judged(name: &str) -> Secrecy {
     // A form's `payment_method[card][cvc]` is the field `cvc`.
     let field = name.trim_end_matches(']').rsplit(['[', ']']).next().unwrap_or(name);
     let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']'));
-    let names_a_code =
-        words(name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)));
+    let names_a_code = words(name)
+        .any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)))
+        || names_card_data_run_together(name);
     let holds_a_field =
         is_secret_field(name) || name.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(is_secret_field);
     match (is_secret_field(field), names_a_code || holds_a_field, plain) {
@@ -136,6 +137,22 @@ pub(super) fn is_card_data_field(name: &str) -> bool {
                 || (field.contains('_') && name.strip_suffix(field).is_some_and(|before| before.ends_with('_')))
         })
         || words(&name).any(|word| VERIFICATION_CODE_WORDS.iter().any(|code| code.eq_ignore_ascii_case(&word)))
+        || names_card_data_run_together(&name)
+}
+
+/// The names of a card's verification code found inside a word written run together (`cardcvc`,
+/// `CVVCODE`): the three-letter ones no English word holds (`cid` is left to whole words).
+const VERIFICATION_CODES_RUN_TOGETHER: [&str; 6] = ["cvc", "cvv", "csc", "cvn", "cvd", "ccv"];
+
+/// Whether `name`, with its letters and digits run together in lower case, holds a verification
+/// code's name, or ends with a card data field of several words (`securitycode`, `cardnumber`).
+fn names_card_data_run_together(name: &str) -> bool {
+    let compact: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+    VERIFICATION_CODES_RUN_TOGETHER.iter().any(|code| compact.contains(code))
+        || CARD_DATA_FIELDS
+            .iter()
+            .filter(|field| field.contains('_'))
+            .any(|field| compact.ends_with(&field.replace('_', "")))
 }
 
 /// `name` as it reads: decoded until it stops changing, without the invisible format characters
@@ -154,17 +171,22 @@ fn snake_cased(name: &str) -> String {
     words(name).map(|word| word.to_lowercase()).collect::<Vec<_>>().join("_")
 }
 
-/// The words of a name: split at every character that is no letter or digit, and where a lower
-/// case letter meets an upper case one (`cardCvc` is `card`, `Cvc`).
+/// The words of a name: split at every character that is no letter or digit, where a lower case
+/// letter meets an upper case one, and where an acronym meets a word (`cardCvc` is `card`, `Cvc`;
+/// `CVVCode` is `CVV`, `Code`).
 fn words(name: &str) -> impl Iterator<Item = String> + '_ {
     name.split(|c: char| !c.is_alphanumeric()).filter(|part| !part.is_empty()).flat_map(|part| {
+        let chars: Vec<char> = part.chars().collect();
         let mut words = vec![String::new()];
-        let mut previous_lower = false;
-        for c in part.chars() {
-            if c.is_uppercase() && previous_lower {
+        for (at, &c) in chars.iter().enumerate() {
+            let previous = at.checked_sub(1).map(|before| chars[before]);
+            let next = chars.get(at + 1);
+            // `cardCvc` is `card`, `Cvc`; `CVVCode` is `CVV`, `Code`.
+            let after_lower = previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+            let ends_acronym = previous.is_some_and(char::is_uppercase) && next.is_some_and(|n| n.is_lowercase());
+            if c.is_uppercase() && (after_lower || ends_acronym) {
                 words.push(String::new());
             }
-            previous_lower = c.is_lowercase() || c.is_ascii_digit();
             if let Some(word) = words.last_mut() {
                 word.push(c);
             }
