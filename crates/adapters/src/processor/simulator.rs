@@ -22,7 +22,7 @@ const PROCESSING_SECONDS: i64 = 3;
 
 /// What a test card does.
 #[derive(Debug, Clone, Copy)]
-enum Behaviour {
+pub(super) enum Behaviour {
     Approve,
     Decline(&'static str, &'static str),
     Challenge,
@@ -92,7 +92,7 @@ pub struct Simulator;
 
 impl Simulator {
     /// The funding and behaviour of a card number.
-    fn test_card(card: &CardInput) -> (Funding, Behaviour) {
+    pub(super) fn test_card(card: &CardInput) -> (Funding, Behaviour) {
         TEST_CARDS
             .iter()
             .find(|(number, _, _)| *number == card.number.digits())

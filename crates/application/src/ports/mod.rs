@@ -5,6 +5,7 @@ pub mod balance;
 pub mod billing_statement;
 pub mod checkout_session;
 pub mod clock;
+pub mod connector;
 pub mod console_session;
 pub mod customer;
 pub mod customer_session;
