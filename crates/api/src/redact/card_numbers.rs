@@ -128,7 +128,8 @@ pub(super) fn digit_of(c: char) -> Option<char> {
 /// Whether `c` may stand between the digits of a card number: anything that is no letter or digit
 /// but `:`, which writes times; and letters that show nothing (Hangul fillers).
 fn is_separator(c: char) -> bool {
-    digit_of(c).is_none() && c != ':' && (!c.is_alphanumeric() || is_blank_alone(c))
+    // Every text is scanned through here, so an ASCII letter is settled before the ranges are read.
+    digit_of(c).is_none() && c != ':' && (!c.is_alphanumeric() || (!c.is_ascii() && is_blank_alone(c)))
 }
 
 /// Whether a `+` after `before` starts a number of its own: after white space it writes a telephone
