@@ -252,15 +252,28 @@ fn as_sent_in_query(schema: Schema, required: bool) -> Schema {
         Schema::Object(mut object) if object.schema_type == SchemaType::Type(Type::Object) => {
             for property in object.properties.values_mut() {
                 if let RefOr::T(Schema::AnyOf(any)) = property {
-                    any.items.retain(|item| {
-                        !matches!(item, RefOr::T(Schema::Object(kind)) if kind.schema_type == SchemaType::Type(Type::Null))
-                    });
+                    without_null(any);
                 }
             }
             Schema::Object(object)
         }
-        other => as_sent(other, required),
+        // Other kinds as in a body, but never `null`, which no query string can carry (a client
+        // leaves such a parameter out).
+        other => match as_sent(other, required) {
+            Schema::AnyOf(mut any) => {
+                without_null(&mut any);
+                Schema::AnyOf(any)
+            }
+            sent => sent,
+        },
     }
+}
+
+/// `any` without its `null` branch.
+fn without_null(any: &mut utoipa::openapi::schema::AnyOf) {
+    any.items.retain(
+        |item| !matches!(item, RefOr::T(Schema::Object(kind)) if kind.schema_type == SchemaType::Type(Type::Null)),
+    );
 }
 
 fn accepts_strings(schema_type: &SchemaType) -> bool {
