@@ -148,10 +148,7 @@ impl SimulatedConnector {
         }
         let (card, behaviour) = match &request.method {
             ConnectorMethod::Token(token) | ConnectorMethod::Saved(token) => {
-                let (card, behaviour) = state.tokens.get(token).cloned().ok_or_else(|| ConnectorError::Refused {
-                    code: "parameter_invalid".to_owned(),
-                    detail: "No such token at the processor.".to_owned(),
-                })?;
+                let (card, behaviour) = state.token(token)?;
                 (Some(card), behaviour)
             }
             ConnectorMethod::Redirect(_) => (None, Behaviour::Challenge),
@@ -230,7 +227,7 @@ impl SimulatedConnector {
 
     fn refund_now(state: &mut State, request: &RefundRequest) -> Result<ProcessorRefund, ConnectorError> {
         if let Some(Answered::Refund(id)) = state.answered.get(&request.idempotency_key) {
-            return state.refunds.get(id).cloned().ok_or_else(no_such_payment);
+            return state.refund(id);
         }
         let kept = state.payments.get_mut(&request.processor_payment).ok_or_else(no_such_payment)?;
         let ProcessorPaymentState::Captured { amount, .. } = kept.payment.state else {
@@ -257,6 +254,15 @@ impl State {
 
     fn payment(&self, id: &str) -> Result<ProcessorPayment, ConnectorError> {
         self.payments.get(id).map(|kept| kept.payment.clone()).ok_or_else(no_such_payment)
+    }
+
+    fn refund(&self, id: &str) -> Result<ProcessorRefund, ConnectorError> {
+        self.refunds.get(id).cloned().ok_or_else(|| refused("resource_not_found", "No such refund at the processor."))
+    }
+
+    /// The card and behaviour of a token this processor made.
+    fn token(&self, token: &str) -> Result<(CardSummary, Behaviour), ConnectorError> {
+        self.tokens.get(token).cloned().ok_or_else(|| refused("parameter_invalid", "No such token at the processor."))
     }
 }
 
@@ -328,7 +334,7 @@ impl PaymentConnector for SimulatedConnector {
     fn save_method<'a>(&'a self, request: &'a SaveMethodRequest) -> ConnectorFuture<'a, SavedMethod> {
         Box::pin(async move {
             self.call(|state| {
-                let (card, behaviour) = state.tokens.get(&request.token).cloned().ok_or_else(no_such_payment)?;
+                let (card, behaviour) = state.token(&request.token)?;
                 Ok(match behaviour {
                     Behaviour::Decline(code, detail) => SavedMethod::Failed(PaymentError::new(code, detail)),
                     Behaviour::Approve | Behaviour::Challenge | Behaviour::Processing => {
@@ -340,9 +346,7 @@ impl PaymentConnector for SimulatedConnector {
     }
 
     fn retrieve_refund<'a>(&'a self, processor_refund: &'a str) -> ConnectorFuture<'a, ProcessorRefund> {
-        Box::pin(
-            async move { self.call(|state| state.refunds.get(processor_refund).cloned().ok_or_else(no_such_payment)) },
-        )
+        Box::pin(async move { self.call(|state| state.refund(processor_refund)) })
     }
 
     fn verify_webhook(
