@@ -385,7 +385,10 @@ async fn an_abandoned_redirect_expires_after_thirty_minutes(app: TestApp) {
 async fn the_processing_card_succeeds_in_the_background(app: TestApp) {
     let intent = app.create_intent(10_000, "").await;
     app.attach_card(&id(&intent), "4000000000003337").await;
-    assert_eq!(app.advance_and_run_due_actions(5).await, 1);
+    // The advance finishes it, unless the background job already did by real time (the card takes
+    // three seconds, which a loaded machine can spend between the attach and the advance): once.
+    let ran = app.advance_and_run_due_actions(5).await;
+    assert!(ran <= 1, "{ran} due actions ran");
     let (_, done) = read(app.get(&format!("/payment_intents/{}", id(&intent))).await).await;
     assert_eq!((done["status"].as_str(), done["latest_payment"]["status"].as_str()), (Some("succeeded"), Some("paid")));
     assert_eq!(app.event_types().await, vec!["payment_intent.succeeded", "payment.paid"]);
