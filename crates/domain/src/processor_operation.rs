@@ -7,7 +7,7 @@
 //! request, and the processor does it at most once.
 
 use crate::balance::Centavos;
-use crate::ids::{PaymentId, RefundId};
+use crate::ids::{AccountId, PaymentId, RefundId};
 use crate::time::Timestamp;
 use std::fmt;
 
@@ -25,6 +25,27 @@ pub enum OperationKind {
 }
 
 impl OperationKind {
+    /// The kind named `name`, with the refund it is for when a refund.
+    #[must_use]
+    pub fn parse(name: &str, refund: Option<RefundId>) -> Option<Self> {
+        match (name, refund) {
+            ("authorize", None) => Some(Self::Authorize),
+            ("capture", None) => Some(Self::Capture),
+            ("void", None) => Some(Self::Void),
+            ("refund", Some(refund)) => Some(Self::Refund(refund)),
+            _ => None,
+        }
+    }
+
+    /// The refund a refund operation is for.
+    #[must_use]
+    pub fn refund(&self) -> Option<&RefundId> {
+        match self {
+            Self::Refund(refund) => Some(refund),
+            Self::Authorize | Self::Capture | Self::Void => None,
+        }
+    }
+
     #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
@@ -80,6 +101,19 @@ pub enum OperationState {
 }
 
 impl OperationState {
+    /// Its name, as stored.
+    #[must_use]
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Sending => "sending",
+            Self::Succeeded { .. } => "succeeded",
+            Self::Refused { .. } => "refused",
+            Self::NotSent => "not_sent",
+            Self::Unknown { .. } => "unknown",
+            Self::Unresolved => "unresolved",
+        }
+    }
+
     /// Whether nothing more will happen to the operation.
     #[must_use]
     pub fn is_final(&self) -> bool {
@@ -121,6 +155,10 @@ impl fmt::Display for AlreadySettled {
 /// One operation, as written ahead of its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessorOperation {
+    /// Its idempotency key, which names it.
+    key: String,
+    account_id: AccountId,
+    livemode: bool,
     payment: PaymentId,
     kind: OperationKind,
     /// What it moves: the authorized, captured or refunded amount (a void's, the hold).
@@ -128,13 +166,98 @@ pub struct ProcessorOperation {
     state: OperationState,
     created_at: Timestamp,
     updated_at: Timestamp,
+    version: i64,
+}
+
+/// An operation as a repository stores it, to restore it with [`ProcessorOperation::restore`].
+#[derive(Debug, Clone)]
+pub struct StoredProcessorOperation {
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub payment: PaymentId,
+    pub kind: OperationKind,
+    pub amount: Centavos,
+    pub state: OperationState,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub version: i64,
 }
 
 impl ProcessorOperation {
-    /// An operation written at `now`, before the processor is asked.
+    /// An operation of the account's mode written at `now`, before the processor is asked.
     #[must_use]
-    pub fn written(payment: PaymentId, kind: OperationKind, amount: Centavos, now: Timestamp) -> Self {
-        Self { payment, kind, amount, state: OperationState::Sending, created_at: now, updated_at: now }
+    pub fn written(
+        (account_id, livemode): (AccountId, bool),
+        payment: PaymentId,
+        kind: OperationKind,
+        amount: Centavos,
+        now: Timestamp,
+    ) -> Self {
+        let state = OperationState::Sending;
+        let key = idempotency_key(&payment, &kind);
+        Self { key, account_id, livemode, payment, kind, amount, state, created_at: now, updated_at: now, version: 1 }
+    }
+
+    #[must_use]
+    pub fn restore(stored: StoredProcessorOperation) -> Self {
+        let StoredProcessorOperation {
+            account_id,
+            livemode,
+            payment,
+            kind,
+            amount,
+            state,
+            created_at,
+            updated_at,
+            version,
+        } = stored;
+        let key = idempotency_key(&payment, &kind);
+        Self { key, account_id, livemode, payment, kind, amount, state, created_at, updated_at, version }
+    }
+
+    #[must_use]
+    pub fn account_id(&self) -> &AccountId {
+        &self.account_id
+    }
+    #[must_use]
+    pub fn livemode(&self) -> bool {
+        self.livemode
+    }
+    #[must_use]
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+
+    /// Sends again, with the same key, an operation that was not sent or that the processor
+    /// refused: the caller asked for it again, and nothing moved the first time.
+    ///
+    /// # Errors
+    /// [`AlreadySettled`] for one being sent, done, unknown or unresolved: it must not be sent twice.
+    pub fn send_again(&mut self, amount: Centavos, now: Timestamp) -> Result<(), AlreadySettled> {
+        match self.state {
+            OperationState::NotSent | OperationState::Refused { .. } => {
+                self.state = OperationState::Sending;
+                self.amount = amount;
+                self.updated_at = now;
+                self.version += 1;
+                Ok(())
+            }
+            _ => Err(AlreadySettled { state: self.state.clone() }),
+        }
+    }
+
+    /// When the janitor asks the processor about it next: an unknown one at its next check, one
+    /// still `Sending` after [`SENDING_TIMEOUT_SECONDS`]; never a final one.
+    #[must_use]
+    pub fn next_check_at(&self) -> Option<Timestamp> {
+        match &self.state {
+            OperationState::Sending => Some(self.updated_at.plus_millis(SENDING_TIMEOUT_SECONDS * 1_000)),
+            OperationState::Unknown { next_check_at, .. } => Some(*next_check_at),
+            OperationState::Succeeded { .. }
+            | OperationState::Refused { .. }
+            | OperationState::NotSent
+            | OperationState::Unresolved => None,
+        }
     }
 
     #[must_use]
@@ -162,10 +285,10 @@ impl ProcessorOperation {
         self.updated_at
     }
 
-    /// The idempotency key it is sent with ([`idempotency_key`]).
+    /// The idempotency key it is sent with ([`idempotency_key`]), which names it.
     #[must_use]
-    pub fn idempotency_key(&self) -> String {
-        idempotency_key(&self.payment, &self.kind)
+    pub fn idempotency_key(&self) -> &str {
+        &self.key
     }
 
     /// Records the processor's answer at `now`. The answer to the call moves a `Sending` operation on.
@@ -187,6 +310,7 @@ impl ProcessorOperation {
             Answer::NoAnswer => self.next_check(checks, now),
         };
         self.updated_at = now;
+        self.version += 1;
         Ok(())
     }
 
@@ -208,20 +332,17 @@ impl ProcessorOperation {
     /// stopped mid-call).
     #[must_use]
     pub fn is_due_for_a_check(&self, now: Timestamp) -> bool {
-        match &self.state {
-            OperationState::Sending => now.millis_since(self.updated_at) >= SENDING_TIMEOUT_SECONDS * 1_000,
-            OperationState::Unknown { next_check_at, .. } => now >= *next_check_at,
-            OperationState::Succeeded { .. }
-            | OperationState::Refused { .. }
-            | OperationState::NotSent
-            | OperationState::Unresolved => false,
-        }
+        self.next_check_at().is_some_and(|at| now >= at)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn scope() -> (AccountId, bool) {
+        (AccountId::from_random("0VcKRLxAcctUzS3dfAVJZjOW6tPNtjH8"), true)
+    }
 
     fn payment() -> PaymentId {
         PaymentId::from_random("0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b")
@@ -249,24 +370,27 @@ mod tests {
             ]
         );
         let operation =
-            ProcessorOperation::written(payment(), OperationKind::Refund(refund), Centavos::new(3_000), START);
+            ProcessorOperation::written(scope(), payment(), OperationKind::Refund(refund), Centavos::new(3_000), START);
         assert_eq!(operation.idempotency_key(), "re_0VcKRLxSkpvoJfzraP9cXaFluMJ2CPW2:refund");
     }
 
     #[test]
     fn the_answer_to_the_call_settles_it_or_leaves_it_to_be_checked() {
         let reference = || Answer::Done { processor_reference: "pi_1".to_owned() };
-        let mut done = ProcessorOperation::written(payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+        let mut done =
+            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
         assert!(!done.state().is_final());
         done.record(reference(), at(1)).unwrap();
         assert_eq!(done.state(), &OperationState::Succeeded { processor_reference: "pi_1".to_owned() });
         assert_eq!(done.updated_at(), at(1));
 
-        let mut not_sent = ProcessorOperation::written(payment(), OperationKind::Capture, Centavos::new(6_000), START);
+        let mut not_sent =
+            ProcessorOperation::written(scope(), payment(), OperationKind::Capture, Centavos::new(6_000), START);
         not_sent.record(Answer::NotSent, at(1)).unwrap();
         assert_eq!(not_sent.state(), &OperationState::NotSent);
 
-        let mut unknown = ProcessorOperation::written(payment(), OperationKind::Void, Centavos::new(10_000), START);
+        let mut unknown =
+            ProcessorOperation::written(scope(), payment(), OperationKind::Void, Centavos::new(10_000), START);
         unknown.record(Answer::NoAnswer, at(30)).unwrap();
         assert_eq!(unknown.state(), &OperationState::Unknown { checks: 1, next_check_at: at(60) });
         assert!(!unknown.is_due_for_a_check(at(59)) && unknown.is_due_for_a_check(at(60)));
@@ -276,7 +400,8 @@ mod tests {
 
     #[test]
     fn a_settled_operation_takes_no_other_answer() {
-        let mut done = ProcessorOperation::written(payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+        let mut done =
+            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
         done.record(Answer::Done { processor_reference: "pi_1".to_owned() }, at(1)).unwrap();
         for answer in [Answer::NotSent, Answer::NoAnswer, Answer::Done { processor_reference: "pi_2".to_owned() }] {
             let refused = done.clone().record(answer, at(2)).unwrap_err();
@@ -287,7 +412,7 @@ mod tests {
     #[test]
     fn checks_back_off_and_stop_inside_the_processors_key_window() {
         let mut operation =
-            ProcessorOperation::written(payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
         let mut now = at(10);
         let mut checks_at = Vec::new();
         loop {
@@ -310,7 +435,8 @@ mod tests {
 
     #[test]
     fn an_operation_left_sending_by_a_stopped_process_is_checked() {
-        let operation = ProcessorOperation::written(payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+        let operation =
+            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
         assert!(!operation.is_due_for_a_check(at(SENDING_TIMEOUT_SECONDS - 1)));
         assert!(operation.is_due_for_a_check(at(SENDING_TIMEOUT_SECONDS)));
     }

@@ -481,6 +481,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    processor_operations (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        payment_id -> Text,
+        kind -> Text,
+        refund_id -> Nullable<Text>,
+        amount -> BigInt,
+        state -> Text,
+        processor_reference -> Nullable<Text>,
+        refused_code -> Nullable<Text>,
+        refused_detail -> Nullable<Text>,
+        checks -> BigInt,
+        next_check_at -> Nullable<BigInt>,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     balance_entries,
     billing_statements,
@@ -502,6 +524,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payout_schedules,
     payout_transactions,
     payouts,
+    processor_operations,
     refunds,
     request_logs,
     setup_intents,

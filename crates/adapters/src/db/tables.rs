@@ -225,6 +225,16 @@ pub const TABLES: &[Table] = &[
         references: &[("payout_id", "payouts"), ("entry_id", "balance_entries")],
         not_references: &[("transaction_id", "the payment, refund or failed payout a line pays out, as its entry's source_id")],
     },
+    Table {
+        name: "processor_operations",
+        role: Role::Records,
+        placement: ACCOUNT,
+        references: NONE,
+        not_references: &[
+            ("payment_id", "the payment an operation is for, reserved before the processor is asked and stored once it answers"),
+            ("refund_id", "the refund a refund operation is for, stored once the processor answers"),
+        ],
+    },
     Table { name: "payout_schedules", role: Role::TheAccount, placement: ACCOUNT, references: NONE, not_references: NONE },
     Table {
         name: "__diesel_schema_migrations",

@@ -20,6 +20,7 @@ pub mod payout;
 pub mod payout_rail;
 pub mod presenter;
 pub mod processor;
+pub mod processor_operation;
 pub mod refund;
 pub mod request_log;
 pub mod setup_intent;
@@ -49,6 +50,7 @@ pub use processor::{
     Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError, Verification,
     VerificationRequest,
 };
+pub use processor_operation::ProcessorOperationRepository;
 pub use refund::RefundRepository;
 pub use request_log::{RequestLogFilter, RequestLogRepository};
 pub use setup_intent::SetupIntentRepository;

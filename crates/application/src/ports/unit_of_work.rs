@@ -33,6 +33,7 @@ repositories! {
     billing_statements: super::billing_statement::BillingStatementRepository,
     mail_messages: super::mail_message::MailMessageRepository,
     refunds: super::refund::RefundRepository,
+    processor_operations: super::processor_operation::ProcessorOperationRepository,
     setup_intents: super::setup_intent::SetupIntentRepository,
     payment_methods: super::payment_method::PaymentMethodRepository,
     balance: super::balance::BalanceRepository,

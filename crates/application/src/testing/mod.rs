@@ -26,6 +26,7 @@ mod payout;
 mod payout_rail;
 mod presenter;
 mod processor;
+mod processor_operation;
 mod refund;
 mod request_log;
 mod setup_intent;
@@ -69,6 +70,7 @@ use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentInte
 use payments_domain::payment_method::PaymentMethod;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::payout::{Payout, PayoutSchedule, PayoutTransaction};
+use payments_domain::processor_operation::ProcessorOperation;
 use payments_domain::refund::Refund;
 use payments_domain::request_log::RequestLog;
 use payments_domain::retry::RetrySchedule;
@@ -113,6 +115,7 @@ struct State {
     console_sessions: Vec<ConsoleSession>,
     balance_entries: Vec<BalanceEntry>,
     payouts: Vec<Payout>,
+    processor_operations: Vec<ProcessorOperation>,
     payout_transactions: Vec<PayoutTransaction>,
     payout_schedules: Vec<PayoutSchedule>,
 }
@@ -176,6 +179,15 @@ macro_rules! stored {
 }
 
 stored!(PaymentIntent, Payment, Refund, SetupIntent, Webhook, CheckoutSession, MailMessage, BillingStatement, Payout);
+
+impl Stored for ProcessorOperation {
+    fn key(&self) -> (&str, &AccountId, bool) {
+        (self.idempotency_key(), self.account_id(), self.livemode())
+    }
+    fn version(&self) -> i64 {
+        ProcessorOperation::version(self)
+    }
+}
 
 impl Stored for Customer {
     fn key(&self) -> (&str, &AccountId, bool) {

@@ -71,6 +71,7 @@ mod payment;
 mod payment_intent;
 mod payment_method;
 mod payout;
+mod processor_operation;
 mod request_log;
 mod setup_intent;
 mod unit_of_work;
@@ -91,6 +92,7 @@ pub use payment::*;
 pub use payment_intent::*;
 pub use payment_method::*;
 pub use payout::*;
+pub use processor_operation::*;
 pub use request_log::*;
 pub use setup_intent::*;
 pub use unit_of_work::*;
@@ -151,6 +153,7 @@ macro_rules! repository_contract {
             deliveries_are_leased_settled_and_moved,
             billing_statements_round_trip_with_their_line_items_and_filters,
             mail_messages_are_queued_claimed_and_listed,
+            processor_operations_are_written_once_and_checked_when_due,
             checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry,
             a_read_refuses_to_write,
             a_write_keeps_to_its_tenant,
