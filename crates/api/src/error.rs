@@ -327,6 +327,10 @@ impl From<ApplicationError> for ApiError {
                 "idempotency_key_in_use",
                 "A request with this idempotency key is still being processed.",
             ),
+            ApplicationError::ProcessorRefused { code, detail } => Self::declined(&code, &detail),
+            ApplicationError::ProcessorUnavailable(detail) => {
+                Self::new(StatusCode::SERVICE_UNAVAILABLE, "service_unavailable", detail).retry_after(5)
+            }
             ApplicationError::Unavailable(cause) => Self::unavailable(cause),
             ApplicationError::NotConfigured(what) => {
                 Self::new(StatusCode::SERVICE_UNAVAILABLE, "service_unavailable", what)

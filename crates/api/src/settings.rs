@@ -28,6 +28,7 @@ pub struct Settings {
     pub event_streams: EventStreamSettings,
     pub console: ConsoleSettings,
     pub operator: OperatorSettings,
+    pub live_processor: LiveProcessorSettings,
 }
 
 /// The request log of each account.
@@ -57,6 +58,23 @@ pub struct ConsoleSettings {
     pub enabled: bool,
     /// Minutes without a request after which a signed-in session ends.
     pub idle_timeout_minutes: u32,
+}
+
+/// The processor live payments go through.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct LiveProcessorSettings {
+    pub connector: LiveConnector,
+}
+
+/// Which connector live payments go through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LiveConnector {
+    /// None: a live attach answers 503.
+    None,
+    /// The simulator behind the connector port, in this process's memory: live mode's flows with
+    /// test cards' tokens, and no money. For trying live mode's flows and for tests.
+    Simulated,
 }
 
 /// The operator API for accounts: off while the token is empty.
@@ -286,6 +304,7 @@ pub struct ValidSettings {
     pub event_streams: EventStreamSettings,
     pub console: ConsoleSettings,
     pub operator: OperatorSettings,
+    pub live_processor: LiveProcessorSettings,
 }
 
 impl Settings {
@@ -376,6 +395,7 @@ impl Settings {
                 event_streams: self.event_streams,
                 console: self.console,
                 operator: self.operator.clone(),
+                live_processor: self.live_processor,
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

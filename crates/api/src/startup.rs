@@ -6,7 +6,7 @@ use crate::mail::TemplateComposer;
 use crate::presenter::ApiPresenter;
 use crate::request_log::{write_request_logs, RequestLogReceiver};
 use crate::routes;
-use crate::settings::{ValidSettings, WebhookSettings};
+use crate::settings::{LiveConnector, ValidSettings, WebhookSettings};
 use crate::state::Services;
 use crate::stream_slots::StreamSlots;
 use crate::telemetry::{request_id_header, RequestSpan};
@@ -21,10 +21,11 @@ use payments_adapters::id_generator::RandomIds;
 use payments_adapters::mail::{MailWorker, MailWorkerSettings, OutboxMailer, SmtpMailer, SmtpSettingsError};
 use payments_adapters::metrics::Metrics;
 use payments_adapters::payout_rail::TestBank;
-use payments_adapters::processor::Simulator;
+use payments_adapters::processor::{SharedConnector, SimulatedConnector, Simulator};
 use payments_adapters::webhooks::{
     DeliveryWorker, HttpWebhookSender, ResolvingUrlGuard, SenderBuildError, WorkerSettings,
 };
+use payments_application::ports::connector::PaymentConnector;
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
@@ -34,6 +35,7 @@ use payments_application::services::{
     WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
+use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::request_log::Retention;
 use payments_domain::retry::RetrySchedule;
 use payments_domain::webhook_delivery::DeliveryLimits;
@@ -78,6 +80,7 @@ struct PaymentFlows {
     billing_statements: Arc<BillingStatementService>,
     payouts: Arc<PayoutService>,
     due_work: Arc<DueWork>,
+    simulated_processor: Option<Arc<SimulatedConnector>>,
 }
 
 /// What every service is built on: the storage, the clocks, the ids and how objects are shown.
@@ -92,7 +95,15 @@ impl Foundation {
     fn payment_flows(&self, settings: &ValidSettings, mailer: &dyn Mailer) -> PaymentFlows {
         let Self { storage, clock, ids, presenter } = self;
         let public_base_url = settings.public_base_url.as_str().to_owned();
-        let processors = Processors { test: Arc::new(Simulator), live: None };
+        let simulated_processor = match settings.live_processor.connector {
+            LiveConnector::None => None,
+            LiveConnector::Simulated => {
+                let action_pages = format!("{}/processor/simulated", public_base_url.trim_end_matches('/'));
+                Some(Arc::new(SimulatedConnector::new(settings.fees.rate(PaymentMethodType::Card), &action_pages)))
+            }
+        };
+        let live = simulated_processor.clone().map(|connector| connector as Arc<dyn PaymentConnector>);
+        let processors = Processors { test: Arc::new(Simulator), live: Arc::new(SharedConnector::new(live)) };
         let payment_settings = PaymentIntentSettings {
             fees: settings.fees,
             settlement: settings.settlement,
@@ -151,7 +162,15 @@ impl Foundation {
             payouts.clone(),
             clock.clone(),
         ));
-        PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, payouts, due_work }
+        PaymentFlows {
+            payment_intents,
+            setup_intents,
+            checkout_sessions,
+            billing_statements,
+            payouts,
+            due_work,
+            simulated_processor,
+        }
     }
 }
 
@@ -182,8 +201,15 @@ impl Services {
             None => Arc::new(OutboxMailer),
         };
         let foundation = Foundation { storage, clock, ids, presenter: Arc::new(ApiPresenter) };
-        let PaymentFlows { payment_intents, setup_intents, checkout_sessions, billing_statements, payouts, due_work } =
-            foundation.payment_flows(settings, mailer.as_ref());
+        let PaymentFlows {
+            payment_intents,
+            setup_intents,
+            checkout_sessions,
+            billing_statements,
+            payouts,
+            due_work,
+            simulated_processor,
+        } = foundation.payment_flows(settings, mailer.as_ref());
         let Foundation { storage, clock, ids, presenter } = foundation;
         let deliveries = Arc::new(WebhookDeliveryService::new(
             storage.clone(),
@@ -234,6 +260,7 @@ impl Services {
             test_clocks: Arc::new(TestClockService::new(clock.clone(), due_work.clone(), deliveries)),
             overview: Arc::new(OverviewService::new(storage.clone(), clock.clone())),
             due_work,
+            simulated_processor,
             console_sessions: Arc::new(ConsoleSessionService::new(
                 storage.clone(),
                 clock.clone(),

@@ -7,6 +7,7 @@ use crate::stream_slots::StreamSlots;
 use actix_web::web;
 use payments_adapters::event_signal::EventSignal;
 use payments_adapters::metrics::Metrics;
+use payments_adapters::processor::SimulatedConnector;
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
@@ -46,6 +47,9 @@ pub struct Services {
     pub overview: Arc<OverviewService>,
     /// What falls due in the background, run by real time and by each moved test clock.
     pub due_work: Arc<DueWork>,
+    /// The simulated processor live mode goes through when the settings choose it (tests tokenize
+    /// cards at it, count its charges and make it fail).
+    pub simulated_processor: Option<Arc<SimulatedConnector>>,
     /// Whether the console's cookie is `Secure` (the public base URL is https).
     pub(crate) secure_cookies: bool,
     /// The address browsers reach the service at (the hosted pages, Payrex.js).

@@ -36,6 +36,14 @@ pub enum ApplicationError {
     /// server); the message says what, and retrying does not help until it is.
     #[error("{0}")]
     NotConfigured(String),
+    /// The live processor refused the request (its 4xx), with the contract's code for it; nothing
+    /// moved.
+    #[error("the processor refused: {code}: {detail}")]
+    ProcessorRefused { code: String, detail: String },
+    /// The live processor could not be asked, or did not answer; the message says which. Nothing
+    /// the request claimed is kept unless the processor may have acted, and then it is checked.
+    #[error("{0}")]
+    ProcessorUnavailable(String),
     /// The storage cannot be reached; retrying later may succeed.
     #[error("the storage is unavailable")]
     Unavailable(#[source] BoxError),
@@ -66,6 +74,9 @@ pub enum StateRefusal {
     /// A checkout session that is no longer payable (`expired` once past its `expires_at`).
     #[error("This checkout session is {status} and cannot be paid.")]
     SessionNotPayable { status: &'static str },
+    /// An operation of the payment was sent to the live processor, which has not answered yet.
+    #[error("The processor has not answered this payment's {operation} yet; it is being checked. Retry later.")]
+    ProcessorOperationPending { operation: &'static str },
     /// Exported objects are imported only into an account whose test mode holds none.
     #[error("Account {account_id} already has test-mode objects; delete its test data before importing into it.")]
     AccountHasTestData { account_id: String },

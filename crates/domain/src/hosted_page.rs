@@ -13,10 +13,14 @@ pub enum HostedPage {
     /// Test mode's page where a 3-D Secure challenge or an e-wallet redirect is decided, by its
     /// single-use token.
     TestAuthorization,
+    /// Where a live processor sends the customer back after its own page (3-D Secure, an
+    /// e-wallet), by the intent's single-use redirect token: the service asks the processor how
+    /// the payment stands, then sends the customer on to the merchant's `return_url`.
+    ProcessorReturn,
 }
 
 impl HostedPage {
-    pub const ALL: [Self; 3] = [Self::Checkout, Self::BillingStatement, Self::TestAuthorization];
+    pub const ALL: [Self; 4] = [Self::Checkout, Self::BillingStatement, Self::TestAuthorization, Self::ProcessorReturn];
 
     /// The address's start, before the capability: `/c/`.
     #[must_use]
@@ -25,6 +29,7 @@ impl HostedPage {
             Self::Checkout => "/c/",
             Self::BillingStatement => "/b/",
             Self::TestAuthorization => "/test/authorize/",
+            Self::ProcessorReturn => "/processor/return/",
         }
     }
 

@@ -298,6 +298,20 @@ impl Payment {
         Self::from_attempt(id, intent, amount, attempt, PaymentStatus::Paid, fee, now)
     }
 
+    /// A paid payment of an intent's attempt that a live processor captured, with the processor's
+    /// own fee (its net is what the processor pays out).
+    #[must_use]
+    pub fn paid_at_processor(
+        id: PaymentId,
+        intent: &PaymentIntent,
+        amount: i64,
+        fee: i64,
+        attempt: Attempt,
+        now: Timestamp,
+    ) -> Self {
+        Self::from_attempt(id, intent, amount, attempt, PaymentStatus::Paid, fee, now)
+    }
+
     /// The failed payment of an intent's attempt.
     #[must_use]
     pub fn failed(id: PaymentId, intent: &PaymentIntent, attempt: Attempt, now: Timestamp) -> Self {

@@ -20,7 +20,7 @@ use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
 use crate::payment_method::{
-    Funding, PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
+    CardSummary, Funding, PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
 };
 pub use crate::pending_authorization::{self, AuthorizationOutcome, PaymentError, REDIRECT_SECONDS};
 use crate::pending_authorization::{Authorizing, DueAction, Seal, Stage, Waiting};
@@ -150,6 +150,10 @@ pub struct Attempt {
     /// The card entered now is saved to this customer when the attempt is approved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub save_for: Option<CardToSave>,
+    /// The payment an attempt sent to a live processor will be, reserved when the attempt was
+    /// claimed: the processor's operations are keyed by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_id: Option<String>,
 }
 
 /// Who a card paid with is saved for, and the processor's reference to charge it again.
@@ -682,6 +686,82 @@ impl PaymentIntent {
         }
         self.payment_method_id = Some(attempt.payment_method_id.clone());
         Ok(self.record_answer(attempt, outcome, redirect, now))
+    }
+
+    /// Claims the intent for an attempt sent to a live processor: it is `processing` until the
+    /// processor answers, with no background action of its own (the operation written ahead of the
+    /// call is checked instead). A concurrent attach then finds it claimed.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a payment method; `parameter_invalid` for a method
+    /// the intent does not allow.
+    pub fn claim_for_processor(
+        &mut self,
+        attempt: Attempt,
+        return_url: Option<RedirectUrl>,
+        now: Timestamp,
+    ) -> Result<(), DomainError> {
+        self.ensure_attachable(attempt.payment_method.method)?;
+        if return_url.is_some() {
+            self.return_url = return_url;
+        }
+        self.payment_method_id = Some(attempt.payment_method_id.clone());
+        self.status = PaymentIntentStatus::Processing;
+        self.pending = Some(PendingAttempt { attempt, redirect_token: None, redirect_url: None });
+        self.action_due_at = None;
+        self.touch(now);
+        Ok(())
+    }
+
+    /// What a live processor told of the claimed attempt: the card it charged, and its reference
+    /// to charge again a card the customer asked to save (without one, the card is not saved).
+    pub fn learn_from_processor(&mut self, card: Option<CardSummary>, saved_method: Option<String>) {
+        if let Some(pending) = self.pending.as_mut() {
+            let attempt = &mut pending.attempt;
+            if attempt.payment_method.card.is_none() {
+                attempt.payment_method.card = card;
+            }
+            attempt.save_for = attempt
+                .save_for
+                .take()
+                .and_then(|save| saved_method.map(|processor_reference| CardToSave { processor_reference, ..save }));
+        }
+    }
+
+    /// Gives back a claim whose request never reached the processor: the intent awaits a payment
+    /// method again, as if the attach had not happened.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing.
+    pub fn give_back_claim(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        if self.status != PaymentIntentStatus::Processing || self.pending.is_none() {
+            return Err(self.refuse("give back the claim of"));
+        }
+        self.status = PaymentIntentStatus::AwaitingPaymentMethod;
+        self.pending = None;
+        self.payment_method_id = None;
+        self.action_due_at = None;
+        self.touch(now);
+        Ok(())
+    }
+
+    /// The live processor asks the customer to act on its page `url` (3-D Secure, an e-wallet):
+    /// the intent awaits the customer, who comes back through the service's return page of `token`,
+    /// until [`REDIRECT_SECONDS`] have passed.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless processing.
+    pub fn await_processor_action(&mut self, token: String, url: String, now: Timestamp) -> Result<(), DomainError> {
+        let Some(pending) = self.pending.as_mut().filter(|_| self.status == PaymentIntentStatus::Processing) else {
+            return Err(self.refuse("await the customer for"));
+        };
+        pending.redirect_token = Some(token.clone());
+        pending.redirect_url = Some(url);
+        self.status = PaymentIntentStatus::AwaitingNextAction;
+        self.redirect_token = Some(token);
+        self.action_due_at = Some(now.plus_seconds(REDIRECT_SECONDS));
+        self.touch(now);
+        Ok(())
     }
 
     /// Takes `amount` of an authorized hold; the rest of the hold is released. Returns the held

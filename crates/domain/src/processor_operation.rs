@@ -7,7 +7,7 @@
 //! request, and the processor does it at most once.
 
 use crate::balance::Centavos;
-use crate::ids::{AccountId, PaymentId, RefundId};
+use crate::ids::{AccountId, PaymentId, PaymentIntentId, RefundId};
 use crate::time::Timestamp;
 use std::fmt;
 
@@ -159,6 +159,8 @@ pub struct ProcessorOperation {
     key: String,
     account_id: AccountId,
     livemode: bool,
+    /// The intent whose payment it acts on.
+    payment_intent: PaymentIntentId,
     payment: PaymentId,
     kind: OperationKind,
     /// What it moves: the authorized, captured or refunded amount (a void's, the hold).
@@ -174,6 +176,7 @@ pub struct ProcessorOperation {
 pub struct StoredProcessorOperation {
     pub account_id: AccountId,
     pub livemode: bool,
+    pub payment_intent: PaymentIntentId,
     pub payment: PaymentId,
     pub kind: OperationKind,
     pub amount: Centavos,
@@ -188,14 +191,23 @@ impl ProcessorOperation {
     #[must_use]
     pub fn written(
         (account_id, livemode): (AccountId, bool),
-        payment: PaymentId,
+        (payment_intent, payment): (PaymentIntentId, PaymentId),
         kind: OperationKind,
         amount: Centavos,
         now: Timestamp,
     ) -> Self {
-        let state = OperationState::Sending;
-        let key = idempotency_key(&payment, &kind);
-        Self { key, account_id, livemode, payment, kind, amount, state, created_at: now, updated_at: now, version: 1 }
+        Self::restore(StoredProcessorOperation {
+            account_id,
+            livemode,
+            payment_intent,
+            payment,
+            kind,
+            amount,
+            state: OperationState::Sending,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        })
     }
 
     #[must_use]
@@ -203,6 +215,7 @@ impl ProcessorOperation {
         let StoredProcessorOperation {
             account_id,
             livemode,
+            payment_intent,
             payment,
             kind,
             amount,
@@ -212,7 +225,19 @@ impl ProcessorOperation {
             version,
         } = stored;
         let key = idempotency_key(&payment, &kind);
-        Self { key, account_id, livemode, payment, kind, amount, state, created_at, updated_at, version }
+        Self {
+            key,
+            account_id,
+            livemode,
+            payment_intent,
+            payment,
+            kind,
+            amount,
+            state,
+            created_at,
+            updated_at,
+            version,
+        }
     }
 
     #[must_use]
@@ -260,6 +285,10 @@ impl ProcessorOperation {
         }
     }
 
+    #[must_use]
+    pub fn payment_intent(&self) -> &PaymentIntentId {
+        &self.payment_intent
+    }
     #[must_use]
     pub fn payment(&self) -> &PaymentId {
         &self.payment
@@ -344,6 +373,10 @@ mod tests {
         (AccountId::from_random("0VcKRLxAcctUzS3dfAVJZjOW6tPNtjH8"), true)
     }
 
+    fn intent() -> PaymentIntentId {
+        PaymentIntentId::from_random("0VcKRLxIntUzS3dfAVJZjOW6tPNtjH8b")
+    }
+
     fn payment() -> PaymentId {
         PaymentId::from_random("0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b")
     }
@@ -369,28 +402,48 @@ mod tests {
                 "pay_0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b:void",
             ]
         );
-        let operation =
-            ProcessorOperation::written(scope(), payment(), OperationKind::Refund(refund), Centavos::new(3_000), START);
+        let operation = ProcessorOperation::written(
+            scope(),
+            (intent(), payment()),
+            OperationKind::Refund(refund),
+            Centavos::new(3_000),
+            START,
+        );
         assert_eq!(operation.idempotency_key(), "re_0VcKRLxSkpvoJfzraP9cXaFluMJ2CPW2:refund");
     }
 
     #[test]
     fn the_answer_to_the_call_settles_it_or_leaves_it_to_be_checked() {
         let reference = || Answer::Done { processor_reference: "pi_1".to_owned() };
-        let mut done =
-            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+        let mut done = ProcessorOperation::written(
+            scope(),
+            (intent(), payment()),
+            OperationKind::Authorize,
+            Centavos::new(10_000),
+            START,
+        );
         assert!(!done.state().is_final());
         done.record(reference(), at(1)).unwrap();
         assert_eq!(done.state(), &OperationState::Succeeded { processor_reference: "pi_1".to_owned() });
         assert_eq!(done.updated_at(), at(1));
 
-        let mut not_sent =
-            ProcessorOperation::written(scope(), payment(), OperationKind::Capture, Centavos::new(6_000), START);
+        let mut not_sent = ProcessorOperation::written(
+            scope(),
+            (intent(), payment()),
+            OperationKind::Capture,
+            Centavos::new(6_000),
+            START,
+        );
         not_sent.record(Answer::NotSent, at(1)).unwrap();
         assert_eq!(not_sent.state(), &OperationState::NotSent);
 
-        let mut unknown =
-            ProcessorOperation::written(scope(), payment(), OperationKind::Void, Centavos::new(10_000), START);
+        let mut unknown = ProcessorOperation::written(
+            scope(),
+            (intent(), payment()),
+            OperationKind::Void,
+            Centavos::new(10_000),
+            START,
+        );
         unknown.record(Answer::NoAnswer, at(30)).unwrap();
         assert_eq!(unknown.state(), &OperationState::Unknown { checks: 1, next_check_at: at(60) });
         assert!(!unknown.is_due_for_a_check(at(59)) && unknown.is_due_for_a_check(at(60)));
@@ -400,8 +453,13 @@ mod tests {
 
     #[test]
     fn a_settled_operation_takes_no_other_answer() {
-        let mut done =
-            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+        let mut done = ProcessorOperation::written(
+            scope(),
+            (intent(), payment()),
+            OperationKind::Authorize,
+            Centavos::new(10_000),
+            START,
+        );
         done.record(Answer::Done { processor_reference: "pi_1".to_owned() }, at(1)).unwrap();
         for answer in [Answer::NotSent, Answer::NoAnswer, Answer::Done { processor_reference: "pi_2".to_owned() }] {
             let refused = done.clone().record(answer, at(2)).unwrap_err();
@@ -411,8 +469,13 @@ mod tests {
 
     #[test]
     fn checks_back_off_and_stop_inside_the_processors_key_window() {
-        let mut operation =
-            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+        let mut operation = ProcessorOperation::written(
+            scope(),
+            (intent(), payment()),
+            OperationKind::Authorize,
+            Centavos::new(10_000),
+            START,
+        );
         let mut now = at(10);
         let mut checks_at = Vec::new();
         loop {
@@ -435,8 +498,13 @@ mod tests {
 
     #[test]
     fn an_operation_left_sending_by_a_stopped_process_is_checked() {
-        let operation =
-            ProcessorOperation::written(scope(), payment(), OperationKind::Authorize, Centavos::new(10_000), START);
+        let operation = ProcessorOperation::written(
+            scope(),
+            (intent(), payment()),
+            OperationKind::Authorize,
+            Centavos::new(10_000),
+            START,
+        );
         assert!(!operation.is_due_for_a_check(at(SENDING_TIMEOUT_SECONDS - 1)));
         assert!(operation.is_due_for_a_check(at(SENDING_TIMEOUT_SECONDS)));
     }

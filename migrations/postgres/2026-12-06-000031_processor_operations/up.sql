@@ -7,6 +7,7 @@ CREATE TABLE processor_operations (
     id                  TEXT NOT NULL UNIQUE,
     account_id          TEXT NOT NULL REFERENCES accounts (id),
     livemode            BOOLEAN NOT NULL,
+    payment_intent_id   TEXT NOT NULL,
     payment_id          TEXT NOT NULL,
     kind                TEXT NOT NULL,
     refund_id           TEXT,

@@ -10,7 +10,7 @@ use diesel::prelude::*;
 use payments_application::ports::{ProcessorOperationRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::balance::Centavos;
-use payments_domain::ids::{AccountId, PaymentId, RefundId};
+use payments_domain::ids::{AccountId, PaymentId, PaymentIntentId, RefundId};
 use payments_domain::processor_operation::{
     OperationKind, OperationState, ProcessorOperation, StoredProcessorOperation,
 };
@@ -25,6 +25,8 @@ struct OperationRow {
     account_id: String,
     #[diesel(skip_update)]
     livemode: bool,
+    #[diesel(skip_update)]
+    payment_intent_id: String,
     #[diesel(skip_update)]
     payment_id: String,
     #[diesel(skip_update)]
@@ -62,6 +64,7 @@ impl OperationRow {
             id: operation.idempotency_key().to_owned(),
             account_id: operation.account_id().to_string(),
             livemode: operation.livemode(),
+            payment_intent_id: operation.payment_intent().to_string(),
             payment_id: operation.payment().to_string(),
             kind: operation.kind().as_str().to_owned(),
             refund_id: operation.kind().refund().map(ToString::to_string),
@@ -102,6 +105,7 @@ impl OperationRow {
         Ok(ProcessorOperation::restore(StoredProcessorOperation {
             account_id: parse_id("account id", &self.account_id, AccountId::parse)?,
             livemode: self.livemode,
+            payment_intent: parse_id("payment intent id", &self.payment_intent_id, PaymentIntentId::parse)?,
             payment: parse_id("payment id", &self.payment_id, PaymentId::parse)?,
             kind,
             amount: Centavos::new(self.amount),

@@ -487,6 +487,7 @@ diesel::table! {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
+        payment_intent_id -> Text,
         payment_id -> Text,
         kind -> Text,
         refund_id -> Nullable<Text>,

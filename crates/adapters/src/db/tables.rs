@@ -229,7 +229,7 @@ pub const TABLES: &[Table] = &[
         name: "processor_operations",
         role: Role::Records,
         placement: ACCOUNT,
-        references: NONE,
+        references: &[("payment_intent_id", "payment_intents")],
         not_references: &[
             ("payment_id", "the payment an operation is for, reserved before the processor is asked and stored once it answers"),
             ("refund_id", "the refund a refund operation is for, stored once the processor answers"),

@@ -145,6 +145,15 @@ impl PaymentProcessor for Simulator {
             PaymentMethodInput::Redirect(_) => {
                 Authorization { outcome: AuthorizationOutcome::RedirectRequired, card: None, processor_reference: None }
             }
+            // Test mode takes test cards' details; the service refuses a live processor's token first.
+            PaymentMethodInput::ProcessorToken(_) => Authorization {
+                outcome: AuthorizationOutcome::Declined(PaymentError::new(
+                    "processing_error",
+                    "The simulator takes test cards, not a processor's token.",
+                )),
+                card: None,
+                processor_reference: None,
+            },
         })
     }
 

@@ -200,11 +200,14 @@ fn payment_method_of(
     let method = params
         .required_choice("type", || names(types, PaymentMethodType::as_str))
         .and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
-    let card = params.object("card", card_input);
+    let card = params.object("card", entered_card);
     params.exactly_where("card", "type", PaymentMethodType::Card.as_str());
     let billing = params.object("billing", payment_billing);
     let input = match method? {
-        PaymentMethodType::Card => PaymentMethodInput::Card(params.require("card", card)?),
+        PaymentMethodType::Card => match params.require("card", card)? {
+            EnteredCard::Details(card) => PaymentMethodInput::Card(card),
+            EnteredCard::Token(token) => PaymentMethodInput::ProcessorToken(token),
+        },
         other if card.is_some() => {
             params.push(FieldError::invalid(
                 params.name("card"),
@@ -215,6 +218,37 @@ fn payment_method_of(
         other => PaymentMethodInput::Redirect(other),
     };
     Some((input, billing))
+}
+
+/// A card as the customer entered it: its details (test mode), or the live processor's token for
+/// it, made in the browser (live mode: card numbers never reach this service).
+enum EnteredCard {
+    Details(CardInput),
+    Token(String),
+}
+
+/// The longest processor token taken.
+const PROCESSOR_TOKEN_LENGTH: usize = 255;
+/// What a card's details are sent as; a token stands for all of them.
+const CARD_DETAILS: [&str; 4] = ["number", "exp_month", "exp_year", "cvc"];
+
+fn entered_card(params: &mut Params) -> Option<EnteredCard> {
+    let token = params.string("token", PROCESSOR_TOKEN_LENGTH);
+    params.pattern("token", "^[A-Za-z0-9_]+$");
+    params.exactly_one_of(&["token", "number"]);
+    let Some(token) = token else { return card_input(params).map(EnteredCard::Details) };
+    if let Some(detail) = CARD_DETAILS.into_iter().find(|key| params.values().contains_key(*key)) {
+        let name = params.name(detail);
+        params.push(FieldError::invalid(name, "Give the card's token or its details, not both."));
+        CARD_DETAILS.into_iter().for_each(|key| params.discard(key));
+        return None;
+    }
+    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        let name = params.name("token");
+        params.push(FieldError::invalid(name, "A processor's token is letters, digits and underscores."));
+        return None;
+    }
+    Some(EnteredCard::Token(token))
 }
 
 pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
@@ -230,10 +264,10 @@ pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
     let cvc = cvc.and_then(|c| params.check("cvc", Cvc::new(&c)));
     params.secret("number");
     params.secret("cvc");
-    let number = params.require("number", number);
-    let exp_month = params.require("exp_month", exp_month);
-    let exp_year = params.require("exp_year", exp_year);
-    let cvc = params.require("cvc", cvc);
+    let number = params.require_unless_replaced("number", number);
+    let exp_month = params.require_unless_replaced("exp_month", exp_month);
+    let exp_year = params.require_unless_replaced("exp_year", exp_year);
+    let cvc = params.require_unless_replaced("cvc", cvc);
     Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
 }
 

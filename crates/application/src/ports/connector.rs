@@ -5,6 +5,7 @@
 //! reached the processor. The test-mode simulator is one connector. A processor's API (Stripe's,
 //! PayMongo's) is another, in the adapters.
 
+use crate::scope::Scope;
 use payments_domain::balance::Centavos;
 use payments_domain::ids::{PaymentId, RefundId};
 use payments_domain::money::Amount;
@@ -14,6 +15,7 @@ use payments_domain::processor_operation::Answer;
 use payments_domain::time::Timestamp;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 /// What a connector's call gives back, later.
 pub type ConnectorFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, ConnectorError>> + Send + 'a>>;
@@ -258,4 +260,21 @@ pub trait PaymentConnector: Send + Sync {
     /// # Errors
     /// [`WebhookRefused`] for a body that is no event of the processor's.
     fn parse_webhook(&self, body: &[u8]) -> Result<InboundEvent, WebhookRefused>;
+}
+
+/// The live connector of each account.
+pub trait ConnectorDirectory: Send + Sync {
+    /// The connector live payments of `scope`'s account go through, if one is set up. Test mode
+    /// has none: it keeps the simulator.
+    fn connector(&self, scope: &Scope) -> Option<Arc<dyn PaymentConnector>>;
+}
+
+/// Waits for a connector's call on the calling thread. The services are synchronous and run on
+/// the blocking pool, never inside a transaction while they wait; a connector does its I/O on a
+/// runtime of its own, so its calls can be waited for from any thread.
+///
+/// # Errors
+/// The call's error.
+pub fn wait<T>(call: ConnectorFuture<'_, T>) -> Result<T, ConnectorError> {
+    futures_executor::block_on(call)
 }

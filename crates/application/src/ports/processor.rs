@@ -13,13 +13,16 @@ pub enum PaymentMethodInput {
     /// A saved card: what is shown of it and the processor's reference, without a CVC.
     Saved(Box<VerifiedCard>),
     Redirect(PaymentMethodType),
+    /// A live processor's token for a card the customer entered in the browser, sent straight to
+    /// the processor: in live mode, card numbers never reach this service.
+    ProcessorToken(String),
 }
 
 impl PaymentMethodInput {
     #[must_use]
     pub fn method(&self) -> PaymentMethodType {
         match self {
-            Self::Card(_) | Self::Saved(_) => PaymentMethodType::Card,
+            Self::Card(_) | Self::Saved(_) | Self::ProcessorToken(_) => PaymentMethodType::Card,
             Self::Redirect(method) => *method,
         }
     }

@@ -24,4 +24,7 @@ pub enum DueKind {
     PayoutRun,
     /// A payout's next move.
     Payout,
+    /// An operation sent to a live processor whose answer was not recorded: the janitor asks the
+    /// processor what it did (the id is the operation's idempotency key).
+    ProcessorOperation,
 }

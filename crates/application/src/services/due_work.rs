@@ -155,7 +155,7 @@ impl DueWork {
         Ok(self.batches(within, now, limit)?.into_iter().flatten().collect())
     }
 
-    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 6], ApplicationError> {
+    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 7], ApplicationError> {
         Ok([
             self.payment_intents.due(within, now, limit)?,
             self.setup_intents.due(within, now, limit)?,
@@ -163,6 +163,7 @@ impl DueWork {
             self.billing_statements.due(within, now, limit)?,
             self.payouts.due_runs(within, now, limit)?,
             self.payouts.due(within, now, limit)?,
+            self.payment_intents.due_operations(within, now, limit)?,
         ])
     }
 
@@ -176,6 +177,7 @@ impl DueWork {
             DueKind::BillingStatement => self.billing_statements.perform_due(due, at),
             DueKind::PayoutRun => self.payouts.run_schedule(&due.scope, at),
             DueKind::Payout => self.payouts.move_payout(&due.scope, &due.id, at),
+            DueKind::ProcessorOperation => self.payment_intents.check_operation(due, at),
         };
         match outcome {
             Err(ApplicationError::Conflict | ApplicationError::InvalidState(_) | ApplicationError::NotFound { .. }) => {

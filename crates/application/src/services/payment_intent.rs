@@ -14,6 +14,7 @@ use super::redirect::{
 };
 use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
+use crate::ports::connector::ConnectorDirectory;
 use crate::ports::StoreError;
 use crate::ports::{
     in_transaction, reading, retry_on_conflict, AuthorizationRequest, Clock, CustomerFilter, EventFilter, IdGenerator,
@@ -42,23 +43,25 @@ use payments_domain::validation::FieldError;
 use serde_json::Value;
 use std::sync::Arc;
 
+mod live;
+
 const RESOURCE: &str = "payment_intent";
 /// The query parameter that brings the client secret back to the merchant's `return_url`.
 const CLIENT_SECRET_PARAMETER: &str = "payment_intent_client_secret";
 
-/// The processor of each mode. Live mode has none until one is configured.
+/// The processors: the simulator in test mode, and each account's connector in live mode.
 #[derive(Clone)]
 pub struct Processors {
     pub test: Arc<dyn PaymentProcessor>,
-    pub live: Option<Arc<dyn PaymentProcessor>>,
+    pub live: Arc<dyn ConnectorDirectory>,
 }
 
 impl Processors {
+    /// The processor of test mode; live mode goes through the account's connector, and what has
+    /// not been brought to the connector yet (saving a card alone) is not available there.
     pub(crate) fn for_mode(&self, livemode: bool) -> Result<&Arc<dyn PaymentProcessor>, ApplicationError> {
         if livemode {
-            self.live
-                .as_ref()
-                .ok_or_else(|| ApplicationError::NotConfigured("No live payment processor is configured.".into()))
+            Err(ApplicationError::NotConfigured("This is not available in live mode yet.".into()))
         } else {
             Ok(&self.test)
         }
@@ -327,24 +330,20 @@ impl PaymentIntentService {
         request: AttachRequest,
     ) -> Result<AttachOutcome, ApplicationError> {
         check_redirect_url(scope, "return_url", request.return_url.as_ref())?;
+        if scope.livemode() {
+            return self.attach_live(scope, id, access, request);
+        }
         let now = self.clock.now_in(scope)?;
         let (before, input, saved_id, billing, save_for) = reading(self.unit_of_work.as_ref(), |repositories| {
             let before = load_view(repositories, scope, id)?;
-            let intent = &before.intent;
-            check_client_secret(intent.client_secret(), access, "payment intent")?;
-            let (input, saved_id, billing) = match &request.method {
-                PaymentMethodChoice::Inline(input) => (input.clone(), None, request.billing.clone()),
-                PaymentMethodChoice::Saved(method_id) => {
-                    let saved = chargeable_saved_method(repositories, scope, intent, method_id, access)?;
-                    let billing = request.billing.clone().or_else(|| saved.verified.billing.clone());
-                    (PaymentMethodInput::Saved(Box::new(saved.verified)), Some(saved.id), billing)
-                }
-            };
-            intent.ensure_attachable(input.method())?;
-            let save_for = match &request.save_with_session {
-                Some(secret) => Some(customer_to_save_for(repositories, scope, intent, &input, secret, now)?),
-                None => None,
-            };
+            let AttachInput { input, saved_id, billing, save_for } =
+                attach_input(repositories, scope, &before.intent, access, &request, now)?;
+            if let PaymentMethodInput::ProcessorToken(_) = input {
+                return Err(ApplicationError::invalid(FieldError::invalid(
+                    "payment_method[card][token]",
+                    "A processor's token pays in live mode only; in test mode, send a test card's details.",
+                )));
+            }
             Ok((before, input, saved_id, billing, save_for))
         })?;
         let intent = &before.intent;
@@ -368,6 +367,7 @@ impl PaymentIntentService {
             payment_method: PaymentMethodRecord { method, card: authorization.card, qrph: None },
             billing,
             save_for,
+            payment_id: None,
         };
         let redirect = test_redirect(self.ids.as_ref(), &self.settings.public_base_url, scope.mode);
         // The intent is not read again: the update below applies only if its version is still the
@@ -406,6 +406,9 @@ impl PaymentIntentService {
         id: &str,
         amount: Option<Amount>,
     ) -> Result<PaymentIntentView, ApplicationError> {
+        if scope.livemode() {
+            return self.capture_live(scope, id, amount);
+        }
         retry_on_conflict(|| {
             let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
@@ -436,6 +439,11 @@ impl PaymentIntentService {
     /// # Errors
     /// `resource_invalid_state` from any other status; storage failures.
     pub fn cancel(&self, scope: &Scope, id: &str) -> Result<PaymentIntentView, ApplicationError> {
+        if scope.livemode() {
+            if let Some(released) = self.cancel_live(scope, id)? {
+                return Ok(released);
+            }
+        }
         retry_on_conflict(|| {
             let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
@@ -782,7 +790,7 @@ fn customer_to_save_for(
 ) -> Result<CustomerId, ApplicationError> {
     let parameter = "customer_session_client_secret";
     let refused = |detail: &str| ApplicationError::invalid(FieldError::invalid(parameter, detail));
-    if !matches!(input, PaymentMethodInput::Card(_)) {
+    if !matches!(input, PaymentMethodInput::Card(_) | PaymentMethodInput::ProcessorToken(_)) {
         return Err(refused("Only a card entered now can be saved."));
     }
     let customer_id =
@@ -809,6 +817,47 @@ fn save_card(
         repositories.payment_methods().insert(&method)?;
     }
     Ok(())
+}
+
+/// What pays, resolved from an attach to `intent`: the input (a saved method's card, when it names
+/// one), the saved method's id, the billing, and the customer to save the card entered to.
+///
+/// # Errors
+/// A wrong client secret; a method the intent does not allow or cannot be charged; a session
+/// that cannot save the card.
+fn attach_input(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intent: &PaymentIntent,
+    access: Access<'_>,
+    request: &AttachRequest,
+    now: Timestamp,
+) -> Result<AttachInput, ApplicationError> {
+    check_client_secret(intent.client_secret(), access, "payment intent")?;
+    let (input, saved_id, billing) = match &request.method {
+        PaymentMethodChoice::Inline(input) => (input.clone(), None, request.billing.clone()),
+        PaymentMethodChoice::Saved(method_id) => {
+            let saved = chargeable_saved_method(repositories, scope, intent, method_id, access)?;
+            let billing = request.billing.clone().or_else(|| saved.verified.billing.clone());
+            (PaymentMethodInput::Saved(Box::new(saved.verified)), Some(saved.id), billing)
+        }
+    };
+    intent.ensure_attachable(input.method())?;
+    let save_for = match &request.save_with_session {
+        Some(secret) => Some(customer_to_save_for(repositories, scope, intent, &input, secret, now)?),
+        None => None,
+    };
+    Ok(AttachInput { input, saved_id, billing, save_for })
+}
+
+/// What pays in an attach, resolved.
+struct AttachInput {
+    input: PaymentMethodInput,
+    /// The saved method's id, when the attach names one.
+    saved_id: Option<PaymentMethodId>,
+    billing: Option<PaymentBilling>,
+    /// The customer to save the card entered to, as the customer asked.
+    save_for: Option<CustomerId>,
 }
 
 /// The saved payment method `id` when it may pay `intent` now: it must be saved to the intent's

@@ -12,7 +12,7 @@ use payments_domain::redirect_url::RedirectUrl;
 use payments_domain::validation::FieldError;
 
 /// Length of the secret token of a redirect page.
-const REDIRECT_TOKEN_LENGTH: usize = 40;
+pub(crate) const REDIRECT_TOKEN_LENGTH: usize = 40;
 
 /// How the caller proves it may see or use an intent.
 #[derive(Debug, Clone, Copy)]

@@ -367,7 +367,7 @@ impl TestPorts {
             settlement: payments_domain::balance::SettlementDelays::default(),
             public_base_url: "http://127.0.0.1:8080".into(),
         };
-        let processors = Processors { test: self.processor.clone(), live: None };
+        let processors = Processors { test: self.processor.clone(), live: Arc::new(processor::NoConnectors) };
         PaymentIntentService::new(
             self.store.clone(),
             self.clock.clone(),
@@ -381,7 +381,7 @@ impl TestPorts {
     /// Setup intents with the scripted processor in test mode and no live processor.
     #[must_use]
     pub fn setup_intent_service(&self) -> SetupIntentService {
-        let processors = Processors { test: self.processor.clone(), live: None };
+        let processors = Processors { test: self.processor.clone(), live: Arc::new(processor::NoConnectors) };
         SetupIntentService::new(
             self.store.clone(),
             self.clock.clone(),

@@ -1,12 +1,24 @@
 //! A payment processor with scripted answers.
 
+use crate::ports::connector::{ConnectorDirectory, PaymentConnector};
 use crate::ports::{
     Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError, Verification,
     VerificationRequest,
 };
+use crate::scope::Scope;
 use payments_domain::payment_intent::AuthorizationOutcome;
 use payments_domain::payment_method::{Funding, QrphSummary};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// No account has a live connector.
+#[derive(Debug, Default)]
+pub struct NoConnectors;
+
+impl ConnectorDirectory for NoConnectors {
+    fn connector(&self, _scope: &Scope) -> Option<Arc<dyn PaymentConnector>> {
+        None
+    }
+}
 
 /// A processor that answers every authorization with a scripted outcome.
 #[derive(Debug)]
@@ -35,7 +47,7 @@ impl PaymentProcessor for ScriptedProcessor {
         let card = match request.method {
             PaymentMethodInput::Card(card) => Some(card.summary(Funding::Credit)),
             PaymentMethodInput::Saved(saved) => Some(saved.card.clone()),
-            PaymentMethodInput::Redirect(_) => None,
+            PaymentMethodInput::Redirect(_) | PaymentMethodInput::ProcessorToken(_) => None,
         };
         let kept = matches!(request.method, PaymentMethodInput::Card(_)) && request.keep_card;
         Ok(Authorization { outcome: self.scripted(), card, processor_reference: kept.then(|| "scripted".to_owned()) })

@@ -59,6 +59,7 @@ fn card_attempt() -> Attempt {
         },
         billing: None,
         save_for: None,
+        payment_id: None,
     }
 }
 

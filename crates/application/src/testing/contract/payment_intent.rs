@@ -33,6 +33,7 @@ pub(super) fn gcash_attempt(n: u32) -> Attempt {
         payment_method: PaymentMethodRecord { method: PaymentMethodType::Gcash, card: None, qrph: None },
         billing: None,
         save_for: None,
+        payment_id: None,
     }
 }
 

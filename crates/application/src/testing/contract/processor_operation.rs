@@ -10,8 +10,9 @@ pub fn processor_operations_are_written_once_and_checked_when_due(store: &dyn Un
     let payment = PaymentId::from_random("0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b");
     let refund = RefundId::from_random("0VcKRLxSkpvoJfzraP9cXaFluMJ2CPW2");
     let tenant = (scope.account_id.clone(), scope.livemode());
-    let written =
-        |kind| ProcessorOperation::written(tenant.clone(), payment.clone(), kind, Centavos::new(10_000), at(0));
+    let intent = PaymentIntentId::from_random("0VcKRLxIntUzS3dfAVJZjOW6tPNtjH8b");
+    let of = (intent.clone(), payment.clone());
+    let written = |kind| ProcessorOperation::written(tenant.clone(), of.clone(), kind, Centavos::new(10_000), at(0));
     let authorize = written(OperationKind::Authorize);
     let refund_operation = written(OperationKind::Refund(refund.clone()));
     write(store, |r| r.processor_operations().insert(&authorize));
@@ -22,7 +23,8 @@ pub fn processor_operations_are_written_once_and_checked_when_due(store: &dyn Un
     let key = authorize.idempotency_key().to_owned();
     assert_eq!(read(store, |r| r.processor_operations().find(&scope, &key)), Some(authorize.clone()));
     let found = read(store, |r| r.processor_operations().find(&scope, refund_operation.idempotency_key()));
-    assert_eq!(found.map(|found| found.kind().clone()), Some(OperationKind::Refund(refund)));
+    let found = found.unwrap();
+    assert_eq!((found.kind(), found.payment_intent()), (&OperationKind::Refund(refund), &intent));
     assert_eq!(read(store, |r| r.processor_operations().of_payment(&scope, &payment)).len(), 2);
 
     let mut unknown = authorize.clone();

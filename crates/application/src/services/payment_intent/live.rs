@@ -1,0 +1,580 @@
+//! Live payments through the account's processor connector. An attach, a capture and a cancel of a
+//! hold are each written ahead of the processor call: one transaction claims what the operation
+//! acts on and writes the operation with its idempotency key; the connector is called outside any
+//! transaction with that key; a second transaction records the answer. An operation whose answer
+//! never came is asked for by the janitor ([`PaymentIntentService::check_operation`]), as due work.
+
+use super::*;
+use crate::ports::connector::{
+    wait, AuthorizeRequest, CaptureMethod, ConnectorError, ConnectorMethod, PaymentConnector, ProcessorPayment,
+    ProcessorPaymentState,
+};
+use crate::services::due::Due;
+use crate::services::redirect::REDIRECT_TOKEN_LENGTH;
+use payments_domain::balance::Centavos;
+use payments_domain::hosted_page::HostedPage;
+use payments_domain::payment_intent::CaptureType;
+use payments_domain::pending_authorization::Authorizing;
+use payments_domain::processor_operation::idempotency_key;
+use payments_domain::processor_operation::{Answer, OperationKind, OperationState, ProcessorOperation};
+
+/// What the processor said of an authorization, as the record step takes it.
+type AuthorizationAnswer = Result<ProcessorPayment, ConnectorError>;
+
+impl PaymentIntentService {
+    /// The live connector of the scope's account.
+    fn live_connector(&self, scope: &Scope) -> Result<Arc<dyn PaymentConnector>, ApplicationError> {
+        self.processors.live.connector(scope).ok_or_else(|| {
+            ApplicationError::NotConfigured("No live payment processor is set up for this account.".into())
+        })
+    }
+
+    /// A live attach: the intent is claimed (`processing`) and the authorization written ahead in
+    /// one transaction, the processor is asked with the operation's key, and its answer recorded.
+    /// A concurrent attach loses the claim (`resource_conflict`) and asks the processor nothing.
+    pub(super) fn attach_live(
+        &self,
+        scope: &Scope,
+        id: &str,
+        access: Access<'_>,
+        request: AttachRequest,
+    ) -> Result<AttachOutcome, ApplicationError> {
+        let connector = self.live_connector(scope)?;
+        let now = self.clock.now_in(scope)?;
+        let payment_id = PaymentId::from_random(&self.ids.id_part());
+        let new_method_id = PaymentMethodId::from_random(&self.ids.id_part());
+        let redirect_token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
+        let authorize = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let before = load_view(repositories, scope, id)?;
+            let AttachInput { input, saved_id, billing, save_for } =
+                attach_input(repositories, scope, &before.intent, access, &request, now)?;
+            let intent = &before.intent;
+            let method = connector_method(&input)?;
+            let capture = match intent.card_options().capture_type {
+                CaptureType::Manual if input.method() == PaymentMethodType::Card => CaptureMethod::Manual,
+                CaptureType::Manual | CaptureType::Automatic => CaptureMethod::Automatic,
+            };
+            ensure_capable(connector.capabilities(), input.method(), capture)?;
+            let card = match &input {
+                PaymentMethodInput::Saved(saved) => Some(saved.card.clone()),
+                _ => None,
+            };
+            let attempt = Attempt {
+                payment_method_id: saved_id.unwrap_or_else(|| new_method_id.clone()).to_string(),
+                payment_method: PaymentMethodRecord { method: input.method(), card, qrph: None },
+                billing,
+                save_for: save_for.map(|customer_id| CardToSave {
+                    customer_id: customer_id.to_string(),
+                    processor_reference: String::new(),
+                }),
+                payment_id: Some(payment_id.to_string()),
+            };
+            let save_method = attempt.save_for.is_some();
+            let mut claimed = intent.clone();
+            claimed.claim_for_processor(attempt, request.return_url.clone(), now)?;
+            repositories.payment_intents().update(&claimed, intent.version())?;
+            let operation = ProcessorOperation::written(
+                (scope.account_id.clone(), true),
+                (intent.id().clone(), payment_id.clone()),
+                OperationKind::Authorize,
+                Centavos::new(intent.amount().centavos()),
+                now,
+            );
+            repositories.processor_operations().insert(&operation)?;
+            Ok(AuthorizeRequest {
+                payment: payment_id.clone(),
+                idempotency_key: operation.idempotency_key().to_owned(),
+                amount: intent.amount(),
+                method,
+                capture,
+                return_url: HostedPage::ProcessorReturn.url(&self.settings.public_base_url, &redirect_token),
+                save_method,
+            })
+        })?;
+        let answer = wait(connector.authorize(&authorize));
+        self.record_authorization(scope, &payment_id, answer, &redirect_token)
+    }
+
+    /// Records the processor's answer to an authorization: the operation, and the intent it
+    /// claimed (paid, held, awaiting the customer on the processor's page, failed, or given back
+    /// when the request never reached the processor). An answer that did not come leaves the
+    /// intent `processing` for the janitor.
+    fn record_authorization(
+        &self,
+        scope: &Scope,
+        payment_id: &PaymentId,
+        answer: AuthorizationAnswer,
+        redirect_token: &str,
+    ) -> Result<AttachOutcome, ApplicationError> {
+        let key = idempotency_key(payment_id, &OperationKind::Authorize);
+        let unavailable = match &answer {
+            Err(ConnectorError::NotSent(reason) | ConnectorError::Misconfigured(reason)) => Some(reason.clone()),
+            _ => None,
+        };
+        let outcome = retry_on_conflict(|| {
+            let now = self.clock.now_in(scope)?;
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let mut operation = find_operation(repositories, scope, &key)?;
+                let before = load_view(repositories, scope, operation.payment_intent().as_str())?;
+                let expected = operation.version();
+                let recorded = match &answer {
+                    Ok(payment) => Answer::Done { processor_reference: payment.processor_reference.clone() },
+                    Err(error) => error.answer(),
+                };
+                let recorded = match (&answer, recorded) {
+                    // A payment the processor has not decided is checked again, like a lost answer.
+                    (Ok(ProcessorPayment { state: ProcessorPaymentState::Pending, .. }), _) => Answer::NoAnswer,
+                    (_, recorded) => recorded,
+                };
+                if operation.record(recorded, now).is_err() {
+                    // Settled already (by the janitor, or the other half of a race): as it stands.
+                    return Ok(AttachOutcome::Attached(before));
+                }
+                repositories.processor_operations().update(&operation, expected)?;
+                let mut intent = before.intent.clone();
+                if let Ok(payment) = &answer {
+                    intent.learn_from_processor(payment.card.clone(), payment.saved_method.clone());
+                }
+                let result = match &answer {
+                    Ok(payment) => match &payment.state {
+                        ProcessorPaymentState::Captured { .. } | ProcessorPaymentState::Authorized { .. } => {
+                            Some(intent.settle_processing(None, now)?)
+                        }
+                        ProcessorPaymentState::Failed(error) => {
+                            Some(intent.settle_processing(Some(error.clone()), now)?)
+                        }
+                        ProcessorPaymentState::Voided => Some(intent.settle_processing(
+                            Some(PaymentError::new("processing_error", "The processor released the payment.")),
+                            now,
+                        )?),
+                        ProcessorPaymentState::RequiresAction { url } => {
+                            intent.await_processor_action(redirect_token.to_owned(), url.clone(), now)?;
+                            Some(AttemptResult::Redirected)
+                        }
+                        ProcessorPaymentState::Pending => None,
+                    },
+                    Err(ConnectorError::Refused { code, detail }) => {
+                        Some(intent.settle_processing(Some(PaymentError::new(code, detail)), now)?)
+                    }
+                    Err(ConnectorError::NotSent(_) | ConnectorError::Misconfigured(_)) => {
+                        intent.give_back_claim(now)?;
+                        repositories.payment_intents().update(&intent, before.intent.version())?;
+                        return Ok(AttachOutcome::Attached(PaymentIntentView { intent, ..before }));
+                    }
+                    Err(ConnectorError::OutcomeUnknown(_)) => None,
+                };
+                let Some(result) = result else { return Ok(AttachOutcome::Attached(before)) };
+                let fee = answer.as_ref().ok().and_then(processor_fee);
+                let (view, failure) = self.record_live(repositories, scope, before, intent, result, fee, now)?;
+                Ok(match failure {
+                    Some(error) => AttachOutcome::Declined(view, error),
+                    None => AttachOutcome::Attached(view),
+                })
+            })
+        })?;
+        match unavailable {
+            Some(reason) => Err(ApplicationError::ProcessorUnavailable(format!(
+                "The payment processor could not be reached ({reason}); nothing was charged. Retry shortly."
+            ))),
+            None => Ok(outcome),
+        }
+    }
+
+    /// As [`Self::record`], for a live attempt: its payment takes the id reserved for it, and a
+    /// captured one the processor's fee.
+    #[allow(clippy::too_many_arguments)]
+    fn record_live(
+        &self,
+        repositories: &mut dyn Repositories,
+        scope: &Scope,
+        before: PaymentIntentView,
+        intent: PaymentIntent,
+        result: AttemptResult,
+        fee: Option<i64>,
+        now: Timestamp,
+    ) -> Result<(PaymentIntentView, Option<PaymentError>), ApplicationError> {
+        let reserved = |attempt: &Attempt| {
+            attempt
+                .payment_id
+                .as_deref()
+                .and_then(PaymentId::parse)
+                .ok_or_else(|| ApplicationError::internal("a live attempt has no reserved payment id"))
+        };
+        let (effects, failure) = match result {
+            AttemptResult::Succeeded(attempt) => {
+                save_card(repositories, scope, &attempt, now)?;
+                let amount = intent.amount().centavos();
+                let payment =
+                    Payment::paid_at_processor(reserved(&attempt)?, &intent, amount, fee.unwrap_or(0), attempt, now);
+                let effects = Effects {
+                    payment: Some((payment, EventType::PaymentPaid)),
+                    intent_event: Some(EventType::PaymentIntentSucceeded),
+                };
+                (effects, None)
+            }
+            AttemptResult::Failed(attempt, error) => {
+                let payment = Payment::failed(reserved(&attempt)?, &intent, attempt, now);
+                (Effects { payment: Some((payment, EventType::PaymentFailed)), intent_event: None }, Some(error))
+            }
+            other => return self.record(repositories, scope, before, intent, other, now),
+        };
+        let view = self.commit(repositories, scope, before, intent, effects, now)?;
+        Ok((view, failure))
+    }
+
+    /// A live capture of `amount` of the hold: written ahead, asked of the processor, recorded.
+    pub(super) fn capture_live(
+        &self,
+        scope: &Scope,
+        id: &str,
+        amount: Option<Amount>,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        let connector = self.live_connector(scope)?;
+        let now = self.clock.now_in(scope)?;
+        let (operation, processor_payment) = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let before = load_view(repositories, scope, id)?;
+            let intent = &before.intent;
+            let amount = capture_amount(intent, amount)?;
+            // The domain decides first, on a copy: nothing is asked of the processor that it refuses.
+            intent.clone().capture(amount, now)?;
+            if amount.centavos() < intent.amount_capturable() && !connector.capabilities().partial_capture {
+                return Err(not_capable("amount", "This account's processor cannot capture part of a hold."));
+            }
+            claim_operation(repositories, scope, intent, OperationKind::Capture, amount.centavos(), now)
+        })?;
+        let answer = wait(connector.capture(&processor_payment, operation.amount(), operation.idempotency_key()));
+        self.record_hold_operation(scope, &operation, answer)
+    }
+
+    /// A live cancel of a hold: the processor releases it first. An intent with nothing held is
+    /// canceled as in test mode.
+    pub(super) fn cancel_live(&self, scope: &Scope, id: &str) -> Result<Option<PaymentIntentView>, ApplicationError> {
+        let now = self.clock.now_in(scope)?;
+        let held = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(load(repositories, scope, id)?.status() == PaymentIntentStatus::AwaitingCapture)
+        })?;
+        if !held {
+            return Ok(None);
+        }
+        let connector = self.live_connector(scope)?;
+        if !connector.capabilities().void {
+            return Err(not_capable("id", "This account's processor cannot release a hold."));
+        }
+        let (operation, processor_payment) = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let before = load_view(repositories, scope, id)?;
+            ensure_not_owned(repositories, scope, &before.intent, PaymentIntentOperation::Cancel)?;
+            before.intent.clone().cancel(now)?;
+            let capturable = before.intent.amount_capturable();
+            claim_operation(repositories, scope, &before.intent, OperationKind::Void, capturable, now)
+        })?;
+        let answer = wait(connector.void(&processor_payment, operation.idempotency_key()));
+        self.record_hold_operation(scope, &operation, answer).map(Some)
+    }
+
+    /// Records the processor's answer to a capture or a void: the operation, and then the intent
+    /// (captured, with the processor's fee, or canceled).
+    fn record_hold_operation(
+        &self,
+        scope: &Scope,
+        sent: &ProcessorOperation,
+        answer: AuthorizationAnswer,
+    ) -> Result<PaymentIntentView, ApplicationError> {
+        let view = retry_on_conflict(|| {
+            let now = self.clock.now_in(scope)?;
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let mut operation = find_operation(repositories, scope, sent.idempotency_key())?;
+                let before = load_view(repositories, scope, operation.payment_intent().as_str())?;
+                let expected = operation.version();
+                let done = match (&answer, sent.kind()) {
+                    (
+                        Ok(payment @ ProcessorPayment { state: ProcessorPaymentState::Captured { .. }, .. }),
+                        OperationKind::Capture,
+                    )
+                    | (
+                        Ok(payment @ ProcessorPayment { state: ProcessorPaymentState::Voided, .. }),
+                        OperationKind::Void,
+                    ) => Some(payment),
+                    _ => None,
+                };
+                let recorded = match (&answer, done) {
+                    (_, Some(payment)) => Answer::Done { processor_reference: payment.processor_reference.clone() },
+                    // The processor answered, and the payment is not as the operation would leave it.
+                    (Ok(_), None) => Answer::Refused {
+                        code: "processing_error".into(),
+                        detail: format!("The processor did not {} the payment.", sent.kind().as_str()),
+                    },
+                    (Err(error), None) => error.answer(),
+                };
+                if operation.record(recorded, now).is_err() {
+                    return Ok(before);
+                }
+                repositories.processor_operations().update(&operation, expected)?;
+                let Some(payment) = done else { return Ok(before) };
+                let mut intent = before.intent.clone();
+                match &payment.state {
+                    ProcessorPaymentState::Captured { amount, fee, .. } => {
+                        let amount = Amount::new(amount.get()).map_err(|_| {
+                            ApplicationError::internal("the processor captured an amount out of bounds")
+                        })?;
+                        let attempt = intent.capture(amount, now)?;
+                        let payment_id = PaymentId::parse(operation.payment().as_str())
+                            .ok_or_else(|| ApplicationError::internal("an operation's payment id is invalid"))?;
+                        let payment =
+                            Payment::paid_at_processor(payment_id, &intent, amount.centavos(), fee.get(), attempt, now);
+                        let events = Effects {
+                            payment: Some((payment, EventType::PaymentPaid)),
+                            intent_event: Some(EventType::PaymentIntentSucceeded),
+                        };
+                        self.commit(repositories, scope, before, intent, events, now)
+                    }
+                    _ => {
+                        intent.cancel(now)?;
+                        let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
+                        self.commit(repositories, scope, before, intent, events, now)
+                    }
+                }
+            })
+        })?;
+        let expected = match sent.kind() {
+            OperationKind::Capture => {
+                matches!(&answer, Ok(ProcessorPayment { state: ProcessorPaymentState::Captured { .. }, .. }))
+            }
+            _ => matches!(&answer, Ok(ProcessorPayment { state: ProcessorPaymentState::Voided, .. })),
+        };
+        match answer {
+            Ok(_) if expected => Ok(view),
+            Ok(_) => Err(ApplicationError::ProcessorRefused {
+                code: "processing_error".into(),
+                detail: format!("The processor did not {} the payment.", sent.kind().as_str()),
+            }),
+            Err(ConnectorError::Refused { code, detail }) => Err(ApplicationError::ProcessorRefused { code, detail }),
+            Err(ConnectorError::NotSent(reason) | ConnectorError::Misconfigured(reason)) => {
+                Err(ApplicationError::ProcessorUnavailable(format!(
+                    "The payment processor could not be reached ({reason}); nothing changed. Retry shortly."
+                )))
+            }
+            Err(ConnectorError::OutcomeUnknown(reason)) => Err(ApplicationError::ProcessorUnavailable(format!(
+                "The payment processor did not answer ({reason}); it is asked what it did, and the payment intent \
+                 shows the outcome."
+            ))),
+        }
+    }
+
+    /// The operations whose check is due: the janitor's work.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn due_operations(
+        &self,
+        within: Option<&Scope>,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<Due>, ApplicationError> {
+        let due = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.processor_operations().due(within, now, limit)?)
+        })?;
+        Ok(due
+            .into_iter()
+            .filter(|operation| operation.kind().refund().is_none())
+            .filter_map(|operation| {
+                Some(Due {
+                    kind: DueKind::ProcessorOperation,
+                    scope: Scope::of(operation.account_id(), operation.livemode()),
+                    at: operation.next_check_at()?,
+                    id: operation.idempotency_key().to_owned(),
+                })
+            })
+            .collect())
+    }
+
+    /// The janitor: asks the processor what became of the operation `due` names (sent, and its
+    /// answer never recorded), and records it. Returns whether anything moved.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an operation that is gone; storage failures.
+    pub fn check_operation(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
+        let scope = &due.scope;
+        let operation =
+            reading(self.unit_of_work.as_ref(), |repositories| find_operation(repositories, scope, &due.id))?;
+        if !operation.is_due_for_a_check(at) {
+            return Ok(false);
+        }
+        let Some(connector) = self.processors.live.connector(scope) else { return Ok(false) };
+        match operation.kind() {
+            OperationKind::Authorize => {
+                let answer = match wait(connector.find(operation.payment())) {
+                    Ok(Some(payment)) => Ok(payment),
+                    Ok(None) => Err(ConnectorError::NotSent("the processor has no payment for it".into())),
+                    Err(error) => Err(unknown_unless_refused(error)),
+                };
+                let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
+                match self.record_authorization(scope, operation.payment(), answer, &token) {
+                    Ok(_) | Err(ApplicationError::ProcessorUnavailable(_)) => Ok(true),
+                    Err(error) => Err(error),
+                }
+            }
+            OperationKind::Capture | OperationKind::Void => {
+                let processor_payment = reading(self.unit_of_work.as_ref(), |repositories| {
+                    authorized_reference(repositories, scope, operation.payment())
+                })?;
+                let answer = match wait(connector.retrieve(&processor_payment)) {
+                    Ok(payment) if matches!(payment.state, ProcessorPaymentState::Authorized { .. }) => {
+                        Err(ConnectorError::NotSent("the processor still holds the payment".into()))
+                    }
+                    Ok(payment) => Ok(payment),
+                    Err(error) => Err(unknown_unless_refused(error)),
+                };
+                match self.record_hold_operation(scope, &operation, answer) {
+                    Ok(_)
+                    | Err(ApplicationError::ProcessorUnavailable(_) | ApplicationError::ProcessorRefused { .. }) => {
+                        Ok(true)
+                    }
+                    Err(error) => Err(error),
+                }
+            }
+            OperationKind::Refund(_) => Ok(false),
+        }
+    }
+}
+
+/// The connector's form of what pays. A card number is refused: in live mode the payment element
+/// sends the card straight to the processor, and only the processor's token comes here.
+fn connector_method(input: &PaymentMethodInput) -> Result<ConnectorMethod, ApplicationError> {
+    match input {
+        PaymentMethodInput::ProcessorToken(token) => Ok(ConnectorMethod::Token(token.clone())),
+        PaymentMethodInput::Saved(saved) => Ok(ConnectorMethod::Saved(saved.processor_reference.clone())),
+        PaymentMethodInput::Redirect(method) => Ok(ConnectorMethod::Redirect(*method)),
+        PaymentMethodInput::Card(_) => Err(ApplicationError::invalid(FieldError::invalid(
+            "payment_method[card][number]",
+            "Live card numbers never reach this service: the payment element sends the card to the processor and \
+             sends its token here, as payment_method[card][token].",
+        ))),
+    }
+}
+
+/// Refuses what the account's connector cannot do, before anything is written or sent.
+fn ensure_capable(
+    capabilities: &crate::ports::connector::Capabilities,
+    method: PaymentMethodType,
+    capture: CaptureMethod,
+) -> Result<(), ApplicationError> {
+    if !capabilities.methods.contains(&method) {
+        return Err(not_capable(
+            "payment_method[type]",
+            &format!("This account's processor does not take {}.", method.as_str()),
+        ));
+    }
+    if capture == CaptureMethod::Manual && !capabilities.manual_capture {
+        return Err(not_capable(
+            "payment_method_options[card][capture_type]",
+            "This account's processor cannot hold a payment for a later capture.",
+        ));
+    }
+    Ok(())
+}
+
+fn not_capable(parameter: &str, detail: &str) -> ApplicationError {
+    ApplicationError::invalid(FieldError::invalid(parameter, detail))
+}
+
+/// The amount a capture takes: all of the hold when none is given.
+fn capture_amount(intent: &PaymentIntent, amount: Option<Amount>) -> Result<Amount, ApplicationError> {
+    match amount {
+        Some(amount) => Ok(amount),
+        None => Amount::new(intent.amount_capturable()).map_err(|_| {
+            ApplicationError::from(DomainError::InvalidState {
+                resource: RESOURCE,
+                status: intent.status().as_str(),
+                action: "capture",
+            })
+        }),
+    }
+}
+
+/// Writes the operation `kind` on the held payment of `intent` ahead of its call (or sends again
+/// one that was not sent, or refused), and returns it with the processor's payment. An operation
+/// of the payment still unanswered refuses another.
+fn claim_operation(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    intent: &PaymentIntent,
+    kind: OperationKind,
+    amount: i64,
+    now: Timestamp,
+) -> Result<(ProcessorOperation, String), ApplicationError> {
+    let payment_id = intent
+        .pending()
+        .and_then(|pending| pending.attempt.payment_id.as_deref())
+        .and_then(PaymentId::parse)
+        .ok_or_else(|| ApplicationError::internal("a live hold has no reserved payment id"))?;
+    let operations = repositories.processor_operations().of_payment(scope, &payment_id)?;
+    if let Some(open) = operations.iter().find(|operation| !operation.state().is_final()) {
+        return Err(ApplicationError::InvalidState(crate::error::StateRefusal::ProcessorOperationPending {
+            operation: open.kind().as_str(),
+        }));
+    }
+    let processor_payment = succeeded_reference(&operations, &OperationKind::Authorize)
+        .ok_or_else(|| ApplicationError::internal("a live hold has no authorization at the processor"))?;
+    let amount = Centavos::new(amount);
+    let key = idempotency_key(&payment_id, &kind);
+    let operation = match operations.into_iter().find(|operation| operation.idempotency_key() == key) {
+        Some(mut again) => {
+            let expected = again.version();
+            again.send_again(amount, now).map_err(|_| ApplicationError::Conflict)?;
+            repositories.processor_operations().update(&again, expected)?;
+            again
+        }
+        None => {
+            let tenant = (scope.account_id.clone(), scope.livemode());
+            let operation = ProcessorOperation::written(tenant, (intent.id().clone(), payment_id), kind, amount, now);
+            repositories.processor_operations().insert(&operation)?;
+            operation
+        }
+    };
+    Ok((operation, processor_payment))
+}
+
+/// The processor's id for the payment `payment`, from its authorization.
+fn authorized_reference(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    payment: &PaymentId,
+) -> Result<String, ApplicationError> {
+    let operations = repositories.processor_operations().of_payment(scope, payment)?;
+    succeeded_reference(&operations, &OperationKind::Authorize)
+        .ok_or_else(|| ApplicationError::internal("a live payment has no authorization at the processor"))
+}
+
+fn succeeded_reference(operations: &[ProcessorOperation], kind: &OperationKind) -> Option<String> {
+    operations.iter().filter(|operation| operation.kind() == kind).find_map(|operation| match operation.state() {
+        OperationState::Succeeded { processor_reference } => Some(processor_reference.clone()),
+        _ => None,
+    })
+}
+
+fn find_operation(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    key: &str,
+) -> Result<ProcessorOperation, ApplicationError> {
+    repositories
+        .processor_operations()
+        .find(scope, key)?
+        .ok_or_else(|| ApplicationError::NotFound { resource: "processor_operation", id: key.to_owned() })
+}
+
+/// A check's error: a refusal of the check is no answer to the operation, which is asked again.
+fn unknown_unless_refused(error: ConnectorError) -> ConnectorError {
+    match error {
+        ConnectorError::Refused { detail, .. } => ConnectorError::OutcomeUnknown(detail),
+        other => other,
+    }
+}
+
+/// The processor's fee of a captured payment.
+fn processor_fee(payment: &ProcessorPayment) -> Option<i64> {
+    match payment.state {
+        ProcessorPaymentState::Captured { fee, .. } => Some(fee.get()),
+        _ => None,
+    }
+}
