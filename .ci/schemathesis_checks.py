@@ -69,6 +69,8 @@ UNSTATABLE = {
     # A save is asked with the client secret of a live session of the intent's customer that enables
     # it, for a card entered now: stored data (the session, the intent's customer), not the request.
     ("POST /payment_intents/{id}/attach", "customer_session_client_secret", "parameter_invalid"),
+    # A processor's token for a card pays in live mode only: the key's mode, not the request.
+    ("POST /payment_intents/{id}/attach", "payment_method[card][token]", "parameter_invalid"),
     # A renewed card's expiry must not have passed: time.
     ("POST /customers/{customer_id}/payment_methods/{id}", "exp_year", "parameter_invalid"),
     # A card number's last digit is its Luhn check digit.

@@ -1,5 +1,6 @@
 //! The operator API for accounts, under `/operator/accounts`: create (with keys), list, retrieve,
-//! delete, and an account's test data deleted, exported as JSON lines and imported. Registered only
+//! delete, an account's test data deleted, exported as JSON lines and imported, and its live
+//! processor connector set, read and removed (its secrets never shown). Registered only
 //! when `operator.token` is set, asked for as a bearer token, compared in constant time and never
 //! logged. Not in the public OpenAPI document: it is the service operator's, not a merchant's.
 
@@ -10,6 +11,7 @@ use crate::representation::account::{
     account_json, deleted_account_json, deleted_json, export_lines, imported_json, new_account_json, open_export,
 };
 use crate::representation::balance::ScheduleResource;
+use crate::representation::connector_account::connector_json;
 use crate::settings::OperatorSettings;
 use crate::state::{blocking, Services};
 use actix_web::dev::Payload;
@@ -19,6 +21,7 @@ use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use payments_application::services::account::MAX_ACCOUNTS_LISTED;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::account::Mode;
+use payments_domain::connector_account::{ConnectorKind, ConnectorSecrets, ConnectorSetup, MAX_SETTING_LENGTH};
 use payments_domain::ids::AccountId;
 use payments_domain::payout::ScheduleEditor;
 use serde_json::json;
@@ -89,6 +92,13 @@ pub fn configure(config: &mut web::ServiceConfig, settings: &OperatorSettings) {
                     .route(crate::routes::get_or_head().to(payout_schedule))
                     .route(web::post().to(change_payout_schedule))
                     .default_service(crate::routes::allow_only(&[Method::GET, Method::POST])),
+            )
+            .service(
+                web::resource("/{id}/connector")
+                    .route(crate::routes::get_or_head().to(connector))
+                    .route(web::put().to(set_connector))
+                    .route(web::delete().to(remove_connector))
+                    .default_service(crate::routes::allow_only(&[Method::GET, Method::PUT, Method::DELETE])),
             )
             .service(
                 web::resource("/{id}/test_data")
@@ -221,6 +231,57 @@ async fn change_payout_schedule(
         blocking(move || services.payouts.change_schedule(&scope, ScheduleEditor::Operator, interval, destination))
             .await?;
     Ok(HttpResponse::Ok().json(ScheduleResource::new(&schedule)))
+}
+
+/// The account's live processor connector.
+async fn connector(
+    _: Operator,
+    AccountPath(id): AccountPath,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let connector = blocking(move || services.connectors.retrieve(&id)).await?;
+    Ok(HttpResponse::Ok().json(connector_json(&connector)))
+}
+
+/// Sets the account's live processor connector: `kind` (`stripe`), `api_base_url`,
+/// `publishable_key`, and the secrets `secret_key` and `webhook_secret`, sealed before they are
+/// stored and never shown again.
+async fn set_connector(
+    _: Operator,
+    AccountPath(id): AccountPath,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let kind = params.one_of("kind", &ConnectorKind::ALL, ConnectorKind::as_str);
+    let kind = params.require("kind", kind);
+    let api_base_url = params.required_string("api_base_url", MAX_SETTING_LENGTH);
+    let publishable_key = params.required_string("publishable_key", MAX_SETTING_LENGTH);
+    let secret_key = params.required_string("secret_key", MAX_SETTING_LENGTH);
+    params.secret("secret_key");
+    let webhook_secret = params.required_string("webhook_secret", MAX_SETTING_LENGTH);
+    params.secret("webhook_secret");
+    let setup = (|| {
+        Some(ConnectorSetup {
+            kind: kind?,
+            api_base_url: api_base_url?,
+            publishable_key: publishable_key?,
+            secrets: ConnectorSecrets { secret_key: secret_key?, webhook_secret: webhook_secret? },
+        })
+    })();
+    let setup = params.finish(setup)?;
+    let connector = blocking(move || services.connectors.set(&id, &setup)).await?;
+    Ok(HttpResponse::Ok().json(connector_json(&connector)))
+}
+
+/// Removes the account's live processor connector.
+async fn remove_connector(
+    _: Operator,
+    AccountPath(id): AccountPath,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let account = id.clone();
+    blocking(move || services.connectors.remove(&account)).await?;
+    Ok(HttpResponse::Ok().json(json!({"resource": "connector", "account_id": id.as_str(), "deleted": true})))
 }
 
 /// The mode a path names: `test` or `live`.

@@ -61,9 +61,13 @@ pub struct ConsoleSettings {
 }
 
 /// The processor live payments go through.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct LiveProcessorSettings {
+    /// What live payments of an account without a connector of its own go through.
     pub connector: LiveConnector,
+    /// The key the processors' secrets are sealed with: 64 hexadecimal digits (32 random bytes).
+    /// Empty: no account's connector can be set.
+    pub credentials_key: String,
 }
 
 /// Which connector live payments go through.
@@ -93,6 +97,16 @@ impl OperatorSettings {
     pub fn token(&self) -> Option<&str> {
         // Trimmed: a token read from a file or a secret store often ends with a newline.
         Some(self.token.trim()).filter(|token| !token.is_empty())
+    }
+}
+
+impl std::fmt::Debug for LiveProcessorSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = if self.credentials_key.is_empty() { "none" } else { "[set]" };
+        f.debug_struct("LiveProcessorSettings")
+            .field("connector", &self.connector)
+            .field("credentials_key", &key)
+            .finish()
     }
 }
 
@@ -356,6 +370,9 @@ impl Settings {
         self.check_bounds(&mut problems);
         self.webhooks.check(&mut problems);
         self.mail.check(&mut problems);
+        if let Err(error) = payments_adapters::sealer::AesGcmSealer::new(&self.live_processor.credentials_key) {
+            problems.push(error.to_string());
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
             problems.push(format!("log.level: {} is not a log level or filter", self.log.level));
         }
@@ -395,7 +412,7 @@ impl Settings {
                 event_streams: self.event_streams,
                 console: self.console,
                 operator: self.operator.clone(),
-                live_processor: self.live_processor,
+                live_processor: self.live_processor.clone(),
             }),
             _ => Err(format!("invalid configuration:\n  {}", problems.join("\n  "))),
         }

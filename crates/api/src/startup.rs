@@ -21,18 +21,20 @@ use payments_adapters::id_generator::RandomIds;
 use payments_adapters::mail::{MailWorker, MailWorkerSettings, OutboxMailer, SmtpMailer, SmtpSettingsError};
 use payments_adapters::metrics::Metrics;
 use payments_adapters::payout_rail::TestBank;
-use payments_adapters::processor::{SharedConnector, SimulatedConnector, Simulator};
+use payments_adapters::processor::{SimulatedConnector, Simulator, StoredConnectors};
+use payments_adapters::sealer::AesGcmSealer;
 use payments_adapters::webhooks::{
     DeliveryWorker, HttpWebhookSender, ResolvingUrlGuard, SenderBuildError, WorkerSettings,
 };
 use payments_application::ports::connector::PaymentConnector;
+use payments_application::ports::SecretSealer;
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
-    CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
-    OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutRails,
-    PayoutService, Processors, RefundService, RequestLogService, SetupIntentService, TestClockService,
-    WebhookDeliveryService, WebhookService,
+    AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConnectorAccountService,
+    ConsoleSessionService, CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService,
+    MailMessageService, OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService,
+    PaymentService, PayoutRails, PayoutService, Processors, RefundService, RequestLogService, SetupIntentService,
+    TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::payment_method::PaymentMethodType;
@@ -89,21 +91,21 @@ struct Foundation {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     presenter: Arc<ApiPresenter>,
+    /// Seals the processors' secrets for storage.
+    sealer: Arc<dyn SecretSealer>,
 }
 
 impl Foundation {
     fn payment_flows(&self, settings: &ValidSettings, mailer: &dyn Mailer) -> PaymentFlows {
-        let Self { storage, clock, ids, presenter } = self;
+        let Self { storage, clock, ids, presenter, .. } = self;
         let public_base_url = settings.public_base_url.as_str().to_owned();
-        let simulated_processor = match settings.live_processor.connector {
-            LiveConnector::None => None,
-            LiveConnector::Simulated => {
-                let action_pages = format!("{}/processor/simulated", public_base_url.trim_end_matches('/'));
-                Some(Arc::new(SimulatedConnector::new(settings.fees.rate(PaymentMethodType::Card), &action_pages)))
-            }
-        };
-        let live = simulated_processor.clone().map(|connector| connector as Arc<dyn PaymentConnector>);
-        let processors = Processors { test: Arc::new(Simulator), live: Arc::new(SharedConnector::new(live)) };
+        let simulated_processor = (settings.live_processor.connector == LiveConnector::Simulated).then(|| {
+            let action_pages = format!("{}/processor/simulated", public_base_url.trim_end_matches('/'));
+            Arc::new(SimulatedConnector::new(settings.fees.rate(PaymentMethodType::Card), &action_pages))
+        });
+        let simulated = simulated_processor.clone().map(|connector| connector as Arc<dyn PaymentConnector>);
+        let live = StoredConnectors::new(storage.clone(), self.sealer.clone(), simulated);
+        let processors = Processors { test: Arc::new(Simulator), live: Arc::new(live) };
         let payment_settings = PaymentIntentSettings {
             fees: settings.fees,
             settlement: settings.settlement,
@@ -194,13 +196,16 @@ impl Services {
         settings: &ValidSettings,
         signals: Signals,
         metrics: Arc<Metrics>,
-    ) -> Result<Self, SmtpSettingsError> {
+    ) -> Result<Self, StartupError> {
         let clock: Arc<dyn Clock> = Arc::new(AccountClocks::new(storage.clone(), real_time));
         let mailer: Arc<dyn Mailer> = match settings.mail.smtp_url() {
             Some(url) => Arc::new(SmtpMailer::new(url, Duration::from_secs(settings.mail.timeout_seconds))?),
             None => Arc::new(OutboxMailer),
         };
-        let foundation = Foundation { storage, clock, ids, presenter: Arc::new(ApiPresenter) };
+        let sealer: Arc<dyn SecretSealer> = Arc::new(
+            AesGcmSealer::new(&settings.live_processor.credentials_key).map_err(StartupError::CredentialsKey)?,
+        );
+        let foundation = Foundation { storage, clock, ids, presenter: Arc::new(ApiPresenter), sealer };
         let PaymentFlows {
             payment_intents,
             setup_intents,
@@ -210,7 +215,7 @@ impl Services {
             due_work,
             simulated_processor,
         } = foundation.payment_flows(settings, mailer.as_ref());
-        let Foundation { storage, clock, ids, presenter } = foundation;
+        let Foundation { storage, clock, ids, presenter, sealer } = foundation;
         let deliveries = Arc::new(WebhookDeliveryService::new(
             storage.clone(),
             clock.clone(),
@@ -261,6 +266,7 @@ impl Services {
             overview: Arc::new(OverviewService::new(storage.clone(), clock.clone())),
             due_work,
             simulated_processor,
+            connectors: Arc::new(ConnectorAccountService::new(storage.clone(), clock.clone(), ids.clone(), sealer)),
             console_sessions: Arc::new(ConsoleSessionService::new(
                 storage.clone(),
                 clock.clone(),
@@ -312,7 +318,7 @@ impl Services {
                 }
                 told.events.committed(queued);
             }));
-        Ok(Self::new(Arc::new(database), real_time, ids, settings, signals, metrics)?)
+        Self::new(Arc::new(database), real_time, ids, settings, signals, metrics)
     }
 
     /// The mail worker of this instance.
@@ -383,6 +389,8 @@ pub enum StartupError {
     WebhookClient(#[from] SenderBuildError),
     #[error(transparent)]
     Mail(#[from] SmtpSettingsError),
+    #[error(transparent)]
+    CredentialsKey(#[from] payments_adapters::sealer::BadKey),
     #[error("the database connection task failed")]
     Task(#[source] tokio::task::JoinError),
 }

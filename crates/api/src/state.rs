@@ -10,10 +10,10 @@ use payments_adapters::metrics::Metrics;
 use payments_adapters::processor::SimulatedConnector;
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
-    AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
-    CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
-    OverviewService, PaymentIntentService, PaymentMethodService, PaymentService, PayoutService, RefundService,
-    RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
+    AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConnectorAccountService,
+    ConsoleSessionService, CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService,
+    MailMessageService, OverviewService, PaymentIntentService, PaymentMethodService, PaymentService, PayoutService,
+    RefundService, RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::{ApplicationError, Scope};
 use payments_domain::time::Timestamp;
@@ -50,6 +50,8 @@ pub struct Services {
     /// The simulated processor live mode goes through when the settings choose it (tests tokenize
     /// cards at it, count its charges and make it fail).
     pub simulated_processor: Option<Arc<SimulatedConnector>>,
+    /// Each account's live processor connector, set by the operator.
+    pub connectors: Arc<ConnectorAccountService>,
     /// Whether the console's cookie is `Secure` (the public base URL is https).
     pub(crate) secure_cookies: bool,
     /// The address browsers reach the service at (the hosted pages, Payrex.js).

@@ -105,6 +105,9 @@ typed_ids! {
     PayoutId = "po_";
     /// One line of a payout (`po_txn_`).
     PayoutTransactionId = "po_txn_";
+    /// An account's live processor connector (`conn_`; PayRex has none): unguessable, since the
+    /// processor's webhooks come to an address made from it.
+    ConnectorAccountId = "conn_";
 }
 
 /// Whether `text` is an id as this service mints them: a prefix of [`MINTED_PREFIXES`] and a
@@ -119,7 +122,8 @@ pub fn is_minted_id(text: &str) -> bool {
 /// alphanumerics. A new id type is an object's unless named here.
 #[must_use]
 pub fn is_object_id(text: &str) -> bool {
-    const NOT_OBJECTS: [&str; 3] = [AccountId::PREFIX, MailMessageId::PREFIX, RequestLogId::PREFIX];
+    const NOT_OBJECTS: [&str; 4] =
+        [AccountId::PREFIX, MailMessageId::PREFIX, RequestLogId::PREFIX, ConnectorAccountId::PREFIX];
     MINTED_PREFIXES.iter().filter(|prefix| !NOT_OBJECTS.contains(prefix)).any(|prefix| {
         text.strip_prefix(prefix)
             .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))

@@ -8,6 +8,7 @@ pub mod account;
 pub mod balance;
 pub mod billing_statement;
 pub mod checkout_session;
+pub mod connector_account;
 pub mod console_session;
 pub mod customer;
 pub mod customer_session;

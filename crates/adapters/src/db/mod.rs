@@ -77,6 +77,7 @@ mod balance;
 mod billing_statement;
 mod checkout_session;
 mod connection;
+mod connector_account;
 mod console_session;
 mod customer;
 mod customer_session;

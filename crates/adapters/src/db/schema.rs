@@ -504,6 +504,22 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    connector_accounts (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        kind -> Text,
+        api_base_url -> Text,
+        publishable_key -> Text,
+        sealed_secrets -> Text,
+        last_call_answered -> Nullable<Bool>,
+        last_call_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     balance_entries,
     billing_statements,
@@ -511,6 +527,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     mail_messages,
     checkout_sessions,
     console_sessions,
+    connector_accounts,
     accounts,
     api_keys,
     customer_metadata,

@@ -235,6 +235,13 @@ pub const TABLES: &[Table] = &[
             ("refund_id", "the refund a refund operation is for, stored once the processor answers"),
         ],
     },
+    Table {
+        name: "connector_accounts",
+        role: Role::TheAccount,
+        placement: Placement::Reference("a processor's webhook names its connector by the connector's id, before the account is known"),
+        references: NONE,
+        not_references: NONE,
+    },
     Table { name: "payout_schedules", role: Role::TheAccount, placement: ACCOUNT, references: NONE, not_references: NONE },
     Table {
         name: "__diesel_schema_migrations",

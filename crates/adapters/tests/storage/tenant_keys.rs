@@ -229,7 +229,7 @@ fn lookups_by_key_keep_to_their_key_on_sqlite() {
 /// method's statements name their account and mode (`in_scope!`, `listed!`, or the event stream's
 /// `streamed`). The list is exact: a new method that names no tenant fails the test below until it
 /// is added here, with its reason, and a method that came to name one must leave it.
-const NAME_NO_TENANT: [(&str, &str, Why); 53] = [
+const NAME_NO_TENANT: [(&str, &str, Why); 58] = [
     ("AccountRepository", "insert", Why::TheTenantItself),
     ("BalanceRepository", "insert", Why::RowsCarryTheirTenant),
     ("AccountRepository", "find_key", Why::TheTenantItself),
@@ -250,6 +250,11 @@ const NAME_NO_TENANT: [(&str, &str, Why); 53] = [
     ("BillingStatementRepository", "find_for_page", Why::ACapability),
     ("CheckoutSessionRepository", "insert", Why::RowsCarryTheirTenant),
     ("CheckoutSessionRepository", "find_for_page", Why::ACapability),
+    ("ConnectorAccountRepository", "of_account", Why::TheTenantItself),
+    ("ConnectorAccountRepository", "find", Why::ACapability),
+    ("ConnectorAccountRepository", "insert", Why::RowsCarryTheirTenant),
+    ("ConnectorAccountRepository", "delete", Why::TheTenantItself),
+    ("ConnectorAccountRepository", "record_call", Why::TheTenantItself),
     ("ConsoleSessionRepository", "insert", Why::RowsCarryTheirTenant),
     ("ConsoleSessionRepository", "find", Why::ACapability),
     ("ConsoleSessionRepository", "touch", Why::ACapability),
@@ -293,7 +298,8 @@ enum Why {
     /// The accounts' own records: the tenant is what they are about (the operator API, sign-in).
     TheTenantItself,
     /// Found by a secret that names one object or record, whoever holds it: a hosted page's client
-    /// secret, a redirect page's token, a console session's or an idempotency key's digest.
+    /// secret, a redirect page's token, a console session's or an idempotency key's digest, the
+    /// unguessable id of a connector in a processor's webhook address.
     ACapability,
     /// The background workers and housekeeping, which work across accounts and check each object's
     /// account themselves; never a request's path.

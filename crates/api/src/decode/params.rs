@@ -185,6 +185,17 @@ impl Params {
         }
     }
 
+    /// States, for the document, that either `one` is sent and none of `all`, or all of `all` and
+    /// not `one`; the decoder refuses the rest itself.
+    pub fn one_or_all(&mut self, one: &str, all: &[&str]) {
+        if let Some(shape) = &mut self.shape {
+            shape.rule(shape::Rule::OneOrAll {
+                one: one.to_owned(),
+                all: all.iter().map(|key| (*key).to_owned()).collect(),
+            });
+        }
+    }
+
     /// States, for the document, that `key` is sent only where `other` is `value`; the decoder
     /// refuses it elsewhere itself.
     pub fn only_where(&mut self, key: &str, other: &str, value: &str) {

@@ -31,6 +31,9 @@ pub struct Shape {
 pub(super) enum Rule {
     /// Exactly one of the parameters is sent.
     ExactlyOne(Vec<String>),
+    /// Either `one` is sent and none of `all`, or every one of `all` and not `one` (a card's token,
+    /// or its details).
+    OneOrAll { one: String, all: Vec<String> },
     /// `parameter` is sent only where `other` is `value`.
     OnlyWhere { parameter: String, other: String, value: String },
     /// `parameter` is sent where `other` is `value`, and only there.
@@ -51,6 +54,18 @@ impl Rule {
                 "required": [parameter],
                 "properties": {parameter: {"not": absent}},
             })).collect::<Vec<_>>()}),
+            Self::OneOrAll { one, all } => {
+                let mut alone = serde_json::Map::from_iter([(one.clone(), json!({"not": absent}))]);
+                let mut together = serde_json::Map::from_iter([(one.clone(), absent.clone())]);
+                for parameter in all {
+                    alone.insert(parameter.clone(), absent.clone());
+                    together.insert(parameter.clone(), json!({"not": absent}));
+                }
+                json!({"oneOf": [
+                    {"required": [one], "properties": alone},
+                    {"required": all, "properties": together},
+                ]})
+            }
             Self::OnlyWhere { parameter, other, value } => json!({"anyOf": [
                 {"required": [other], "properties": {other: equals(value)}},
                 {"properties": {parameter: absent}},
@@ -178,7 +193,8 @@ impl Shape {
 
     /// Whether a request must send some parameter: one is required, or one of several is.
     pub fn requires_a_parameter(&self) -> bool {
-        !self.required.is_empty() || self.rules.iter().any(|rule| matches!(rule, Rule::ExactlyOne(_)))
+        !self.required.is_empty()
+            || self.rules.iter().any(|rule| matches!(rule, Rule::ExactlyOne(_) | Rule::OneOrAll { .. }))
     }
 
     /// The parameters as one object schema, with the rules between them; unknown parameters are

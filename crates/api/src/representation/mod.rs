@@ -6,6 +6,7 @@ pub(crate) mod balance;
 pub(crate) mod billing_statement;
 pub(crate) mod billing_statement_line_item;
 pub(crate) mod checkout_session;
+pub(crate) mod connector_account;
 pub(crate) mod customer;
 pub(crate) mod customer_session;
 pub(crate) mod envelope;

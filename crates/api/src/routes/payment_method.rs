@@ -184,23 +184,26 @@ pub(super) fn card_rules(params: &mut Params) -> Option<CardOptions> {
 }
 
 pub(crate) fn payment_method(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
-    payment_method_of(params, &PaymentMethodType::ALL)
+    payment_method_of(params, &PaymentMethodType::ALL, entered_card)
 }
 
-/// A card being saved for later: only cards can be (the setup intent says so of another type).
+/// A card being saved for later: only cards can be (the setup intent says so of another type), by
+/// their details.
 pub(crate) fn card_to_save(params: &mut Params) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
-    payment_method_of(params, &[PaymentMethodType::Card])
+    payment_method_of(params, &[PaymentMethodType::Card], |params| card_input(params, false).map(EnteredCard::Details))
 }
 
-/// An inline payment method, whose `type` the document lists among `types`.
+/// An inline payment method, whose `type` the document lists among `types`, and whose card is read
+/// by `read_card`.
 fn payment_method_of(
     params: &mut Params,
     types: &[PaymentMethodType],
+    read_card: fn(&mut Params) -> Option<EnteredCard>,
 ) -> Option<(PaymentMethodInput, Option<PaymentBilling>)> {
     let method = params
         .required_choice("type", || names(types, PaymentMethodType::as_str))
         .and_then(|t| params.check("type", PaymentMethodType::parse(&t)));
-    let card = params.object("card", entered_card);
+    let card = params.object("card", read_card);
     params.exactly_where("card", "type", PaymentMethodType::Card.as_str());
     let billing = params.object("billing", payment_billing);
     let input = match method? {
@@ -235,8 +238,8 @@ const CARD_DETAILS: [&str; 4] = ["number", "exp_month", "exp_year", "cvc"];
 fn entered_card(params: &mut Params) -> Option<EnteredCard> {
     let token = params.string("token", PROCESSOR_TOKEN_LENGTH);
     params.pattern("token", "^[A-Za-z0-9_]+$");
-    params.exactly_one_of(&["token", "number"]);
-    let Some(token) = token else { return card_input(params).map(EnteredCard::Details) };
+    params.one_or_all("token", &CARD_DETAILS);
+    let Some(token) = token else { return card_input(params, true).map(EnteredCard::Details) };
     if let Some(detail) = CARD_DETAILS.into_iter().find(|key| params.values().contains_key(*key)) {
         let name = params.name(detail);
         params.push(FieldError::invalid(name, "Give the card's token or its details, not both."));
@@ -251,7 +254,18 @@ fn entered_card(params: &mut Params) -> Option<EnteredCard> {
     Some(EnteredCard::Token(token))
 }
 
-pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
+/// `value` of the required `key`, or of one a token may stand for when `replaceable`.
+fn required<T>(params: &mut Params, replaceable: bool, key: &str, value: Option<T>) -> Option<T> {
+    if replaceable {
+        params.require_unless_replaced(key, value)
+    } else {
+        params.require(key, value)
+    }
+}
+
+/// A card's details; `replaceable` when a token may stand for them (the document then shows each
+/// as optional, and the rule between them and the token).
+pub(super) fn card_input(params: &mut Params, replaceable: bool) -> Option<CardInput> {
     // 12 to 19 digits, spaces allowed between them; the Luhn check is beyond the document.
     let number = params.string_or_integer("number", CARD_NUMBER_LENGTH);
     params.pattern("number", "^ *(?:[0-9] *){12,19}$");
@@ -264,10 +278,10 @@ pub(super) fn card_input(params: &mut Params) -> Option<CardInput> {
     let cvc = cvc.and_then(|c| params.check("cvc", Cvc::new(&c)));
     params.secret("number");
     params.secret("cvc");
-    let number = params.require_unless_replaced("number", number);
-    let exp_month = params.require_unless_replaced("exp_month", exp_month);
-    let exp_year = params.require_unless_replaced("exp_year", exp_year);
-    let cvc = params.require_unless_replaced("cvc", cvc);
+    let number = required(params, replaceable, "number", number);
+    let exp_month = required(params, replaceable, "exp_month", exp_month);
+    let exp_year = required(params, replaceable, "exp_year", exp_year);
+    let cvc = required(params, replaceable, "cvc", cvc);
     Some(CardInput { number: number?, exp_month: exp_month?, exp_year: exp_year?, cvc: cvc? })
 }
 

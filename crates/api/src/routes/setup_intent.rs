@@ -172,12 +172,7 @@ fn attach_request(params: &mut Params) -> Option<SetupAttachRequest> {
     let (method, billing) = params.require("payment_method", inline)?;
     match method {
         PaymentMethodInput::Card(card) => Some(SetupAttachRequest { card, billing, return_url }),
-        PaymentMethodInput::ProcessorToken(_) => {
-            let detail = "A card is saved from its details here; saving a live processor's token is not available yet.";
-            params.push(FieldError::invalid("payment_method[card][token]", detail));
-            None
-        }
-        PaymentMethodInput::Saved(_) | PaymentMethodInput::Redirect(_) => {
+        PaymentMethodInput::Saved(_) | PaymentMethodInput::Redirect(_) | PaymentMethodInput::ProcessorToken(_) => {
             let kind = method.method();
             let detail = if kind == PaymentMethodType::Card {
                 "Give the card's details to save it.".to_owned()

@@ -353,3 +353,84 @@ fn a_number_of_its_own_is_found_and_digits_inside_ids_are_not() {
     assert!(contains_number(r#"{"cvc":"987"}"#, "987") && contains_number("cvc=987&x", "987"));
     assert!(!contains_number("req_AK987pz", "987") && !contains_number("c1aef483-e958-4d10-9173-6817d76ac660", "9173"));
 }
+
+/// localstripe, the Stripe API emulator, run by `scripts/localstripe` on a port of the test's own
+/// and stopped with it. Its Python comes from `PAYMENTS_TEST_LOCALSTRIPE_PYTHON` (scripts/test
+/// installs localstripe into a virtual environment of its own and names its Python there).
+pub struct LocalStripe {
+    child: std::process::Child,
+    pub url: String,
+    client: reqwest::Client,
+}
+
+impl LocalStripe {
+    pub async fn start() -> Self {
+        let python = std::env::var("PAYMENTS_TEST_LOCALSTRIPE_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/localstripe");
+        let child = std::process::Command::new(&python)
+            .arg(script)
+            .args(["--port", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|error| panic!("cannot run {python}: {error}"));
+        let emulator = Self { child, url: format!("http://127.0.0.1:{port}"), client: reqwest::Client::new() };
+        for _ in 0..200 {
+            if emulator
+                .client
+                .get(format!("{}/v1/payment_intents", emulator.url))
+                .basic_auth("sk_test_x", Some(""))
+                .send()
+                .await
+                .is_ok()
+            {
+                return emulator;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("localstripe did not start with {python}: run the tests with scripts/test, which installs localstripe==1.15.10");
+    }
+
+    /// A payment method for a card, as the browser makes it at the processor (localstripe takes
+    /// a publishable key only for tokens and sources, so the emulator's secret key makes it here).
+    pub async fn card_token(&self, number: &str) -> String {
+        let form = [
+            ("type", "card"),
+            ("card[number]", number),
+            ("card[exp_month]", "12"),
+            ("card[exp_year]", "2035"),
+            ("card[cvc]", "123"),
+        ];
+        let answer = self
+            .client
+            .post(format!("{}/v1/payment_methods", self.url))
+            .basic_auth("sk_test_x", Some(""))
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        let method: Value = answer.json().await.unwrap();
+        method["id"].as_str().unwrap_or_else(|| panic!("no payment method: {method}")).to_owned()
+    }
+
+    /// Every payment intent the emulator holds.
+    pub async fn payment_intents(&self) -> Vec<Value> {
+        let answer = self
+            .client
+            .get(format!("{}/v1/payment_intents?limit=100", self.url))
+            .basic_auth("sk_test_x", Some(""))
+            .send()
+            .await
+            .unwrap();
+        let page: Value = answer.json().await.unwrap();
+        page["data"].as_array().cloned().unwrap_or_default()
+    }
+}
+
+impl Drop for LocalStripe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -266,7 +266,10 @@ pub trait PaymentConnector: Send + Sync {
 pub trait ConnectorDirectory: Send + Sync {
     /// The connector live payments of `scope`'s account go through, if one is set up. Test mode
     /// has none: it keeps the simulator.
-    fn connector(&self, scope: &Scope) -> Option<Arc<dyn PaymentConnector>>;
+    ///
+    /// # Errors
+    /// Storage failures; a connector set up that cannot be used (its keys cannot be read).
+    fn connector(&self, scope: &Scope) -> Result<Option<Arc<dyn PaymentConnector>>, crate::error::ApplicationError>;
 }
 
 /// Waits for a connector's call on the calling thread. The services are synchronous and run on

@@ -43,6 +43,7 @@ repositories! {
     deliveries: super::webhook_delivery::DeliveryRepository,
     request_logs: super::request_log::RequestLogRepository,
     console_sessions: super::console_session::ConsoleSessionRepository,
+    connector_accounts: super::connector_account::ConnectorAccountRepository,
 }
 
 /// A callback run against the repositories of one unit of work.

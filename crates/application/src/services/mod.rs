@@ -4,6 +4,7 @@ pub mod account;
 pub mod balance;
 pub mod billing_statement;
 pub mod checkout_session;
+pub mod connector_account;
 pub mod console_session;
 pub mod customer;
 pub mod customer_session;
@@ -33,6 +34,7 @@ pub use billing_statement::{
     BillingStatementService, BillingStatementView, LineItemView, NewBillingStatement, NewLineItem, StatementPage,
 };
 pub use checkout_session::{CheckoutPage, CheckoutSessionService, CheckoutSessionView};
+pub use connector_account::ConnectorAccountService;
 pub use console_session::{caller_of, ConsoleSessionService, SignedIn};
 pub use customer::{CustomerPage, CustomerService};
 pub use customer_session::{CustomerSessionService, CustomerSessionView};

@@ -10,6 +10,7 @@ mod balance;
 mod billing_statement;
 mod checkout_session;
 mod clock;
+mod connector_account;
 mod console_session;
 pub mod contract;
 mod customer;
@@ -35,6 +36,7 @@ mod webhook;
 mod webhook_delivery;
 
 pub use clock::ManualClock;
+pub use connector_account::ReversingSealer;
 pub use id_generator::SequentialIds;
 pub use mail_composer::PlainComposer;
 pub use payout_rail::ScriptedRail;
@@ -58,6 +60,7 @@ use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::balance::BalanceEntry;
 use payments_domain::billing_statement::BillingStatement;
 use payments_domain::checkout_session::CheckoutSession;
+use payments_domain::connector_account::ConnectorAccount;
 use payments_domain::console_session::ConsoleSession;
 use payments_domain::customer::Customer;
 use payments_domain::customer_session::CustomerSession;
@@ -113,6 +116,7 @@ struct State {
     /// Logged requests in the order they were recorded.
     request_logs: Vec<RequestLog>,
     console_sessions: Vec<ConsoleSession>,
+    connector_accounts: Vec<ConnectorAccount>,
     balance_entries: Vec<BalanceEntry>,
     payouts: Vec<Payout>,
     processor_operations: Vec<ProcessorOperation>,

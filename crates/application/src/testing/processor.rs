@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 pub struct NoConnectors;
 
 impl ConnectorDirectory for NoConnectors {
-    fn connector(&self, _scope: &Scope) -> Option<Arc<dyn PaymentConnector>> {
-        None
+    fn connector(&self, _scope: &Scope) -> Result<Option<Arc<dyn PaymentConnector>>, crate::error::ApplicationError> {
+        Ok(None)
     }
 }
 

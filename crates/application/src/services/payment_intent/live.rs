@@ -12,6 +12,7 @@ use crate::ports::connector::{
 use crate::services::due::Due;
 use crate::services::redirect::REDIRECT_TOKEN_LENGTH;
 use payments_domain::balance::Centavos;
+use payments_domain::connector_account::LastCall;
 use payments_domain::hosted_page::HostedPage;
 use payments_domain::payment_intent::CaptureType;
 use payments_domain::pending_authorization::Authorizing;
@@ -24,7 +25,7 @@ type AuthorizationAnswer = Result<ProcessorPayment, ConnectorError>;
 impl PaymentIntentService {
     /// The live connector of the scope's account.
     fn live_connector(&self, scope: &Scope) -> Result<Arc<dyn PaymentConnector>, ApplicationError> {
-        self.processors.live.connector(scope).ok_or_else(|| {
+        self.processors.live.connector(scope)?.ok_or_else(|| {
             ApplicationError::NotConfigured("No live payment processor is set up for this account.".into())
         })
     }
@@ -131,6 +132,7 @@ impl PaymentIntentService {
                     return Ok(AttachOutcome::Attached(before));
                 }
                 repositories.processor_operations().update(&operation, expected)?;
+                record_call(repositories, scope, &answer, now)?;
                 let mut intent = before.intent.clone();
                 if let Ok(payment) = &answer {
                     intent.learn_from_processor(payment.card.clone(), payment.saved_method.clone());
@@ -309,6 +311,7 @@ impl PaymentIntentService {
                     return Ok(before);
                 }
                 repositories.processor_operations().update(&operation, expected)?;
+                record_call(repositories, scope, &answer, now)?;
                 let Some(payment) = done else { return Ok(before) };
                 let mut intent = before.intent.clone();
                 match &payment.state {
@@ -399,7 +402,7 @@ impl PaymentIntentService {
         if !operation.is_due_for_a_check(at) {
             return Ok(false);
         }
-        let Some(connector) = self.processors.live.connector(scope) else { return Ok(false) };
+        let Some(connector) = self.processors.live.connector(scope)? else { return Ok(false) };
         match operation.kind() {
             OperationKind::Authorize => {
                 let answer = match wait(connector.find(operation.payment())) {
@@ -435,6 +438,18 @@ impl PaymentIntentService {
             OperationKind::Refund(_) => Ok(false),
         }
     }
+}
+
+/// Records, for the console, whether the processor answered: a refusal is an answer; a request not
+/// sent, an answer lost, or keys refused are not.
+fn record_call<T>(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    answer: &Result<T, ConnectorError>,
+    now: Timestamp,
+) -> Result<(), ApplicationError> {
+    let answered = matches!(answer, Ok(_) | Err(ConnectorError::Refused { .. }));
+    Ok(repositories.connector_accounts().record_call(&scope.account_id, LastCall { answered, at: now })?)
 }
 
 /// The connector's form of what pays. A card number is refused: in live mode the payment element

@@ -61,6 +61,7 @@ mod account;
 mod balance;
 mod billing_statement;
 mod checkout_session;
+mod connector_account;
 mod console_session;
 mod customer;
 mod customer_session;
@@ -82,6 +83,7 @@ pub use account::*;
 pub use balance::*;
 pub use billing_statement::*;
 pub use checkout_session::*;
+pub use connector_account::*;
 pub use console_session::*;
 pub use customer::*;
 pub use customer_session::*;
@@ -154,6 +156,7 @@ macro_rules! repository_contract {
             billing_statements_round_trip_with_their_line_items_and_filters,
             mail_messages_are_queued_claimed_and_listed,
             processor_operations_are_written_once_and_checked_when_due,
+            connector_accounts_are_one_per_account_and_found_by_id,
             checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry,
             a_read_refuses_to_write,
             a_write_keeps_to_its_tenant,

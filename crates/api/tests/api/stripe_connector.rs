@@ -1,0 +1,235 @@
+//! Live payments through the Stripe-API connector against localstripe, over HTTP on both backends,
+//! with the account's connector set through the operator API: a card tokenized at the emulator (as
+//! the browser does) is charged once with the processor's fee, a hold is captured in part and
+//! another released at the processor, a decline is mapped by the connector's table, a processor
+//! that refuses connections changes nothing, and concurrent attaches make one payment intent at
+//! the processor. The connector's secrets are sealed, never shown, and another account's live mode
+//! does not reach it.
+
+use crate::helpers::{read, single_error, spawn_app_with, LocalStripe, TestApp};
+use futures_util::future::join_all;
+use payments_adapters::db::Backend;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+on_both_backends_unstarted!(
+    a_card_is_charged_once_at_the_processor,
+    a_hold_is_captured_in_part_or_released_at_the_processor,
+    a_decline_at_the_processor_is_mapped_by_the_table,
+    a_processor_refusing_connections_changes_nothing,
+    concurrent_attaches_make_one_payment_at_the_processor,
+    the_operator_sets_a_connector_whose_secrets_are_never_shown,
+);
+
+const TOKEN: &str = "operator-token-of-the-tests-0123456789";
+/// The key the tests' connector secrets are sealed with.
+const KEY: &str = "3f1c2b4a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708";
+const SECRET_KEY: &str = "sk_test_connector_secret_41d7";
+const WEBHOOK_SECRET: &str = "whsec_connector_secret_93ab";
+
+async fn operator(app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut request = app.client.request(method, format!("{}/operator/accounts{path}", app.address)).bearer_auth(TOKEN);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    read(request.send().await.unwrap()).await
+}
+
+/// The id of the account named `name`.
+async fn account_named(app: &TestApp, name: &str) -> String {
+    let (_, accounts) = operator(app, Method::GET, "", None).await;
+    let found = accounts["data"].as_array().unwrap().iter().find(|account| account["name"] == name);
+    found.and_then(|account| account["id"].as_str()).unwrap().to_owned()
+}
+
+fn setup(api_base_url: &str) -> Value {
+    json!({
+        "kind": "stripe",
+        "api_base_url": api_base_url,
+        "publishable_key": "pk_test_connector",
+        "secret_key": SECRET_KEY,
+        "webhook_secret": WEBHOOK_SECRET,
+    })
+}
+
+/// An app whose first account's live connector is a Stripe-API processor at `api_base_url`.
+async fn app_over(backend: Backend, api_base_url: &str) -> TestApp {
+    let app = spawn_app_with(backend, |settings| {
+        settings.operator.token = TOKEN.to_owned();
+        settings.live_processor.credentials_key = KEY.to_owned();
+    })
+    .await;
+    let account = account_named(&app, "Acme").await;
+    let (status, connector) =
+        operator(&app, Method::PUT, &format!("/{account}/connector"), Some(setup(api_base_url))).await;
+    assert_eq!(status, 200, "{connector}");
+    app
+}
+
+async fn live(app: &TestApp, method: Method, path: &str, body: &str) -> (u16, Value) {
+    read(app.form(method, path, &app.keys.secret_live, body).await).await
+}
+
+async fn live_intent(app: &TestApp, extra: &str) -> String {
+    let body = format!("amount=10000&currency=PHP&payment_methods[]=card{extra}");
+    let (status, intent) = live(app, Method::POST, "/payment_intents", &body).await;
+    assert_eq!(status, 200, "{intent}");
+    intent["id"].as_str().unwrap().to_owned()
+}
+
+async fn attach(app: &TestApp, intent: &str, token: &str) -> (u16, Value) {
+    let body = format!("payment_method[type]=card&payment_method[card][token]={token}");
+    live(app, Method::POST, &format!("/payment_intents/{intent}/attach"), &body).await
+}
+
+/// The emulator's payment intents made for the service's payment `payment`.
+async fn made_for(stripe: &LocalStripe, payment: &str) -> Vec<Value> {
+    let all = stripe.payment_intents().await;
+    all.into_iter().filter(|intent| intent["metadata"]["payrex_payment"] == payment).collect()
+}
+
+async fn a_card_is_charged_once_at_the_processor(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let intent = live_intent(&app, "").await;
+    let (status, paid) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!((status, paid["status"].as_str()), (200, Some("succeeded")), "{paid}");
+    let payment = &paid["latest_payment"];
+    // localstripe's balance transactions carry no fee: the processor's fee is the payment's.
+    assert_eq!((payment["fee"].as_i64(), payment["net_amount"].as_i64()), (Some(0), Some(10_000)), "{payment}");
+    let at_processor = made_for(&stripe, payment["id"].as_str().unwrap()).await;
+    assert_eq!(at_processor.len(), 1, "{at_processor:?}");
+    assert_eq!(at_processor[0]["status"], "succeeded");
+    assert_eq!(at_processor[0]["amount"], 10_000);
+}
+
+async fn a_hold_is_captured_in_part_or_released_at_the_processor(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let manual = "&payment_method_options[card][capture_type]=manual";
+    let intent = live_intent(&app, manual).await;
+    let (status, held) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!((status, held["status"].as_str()), (200, Some("awaiting_capture")), "{held}");
+    assert_eq!(stripe.payment_intents().await[0]["status"], "requires_capture");
+
+    let capture = format!("/payment_intents/{intent}/capture");
+    let (status, above) = live(&app, Method::POST, &capture, "amount=12000").await;
+    assert_eq!(status, 400, "{above}");
+    single_error(&above, "parameter_above_maximum");
+    assert_eq!(stripe.payment_intents().await[0]["status"], "requires_capture", "no call for a refused capture");
+    let (status, captured) = live(&app, Method::POST, &capture, "amount=6000").await;
+    assert_eq!((status, captured["amount_received"].as_i64()), (200, Some(6_000)), "{captured}");
+    assert_eq!(captured["latest_payment"]["amount"].as_i64(), Some(6_000));
+    let charge = &stripe.payment_intents().await[0]["charges"]["data"][0];
+    assert_eq!((charge["captured"].as_bool(), charge["amount_refunded"].as_i64()), (Some(true), Some(4_000)), "{charge}");
+
+    let released = live_intent(&app, manual).await;
+    let (status, _) = attach(&app, &released, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!(status, 200);
+    let (status, canceled) = live(&app, Method::POST, &format!("/payment_intents/{released}/cancel"), "").await;
+    assert_eq!((status, canceled["status"].as_str()), (200, Some("canceled")), "{canceled}");
+    let statuses: Vec<Value> = stripe.payment_intents().await.iter().map(|intent| intent["status"].clone()).collect();
+    assert!(statuses.contains(&Value::from("canceled")), "voided at the processor: {statuses:?}");
+}
+
+async fn a_decline_at_the_processor_is_mapped_by_the_table(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let intent = live_intent(&app, "").await;
+    let (status, declined) = attach(&app, &intent, &stripe.card_token("4000000000000341").await).await;
+    assert_eq!(status, 400, "{declined}");
+    single_error(&declined, "generic_decline");
+    let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(after["status"], "awaiting_payment_method");
+    assert_eq!(after["last_payment_error"]["code"], "generic_decline", "card_declined, by the table: {after}");
+    assert_eq!(after["latest_payment"]["status"], "failed");
+}
+
+async fn a_processor_refusing_connections_changes_nothing(backend: Backend) {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let app = app_over(backend, &url).await;
+    let intent = live_intent(&app, "").await;
+    let response = app
+        .request(Method::POST, &format!("/payment_intents/{intent}/attach"), &app.keys.secret_live)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body("payment_method[type]=card&payment_method[card][token]=pm_unreachable")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 503);
+    assert!(response.headers().contains_key("retry-after"));
+    let (_, body) = read(response).await;
+    single_error(&body, "service_unavailable");
+    let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!((after["status"].as_str(), &after["latest_payment"]), (Some("awaiting_payment_method"), &Value::Null));
+}
+
+async fn concurrent_attaches_make_one_payment_at_the_processor(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let intent = live_intent(&app, "").await;
+    let mut tokens = Vec::new();
+    for _ in 0..5 {
+        tokens.push(stripe.card_token("4242424242424242").await);
+    }
+    let answers = join_all(tokens.iter().map(|token| attach(&app, &intent, token))).await;
+    assert_eq!(answers.iter().filter(|(status, _)| *status == 200).count(), 1, "{answers:?}");
+    let made = stripe.payment_intents().await;
+    assert_eq!(made.len(), 1, "one authorization at the processor: {made:?}");
+}
+
+async fn the_operator_sets_a_connector_whose_secrets_are_never_shown(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let account = account_named(&app, "Acme").await;
+    let path = format!("/{account}/connector");
+    let (status, shown) = operator(&app, Method::GET, &path, None).await;
+    assert_eq!(status, 200, "{shown}");
+    assert_eq!((shown["kind"].as_str(), shown["api_base_url"].as_str()), (Some("stripe"), Some(stripe.url.as_str())));
+    assert_eq!((shown["secret_key"].as_str(), shown["webhook_secret"].as_str()), (Some("sealed"), Some("sealed")));
+    assert!(shown["id"].as_str().unwrap().starts_with("conn_") && shown["last_call"].is_null(), "{shown}");
+    let text = shown.to_string();
+    assert!(!text.contains(SECRET_KEY) && !text.contains(WEBHOOK_SECRET), "{text}");
+
+    let intent = live_intent(&app, "").await;
+    let (status, _) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!(status, 200);
+    let (_, after) = operator(&app, Method::GET, &path, None).await;
+    assert_eq!(after["last_call"]["answered"], true, "{after}");
+    assert_eq!(after["id"], shown["id"]);
+
+    // Set again with another address: the same id (the processor's webhooks keep their address).
+    let (status, again) = operator(&app, Method::PUT, &path, Some(setup("https://api.stripe.com"))).await;
+    assert_eq!((status, &again["id"]), (200, &shown["id"]), "{again}");
+    assert!(again["last_call"].is_null(), "another setup's last call is forgotten: {again}");
+
+    for (field, value) in [("api_base_url", "http://api.example.com"), ("secret_key", ""), ("kind", "paypal")] {
+        let mut bad = setup(&stripe.url);
+        bad[field] = Value::from(value);
+        let (status, refused) = operator(&app, Method::PUT, &path, Some(bad)).await;
+        assert_eq!(status, 400, "{field}: {refused}");
+        assert!(!refused.to_string().contains(WEBHOOK_SECRET), "{refused}");
+    }
+    let (_, unchanged) = operator(&app, Method::GET, &path, None).await;
+    assert_eq!(unchanged["api_base_url"], "https://api.stripe.com", "a refused setup changes nothing");
+
+    // Another account's live mode does not reach this account's processor.
+    let other = account_named(&app, "Other").await;
+    let (status, none) = operator(&app, Method::GET, &format!("/{other}/connector"), None).await;
+    assert_eq!(status, 404, "{none}");
+    let (status, _) = operator(&app, Method::DELETE, &path, None).await;
+    assert_eq!(status, 200);
+    let intent = live_intent(&app, "").await;
+    let (status, unavailable) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!(status, 503, "no connector, no live payment: {unavailable}");
+    let (status, _) = operator(&app, Method::DELETE, &path, None).await;
+    assert_eq!(status, 404);
+
+    let keyless = spawn_app_with(backend, |settings| settings.operator.token = TOKEN.to_owned()).await;
+    let account = account_named(&keyless, "Acme").await;
+    let (status, refused) =
+        operator(&keyless, Method::PUT, &format!("/{account}/connector"), Some(setup(&stripe.url))).await;
+    assert_eq!(status, 503, "no key to seal the secrets with: {refused}");
+}

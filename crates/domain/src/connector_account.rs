@@ -1,0 +1,194 @@
+//! An account's live processor: which connector its live payments go through, where the processor
+//! is, and the keys it gave the merchant. The secret key and the webhook secret are secrets: they
+//! are kept only sealed (encrypted by a key of the service's settings), and are never shown, logged
+//! or exported. The publishable key is not secret: the payment element's frame tokenizes cards with
+//! it in the browser. Whether the processor answered the last call is kept, for the console.
+
+use crate::ids::{AccountId, ConnectorAccountId};
+use crate::time::Timestamp;
+use crate::validation::FieldError;
+use std::fmt;
+
+/// The connectors a live account can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectorKind {
+    /// A processor with Stripe's API (Stripe itself, or an emulator of it).
+    Stripe,
+}
+
+impl ConnectorKind {
+    pub const ALL: [Self; 1] = [Self::Stripe];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stripe => "stripe",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+/// The keys a processor gave the merchant that must stay secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ConnectorSecrets {
+    pub secret_key: String,
+    /// What the processor signs its webhooks with.
+    pub webhook_secret: String,
+}
+
+impl fmt::Debug for ConnectorSecrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ConnectorSecrets { .. }")
+    }
+}
+
+/// The longest key or address taken.
+pub const MAX_SETTING_LENGTH: usize = 500;
+
+/// What the operator sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectorSetup {
+    pub kind: ConnectorKind,
+    /// The processor's API, `https://…` (or `http://` on loopback, for an emulator).
+    pub api_base_url: String,
+    pub publishable_key: String,
+    pub secrets: ConnectorSecrets,
+}
+
+impl ConnectorSetup {
+    /// Checks what the operator sent.
+    ///
+    /// # Errors
+    /// The fields that are empty, too long, or not a processor's address.
+    pub fn validate(&self) -> Result<(), Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let fields = [
+            ("secret_key", self.secrets.secret_key.as_str()),
+            ("webhook_secret", self.secrets.webhook_secret.as_str()),
+            ("publishable_key", self.publishable_key.as_str()),
+            ("api_base_url", self.api_base_url.as_str()),
+        ];
+        for (name, value) in fields {
+            if value.trim().is_empty() || value.len() > MAX_SETTING_LENGTH || value.chars().any(char::is_control) {
+                errors.push(FieldError::invalid(
+                    name,
+                    format!(
+                        "Give the processor's {name}: 1 to {MAX_SETTING_LENGTH} characters, no control characters."
+                    ),
+                ));
+            }
+        }
+        if !is_processor_address(&self.api_base_url) {
+            errors.push(FieldError::invalid(
+                "api_base_url",
+                "The processor's address is https://…, or http:// on this machine (127.0.0.1, for an emulator).",
+            ));
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// `https://host…`, or `http://127.0.0.1…` / `http://localhost…` for an emulator on this machine.
+fn is_processor_address(url: &str) -> bool {
+    let loopback = ["http://127.0.0.1:", "http://127.0.0.1/", "http://localhost:", "http://localhost/"];
+    (url.starts_with("https://") && url.len() > "https://".len()) || loopback.iter().any(|start| url.starts_with(start))
+}
+
+/// How the processor answered the connector's last call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LastCall {
+    /// It answered (a refusal is an answer); `false`: not reached, or no answer.
+    pub answered: bool,
+    pub at: Timestamp,
+}
+
+/// [`ConnectorSecrets`] sealed: what is stored of them.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SealedSecrets(pub Vec<u8>);
+
+impl fmt::Debug for SealedSecrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SealedSecrets({} bytes)", self.0.len())
+    }
+}
+
+/// An account's live connector, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectorAccount {
+    /// Unguessable: the processor's webhooks for the account come to an address made from it.
+    pub id: ConnectorAccountId,
+    pub account_id: AccountId,
+    pub kind: ConnectorKind,
+    pub api_base_url: String,
+    pub publishable_key: String,
+    pub secrets: SealedSecrets,
+    pub last_call: Option<LastCall>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl ConnectorAccount {
+    /// A connector the operator set up at `now`, its secrets sealed.
+    #[must_use]
+    pub fn new(
+        id: ConnectorAccountId,
+        account_id: AccountId,
+        setup: &ConnectorSetup,
+        secrets: SealedSecrets,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            id,
+            account_id,
+            kind: setup.kind,
+            api_base_url: setup.api_base_url.clone(),
+            publishable_key: setup.publishable_key.clone(),
+            secrets,
+            last_call: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(api_base_url: &str, secret_key: &str) -> ConnectorSetup {
+        ConnectorSetup {
+            kind: ConnectorKind::Stripe,
+            api_base_url: api_base_url.to_owned(),
+            publishable_key: "pk_live_1".to_owned(),
+            secrets: ConnectorSecrets { secret_key: secret_key.to_owned(), webhook_secret: "whsec_1".to_owned() },
+        }
+    }
+
+    #[test]
+    fn a_setup_names_a_processor_and_its_keys() {
+        assert_eq!(setup("https://api.stripe.com", "sk_live_1").validate(), Ok(()));
+        assert_eq!(setup("http://127.0.0.1:8420", "sk_live_1").validate(), Ok(()));
+        let fields = |setup: ConnectorSetup| -> Vec<String> {
+            setup.validate().unwrap_err().into_iter().map(|error| error.parameter).collect()
+        };
+        assert_eq!(fields(setup("http://api.example.com", "sk")), ["api_base_url"]);
+        assert_eq!(fields(setup("https://", "sk")), ["api_base_url"]);
+        assert_eq!(fields(setup("https://api.stripe.com", " ")), ["secret_key"]);
+        assert_eq!(fields(setup("https://api.stripe.com", "sk\n1")), ["secret_key"]);
+        assert_eq!(fields(setup("https://api.stripe.com", &"k".repeat(501))), ["secret_key"]);
+    }
+
+    #[test]
+    fn secrets_never_show_in_debug_output() {
+        let shown = format!("{:?}", setup("https://api.stripe.com", "sk_live_very_secret"));
+        assert!(!shown.contains("very_secret") && !shown.contains("whsec_1"), "{shown}");
+    }
+}
