@@ -26,7 +26,7 @@ use payments_adapters::sealer::AesGcmSealer;
 use payments_adapters::webhooks::{
     DeliveryWorker, HttpWebhookSender, ResolvingUrlGuard, SenderBuildError, WorkerSettings,
 };
-use payments_application::ports::connector::PaymentConnector;
+use payments_application::ports::connector::{ConnectorDirectory, PaymentConnector};
 use payments_application::ports::SecretSealer;
 use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
@@ -81,6 +81,7 @@ struct PaymentFlows {
     checkout_sessions: Arc<CheckoutSessionService>,
     billing_statements: Arc<BillingStatementService>,
     payouts: Arc<PayoutService>,
+    refunds: Arc<RefundService>,
     due_work: Arc<DueWork>,
     simulated_processor: Option<Arc<SimulatedConnector>>,
 }
@@ -104,8 +105,9 @@ impl Foundation {
             Arc::new(SimulatedConnector::new(settings.fees.rate(PaymentMethodType::Card), &action_pages))
         });
         let simulated = simulated_processor.clone().map(|connector| connector as Arc<dyn PaymentConnector>);
-        let live = StoredConnectors::new(storage.clone(), self.sealer.clone(), simulated);
-        let processors = Processors { test: Arc::new(Simulator), live: Arc::new(live) };
+        let live: Arc<dyn ConnectorDirectory> =
+            Arc::new(StoredConnectors::new(storage.clone(), self.sealer.clone(), simulated));
+        let processors = Processors { test: Arc::new(Simulator), live: live.clone() };
         let payment_settings = PaymentIntentSettings {
             fees: settings.fees,
             settlement: settings.settlement,
@@ -156,12 +158,13 @@ impl Foundation {
             presenter.clone(),
             payout_rails(),
         ));
+        let refunds =
+            Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone(), live));
         let due_work = Arc::new(DueWork::new(
-            payment_intents.clone(),
-            setup_intents.clone(),
-            checkout_sessions.clone(),
-            billing_statements.clone(),
-            payouts.clone(),
+            (payment_intents.clone(), setup_intents.clone()),
+            (checkout_sessions.clone(), billing_statements.clone()),
+            (payouts.clone(), refunds.clone()),
+            storage.clone(),
             clock.clone(),
         ));
         PaymentFlows {
@@ -170,6 +173,7 @@ impl Foundation {
             checkout_sessions,
             billing_statements,
             payouts,
+            refunds,
             due_work,
             simulated_processor,
         }
@@ -212,6 +216,7 @@ impl Services {
             checkout_sessions,
             billing_statements,
             payouts,
+            refunds,
             due_work,
             simulated_processor,
         } = foundation.payment_flows(settings, mailer.as_ref());
@@ -252,7 +257,7 @@ impl Services {
             payouts,
             balance: Arc::new(BalanceService::new(storage.clone(), clock.clone(), payout_rails())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
-            refunds: Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter)),
+            refunds,
             events: Arc::new(EventService::new(storage.clone())),
             webhooks: Arc::new(WebhookService::new(
                 storage.clone(),

@@ -423,6 +423,34 @@ impl Payment {
         Ok(Refund::create(id, self.account_id.clone(), self.livemode, self.id.clone(), new, now))
     }
 
+    /// A refund that failed at the processor gives its amount back: it may be refunded again.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` for a refund of another payment, or one not failed.
+    pub fn give_back_refund(&mut self, refund: &Refund, now: Timestamp) -> Result<(), DomainError> {
+        if refund.payment_id() != &self.id || refund.status() != crate::refund::RefundStatus::Failed {
+            return Err(DomainError::InvalidState {
+                resource: RESOURCE,
+                status: self.status.as_str(),
+                action: "give back a refund of",
+            });
+        }
+        self.amount_refunded = (self.amount_refunded - refund.amount()).max(0);
+        self.refunded = self.amount_refunded > 0;
+        self.touch(now);
+        Ok(())
+    }
+
+    /// The payment as it was before `refund` counted against it: what `payment.refunded`'s event
+    /// shows as the previous state of a live refund held while the processor was asked.
+    #[must_use]
+    pub fn before_refund(&self, refund: &Refund) -> Self {
+        let mut before = self.clone();
+        before.amount_refunded = (self.amount_refunded - refund.amount()).max(0);
+        before.refunded = before.amount_refunded > 0;
+        before
+    }
+
     /// What of the payment may still be refunded now, if any: decided by [`Payment::refund`] itself,
     /// tried on a copy for the whole amount left, so a page offers exactly what the API takes.
     #[must_use]

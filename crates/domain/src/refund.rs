@@ -1,6 +1,7 @@
 //! Refunds of paid payments.
 
 use crate::description::Description;
+use crate::error::DomainError;
 use crate::ids::{AccountId, PaymentId, RefundId};
 use crate::metadata::Metadata;
 use crate::money::Currency;
@@ -56,25 +57,30 @@ impl RefundReason {
     }
 }
 
-/// Where a refund stands. Refunds of this service succeed when they are made.
+/// Where a refund stands. A test-mode refund succeeds when it is made; a live one is `pending`
+/// while the processor is asked, then `succeeded`, or `failed` with nothing returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefundStatus {
+    Pending,
     Succeeded,
+    Failed,
 }
 
 impl RefundStatus {
-    pub const ALL: [Self; 1] = [Self::Succeeded];
+    pub const ALL: [Self; 3] = [Self::Pending, Self::Succeeded, Self::Failed];
 
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Pending => "pending",
             Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
         }
     }
 
     #[must_use]
     pub fn parse(value: &str) -> Option<Self> {
-        (value == Self::Succeeded.as_str()).then_some(Self::Succeeded)
+        Self::ALL.into_iter().find(|status| status.as_str() == value)
     }
 }
 
@@ -263,6 +269,33 @@ impl Refund {
             updated_at: now,
             version: 1,
         }
+    }
+
+    /// The refund waits for a live processor's answer: its amount is held against the payment
+    /// until then.
+    #[must_use]
+    pub fn pending(mut self) -> Self {
+        self.status = RefundStatus::Pending;
+        self
+    }
+
+    /// The processor answered: the refund succeeded, or failed and returned nothing (the payment
+    /// gives its amount back, [`crate::payment::Payment::give_back_refund`]).
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless pending.
+    pub fn settle(&mut self, succeeded: bool, now: Timestamp) -> Result<(), DomainError> {
+        if self.status != RefundStatus::Pending {
+            return Err(DomainError::InvalidState {
+                resource: "refund",
+                status: self.status.as_str(),
+                action: "settle",
+            });
+        }
+        self.status = if succeeded { RefundStatus::Succeeded } else { RefundStatus::Failed };
+        self.updated_at = now;
+        self.version += 1;
+        Ok(())
     }
 
     /// Replaces the metadata.

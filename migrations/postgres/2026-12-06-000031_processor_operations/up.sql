@@ -3,8 +3,8 @@
 -- `id` is the idempotency key the processor gets (`pay_…:authorize`, `re_…:refund`). An operation
 -- still being sent or whose outcome is unknown is checked at `next_check_at`.
 CREATE TABLE processor_operations (
-    seq                 BIGSERIAL PRIMARY KEY,
-    id                  TEXT NOT NULL UNIQUE,
+    seq                 BIGSERIAL NOT NULL,
+    id                  TEXT NOT NULL,
     account_id          TEXT NOT NULL REFERENCES accounts (id),
     livemode            BOOLEAN NOT NULL,
     payment_intent_id   TEXT NOT NULL,
@@ -20,7 +20,9 @@ CREATE TABLE processor_operations (
     next_check_at       BIGINT,
     version             BIGINT NOT NULL,
     created_at          BIGINT NOT NULL,
-    updated_at          BIGINT NOT NULL
+    updated_at          BIGINT NOT NULL,
+    -- Keyed with the account, as every table distributed by account is (migration 000029).
+    PRIMARY KEY (id, account_id)
 );
 CREATE INDEX processor_operations_of_payment ON processor_operations (payment_id);
 CREATE INDEX processor_operations_due ON processor_operations (next_check_at) WHERE next_check_at IS NOT NULL;

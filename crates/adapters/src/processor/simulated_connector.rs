@@ -13,7 +13,7 @@ use payments_application::ports::connector::{
     SaveMethodRequest, SavedMethod, WebhookRefused,
 };
 use payments_domain::balance::Centavos;
-use payments_domain::ids::PaymentId;
+use payments_domain::ids::{PaymentId, RefundId};
 use payments_domain::payment::FeeRate;
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::{CardInput, CardSummary, PaymentMethodType};
@@ -44,6 +44,8 @@ struct State {
     tokens: HashMap<String, (CardSummary, Behaviour)>,
     payments: HashMap<String, Kept>,
     refunds: HashMap<String, ProcessorRefund>,
+    /// The processor's refund made for each of the service's refunds.
+    refund_of: HashMap<String, String>,
     /// What each idempotency key was answered.
     answered: HashMap<String, Answered>,
     next_id: u64,
@@ -241,6 +243,7 @@ impl SimulatedConnector {
         let id = format!("sim_re_{}", state.next_id());
         let refund = ProcessorRefund { processor_reference: id.clone(), state: ProcessorRefundState::Succeeded };
         state.refunds.insert(id.clone(), refund.clone());
+        state.refund_of.insert(request.refund.to_string(), id.clone());
         state.answered.insert(request.idempotency_key.clone(), Answered::Refund(id));
         Ok(refund)
     }
@@ -347,6 +350,16 @@ impl PaymentConnector for SimulatedConnector {
 
     fn retrieve_refund<'a>(&'a self, processor_refund: &'a str) -> ConnectorFuture<'a, ProcessorRefund> {
         Box::pin(async move { self.call(|state| state.refund(processor_refund)) })
+    }
+
+    fn find_refund<'a>(
+        &'a self,
+        _processor_payment: &'a str,
+        refund: &'a RefundId,
+    ) -> ConnectorFuture<'a, Option<ProcessorRefund>> {
+        Box::pin(async move {
+            self.call(|state| state.refund_of.get(refund.as_str()).map(|id| state.refund(id)).transpose())
+        })
     }
 
     fn verify_webhook(

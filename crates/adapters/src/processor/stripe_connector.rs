@@ -14,7 +14,7 @@ use payments_application::ports::connector::{
     RefundRequest, SaveMethodRequest, SavedMethod, WebhookRefused,
 };
 use payments_domain::balance::Centavos;
-use payments_domain::ids::PaymentId;
+use payments_domain::ids::{PaymentId, RefundId};
 use payments_domain::payment_intent::PaymentError;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::time::Timestamp;
@@ -27,6 +27,10 @@ use std::time::Duration;
 
 /// The metadata key of a processor payment that names the service's payment.
 const PAYMENT_METADATA: &str = "payrex_payment";
+const PAYMENT_METADATA_FIELD: &str = "metadata[payrex_payment]";
+/// The metadata key of a processor refund that names the service's refund, and its form field.
+const REFUND_METADATA: &str = "payrex_refund";
+const REFUND_METADATA_FIELD: &str = "metadata[payrex_refund]";
 /// How long a request may take before its outcome is unknown.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a connection may take before the request is known not to have been sent.
@@ -264,7 +268,7 @@ impl PaymentConnector for StripeConnector {
                     ("currency", "php".to_owned()),
                     ("payment_method", method),
                     ("capture_method", capture.to_owned()),
-                    ("metadata[payrex_payment]", request.payment.to_string()),
+                    (PAYMENT_METADATA_FIELD, request.payment.to_string()),
                 ];
                 let key = &request.idempotency_key;
                 let made = api.send(Method::POST, "/v1/payment_intents", &form, Some(key)).await?;
@@ -356,7 +360,7 @@ impl PaymentConnector for StripeConnector {
                 let form = [
                     ("payment_intent", request.processor_payment.clone()),
                     ("amount", request.amount.get().to_string()),
-                    ("metadata[payrex_refund]", request.refund.to_string()),
+                    (REFUND_METADATA_FIELD, request.refund.to_string()),
                 ];
                 let refund = api.send(Method::POST, "/v1/refunds", &form, Some(&request.idempotency_key)).await?;
                 Ok(refund_state(&refund))
@@ -379,6 +383,24 @@ impl PaymentConnector for StripeConnector {
             Box::pin(
                 async move { Ok(refund_state(&api.send(Method::GET, &format!("/v1/refunds/{id}"), &[], None).await?)) },
             )
+        })
+    }
+
+    fn find_refund<'a>(
+        &'a self,
+        processor_payment: &'a str,
+        refund: &'a RefundId,
+    ) -> ConnectorFuture<'a, Option<ProcessorRefund>> {
+        let (payment, refund) = (processor_payment.to_owned(), refund.to_string());
+        self.run(move |api| {
+            Box::pin(async move {
+                let path = format!("/v1/refunds?payment_intent={payment}&limit=100");
+                let refunds = api.send(Method::GET, &path, &[], None).await?;
+                let found = refunds["data"].as_array().and_then(|refunds| {
+                    refunds.iter().find(|made| made["metadata"][REFUND_METADATA].as_str() == Some(refund.as_str()))
+                });
+                Ok(found.map(refund_state))
+            })
         })
     }
 

@@ -434,3 +434,103 @@ impl Drop for LocalStripe {
         let _ = self.child.wait();
     }
 }
+
+/// A proxy in front of a processor that can act as a network does when it fails: forward a
+/// request and lose the answer (the processor acted, the service never heard), or refuse
+/// connections. It speaks just enough HTTP/1.1 to tell requests apart on a kept-alive connection:
+/// each request goes to the processor on a connection of its own.
+pub struct FaultProxy {
+    pub url: String,
+    /// Requests whose path contains this lose their answer, once each, while the count lasts.
+    losing: Arc<std::sync::Mutex<Option<(String, usize)>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FaultProxy {
+    pub async fn start(upstream: &str) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let upstream = upstream.trim_start_matches("http://").to_owned();
+        let losing: Arc<std::sync::Mutex<Option<(String, usize)>>> = Arc::default();
+        let rule = losing.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                tokio::spawn(Self::serve(client, upstream.clone(), rule.clone()));
+            }
+        });
+        Self { url, losing, task }
+    }
+
+    /// Loses the answer to the next request whose path contains `path`.
+    pub fn lose_answer_to(&self, path: &str) {
+        *self.losing.lock().unwrap() = Some((path.to_owned(), 1));
+    }
+
+    async fn serve(
+        mut client: tokio::net::TcpStream,
+        upstream: String,
+        rule: Arc<std::sync::Mutex<Option<(String, usize)>>>,
+    ) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut buffer = Vec::new();
+        loop {
+            // One request: its head, then as many bytes of body as it says.
+            let head_end = loop {
+                if let Some(end) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
+                    break end + 4;
+                }
+                let mut chunk = [0_u8; 4096];
+                match client.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(read) => buffer.extend_from_slice(&chunk[..read]),
+                }
+            };
+            let head = String::from_utf8_lossy(&buffer[..head_end]).to_string();
+            let length = head
+                .lines()
+                .find_map(|line| line.to_ascii_lowercase().strip_prefix("content-length:").map(|n| n.trim().to_owned()))
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(0);
+            while buffer.len() < head_end + length {
+                let mut chunk = [0_u8; 4096];
+                match client.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(read) => buffer.extend_from_slice(&chunk[..read]),
+                }
+            }
+            let request: Vec<u8> = buffer.drain(..head_end + length).collect();
+            let request_line = head.lines().next().unwrap_or_default().to_owned();
+            // The processor gets the request on a connection of its own, closed after its answer.
+            let mut lines: Vec<&str> =
+                head.trim_end().lines().filter(|line| !line.to_ascii_lowercase().starts_with("connection:")).collect();
+            lines.push("Connection: close");
+            let mut forwarded = format!("{}\r\n\r\n", lines.join("\r\n")).into_bytes();
+            forwarded.extend_from_slice(&request[head_end..]);
+            let Ok(mut processor) = tokio::net::TcpStream::connect(&upstream).await else { return };
+            if processor.write_all(&forwarded).await.is_err() {
+                return;
+            }
+            let mut answer = Vec::new();
+            let _ = processor.read_to_end(&mut answer).await;
+            let lose = {
+                let mut rule = rule.lock().unwrap();
+                match rule.as_mut() {
+                    Some((path, left)) if *left > 0 && request_line.contains(path.as_str()) => {
+                        *left -= 1;
+                        true
+                    }
+                    _ => false,
+                }
+            };
+            if lose || client.write_all(&answer).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for FaultProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

@@ -2,7 +2,8 @@
 //! (`live_processor.connector = "simulated"`): a card's token is charged once, holds are captured
 //! in part and released at the processor, a decline is a failed payment, a processor that cannot
 //! be reached changes nothing, an answer lost after the processor acted is settled by the janitor
-//! exactly once, concurrent attaches authorize once, and a card number is refused.
+//! exactly once, concurrent attaches authorize once, a card number is refused, and refunds go to
+//! the processor, held against the payment until it answers, never more than the payment.
 
 use crate::helpers::{read, single_error, spawn_app_with, TestApp};
 use futures_util::future::join_all;
@@ -21,6 +22,9 @@ on_both_backends_unstarted!(
     a_processor_that_cannot_be_reached_changes_nothing,
     an_answer_lost_after_the_processor_acted_is_settled_by_the_janitor_once,
     concurrent_live_attaches_authorize_once,
+    live_refunds_go_to_the_processor_and_never_exceed_the_payment,
+    a_refund_the_processor_cannot_take_changes_nothing,
+    a_lost_refund_answer_is_settled_by_the_janitor_once,
 );
 
 async fn live_app(backend: Backend) -> TestApp {
@@ -218,4 +222,82 @@ async fn concurrent_live_attaches_authorize_once(backend: Backend) {
     }
     assert_eq!(processor(&app).charges(), 1);
     assert_eq!(intent_status(&app, &intent).await["status"], "succeeded");
+}
+
+/// A live intent paid with a card's token: its payment's id.
+async fn paid_live(app: &TestApp) -> String {
+    let intent = live_intent(app, 10_000, "").await;
+    let (status, paid) = attach_token(app, &intent, &token(app, "4242424242424242")).await;
+    assert_eq!(status, 200, "{paid}");
+    paid["latest_payment"]["id"].as_str().unwrap().to_owned()
+}
+
+async fn refund(app: &TestApp, payment: &str, amount: i64) -> (u16, Value) {
+    let body = format!("payment_id={payment}&amount={amount}&currency=PHP&reason=others");
+    live(app, Method::POST, "/refunds", &body).await
+}
+
+async fn payment(app: &TestApp, payment: &str) -> Value {
+    live(app, Method::GET, &format!("/payments/{payment}"), "").await.1
+}
+
+async fn event_count(app: &TestApp, event_type: &str) -> usize {
+    let (_, events) = live(app, Method::GET, "/events?limit=100", "").await;
+    events["data"].as_array().unwrap().iter().filter(|event| event["type"] == event_type).count()
+}
+
+async fn live_refunds_go_to_the_processor_and_never_exceed_the_payment(backend: Backend) {
+    let app = live_app(backend).await;
+    let paid = paid_live(&app).await;
+    for amount in [3_000, 4_000] {
+        let (status, made) = refund(&app, &paid, amount).await;
+        assert_eq!((status, made["status"].as_str()), (200, Some("succeeded")), "{made}");
+    }
+    let (status, over) = refund(&app, &paid, 3_001).await;
+    assert_eq!(status, 400, "{over}");
+    single_error(&over, "parameter_above_maximum");
+    let after = payment(&app, &paid).await;
+    assert_eq!((after["amount_refunded"].as_i64(), after["refunded"].as_bool()), (Some(7_000), Some(true)));
+    assert_eq!(event_count(&app, "payment.refunded").await, 2);
+    assert_eq!(event_count(&app, "refund.created").await, 2);
+    let (status, rest) = refund(&app, &paid, 3_000).await;
+    assert_eq!((status, rest["status"].as_str()), (200, Some("succeeded")), "{rest}");
+}
+
+async fn a_refund_the_processor_cannot_take_changes_nothing(backend: Backend) {
+    let app = live_app(backend).await;
+    let paid = paid_live(&app).await;
+    processor(&app).fail_next(Fault::Unreachable);
+    let (status, unreachable) = refund(&app, &paid, 10_000).await;
+    assert_eq!(status, 503, "{unreachable}");
+    single_error(&unreachable, "service_unavailable");
+    let after = payment(&app, &paid).await;
+    assert_eq!((after["amount_refunded"].as_i64(), after["refunded"].as_bool()), (Some(0), Some(false)));
+    assert_eq!(event_count(&app, "payment.refunded").await, 0);
+    assert_eq!(event_count(&app, "refund.created").await, 0);
+    let (status, made) = refund(&app, &paid, 10_000).await;
+    assert_eq!((status, made["status"].as_str()), (200, Some("succeeded")), "the whole amount is left: {made}");
+}
+
+async fn a_lost_refund_answer_is_settled_by_the_janitor_once(backend: Backend) {
+    let app = live_app(backend).await;
+    let paid = paid_live(&app).await;
+    processor(&app).fail_next(Fault::DropAnswer);
+    let (status, pending) = refund(&app, &paid, 6_000).await;
+    assert_eq!((status, pending["status"].as_str()), (200, Some("pending")), "{pending}");
+    assert_eq!(payment(&app, &paid).await["amount_refunded"].as_i64(), Some(6_000), "held while it is asked");
+    let (status, busy) = refund(&app, &paid, 1_000).await;
+    assert_eq!(status, 400, "one refund at the processor at a time: {busy}");
+    single_error(&busy, "resource_invalid_state");
+
+    assert!(app.advance_and_run_due_actions(40).await >= 1);
+    let id = pending["id"].as_str().unwrap();
+    // The contract reads a refund back only in the answer to a change of its metadata.
+    let (_, settled) = live(&app, Method::PUT, &format!("/refunds/{id}"), "metadata[checked]=yes").await;
+    assert_eq!(settled["status"], "succeeded", "{settled}");
+    assert_eq!(payment(&app, &paid).await["amount_refunded"].as_i64(), Some(6_000));
+    app.advance_and_run_due_actions(3_600).await;
+    assert_eq!(event_count(&app, "payment.refunded").await, 1);
+    let (status, more) = refund(&app, &paid, 4_000).await;
+    assert_eq!((status, more["status"].as_str()), (200, Some("succeeded")), "{more}");
 }

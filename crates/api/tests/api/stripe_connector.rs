@@ -1,12 +1,14 @@
 //! Live payments through the Stripe-API connector against localstripe, over HTTP on both backends,
 //! with the account's connector set through the operator API: a card tokenized at the emulator (as
-//! the browser does) is charged once with the processor's fee, a hold is captured in part and
+//! the browser does) is charged once with the processor's fee and refunded twice in part (an
+//! over-refund refused by the service), a hold is captured in part and
 //! another released at the processor, a decline is mapped by the connector's table, a processor
 //! that refuses connections changes nothing, and concurrent attaches make one payment intent at
-//! the processor. The connector's secrets are sealed, never shown, and another account's live mode
-//! does not reach it.
+//! the processor, an answer lost behind a fault proxy after the processor charged is settled by the
+//! janitor with one charge, and an expired hold is released at the processor. The connector's
+//! secrets are sealed, never shown, and another account's live mode does not reach it.
 
-use crate::helpers::{read, single_error, spawn_app_with, LocalStripe, TestApp};
+use crate::helpers::{read, single_error, spawn_app_with, FaultProxy, LocalStripe, TestApp};
 use futures_util::future::join_all;
 use payments_adapters::db::Backend;
 use reqwest::Method;
@@ -19,6 +21,8 @@ on_both_backends_unstarted!(
     a_processor_refusing_connections_changes_nothing,
     concurrent_attaches_make_one_payment_at_the_processor,
     the_operator_sets_a_connector_whose_secrets_are_never_shown,
+    an_answer_lost_after_the_processor_charged_is_settled_by_the_janitor_once,
+    an_expired_hold_is_released_at_the_processor,
 );
 
 const TOKEN: &str = "operator-token-of-the-tests-0123456789";
@@ -101,6 +105,23 @@ async fn a_card_is_charged_once_at_the_processor(backend: Backend) {
     assert_eq!(at_processor.len(), 1, "{at_processor:?}");
     assert_eq!(at_processor[0]["status"], "succeeded");
     assert_eq!(at_processor[0]["amount"], 10_000);
+
+    // Two partial refunds reach the processor; the third, past the payment, is refused by the
+    // service (localstripe would take it).
+    let refund = |amount: i64| {
+        let body = format!("payment_id={}&amount={amount}&currency=PHP&reason=others", payment["id"].as_str().unwrap());
+        let app = &app;
+        async move { live(app, Method::POST, "/refunds", &body).await }
+    };
+    for amount in [3_000, 4_000] {
+        let (status, made) = refund(amount).await;
+        assert_eq!((status, made["status"].as_str()), (200, Some("succeeded")), "{made}");
+    }
+    let (status, over) = refund(3_001).await;
+    assert_eq!(status, 400, "{over}");
+    single_error(&over, "parameter_above_maximum");
+    let charge = &made_for(&stripe, payment["id"].as_str().unwrap()).await[0]["charges"]["data"][0];
+    assert_eq!(charge["amount_refunded"].as_i64(), Some(7_000), "{charge}");
 }
 
 async fn a_hold_is_captured_in_part_or_released_at_the_processor(backend: Backend) {
@@ -232,4 +253,43 @@ async fn the_operator_sets_a_connector_whose_secrets_are_never_shown(backend: Ba
     let (status, refused) =
         operator(&keyless, Method::PUT, &format!("/{account}/connector"), Some(setup(&stripe.url))).await;
     assert_eq!(status, 503, "no key to seal the secrets with: {refused}");
+}
+
+async fn an_answer_lost_after_the_processor_charged_is_settled_by_the_janitor_once(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let proxy = FaultProxy::start(&stripe.url).await;
+    let app = app_over(backend, &proxy.url).await;
+    let intent = live_intent(&app, "").await;
+    let card = stripe.card_token("4242424242424242").await;
+    proxy.lose_answer_to("/confirm");
+    let (status, processing) = attach(&app, &intent, &card).await;
+    assert_eq!((status, processing["status"].as_str()), (200, Some("processing")), "{processing}");
+    let charged = stripe.payment_intents().await;
+    assert_eq!(charged.len(), 1);
+    assert_eq!(charged[0]["status"], "succeeded", "the processor charged, and its answer was lost");
+
+    assert!(app.advance_and_run_due_actions(40).await >= 1);
+    let (_, settled) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(settled["status"], "succeeded", "{settled}");
+    let payment = settled["latest_payment"]["id"].as_str().unwrap();
+    assert_eq!(made_for(&stripe, payment).await.len(), 1, "found at the processor, not charged again");
+    app.advance_and_run_due_actions(3_600).await;
+    assert_eq!(stripe.payment_intents().await.len(), 1);
+    let (_, events) = live(&app, Method::GET, "/events?limit=100", "").await;
+    let paid = events["data"].as_array().unwrap().iter().filter(|event| event["type"] == "payment.paid").count();
+    assert_eq!(paid, 1);
+}
+
+async fn an_expired_hold_is_released_at_the_processor(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let intent = live_intent(&app, "&payment_method_options[card][capture_type]=manual").await;
+    let (status, held) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!((status, held["status"].as_str()), (200, Some("awaiting_capture")), "{held}");
+    app.advance_and_run_due_actions(payments_domain::payment_intent::HOLD_SECONDS - 60).await;
+    assert_eq!(stripe.payment_intents().await[0]["status"], "requires_capture", "not before its time");
+    assert!(app.advance_and_run_due_actions(120).await >= 1);
+    let (_, expired) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(expired["status"], "canceled", "{expired}");
+    assert_eq!(stripe.payment_intents().await[0]["status"], "canceled", "released at the processor");
 }

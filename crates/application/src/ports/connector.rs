@@ -249,6 +249,14 @@ pub trait PaymentConnector: Send + Sync {
     /// The processor's refund as it stands now.
     fn retrieve_refund<'a>(&'a self, processor_refund: &'a str) -> ConnectorFuture<'a, ProcessorRefund>;
 
+    /// The processor's refund made of `processor_payment` for the service's `refund`, if any: how
+    /// a refund whose answer was lost is found.
+    fn find_refund<'a>(
+        &'a self,
+        processor_payment: &'a str,
+        refund: &'a RefundId,
+    ) -> ConnectorFuture<'a, Option<ProcessorRefund>>;
+
     /// Checks a webhook's signature against the account's webhook secret at `now`.
     ///
     /// # Errors

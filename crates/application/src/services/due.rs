@@ -24,7 +24,9 @@ pub enum DueKind {
     PayoutRun,
     /// A payout's next move.
     Payout,
-    /// An operation sent to a live processor whose answer was not recorded: the janitor asks the
-    /// processor what it did (the id is the operation's idempotency key).
+    /// An operation on a live payment (authorize, capture, void) whose answer was not recorded:
+    /// the janitor asks the processor what it did (the id is the operation's idempotency key).
     ProcessorOperation,
+    /// A live refund's operation whose answer was not recorded, likewise.
+    RefundOperation,
 }

@@ -6,9 +6,12 @@
 
 use super::due::{Due, DueKind};
 use super::pending_authorization::AuthorizationFlow;
-use super::{BillingStatementService, CheckoutSessionService, PaymentIntentService, PayoutService, SetupIntentService};
+use super::{
+    BillingStatementService, CheckoutSessionService, PaymentIntentService, PayoutService, RefundService,
+    SetupIntentService,
+};
 use crate::error::ApplicationError;
-use crate::ports::Clock;
+use crate::ports::{Clock, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::account::Mode;
 use payments_domain::ids::AccountId;
@@ -30,6 +33,9 @@ pub struct DueWork {
     checkout_sessions: Arc<CheckoutSessionService>,
     billing_statements: Arc<BillingStatementService>,
     payouts: Arc<PayoutService>,
+    refunds: Arc<RefundService>,
+    /// Where the operations sent to live processors are scanned for those due.
+    unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
     /// The last account whose moved test clock the background job visited.
     visited: Mutex<Option<AccountId>>,
@@ -38,11 +44,10 @@ pub struct DueWork {
 impl DueWork {
     #[must_use]
     pub fn new(
-        payment_intents: Arc<PaymentIntentService>,
-        setup_intents: Arc<SetupIntentService>,
-        checkout_sessions: Arc<CheckoutSessionService>,
-        billing_statements: Arc<BillingStatementService>,
-        payouts: Arc<PayoutService>,
+        (payment_intents, setup_intents): (Arc<PaymentIntentService>, Arc<SetupIntentService>),
+        (checkout_sessions, billing_statements): (Arc<CheckoutSessionService>, Arc<BillingStatementService>),
+        (payouts, refunds): (Arc<PayoutService>, Arc<RefundService>),
+        unit_of_work: Arc<dyn UnitOfWork>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
@@ -51,6 +56,8 @@ impl DueWork {
             checkout_sessions,
             billing_statements,
             payouts,
+            refunds,
+            unit_of_work,
             clock,
             visited: Mutex::default(),
         }
@@ -163,7 +170,7 @@ impl DueWork {
             self.billing_statements.due(within, now, limit)?,
             self.payouts.due_runs(within, now, limit)?,
             self.payouts.due(within, now, limit)?,
-            self.payment_intents.due_operations(within, now, limit)?,
+            super::processor_operation::due_operations(self.unit_of_work.as_ref(), within, now, limit)?,
         ])
     }
 
@@ -171,6 +178,7 @@ impl DueWork {
     /// moved it first, its state no longer allows the action, or it is gone.
     fn perform(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
         let outcome = match due.kind {
+            DueKind::PaymentIntent if due.scope.livemode() => self.payment_intents.perform_live_due(due, at),
             DueKind::PaymentIntent => self.payment_intents.perform_due(due, at),
             DueKind::SetupIntent => self.setup_intents.perform_due(due, at),
             DueKind::CheckoutSession => self.checkout_sessions.perform_due(due, at),
@@ -178,6 +186,7 @@ impl DueWork {
             DueKind::PayoutRun => self.payouts.run_schedule(&due.scope, at),
             DueKind::Payout => self.payouts.move_payout(&due.scope, &due.id, at),
             DueKind::ProcessorOperation => self.payment_intents.check_operation(due, at),
+            DueKind::RefundOperation => self.refunds.check_operation(due, at),
         };
         match outcome {
             Err(ApplicationError::Conflict | ApplicationError::InvalidState(_) | ApplicationError::NotFound { .. }) => {

@@ -20,6 +20,7 @@ pub mod payment_intent;
 pub mod payment_method;
 pub mod payout;
 pub mod pending_authorization;
+pub(crate) mod processor_operation;
 pub mod redirect;
 pub mod refund;
 pub mod request_log;

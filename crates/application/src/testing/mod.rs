@@ -431,7 +431,14 @@ impl TestPorts {
 
     #[must_use]
     pub fn refund_service(&self) -> RefundService {
-        RefundService::new(self.store.clone(), self.clock.clone(), self.ids.clone(), Arc::new(MinimalPresenter))
+        let connectors = Arc::new(processor::NoConnectors);
+        RefundService::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+            Arc::new(MinimalPresenter),
+            connectors,
+        )
     }
 
     #[must_use]
@@ -490,11 +497,10 @@ impl TestPorts {
     #[must_use]
     pub fn due_work(&self) -> DueWork {
         DueWork::new(
-            Arc::new(self.payment_intent_service()),
-            Arc::new(self.setup_intent_service()),
-            Arc::new(self.checkout_session_service()),
-            Arc::new(self.billing_statement_service(false)),
-            Arc::new(self.payout_service()),
+            (Arc::new(self.payment_intent_service()), Arc::new(self.setup_intent_service())),
+            (Arc::new(self.checkout_session_service()), Arc::new(self.billing_statement_service(false))),
+            (Arc::new(self.payout_service()), Arc::new(self.refund_service())),
+            self.store.clone(),
             self.clock.clone(),
         )
     }

@@ -73,6 +73,8 @@ impl Badge for RefundStatus {
     fn tone(self) -> Tone {
         match self {
             Self::Succeeded => Tone::Good,
+            Self::Failed => Tone::Bad,
+            Self::Pending => Tone::Wait,
         }
     }
 }

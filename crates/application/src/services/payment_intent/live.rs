@@ -10,14 +10,25 @@ use crate::ports::connector::{
     ProcessorPaymentState,
 };
 use crate::services::due::Due;
+use crate::services::processor_operation::{
+    authorized_reference, find_operation, record_call, succeeded_reference, unknown_unless_refused,
+};
 use crate::services::redirect::REDIRECT_TOKEN_LENGTH;
 use payments_domain::balance::Centavos;
-use payments_domain::connector_account::LastCall;
 use payments_domain::hosted_page::HostedPage;
 use payments_domain::payment_intent::CaptureType;
-use payments_domain::pending_authorization::Authorizing;
+use payments_domain::pending_authorization::{Authorizing, DueAction};
 use payments_domain::processor_operation::idempotency_key;
-use payments_domain::processor_operation::{Answer, OperationKind, OperationState, ProcessorOperation};
+use payments_domain::processor_operation::{Answer, OperationKind, ProcessorOperation};
+
+/// Why a live hold is released.
+#[derive(Debug, Clone, Copy)]
+enum Release {
+    /// The merchant canceled the intent.
+    Cancel,
+    /// The hold passed `capture_before_at`.
+    Expire,
+}
 
 /// What the processor said of an authorization, as the record step takes it.
 type AuthorizationAnswer = Result<ProcessorPayment, ConnectorError>;
@@ -251,6 +262,35 @@ impl PaymentIntentService {
     /// A live cancel of a hold: the processor releases it first. An intent with nothing held is
     /// canceled as in test mode.
     pub(super) fn cancel_live(&self, scope: &Scope, id: &str) -> Result<Option<PaymentIntentView>, ApplicationError> {
+        self.release_hold(scope, id, Release::Cancel)
+    }
+
+    /// Performs what is due of a live intent: a hold past its time is released at the processor
+    /// first, then the intent canceled; anything else as in test mode. Returns whether it moved.
+    ///
+    /// # Errors
+    /// What the processor or the intent refuses; storage failures.
+    pub fn perform_live_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
+        let expired = reading(self.unit_of_work.as_ref(), |repositories| {
+            let intent = load(repositories, &due.scope, &due.id)?;
+            Ok(intent.status().due_action() == Some(DueAction::ReleaseHold) && intent.clone().expire_hold(at).is_ok())
+        });
+        match expired {
+            Ok(true) => Ok(self.release_hold(&due.scope, &due.id, Release::Expire)?.is_some()),
+            Ok(false) => self.perform_due(due, at),
+            Err(ApplicationError::NotFound { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Releases a live hold at the processor, then cancels the intent: the merchant's cancel (which
+    /// an intent's owner may refuse), or the hold's expiry. `None` when nothing is held.
+    fn release_hold(
+        &self,
+        scope: &Scope,
+        id: &str,
+        why: Release,
+    ) -> Result<Option<PaymentIntentView>, ApplicationError> {
         let now = self.clock.now_in(scope)?;
         let held = reading(self.unit_of_work.as_ref(), |repositories| {
             Ok(load(repositories, scope, id)?.status() == PaymentIntentStatus::AwaitingCapture)
@@ -264,7 +304,12 @@ impl PaymentIntentService {
         }
         let (operation, processor_payment) = in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let before = load_view(repositories, scope, id)?;
-            ensure_not_owned(repositories, scope, &before.intent, PaymentIntentOperation::Cancel)?;
+            match why {
+                Release::Cancel => {
+                    ensure_not_owned(repositories, scope, &before.intent, PaymentIntentOperation::Cancel)?
+                }
+                Release::Expire => before.intent.clone().expire_hold(now)?,
+            }
             before.intent.clone().cancel(now)?;
             let capturable = before.intent.amount_capturable();
             claim_operation(repositories, scope, &before.intent, OperationKind::Void, capturable, now)
@@ -363,33 +408,6 @@ impl PaymentIntentService {
         }
     }
 
-    /// The operations whose check is due: the janitor's work.
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub fn due_operations(
-        &self,
-        within: Option<&Scope>,
-        now: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<Due>, ApplicationError> {
-        let due = reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(repositories.processor_operations().due(within, now, limit)?)
-        })?;
-        Ok(due
-            .into_iter()
-            .filter(|operation| operation.kind().refund().is_none())
-            .filter_map(|operation| {
-                Some(Due {
-                    kind: DueKind::ProcessorOperation,
-                    scope: Scope::of(operation.account_id(), operation.livemode()),
-                    at: operation.next_check_at()?,
-                    id: operation.idempotency_key().to_owned(),
-                })
-            })
-            .collect())
-    }
-
     /// The janitor: asks the processor what became of the operation `due` names (sent, and its
     /// answer never recorded), and records it. Returns whether anything moved.
     ///
@@ -438,18 +456,6 @@ impl PaymentIntentService {
             OperationKind::Refund(_) => Ok(false),
         }
     }
-}
-
-/// Records, for the console, whether the processor answered: a refusal is an answer; a request not
-/// sent, an answer lost, or keys refused are not.
-fn record_call<T>(
-    repositories: &mut dyn Repositories,
-    scope: &Scope,
-    answer: &Result<T, ConnectorError>,
-    now: Timestamp,
-) -> Result<(), ApplicationError> {
-    let answered = matches!(answer, Ok(_) | Err(ConnectorError::Refused { .. }));
-    Ok(repositories.connector_accounts().record_call(&scope.account_id, LastCall { answered, at: now })?)
 }
 
 /// The connector's form of what pays. A card number is refused: in live mode the payment element
@@ -547,43 +553,6 @@ fn claim_operation(
         }
     };
     Ok((operation, processor_payment))
-}
-
-/// The processor's id for the payment `payment`, from its authorization.
-fn authorized_reference(
-    repositories: &mut dyn Repositories,
-    scope: &Scope,
-    payment: &PaymentId,
-) -> Result<String, ApplicationError> {
-    let operations = repositories.processor_operations().of_payment(scope, payment)?;
-    succeeded_reference(&operations, &OperationKind::Authorize)
-        .ok_or_else(|| ApplicationError::internal("a live payment has no authorization at the processor"))
-}
-
-fn succeeded_reference(operations: &[ProcessorOperation], kind: &OperationKind) -> Option<String> {
-    operations.iter().filter(|operation| operation.kind() == kind).find_map(|operation| match operation.state() {
-        OperationState::Succeeded { processor_reference } => Some(processor_reference.clone()),
-        _ => None,
-    })
-}
-
-fn find_operation(
-    repositories: &mut dyn Repositories,
-    scope: &Scope,
-    key: &str,
-) -> Result<ProcessorOperation, ApplicationError> {
-    repositories
-        .processor_operations()
-        .find(scope, key)?
-        .ok_or_else(|| ApplicationError::NotFound { resource: "processor_operation", id: key.to_owned() })
-}
-
-/// A check's error: a refusal of the check is no answer to the operation, which is asked again.
-fn unknown_unless_refused(error: ConnectorError) -> ConnectorError {
-    match error {
-        ConnectorError::Refused { detail, .. } => ConnectorError::OutcomeUnknown(detail),
-        other => other,
-    }
 }
 
 /// The processor's fee of a captured payment.
