@@ -14,6 +14,7 @@ mod openapi;
 pub mod operator;
 pub mod pages;
 pub mod presenter;
+mod processor_event;
 pub mod rate_limit;
 pub mod redact;
 mod representation;

@@ -239,8 +239,9 @@ async fn connector(
     AccountPath(id): AccountPath,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
+    let base = services.public_base_url.clone();
     let connector = blocking(move || services.connectors.retrieve(&id)).await?;
-    Ok(HttpResponse::Ok().json(connector_json(&connector)))
+    Ok(HttpResponse::Ok().json(connector_json(&connector, &base)))
 }
 
 /// Sets the account's live processor connector: `kind` (`stripe`), `api_base_url`,
@@ -269,8 +270,9 @@ async fn set_connector(
         })
     })();
     let setup = params.finish(setup)?;
+    let base = services.public_base_url.clone();
     let connector = blocking(move || services.connectors.set(&id, &setup)).await?;
-    Ok(HttpResponse::Ok().json(connector_json(&connector)))
+    Ok(HttpResponse::Ok().json(connector_json(&connector, &base)))
 }
 
 /// Removes the account's live processor connector.

@@ -33,8 +33,8 @@ use payments_application::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConnectorAccountService,
     ConsoleSessionService, CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService,
     MailMessageService, OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService,
-    PaymentService, PayoutRails, PayoutService, Processors, RefundService, RequestLogService, SetupIntentService,
-    TestClockService, WebhookDeliveryService, WebhookService,
+    PaymentService, PayoutRails, PayoutService, ProcessorEventService, Processors, RefundService, RequestLogService,
+    SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::payment_method::PaymentMethodType;
@@ -82,6 +82,7 @@ struct PaymentFlows {
     billing_statements: Arc<BillingStatementService>,
     payouts: Arc<PayoutService>,
     refunds: Arc<RefundService>,
+    processor_events: Arc<ProcessorEventService>,
     due_work: Arc<DueWork>,
     simulated_processor: Option<Arc<SimulatedConnector>>,
 }
@@ -159,11 +160,17 @@ impl Foundation {
             payout_rails(),
         ));
         let refunds =
-            Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone(), live));
+            Arc::new(RefundService::new(storage.clone(), clock.clone(), ids.clone(), presenter.clone(), live.clone()));
+        let processor_events = Arc::new(ProcessorEventService::new(
+            storage.clone(),
+            clock.clone(),
+            live,
+            (payment_intents.clone(), refunds.clone()),
+        ));
         let due_work = Arc::new(DueWork::new(
             (payment_intents.clone(), setup_intents.clone()),
             (checkout_sessions.clone(), billing_statements.clone()),
-            (payouts.clone(), refunds.clone()),
+            (payouts.clone(), refunds.clone(), processor_events.clone()),
             storage.clone(),
             clock.clone(),
         ));
@@ -174,6 +181,7 @@ impl Foundation {
             billing_statements,
             payouts,
             refunds,
+            processor_events,
             due_work,
             simulated_processor,
         }
@@ -217,6 +225,7 @@ impl Services {
             billing_statements,
             payouts,
             refunds,
+            processor_events,
             due_work,
             simulated_processor,
         } = foundation.payment_flows(settings, mailer.as_ref());
@@ -271,6 +280,7 @@ impl Services {
             overview: Arc::new(OverviewService::new(storage.clone(), clock.clone())),
             due_work,
             simulated_processor,
+            processor_events,
             connectors: Arc::new(ConnectorAccountService::new(storage.clone(), clock.clone(), ids.clone(), sealer)),
             console_sessions: Arc::new(ConsoleSessionService::new(
                 storage.clone(),
@@ -476,6 +486,7 @@ impl Application {
                 .configure(routes::configure)
                 .configure(|config| crate::metrics::configure(config, &metrics_settings))
                 .configure(|config| crate::operator::configure(config, &operator_settings))
+                .configure(crate::processor_event::configure)
                 .configure(|config| crate::pages::configure(config, console_enabled))
                 .default_service(web::to(routes::route_not_found))
         })

@@ -13,7 +13,8 @@ use payments_application::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConnectorAccountService,
     ConsoleSessionService, CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService,
     MailMessageService, OverviewService, PaymentIntentService, PaymentMethodService, PaymentService, PayoutService,
-    RefundService, RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
+    ProcessorEventService, RefundService, RequestLogService, SetupIntentService, TestClockService,
+    WebhookDeliveryService, WebhookService,
 };
 use payments_application::{ApplicationError, Scope};
 use payments_domain::time::Timestamp;
@@ -50,6 +51,8 @@ pub struct Services {
     /// The simulated processor live mode goes through when the settings choose it (tests tokenize
     /// cards at it, count its charges and make it fail).
     pub simulated_processor: Option<Arc<SimulatedConnector>>,
+    /// The events live processors send.
+    pub processor_events: Arc<ProcessorEventService>,
     /// Each account's live processor connector, set by the operator.
     pub connectors: Arc<ConnectorAccountService>,
     /// Whether the console's cookie is `Secure` (the public base URL is https).

@@ -17,10 +17,19 @@ pub enum HostedPage {
     /// e-wallet), by the intent's single-use redirect token: the service asks the processor how
     /// the payment stands, then sends the customer on to the merchant's `return_url`.
     ProcessorReturn,
+    /// Where a live processor sends its events for an account's connector, by the connector's
+    /// unguessable id (not a page: the processor's server posts to it).
+    ProcessorWebhooks,
 }
 
 impl HostedPage {
-    pub const ALL: [Self; 4] = [Self::Checkout, Self::BillingStatement, Self::TestAuthorization, Self::ProcessorReturn];
+    pub const ALL: [Self; 5] = [
+        Self::Checkout,
+        Self::BillingStatement,
+        Self::TestAuthorization,
+        Self::ProcessorReturn,
+        Self::ProcessorWebhooks,
+    ];
 
     /// The address's start, before the capability: `/c/`.
     #[must_use]
@@ -30,6 +39,7 @@ impl HostedPage {
             Self::BillingStatement => "/b/",
             Self::TestAuthorization => "/test/authorize/",
             Self::ProcessorReturn => "/processor/return/",
+            Self::ProcessorWebhooks => "/processor/webhooks/",
         }
     }
 

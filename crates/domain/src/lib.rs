@@ -26,6 +26,7 @@ pub mod payment_intent;
 pub mod payment_method;
 pub mod payout;
 pub mod pending_authorization;
+pub mod processor_event;
 pub mod processor_operation;
 pub mod public_address;
 pub mod redirect_url;

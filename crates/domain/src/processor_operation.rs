@@ -65,9 +65,15 @@ impl OperationKind {
 #[must_use]
 pub fn idempotency_key(payment: &PaymentId, kind: &OperationKind) -> String {
     match kind {
-        OperationKind::Refund(refund) => format!("{refund}:refund"),
+        OperationKind::Refund(refund) => refund_idempotency_key(refund),
         other => format!("{payment}:{}", other.as_str()),
     }
+}
+
+/// The idempotency key of a refund's operation: `re_…:refund`.
+#[must_use]
+pub fn refund_idempotency_key(refund: &RefundId) -> String {
+    format!("{refund}:refund")
 }
 
 /// How long processors keep an idempotency key. A request repeated after this could be done twice.

@@ -93,6 +93,7 @@ mod payment_intent;
 mod payment_method;
 mod payout;
 mod prepared;
+mod processor_event;
 mod processor_operation;
 mod refund;
 mod request_log;

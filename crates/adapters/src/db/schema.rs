@@ -520,6 +520,19 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    processor_events (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        object_kind -> Text,
+        object_reference -> Text,
+        received_at -> BigInt,
+        processed_at -> Nullable<BigInt>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     balance_entries,
     billing_statements,
@@ -542,6 +555,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payout_schedules,
     payout_transactions,
     payouts,
+    processor_events,
     processor_operations,
     refunds,
     request_logs,

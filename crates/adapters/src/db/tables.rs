@@ -242,6 +242,13 @@ pub const TABLES: &[Table] = &[
         references: NONE,
         not_references: NONE,
     },
+    Table {
+        name: "processor_events",
+        role: Role::Records,
+        placement: ACCOUNT,
+        references: NONE,
+        not_references: NONE,
+    },
     Table { name: "payout_schedules", role: Role::TheAccount, placement: ACCOUNT, references: NONE, not_references: NONE },
     Table {
         name: "__diesel_schema_migrations",

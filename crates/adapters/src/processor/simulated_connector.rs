@@ -173,7 +173,9 @@ impl SimulatedConnector {
             ConnectorMethod::Token(token) | ConnectorMethod::Saved(token) => token.clone(),
             ConnectorMethod::Redirect(_) => String::new(),
         });
-        let payment = ProcessorPayment { processor_reference: id.clone(), state: payment_state, card, saved_method };
+        let made_for = Some(request.payment.clone());
+        let payment =
+            ProcessorPayment { processor_reference: id.clone(), state: payment_state, card, saved_method, made_for };
         let kept =
             Kept { payment: payment.clone(), made_for: request.payment.clone(), amount, refunded: Centavos::ZERO };
         state.payments.insert(id.clone(), kept);
@@ -241,7 +243,11 @@ impl SimulatedConnector {
         }
         kept.refunded = refunded;
         let id = format!("sim_re_{}", state.next_id());
-        let refund = ProcessorRefund { processor_reference: id.clone(), state: ProcessorRefundState::Succeeded };
+        let refund = ProcessorRefund {
+            processor_reference: id.clone(),
+            state: ProcessorRefundState::Succeeded,
+            made_for: Some(request.refund.clone()),
+        };
         state.refunds.insert(id.clone(), refund.clone());
         state.refund_of.insert(request.refund.to_string(), id.clone());
         state.answered.insert(request.idempotency_key.clone(), Answered::Refund(id));
@@ -293,6 +299,11 @@ fn no_such_payment() -> ConnectorError {
 impl PaymentConnector for SimulatedConnector {
     fn capabilities(&self) -> &Capabilities {
         &self.capabilities
+    }
+
+    /// It stands in for a live processor.
+    fn livemode(&self) -> bool {
+        true
     }
 
     fn authorize<'a>(&'a self, request: &'a AuthorizeRequest) -> ConnectorFuture<'a, ProcessorPayment> {

@@ -185,7 +185,8 @@ impl Api {
             }
             _ => ProcessorPaymentState::Pending,
         };
-        Ok(ProcessorPayment { processor_reference: reference, state, card: None, saved_method: None })
+        let made_for = intent["metadata"][PAYMENT_METADATA].as_str().and_then(PaymentId::parse);
+        Ok(ProcessorPayment { processor_reference: reference, state, card: None, saved_method: None, made_for })
     }
 
     /// A captured payment: what was captured (Stripe's `amount_received`; localstripe, which lacks
@@ -238,12 +239,21 @@ fn refund_state(refund: &Value) -> ProcessorRefund {
         )),
         _ => ProcessorRefundState::Pending,
     };
-    ProcessorRefund { processor_reference: refund["id"].as_str().unwrap_or_default().to_owned(), state }
+    ProcessorRefund {
+        processor_reference: refund["id"].as_str().unwrap_or_default().to_owned(),
+        state,
+        made_for: refund["metadata"][REFUND_METADATA].as_str().and_then(RefundId::parse),
+    }
 }
 
 impl PaymentConnector for StripeConnector {
     fn capabilities(&self) -> &Capabilities {
         &self.capabilities
+    }
+
+    /// A live secret key (`sk_live_…`) is the processor's live mode.
+    fn livemode(&self) -> bool {
+        self.api.settings.secret_key.starts_with("sk_live_")
     }
 
     fn authorize<'a>(&'a self, request: &'a AuthorizeRequest) -> ConnectorFuture<'a, ProcessorPayment> {

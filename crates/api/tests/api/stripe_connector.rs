@@ -23,6 +23,8 @@ on_both_backends_unstarted!(
     the_operator_sets_a_connector_whose_secrets_are_never_shown,
     an_answer_lost_after_the_processor_charged_is_settled_by_the_janitor_once,
     an_expired_hold_is_released_at_the_processor,
+    a_signed_event_settles_a_lost_answer_before_the_janitor,
+    processor_events_are_verified_kept_once_and_never_trusted,
 );
 
 const TOKEN: &str = "operator-token-of-the-tests-0123456789";
@@ -220,6 +222,14 @@ async fn the_operator_sets_a_connector_whose_secrets_are_never_shown(backend: Ba
     let (_, after) = operator(&app, Method::GET, &path, None).await;
     assert_eq!(after["last_call"]["answered"], true, "{after}");
     assert_eq!(after["id"], shown["id"]);
+    // The console of the live key shows the processor and its last call, never a secret.
+    let mut console = crate::console::Console::new(&app);
+    console.sign_in(&app.keys.secret_live).await;
+    let (status, overview) = console.get("/dashboard").await;
+    assert_eq!(status, 200);
+    assert!(overview.contains("Live processor") && overview.contains(&stripe.url), "{overview}");
+    assert!(overview.contains("Answered its last call"), "{overview}");
+    assert!(!overview.contains(SECRET_KEY) && !overview.contains(WEBHOOK_SECRET));
 
     // Set again with another address: the same id (the processor's webhooks keep their address).
     let (status, again) = operator(&app, Method::PUT, &path, Some(setup("https://api.stripe.com"))).await;
@@ -292,4 +302,96 @@ async fn an_expired_hold_is_released_at_the_processor(backend: Backend) {
     let (_, expired) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
     assert_eq!(expired["status"], "canceled", "{expired}");
     assert_eq!(stripe.payment_intents().await[0]["status"], "canceled", "released at the processor");
+}
+
+/// The address the processor sends the account's events to, as the operator API tells it.
+async fn webhook_url(app: &TestApp) -> String {
+    let account = account_named(app, "Acme").await;
+    let (_, connector) = operator(app, Method::GET, &format!("/{account}/connector"), None).await;
+    let url = connector["webhook_url"].as_str().unwrap().to_owned();
+    assert_eq!(url, format!("{}/processor/webhooks/{}", app.address, connector["id"].as_str().unwrap()));
+    url
+}
+
+/// Sends `body` to the processor's event address, signed with `secret` now.
+async fn send_event(app: &TestApp, url: &str, body: &str, secret: &str) -> u16 {
+    use hmac::{Hmac, Mac};
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{now}.{body}").as_bytes());
+    let signature = hex::encode(mac.finalize().into_bytes());
+    let sent = app.client.post(url).header("Stripe-Signature", format!("t={now},v1={signature}")).body(body.to_owned());
+    sent.send().await.unwrap().status().as_u16()
+}
+
+fn event(id: &str, payment_intent: &str, livemode: bool) -> String {
+    json!({
+        "id": id,
+        "object": "event",
+        "type": "payment_intent.succeeded",
+        "livemode": livemode,
+        "data": {"object": {"id": payment_intent, "object": "payment_intent", "status": "succeeded"}},
+    })
+    .to_string()
+}
+
+async fn a_signed_event_settles_a_lost_answer_before_the_janitor(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let proxy = FaultProxy::start(&stripe.url).await;
+    let app = app_over(backend, &proxy.url).await;
+    let hook = [("url", webhook_url(&app).await), ("secret", WEBHOOK_SECRET.to_owned())];
+    let registered = app.client.post(format!("{}/_config/webhooks/service", stripe.url)).form(&hook).send().await.unwrap();
+    assert!(registered.status().is_success());
+    let intent = live_intent(&app, "").await;
+    proxy.lose_answer_to("/confirm");
+    let (status, processing) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!((status, processing["status"].as_str()), (200, Some("processing")), "{processing}");
+
+    // localstripe sends payment_intent.succeeded a second later; the service fetches the payment
+    // again and settles the intent, with no move of the clock to the janitor's first check.
+    let mut settled = Value::Null;
+    for _ in 0..100 {
+        app.advance_and_run_due_actions(0).await;
+        settled = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await.1;
+        if settled["status"] == "succeeded" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(settled["status"], "succeeded", "{settled}");
+    assert_eq!(stripe.payment_intents().await.len(), 1, "one charge");
+    app.advance_and_run_due_actions(3_600).await;
+    let (_, events) = live(&app, Method::GET, "/events?limit=100", "").await;
+    let paid = events["data"].as_array().unwrap().iter().filter(|event| event["type"] == "payment.paid").count();
+    assert_eq!(paid, 1, "the janitor found it settled");
+}
+
+async fn processor_events_are_verified_kept_once_and_never_trusted(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let url = webhook_url(&app).await;
+    let intent = live_intent(&app, "&payment_method_options[card][capture_type]=manual").await;
+    let (status, _) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!(status, 200);
+    let held = stripe.payment_intents().await[0]["id"].as_str().unwrap().to_owned();
+
+    // A body that claims the hold was captured, signed: kept and answered, but the processor,
+    // asked again, says it is held, and the hold stays as it is. Sent twice, it is taken once.
+    let claim = event("evt_claims_paid", &held, false);
+    assert_eq!(send_event(&app, &url, &claim, WEBHOOK_SECRET).await, 200);
+    assert_eq!(send_event(&app, &url, &claim, WEBHOOK_SECRET).await, 200);
+    app.advance_and_run_due_actions(0).await;
+    let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!((after["status"].as_str(), after["amount_received"].as_i64()), (Some("awaiting_capture"), Some(0)));
+
+    assert_eq!(send_event(&app, &url, &claim, "whsec_forged").await, 400, "a forged signature");
+    let unsigned = app.client.post(&url).body(claim.clone()).send().await.unwrap();
+    assert_eq!(unsigned.status().as_u16(), 400, "no signature");
+    let live_event = event("evt_live", &held, true);
+    assert_eq!(send_event(&app, &url, &live_event, WEBHOOK_SECRET).await, 400, "a live event for test keys");
+    assert_eq!(send_event(&app, &url, "not json", WEBHOOK_SECRET).await, 400);
+    let elsewhere = format!("{}/processor/webhooks/conn_0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b", app.address);
+    assert_eq!(send_event(&app, &elsewhere, &claim, WEBHOOK_SECRET).await, 404, "no such connector");
+    let (status, _) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(status, 200);
 }

@@ -119,6 +119,8 @@ pub struct ProcessorPayment {
     pub card: Option<CardSummary>,
     /// The processor's reference to charge the method again, when it was asked to save it.
     pub saved_method: Option<String>,
+    /// The service's payment it was made for, as the processor keeps it.
+    pub made_for: Option<PaymentId>,
 }
 
 /// Where a payment stands at the processor.
@@ -143,6 +145,8 @@ pub enum ProcessorPaymentState {
 pub struct ProcessorRefund {
     pub processor_reference: String,
     pub state: ProcessorRefundState,
+    /// The service's refund it was made for, as the processor keeps it.
+    pub made_for: Option<RefundId>,
 }
 
 /// Where a refund stands at the processor.
@@ -214,6 +218,10 @@ pub struct WebhookRefused(pub String);
 pub trait PaymentConnector: Send + Sync {
     /// What it can do.
     fn capabilities(&self) -> &Capabilities;
+
+    /// Whether the processor's account behind it is in the processor's live mode: its events say
+    /// the same, and an event of the other mode is refused.
+    fn livemode(&self) -> bool;
 
     /// Authorizes a payment (and captures it, with automatic capture).
     fn authorize<'a>(&'a self, request: &'a AuthorizeRequest) -> ConnectorFuture<'a, ProcessorPayment>;

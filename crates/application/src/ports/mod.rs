@@ -21,6 +21,7 @@ pub mod payout;
 pub mod payout_rail;
 pub mod presenter;
 pub mod processor;
+pub mod processor_event;
 pub mod processor_operation;
 pub mod refund;
 pub mod request_log;
@@ -52,6 +53,7 @@ pub use processor::{
     Authorization, AuthorizationRequest, PaymentMethodInput, PaymentProcessor, ProcessorError, Verification,
     VerificationRequest,
 };
+pub use processor_event::ProcessorEventRepository;
 pub use processor_operation::ProcessorOperationRepository;
 pub use refund::RefundRepository;
 pub use request_log::{RequestLogFilter, RequestLogRepository};

@@ -34,6 +34,7 @@ repositories! {
     mail_messages: super::mail_message::MailMessageRepository,
     refunds: super::refund::RefundRepository,
     processor_operations: super::processor_operation::ProcessorOperationRepository,
+    processor_events: super::processor_event::ProcessorEventRepository,
     setup_intents: super::setup_intent::SetupIntentRepository,
     payment_methods: super::payment_method::PaymentMethodRepository,
     balance: super::balance::BalanceRepository,

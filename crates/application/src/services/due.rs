@@ -29,4 +29,6 @@ pub enum DueKind {
     ProcessorOperation,
     /// A live refund's operation whose answer was not recorded, likewise.
     RefundOperation,
+    /// An event a live processor sent, not acted on yet (the id is the event's).
+    ProcessorEvent,
 }

@@ -7,8 +7,8 @@
 use super::due::{Due, DueKind};
 use super::pending_authorization::AuthorizationFlow;
 use super::{
-    BillingStatementService, CheckoutSessionService, PaymentIntentService, PayoutService, RefundService,
-    SetupIntentService,
+    BillingStatementService, CheckoutSessionService, PaymentIntentService, PayoutService, ProcessorEventService,
+    RefundService, SetupIntentService,
 };
 use crate::error::ApplicationError;
 use crate::ports::{Clock, UnitOfWork};
@@ -34,6 +34,7 @@ pub struct DueWork {
     billing_statements: Arc<BillingStatementService>,
     payouts: Arc<PayoutService>,
     refunds: Arc<RefundService>,
+    processor_events: Arc<ProcessorEventService>,
     /// Where the operations sent to live processors are scanned for those due.
     unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
@@ -46,7 +47,7 @@ impl DueWork {
     pub fn new(
         (payment_intents, setup_intents): (Arc<PaymentIntentService>, Arc<SetupIntentService>),
         (checkout_sessions, billing_statements): (Arc<CheckoutSessionService>, Arc<BillingStatementService>),
-        (payouts, refunds): (Arc<PayoutService>, Arc<RefundService>),
+        (payouts, refunds, processor_events): (Arc<PayoutService>, Arc<RefundService>, Arc<ProcessorEventService>),
         unit_of_work: Arc<dyn UnitOfWork>,
         clock: Arc<dyn Clock>,
     ) -> Self {
@@ -57,6 +58,7 @@ impl DueWork {
             billing_statements,
             payouts,
             refunds,
+            processor_events,
             unit_of_work,
             clock,
             visited: Mutex::default(),
@@ -162,7 +164,7 @@ impl DueWork {
         Ok(self.batches(within, now, limit)?.into_iter().flatten().collect())
     }
 
-    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 7], ApplicationError> {
+    fn batches(&self, within: Option<&Scope>, now: Timestamp, limit: u32) -> Result<[Vec<Due>; 8], ApplicationError> {
         Ok([
             self.payment_intents.due(within, now, limit)?,
             self.setup_intents.due(within, now, limit)?,
@@ -171,6 +173,7 @@ impl DueWork {
             self.payouts.due_runs(within, now, limit)?,
             self.payouts.due(within, now, limit)?,
             super::processor_operation::due_operations(self.unit_of_work.as_ref(), within, now, limit)?,
+            self.processor_events.due(within, limit)?,
         ])
     }
 
@@ -187,6 +190,7 @@ impl DueWork {
             DueKind::Payout => self.payouts.move_payout(&due.scope, &due.id, at),
             DueKind::ProcessorOperation => self.payment_intents.check_operation(due, at),
             DueKind::RefundOperation => self.refunds.check_operation(due, at),
+            DueKind::ProcessorEvent => self.processor_events.process(due, at),
         };
         match outcome {
             Err(ApplicationError::Conflict | ApplicationError::InvalidState(_) | ApplicationError::NotFound { .. }) => {

@@ -20,6 +20,7 @@ pub mod payment_intent;
 pub mod payment_method;
 pub mod payout;
 pub mod pending_authorization;
+pub mod processor_event;
 pub(crate) mod processor_operation;
 pub mod redirect;
 pub mod refund;
@@ -52,6 +53,7 @@ pub use payment_intent::{
 pub use payment_method::PaymentMethodService;
 pub use payout::{PayoutPage, PayoutRails, PayoutService};
 pub use pending_authorization::AuthorizationFlow;
+pub use processor_event::ProcessorEventService;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
 pub use request_log::RequestLogService;

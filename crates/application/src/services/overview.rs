@@ -1,12 +1,14 @@
 //! The developer console's first page as one read: the latest payment intents counted by status,
 //! the latest failed requests, the latest failed webhook deliveries and the latest events of a
-//! scope, in a few statements whatever the account holds.
+//! scope, and in live mode the account's processor connector, in a few statements whatever the
+//! account holds.
 
 use super::payment_intent::{status_counts, StatusCounts};
 use crate::error::ApplicationError;
 use crate::pagination::PageRequest;
 use crate::ports::{reading, Clock, DeliveryAttempt, EventFilter, RequestLogFilter, UnitOfWork};
 use crate::scope::Scope;
+use payments_domain::connector_account::ConnectorAccount;
 use payments_domain::event::Event;
 use payments_domain::request_log::{RequestLog, StatusRange};
 use std::sync::Arc;
@@ -23,6 +25,8 @@ pub struct Overview {
     /// The latest attempts that did not deliver their event, to any of the scope's webhooks.
     pub failed_deliveries: Vec<DeliveryAttempt>,
     pub events: Vec<Event>,
+    /// In live mode, the account's processor connector (its secrets stay sealed), if one is set.
+    pub connector: Option<ConnectorAccount>,
 }
 
 /// The overview's one use case.
@@ -53,6 +57,10 @@ impl OverviewService {
                 failed_requests: repositories.request_logs().list(scope, &failed, &page)?.data,
                 failed_deliveries: repositories.deliveries().failed_attempts(scope, shown)?,
                 events: repositories.events().list(scope, &EventFilter::default(), &page)?.data,
+                connector: match scope.livemode() {
+                    true => repositories.connector_accounts().of_account(&scope.account_id)?,
+                    false => None,
+                },
             })
         })
     }

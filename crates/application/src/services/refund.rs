@@ -25,7 +25,7 @@ use payments_domain::event::EventType;
 use payments_domain::ids::RefundId;
 use payments_domain::metadata::Metadata;
 use payments_domain::payment::Payment;
-use payments_domain::processor_operation::{Answer, OperationKind, ProcessorOperation};
+use payments_domain::processor_operation::{refund_idempotency_key, Answer, OperationKind, ProcessorOperation};
 use payments_domain::refund::{NewRefund, Refund};
 use payments_domain::time::Timestamp;
 use payments_domain::validation::FieldError;
@@ -243,7 +243,7 @@ impl RefundService {
                 let mut refund = load(repositories, scope, refund_id.as_str())?;
                 let expected = operation.version();
                 let (recorded, succeeded) = match answer {
-                    Ok(ProcessorRefund { processor_reference, state: ProcessorRefundState::Succeeded }) => {
+                    Ok(ProcessorRefund { processor_reference, state: ProcessorRefundState::Succeeded, .. }) => {
                         (Answer::Done { processor_reference: processor_reference.clone() }, Some(true))
                     }
                     Ok(ProcessorRefund { state: ProcessorRefundState::Failed(error), .. }) => {
@@ -278,6 +278,28 @@ impl RefundService {
                 Ok(refund)
             })
         })
+    }
+
+    /// What the processor says of a refund, fetched again after its event: recorded when it
+    /// settles the refund, still unanswered; nothing otherwise. Returns whether anything moved.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub(crate) fn settle_from_processor(
+        &self,
+        scope: &Scope,
+        refund: ProcessorRefund,
+    ) -> Result<bool, ApplicationError> {
+        let Some(refund_id) = refund.made_for.clone() else { return Ok(false) };
+        let key = refund_idempotency_key(&refund_id);
+        let operation = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.processor_operations().find(scope, &key)?)
+        })?;
+        if operation.is_none_or(|operation| operation.state().is_final()) {
+            return Ok(false);
+        }
+        self.record_refund_answer(scope, &refund_id, &key, &Ok(refund))?;
+        Ok(true)
     }
 
     /// The janitor for a live refund whose answer never came: the processor is asked whether it

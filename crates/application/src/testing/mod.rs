@@ -27,6 +27,7 @@ mod payout;
 mod payout_rail;
 mod presenter;
 mod processor;
+mod processor_event;
 mod processor_operation;
 mod refund;
 mod request_log;
@@ -53,8 +54,8 @@ use crate::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConsoleSessionService,
     CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService, MailMessageService,
     OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService, PaymentService, PayoutRails,
-    PayoutService, Processors, RefundService, SetupIntentService, TestClockService, WebhookDeliveryService,
-    WebhookService,
+    PayoutService, ProcessorEventService, Processors, RefundService, SetupIntentService, TestClockService,
+    WebhookDeliveryService, WebhookService,
 };
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::balance::BalanceEntry;
@@ -73,6 +74,7 @@ use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentInte
 use payments_domain::payment_method::PaymentMethod;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::payout::{Payout, PayoutSchedule, PayoutTransaction};
+use payments_domain::processor_event::ProcessorEvent;
 use payments_domain::processor_operation::ProcessorOperation;
 use payments_domain::refund::Refund;
 use payments_domain::request_log::RequestLog;
@@ -120,6 +122,7 @@ struct State {
     balance_entries: Vec<BalanceEntry>,
     payouts: Vec<Payout>,
     processor_operations: Vec<ProcessorOperation>,
+    processor_events: Vec<ProcessorEvent>,
     payout_transactions: Vec<PayoutTransaction>,
     payout_schedules: Vec<PayoutSchedule>,
 }
@@ -442,6 +445,12 @@ impl TestPorts {
     }
 
     #[must_use]
+    pub fn processor_event_service(&self) -> ProcessorEventService {
+        let intents = (Arc::new(self.payment_intent_service()), Arc::new(self.refund_service()));
+        ProcessorEventService::new(self.store.clone(), self.clock.clone(), Arc::new(processor::NoConnectors), intents)
+    }
+
+    #[must_use]
     pub fn event_service(&self) -> EventService {
         EventService::new(self.store.clone())
     }
@@ -499,7 +508,11 @@ impl TestPorts {
         DueWork::new(
             (Arc::new(self.payment_intent_service()), Arc::new(self.setup_intent_service())),
             (Arc::new(self.checkout_session_service()), Arc::new(self.billing_statement_service(false))),
-            (Arc::new(self.payout_service()), Arc::new(self.refund_service())),
+            (
+                Arc::new(self.payout_service()),
+                Arc::new(self.refund_service()),
+                Arc::new(self.processor_event_service()),
+            ),
             self.store.clone(),
             self.clock.clone(),
         )

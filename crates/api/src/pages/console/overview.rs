@@ -1,7 +1,8 @@
-//! The console's first page: the last 24 hours' payment intents by status and what they received,
-//! what needs a look (failed requests, failed webhook deliveries) and the latest events.
+//! The console's first page: in live mode the account's processor and whether it answered its last
+//! call (never a secret); the last 24 hours' payment intents by status and what they received, what
+//! needs a look (failed requests, failed webhook deliveries) and the latest events.
 
-use super::badge::Badge;
+use super::badge::{Badge, Tone};
 use super::json::href;
 use super::{date_time, load, page, AttemptRow, Chrome, Signed, ROOT};
 use crate::formatting::pesos;
@@ -61,12 +62,23 @@ struct Overview {
     failed_requests: Vec<FailedRequest>,
     failed_deliveries: Vec<AttemptRow>,
     events: Vec<RecentEvent>,
+    /// In live mode: the account's processor, or `None` set.
+    processor: Option<Option<Processor>>,
+}
+
+/// The account's live processor as the overview tells it: never a secret.
+struct Processor {
+    kind: &'static str,
+    address: String,
+    last_call: String,
+    tone: &'static str,
 }
 
 async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse {
     let scope = signed.scope();
     let read = load(move || services.overview.overview(&scope, SHOWN, COUNTED)).await;
-    let Read { counts, failed_requests: requests, failed_deliveries: failed_attempts, events } = match read {
+    let livemode = signed.scope().livemode();
+    let Read { counts, failed_requests: requests, failed_deliveries: failed_attempts, events, connector } = match read {
         Ok(read) => read,
         Err(response) => return response,
     };
@@ -90,6 +102,19 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
         })
         .collect();
     let failed_deliveries = failed_attempts.iter().map(AttemptRow::of).collect();
+    let processor = livemode.then(|| {
+        connector.map(|connector| {
+            let (last_call, tone) = match connector.last_call {
+                None => ("No call yet.".to_owned(), Tone::Wait),
+                Some(call) if call.answered => {
+                    (format!("Answered its last call, at {}.", date_time(call.at)), Tone::Good)
+                }
+                Some(call) => (format!("Did not answer its last call, at {}.", date_time(call.at)), Tone::Bad),
+            };
+            let tone = tone.class();
+            Processor { kind: connector.kind.as_str(), address: connector.api_base_url, last_call, tone }
+        })
+    });
     let received = pesos(counts.counts.iter().map(|count| count.amount_received).sum());
     let complete = counts.complete;
     let counts =
@@ -104,6 +129,7 @@ async fn overview(signed: Signed, services: web::Data<Services>) -> HttpResponse
             failed_requests,
             failed_deliveries,
             events,
+            processor,
         }
         .render(),
     )

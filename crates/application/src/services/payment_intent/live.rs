@@ -408,6 +408,29 @@ impl PaymentIntentService {
         }
     }
 
+    /// What the processor says of a payment, fetched again after its event: recorded when it
+    /// settles the payment's authorization, still unanswered; nothing otherwise (only forward).
+    /// Returns whether anything moved.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub(crate) fn settle_from_processor(
+        &self,
+        scope: &Scope,
+        payment: ProcessorPayment,
+    ) -> Result<bool, ApplicationError> {
+        let Some(payment_id) = payment.made_for.clone() else { return Ok(false) };
+        let key = idempotency_key(&payment_id, &OperationKind::Authorize);
+        let operation = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.processor_operations().find(scope, &key)?)
+        })?;
+        if operation.is_none_or(|operation| operation.state().is_final()) {
+            return Ok(false);
+        }
+        let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
+        self.record_authorization(scope, &payment_id, Ok(payment), &token).map(|_| true)
+    }
+
     /// The janitor: asks the processor what became of the operation `due` names (sent, and its
     /// answer never recorded), and records it. Returns whether anything moved.
     ///

@@ -72,6 +72,7 @@ mod payment;
 mod payment_intent;
 mod payment_method;
 mod payout;
+mod processor_event;
 mod processor_operation;
 mod request_log;
 mod setup_intent;
@@ -94,6 +95,7 @@ pub use payment::*;
 pub use payment_intent::*;
 pub use payment_method::*;
 pub use payout::*;
+pub use processor_event::*;
 pub use processor_operation::*;
 pub use request_log::*;
 pub use setup_intent::*;
@@ -156,6 +158,7 @@ macro_rules! repository_contract {
             billing_statements_round_trip_with_their_line_items_and_filters,
             mail_messages_are_queued_claimed_and_listed,
             processor_operations_are_written_once_and_checked_when_due,
+            processor_events_are_kept_once_and_due_until_processed,
             connector_accounts_are_one_per_account_and_found_by_id,
             checkout_sessions_round_trip_and_are_found_by_intent_page_and_expiry,
             a_read_refuses_to_write,

@@ -1,0 +1,72 @@
+//! An event a live processor sent about an account's payment or refund. It is kept once, by the
+//! processor's event id, answered at once, and acted on later: the object it names is fetched again
+//! from the processor, whose answer is the truth. Its body is never trusted, nor kept.
+
+use crate::ids::AccountId;
+use crate::time::Timestamp;
+
+/// What a processor's event is about, by the processor's id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventObject {
+    Payment(String),
+    Refund(String),
+}
+
+impl EventObject {
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Payment(_) => "payment",
+            Self::Refund(_) => "refund",
+        }
+    }
+
+    #[must_use]
+    pub fn reference(&self) -> &str {
+        match self {
+            Self::Payment(reference) | Self::Refund(reference) => reference,
+        }
+    }
+
+    #[must_use]
+    pub fn parse(kind: &str, reference: String) -> Option<Self> {
+        match kind {
+            "payment" => Some(Self::Payment(reference)),
+            "refund" => Some(Self::Refund(reference)),
+            _ => None,
+        }
+    }
+}
+
+/// An event received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessorEvent {
+    /// The connector's id and the processor's event id: an event is kept once.
+    pub id: String,
+    pub account_id: AccountId,
+    pub livemode: bool,
+    pub object: EventObject,
+    pub received_at: Timestamp,
+    /// When it was acted on; until then it is due.
+    pub processed_at: Option<Timestamp>,
+}
+
+impl ProcessorEvent {
+    /// The event `event_id` that the connector `connector` received at `now`.
+    #[must_use]
+    pub fn received(
+        (connector, event_id): (&str, &str),
+        (account_id, livemode): (AccountId, bool),
+        object: EventObject,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            id: format!("{connector}:{event_id}"),
+            account_id,
+            livemode,
+            object,
+            received_at: now,
+            processed_at: None,
+        }
+    }
+}

@@ -1,0 +1,2 @@
+DROP INDEX processor_operations_of_reference;
+DROP TABLE processor_events;
