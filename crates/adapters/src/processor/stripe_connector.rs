@@ -429,7 +429,7 @@ impl PaymentConnector for StripeConnector {
             .find(|(name, _)| *name == "t")
             .and_then(|(_, value)| value.parse::<i64>().ok())
             .ok_or_else(|| refused("no time in the signature"))?;
-        if (now.unix_seconds() - signed_at).abs() > SIGNATURE_TOLERANCE_SECONDS {
+        if now.unix_seconds().saturating_sub(signed_at).saturating_abs() > SIGNATURE_TOLERANCE_SECONDS {
             return Err(refused("the signature is too old"));
         }
         let signed = parts.iter().filter(|(name, _)| *name == "v1").any(|(_, signature)| {

@@ -53,12 +53,11 @@ pub(crate) fn find_operation(
         .ok_or_else(|| ApplicationError::NotFound { resource: "processor_operation", id: key.to_owned() })
 }
 
-/// A check's error: a refusal of the check is no answer to the operation, which is asked again.
-pub(crate) fn unknown_unless_refused(error: ConnectorError) -> ConnectorError {
-    match error {
-        ConnectorError::Refused { detail, .. } => ConnectorError::OutcomeUnknown(detail),
-        other => other,
-    }
+/// A check's error: no answer about the operation, which is asked again on its schedule.
+pub(crate) fn check_failed(error: ConnectorError) -> ConnectorError {
+    // Whatever stopped the check (a refusal of it, no connection, keys refused), the operation
+    // itself may still have happened: only an answer about it settles it.
+    ConnectorError::OutcomeUnknown(error.to_string())
 }
 
 /// The operations of `within` (or of every scope) whose check is due at `now`: an intent's

@@ -9,7 +9,7 @@ use super::due::Due;
 use super::event::EventLog;
 use super::payment_intent::load_customer;
 use super::processor_operation::{
-    authorized_reference, find_operation, record_call, succeeded_reference, unknown_unless_refused,
+    authorized_reference, check_failed, find_operation, record_call, succeeded_reference,
 };
 use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
@@ -322,7 +322,7 @@ impl RefundService {
         let answer = match wait(connector.find_refund(&processor_payment, &refund_id)) {
             Ok(Some(refund)) => Ok(refund),
             Ok(None) => Err(ConnectorError::NotSent("the processor has no refund for it".into())),
-            Err(error) => Err(unknown_unless_refused(error)),
+            Err(error) => Err(check_failed(error)),
         };
         self.record_refund_answer(scope, &refund_id, operation.idempotency_key(), &answer)?;
         Ok(true)

@@ -11,7 +11,7 @@ use crate::ports::connector::{
 };
 use crate::services::due::Due;
 use crate::services::processor_operation::{
-    authorized_reference, find_operation, record_call, succeeded_reference, unknown_unless_refused,
+    authorized_reference, check_failed, find_operation, record_call, succeeded_reference,
 };
 use crate::services::redirect::REDIRECT_TOKEN_LENGTH;
 use payments_domain::balance::Centavos;
@@ -449,7 +449,7 @@ impl PaymentIntentService {
                 let answer = match wait(connector.find(operation.payment())) {
                     Ok(Some(payment)) => Ok(payment),
                     Ok(None) => Err(ConnectorError::NotSent("the processor has no payment for it".into())),
-                    Err(error) => Err(unknown_unless_refused(error)),
+                    Err(error) => Err(check_failed(error)),
                 };
                 let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
                 match self.record_authorization(scope, operation.payment(), answer, &token) {
@@ -466,7 +466,7 @@ impl PaymentIntentService {
                         Err(ConnectorError::NotSent("the processor still holds the payment".into()))
                     }
                     Ok(payment) => Ok(payment),
-                    Err(error) => Err(unknown_unless_refused(error)),
+                    Err(error) => Err(check_failed(error)),
                 };
                 match self.record_hold_operation(scope, &operation, answer) {
                     Ok(_)
