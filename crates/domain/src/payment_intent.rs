@@ -771,6 +771,25 @@ impl PaymentIntent {
     /// `resource_invalid_state` unless awaiting capture within the hold; `parameter_above_maximum`
     /// for more than is capturable.
     pub fn capture(&mut self, amount: Amount, now: Timestamp) -> Result<Attempt, DomainError> {
+        if self.status == PaymentIntentStatus::AwaitingCapture
+            && self.capture_before_at.is_some_and(|deadline| now >= deadline)
+        {
+            return Err(DomainError::InvalidState {
+                resource: RESOURCE,
+                status: "awaiting_capture (hold expired)",
+                action: "capture",
+            });
+        }
+        self.record_capture(amount, now)
+    }
+
+    /// Records a capture the live processor made of the hold, whenever its answer comes: the
+    /// processor's word stands, past `capture_before_at` too. Returns the held attempt.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting capture; `parameter_above_maximum` for more than
+    /// is capturable.
+    pub fn record_capture(&mut self, amount: Amount, now: Timestamp) -> Result<Attempt, DomainError> {
         match self.status {
             PaymentIntentStatus::AwaitingCapture => {}
             PaymentIntentStatus::AwaitingPaymentMethod
@@ -778,13 +797,6 @@ impl PaymentIntent {
             | PaymentIntentStatus::Processing
             | PaymentIntentStatus::Succeeded
             | PaymentIntentStatus::Canceled => return Err(self.refuse("capture")),
-        }
-        if self.capture_before_at.is_some_and(|deadline| now >= deadline) {
-            return Err(DomainError::InvalidState {
-                resource: RESOURCE,
-                status: "awaiting_capture (hold expired)",
-                action: "capture",
-            });
         }
         if amount.centavos() > self.amount_capturable {
             return Err(DomainError::Invalid(FieldError::new(
@@ -801,6 +813,24 @@ impl PaymentIntent {
         self.capture_before_at = None;
         self.touch(now);
         Ok(attempt)
+    }
+
+    /// Takes the hold for an operation sent to the live processor (a capture or a release), so
+    /// that a concurrent one, which read the intent before, conflicts on its version.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting a capture or the customer.
+    pub fn take_hold(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        match self.status {
+            PaymentIntentStatus::AwaitingCapture | PaymentIntentStatus::AwaitingNextAction => {
+                self.touch(now);
+                Ok(())
+            }
+            PaymentIntentStatus::AwaitingPaymentMethod
+            | PaymentIntentStatus::Processing
+            | PaymentIntentStatus::Succeeded
+            | PaymentIntentStatus::Canceled => Err(self.refuse("send an operation for")),
+        }
     }
 
     /// Cancels the intent, releasing any hold.
@@ -826,15 +856,30 @@ impl PaymentIntent {
 
     /// Cancels an intent whose purpose went away (its checkout session expired): like
     /// [`PaymentIntent::cancel`], and also from `awaiting_next_action`, dropping an authentication
-    /// the customer never finished. A `processing` payment is left to finish.
+    /// the customer never finished. A `processing` payment is left to finish, and so is one at a
+    /// live processor ([`PaymentIntent::is_at_processor`]), which releases it first.
     ///
     /// # Errors
-    /// `resource_invalid_state` unless awaiting a payment method, an action or a capture.
+    /// `resource_invalid_state` unless awaiting a payment method, an action or a capture, and not
+    /// at a live processor.
     pub fn abandon(&mut self, now: Timestamp) -> Result<(), DomainError> {
+        if self.is_at_processor() {
+            return Err(self.refuse("abandon a payment the live processor holds, or awaits the customer for,"));
+        }
         if self.status == PaymentIntentStatus::AwaitingNextAction {
             self.status = PaymentIntentStatus::AwaitingPaymentMethod;
         }
         self.cancel(now).map_err(|_| self.refuse("cancel"))
+    }
+
+    /// Whether a live processor holds the intent's payment or awaits the customer on its page: only
+    /// the processor can release it then, so the intent is not ended here first.
+    #[must_use]
+    pub fn is_at_processor(&self) -> bool {
+        let live_attempt = self.pending.as_ref().is_some_and(|pending| pending.attempt.payment_id.is_some());
+        self.livemode
+            && live_attempt
+            && matches!(self.status, PaymentIntentStatus::AwaitingCapture | PaymentIntentStatus::AwaitingNextAction)
     }
 
     /// A hold past `capture_before_at` is released and the intent canceled.

@@ -298,14 +298,38 @@ pub trait Authorizing {
         decline: Option<PaymentError>,
         now: Timestamp,
     ) -> Result<Self::Result, DomainError> {
-        let pending = take_pending_in(self, Stage::Processing, "settle")?;
-        let result = match decline {
-            None => self.approve(pending, now, Seal(())),
-            Some(error) => self.fail(pending, error, Seal(())),
-        };
-        self.touch(now, Seal(()));
-        Ok(result)
+        settle_in(self, Stage::Processing, decline, now)
     }
+
+    /// A live processor decided an authorization that awaited the customer on its page (3-D
+    /// Secure, an e-wallet): an approval, or the decline `decline`. The processor's word stands
+    /// whenever it comes, past the page's time too.
+    ///
+    /// # Errors
+    /// `resource_invalid_state` unless awaiting the customer.
+    fn settle_processor_action(
+        &mut self,
+        decline: Option<PaymentError>,
+        now: Timestamp,
+    ) -> Result<Self::Result, DomainError> {
+        settle_in(self, Stage::AwaitingRedirect, decline, now)
+    }
+}
+
+/// Settles the pending authorization of an intent in `stage`: approved, or declined with `decline`.
+fn settle_in<I: Authorizing + ?Sized>(
+    intent: &mut I,
+    stage: Stage,
+    decline: Option<PaymentError>,
+    now: Timestamp,
+) -> Result<I::Result, DomainError> {
+    let pending = take_pending_in(intent, stage, "settle")?;
+    let result = match decline {
+        None => intent.approve(pending, now, Seal(())),
+        Some(error) => intent.fail(pending, error, Seal(())),
+    };
+    intent.touch(now, Seal(()));
+    Ok(result)
 }
 
 /// The pending authorization of an intent in `stage`, taken out.

@@ -69,4 +69,16 @@ impl ProcessorEvent {
             processed_at: None,
         }
     }
+
+    /// Whether an event whose object cannot be fetched is let go at `now`: an hour after it came.
+    /// An event only says where to look; what it would settle is settled anyway, by the janitor's
+    /// checks of unanswered operations, the return page, or an authentication's expiry, all of
+    /// which ask the processor themselves. Until then it is tried again at each run.
+    #[must_use]
+    pub fn is_let_go_at(&self, now: Timestamp) -> bool {
+        now >= self.received_at.plus_seconds(LET_GO_SECONDS)
+    }
 }
+
+/// How long an event whose object cannot be fetched is tried again.
+const LET_GO_SECONDS: i64 = 3_600;

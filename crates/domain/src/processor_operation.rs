@@ -57,16 +57,28 @@ impl OperationKind {
     }
 }
 
-/// The idempotency key an operation is sent with, made from what it acts on. A retry after a
-/// restart, or the janitor's, is then the same request to the processor: `pay_…:authorize`,
-/// `pay_…:capture`, `pay_…:void`, `re_…:refund`. A payment is authorized, captured and voided at
-/// most once (a partial capture releases the rest), so its id and the operation name the request.
-/// A payment's refunds are many, so each refund names its own.
+/// The idempotency key an operation's first attempt is sent with, made from what it acts on. A
+/// retry after a restart, or the janitor's, is then the same request to the processor:
+/// `pay_…:authorize`, `pay_…:capture`, `pay_…:void`, `re_…:refund`. A payment is authorized,
+/// captured and voided at most once (a partial capture releases the rest), so its id and the
+/// operation name the request. A payment's refunds are many, so each refund names its own. An
+/// attempt after the processor refused one is a new request, with a key of its own
+/// ([`ProcessorOperation::after_refusal`]).
 #[must_use]
 pub fn idempotency_key(payment: &PaymentId, kind: &OperationKind) -> String {
-    match kind {
+    attempt_key(payment, kind, 1)
+}
+
+/// The idempotency key of an operation's `attempt`: the first attempt's key, then `…:2`, `…:3`.
+fn attempt_key(payment: &PaymentId, kind: &OperationKind, attempt: u32) -> String {
+    let first = match kind {
         OperationKind::Refund(refund) => refund_idempotency_key(refund),
         other => format!("{payment}:{}", other.as_str()),
+    };
+    if attempt > 1 {
+        format!("{first}:{attempt}")
+    } else {
+        first
     }
 }
 
@@ -81,12 +93,17 @@ pub const KEY_WINDOW_SECONDS: i64 = 24 * 3_600;
 /// The janitor stops asking this long before the key window closes, and leaves the operation to
 /// the operator.
 const KEY_WINDOW_MARGIN_SECONDS: i64 = 3_600;
-/// The delays between the checks of an operation whose outcome is unknown, after the first (which
-/// falls due at once). The last is repeated until the key window's margin.
+/// The delays before each check of an operation whose outcome is unknown, counted from the answer
+/// that settled nothing (the first check comes 30 seconds after the call). The last is repeated
+/// until the key window's margin.
 const CHECK_DELAYS_SECONDS: [i64; 6] = [30, 120, 600, 1_800, 3_600, 4 * 3_600];
 /// How long an operation may stay `Sending` before it is taken for one whose outcome is unknown:
 /// longer than any connector waits for an answer, so a process that stopped mid-call is noticed.
-pub const SENDING_TIMEOUT_SECONDS: i64 = 120;
+pub const SENDING_TIMEOUT_SECONDS: i64 = 300;
+/// How long after an operation was sent the processor's having no record of it proves it never
+/// arrived: longer than any request a connector sends can be in flight (a processor may take more
+/// than two minutes to authorize a card), so no request of it can still land.
+pub const ABSENCE_PROOF_SECONDS: i64 = 15 * 60;
 
 /// Where an operation stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,10 +186,14 @@ pub struct ProcessorOperation {
     payment_intent: PaymentIntentId,
     payment: PaymentId,
     kind: OperationKind,
+    /// Which attempt of its kind it is: 1, then one more after each refusal.
+    attempt: u32,
     /// What it moves: the authorized, captured or refunded amount (a void's, the hold).
     amount: Centavos,
     state: OperationState,
     created_at: Timestamp,
+    /// When its request was last sent: written, or sent again after it was not sent.
+    sent_at: Timestamp,
     updated_at: Timestamp,
     version: i64,
 }
@@ -185,9 +206,11 @@ pub struct StoredProcessorOperation {
     pub payment_intent: PaymentIntentId,
     pub payment: PaymentId,
     pub kind: OperationKind,
+    pub attempt: u32,
     pub amount: Centavos,
     pub state: OperationState,
     pub created_at: Timestamp,
+    pub sent_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
 }
@@ -208,12 +231,35 @@ impl ProcessorOperation {
             payment_intent,
             payment,
             kind,
+            attempt: 1,
             amount,
             state: OperationState::Sending,
             created_at: now,
+            sent_at: now,
             updated_at: now,
             version: 1,
         })
+    }
+
+    /// The next attempt of a refused operation, written at `now` for `amount`: a new request with
+    /// a key of its own, since a processor answers a key it refused with the same refusal.
+    ///
+    /// # Errors
+    /// [`AlreadySettled`] unless `refused` was refused.
+    pub fn after_refusal(refused: &Self, amount: Centavos, now: Timestamp) -> Result<Self, AlreadySettled> {
+        if !matches!(refused.state, OperationState::Refused { .. }) {
+            return Err(AlreadySettled { state: refused.state.clone() });
+        }
+        let mut next = Self::written(
+            (refused.account_id.clone(), refused.livemode),
+            (refused.payment_intent.clone(), refused.payment.clone()),
+            refused.kind.clone(),
+            amount,
+            now,
+        );
+        next.attempt = refused.attempt.saturating_add(1);
+        next.key = attempt_key(&next.payment, &next.kind, next.attempt);
+        Ok(next)
     }
 
     #[must_use]
@@ -224,13 +270,15 @@ impl ProcessorOperation {
             payment_intent,
             payment,
             kind,
+            attempt,
             amount,
             state,
             created_at,
+            sent_at,
             updated_at,
             version,
         } = stored;
-        let key = idempotency_key(&payment, &kind);
+        let key = attempt_key(&payment, &kind, attempt);
         Self {
             key,
             account_id,
@@ -238,9 +286,11 @@ impl ProcessorOperation {
             payment_intent,
             payment,
             kind,
+            attempt,
             amount,
             state,
             created_at,
+            sent_at,
             updated_at,
             version,
         }
@@ -259,16 +309,18 @@ impl ProcessorOperation {
         self.version
     }
 
-    /// Sends again, with the same key, an operation that was not sent or that the processor
-    /// refused: the caller asked for it again, and nothing moved the first time.
+    /// Sends again, with the same key, an operation that was not sent: the caller asked for it
+    /// again, and the processor never saw it.
     ///
     /// # Errors
-    /// [`AlreadySettled`] for one being sent, done, unknown or unresolved: it must not be sent twice.
+    /// [`AlreadySettled`] for one being sent, done, refused, unknown or unresolved: it must not be
+    /// sent twice (a refused one is attempted again with [`Self::after_refusal`]).
     pub fn send_again(&mut self, amount: Centavos, now: Timestamp) -> Result<(), AlreadySettled> {
         match self.state {
-            OperationState::NotSent | OperationState::Refused { .. } => {
+            OperationState::NotSent => {
                 self.state = OperationState::Sending;
                 self.amount = amount;
+                self.sent_at = now;
                 self.updated_at = now;
                 self.version += 1;
                 Ok(())
@@ -282,7 +334,7 @@ impl ProcessorOperation {
     #[must_use]
     pub fn next_check_at(&self) -> Option<Timestamp> {
         match &self.state {
-            OperationState::Sending => Some(self.updated_at.plus_millis(SENDING_TIMEOUT_SECONDS * 1_000)),
+            OperationState::Sending => Some(self.sent_at.plus_millis(SENDING_TIMEOUT_SECONDS * 1_000)),
             OperationState::Unknown { next_check_at, .. } => Some(*next_check_at),
             OperationState::Succeeded { .. }
             | OperationState::Refused { .. }
@@ -302,6 +354,14 @@ impl ProcessorOperation {
     #[must_use]
     pub fn kind(&self) -> &OperationKind {
         &self.kind
+    }
+    #[must_use]
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+    #[must_use]
+    pub fn sent_at(&self) -> Timestamp {
+        self.sent_at
     }
     #[must_use]
     pub fn amount(&self) -> Centavos {
@@ -362,6 +422,18 @@ impl ProcessorOperation {
         }
     }
 
+    /// What the processor's having no record of the operation at `now` tells: that it was never
+    /// made once [`ABSENCE_PROOF_SECONDS`] have passed since it was sent; until then nothing, since
+    /// its request may still be on its way or in the processor's hands.
+    #[must_use]
+    pub fn absence_at(&self, now: Timestamp) -> Answer {
+        if now >= self.sent_at.plus_millis(ABSENCE_PROOF_SECONDS * 1_000) {
+            Answer::NotSent
+        } else {
+            Answer::NoAnswer
+        }
+    }
+
     /// Whether the janitor should ask the processor what became of it at `now`: an unknown one at
     /// its next check, and one still `Sending` after [`SENDING_TIMEOUT_SECONDS`] (its process
     /// stopped mid-call).
@@ -387,6 +459,11 @@ mod tests {
         PaymentId::from_random("0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b")
     }
 
+    /// An operation of `kind` for `amount`, written at the start.
+    fn written(kind: OperationKind, amount: i64) -> ProcessorOperation {
+        ProcessorOperation::written(scope(), (intent(), payment()), kind, Centavos::new(amount), START)
+    }
+
     const START: Timestamp = Timestamp::from_unix_seconds(1_795_920_000);
 
     fn at(seconds: i64) -> Timestamp {
@@ -408,48 +485,24 @@ mod tests {
                 "pay_0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b:void",
             ]
         );
-        let operation = ProcessorOperation::written(
-            scope(),
-            (intent(), payment()),
-            OperationKind::Refund(refund),
-            Centavos::new(3_000),
-            START,
-        );
+        let operation = written(OperationKind::Refund(refund), 3_000);
         assert_eq!(operation.idempotency_key(), "re_0VcKRLxSkpvoJfzraP9cXaFluMJ2CPW2:refund");
     }
 
     #[test]
     fn the_answer_to_the_call_settles_it_or_leaves_it_to_be_checked() {
         let reference = || Answer::Done { processor_reference: "pi_1".to_owned() };
-        let mut done = ProcessorOperation::written(
-            scope(),
-            (intent(), payment()),
-            OperationKind::Authorize,
-            Centavos::new(10_000),
-            START,
-        );
+        let mut done = written(OperationKind::Authorize, 10_000);
         assert!(!done.state().is_final());
         done.record(reference(), at(1)).unwrap();
         assert_eq!(done.state(), &OperationState::Succeeded { processor_reference: "pi_1".to_owned() });
         assert_eq!(done.updated_at(), at(1));
 
-        let mut not_sent = ProcessorOperation::written(
-            scope(),
-            (intent(), payment()),
-            OperationKind::Capture,
-            Centavos::new(6_000),
-            START,
-        );
+        let mut not_sent = written(OperationKind::Capture, 6_000);
         not_sent.record(Answer::NotSent, at(1)).unwrap();
         assert_eq!(not_sent.state(), &OperationState::NotSent);
 
-        let mut unknown = ProcessorOperation::written(
-            scope(),
-            (intent(), payment()),
-            OperationKind::Void,
-            Centavos::new(10_000),
-            START,
-        );
+        let mut unknown = written(OperationKind::Void, 10_000);
         unknown.record(Answer::NoAnswer, at(30)).unwrap();
         assert_eq!(unknown.state(), &OperationState::Unknown { checks: 1, next_check_at: at(60) });
         assert!(!unknown.is_due_for_a_check(at(59)) && unknown.is_due_for_a_check(at(60)));
@@ -459,13 +512,7 @@ mod tests {
 
     #[test]
     fn a_settled_operation_takes_no_other_answer() {
-        let mut done = ProcessorOperation::written(
-            scope(),
-            (intent(), payment()),
-            OperationKind::Authorize,
-            Centavos::new(10_000),
-            START,
-        );
+        let mut done = written(OperationKind::Authorize, 10_000);
         done.record(Answer::Done { processor_reference: "pi_1".to_owned() }, at(1)).unwrap();
         for answer in [Answer::NotSent, Answer::NoAnswer, Answer::Done { processor_reference: "pi_2".to_owned() }] {
             let refused = done.clone().record(answer, at(2)).unwrap_err();
@@ -475,13 +522,7 @@ mod tests {
 
     #[test]
     fn checks_back_off_and_stop_inside_the_processors_key_window() {
-        let mut operation = ProcessorOperation::written(
-            scope(),
-            (intent(), payment()),
-            OperationKind::Authorize,
-            Centavos::new(10_000),
-            START,
-        );
+        let mut operation = written(OperationKind::Authorize, 10_000);
         let mut now = at(10);
         let mut checks_at = Vec::new();
         loop {
@@ -503,14 +544,52 @@ mod tests {
     }
 
     #[test]
-    fn an_operation_left_sending_by_a_stopped_process_is_checked() {
-        let operation = ProcessorOperation::written(
-            scope(),
-            (intent(), payment()),
-            OperationKind::Authorize,
-            Centavos::new(10_000),
-            START,
+    fn a_refused_operation_is_attempted_again_under_a_key_of_its_own() {
+        let mut capture = written(OperationKind::Capture, 6_000);
+        assert!(ProcessorOperation::after_refusal(&capture, Centavos::new(6_000), at(1)).is_err());
+        assert!(capture.clone().send_again(Centavos::new(6_000), at(1)).is_err(), "still sending");
+        capture.record(Answer::Refused { code: "processing_error".to_owned(), detail: "x".to_owned() }, at(1)).unwrap();
+        assert!(capture.clone().send_again(Centavos::new(6_000), at(2)).is_err(), "a refused key is never resent");
+        let second = ProcessorOperation::after_refusal(&capture, Centavos::new(5_000), at(2)).unwrap();
+        assert_eq!(second.idempotency_key(), "pay_0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b:capture:2");
+        assert_eq!(
+            (second.attempt(), second.amount(), second.state()),
+            (2, Centavos::new(5_000), &OperationState::Sending)
         );
+        let restored = ProcessorOperation::restore(StoredProcessorOperation {
+            account_id: second.account_id().clone(),
+            livemode: true,
+            payment_intent: intent(),
+            payment: payment(),
+            kind: OperationKind::Capture,
+            attempt: 2,
+            amount: second.amount(),
+            state: second.state().clone(),
+            created_at: second.created_at(),
+            sent_at: second.sent_at(),
+            updated_at: second.updated_at(),
+            version: second.version(),
+        });
+        assert_eq!(restored, second);
+    }
+
+    #[test]
+    fn the_processor_not_knowing_an_operation_proves_nothing_until_no_request_can_still_land() {
+        let mut operation = written(OperationKind::Authorize, 10_000);
+        operation.record(Answer::NoAnswer, at(80)).unwrap();
+        assert_eq!(operation.absence_at(at(110)), Answer::NoAnswer);
+        assert_eq!(operation.absence_at(at(ABSENCE_PROOF_SECONDS - 1)), Answer::NoAnswer);
+        assert_eq!(operation.absence_at(at(ABSENCE_PROOF_SECONDS)), Answer::NotSent);
+
+        let mut resent = operation.clone();
+        resent.record(Answer::NotSent, at(ABSENCE_PROOF_SECONDS)).unwrap();
+        resent.send_again(Centavos::new(10_000), at(ABSENCE_PROOF_SECONDS + 5)).unwrap();
+        assert_eq!(resent.absence_at(at(ABSENCE_PROOF_SECONDS + 10)), Answer::NoAnswer, "counted from the new send");
+    }
+
+    #[test]
+    fn an_operation_left_sending_by_a_stopped_process_is_checked() {
+        let operation = written(OperationKind::Authorize, 10_000);
         assert!(!operation.is_due_for_a_check(at(SENDING_TIMEOUT_SECONDS - 1)));
         assert!(operation.is_due_for_a_check(at(SENDING_TIMEOUT_SECONDS)));
     }

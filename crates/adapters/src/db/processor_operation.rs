@@ -44,6 +44,9 @@ struct OperationRow {
     #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
+    #[diesel(skip_update)]
+    attempt: i64,
+    sent_at: i64,
 }
 
 impl OperationRow {
@@ -78,6 +81,8 @@ impl OperationRow {
             version: operation.version(),
             created_at: operation.created_at().unix_millis(),
             updated_at: operation.updated_at().unix_millis(),
+            attempt: i64::from(operation.attempt()),
+            sent_at: operation.sent_at().unix_millis(),
         }
     }
 
@@ -108,9 +113,11 @@ impl OperationRow {
             payment_intent: parse_id("payment intent id", &self.payment_intent_id, PaymentIntentId::parse)?,
             payment: parse_id("payment id", &self.payment_id, PaymentId::parse)?,
             kind,
+            attempt: u32::try_from(self.attempt).map_err(|_| corrupt("operation attempt", self.attempt))?,
             amount: Centavos::new(self.amount),
             state,
             created_at: Timestamp::from_unix_millis(self.created_at),
+            sent_at: Timestamp::from_unix_millis(self.sent_at),
             updated_at: Timestamp::from_unix_millis(self.updated_at),
             version: self.version,
         }))

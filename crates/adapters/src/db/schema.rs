@@ -501,6 +501,8 @@ diesel::table! {
         version -> BigInt,
         created_at -> BigInt,
         updated_at -> BigInt,
+        attempt -> BigInt,
+        sent_at -> BigInt,
     }
 }
 

@@ -49,7 +49,7 @@ impl StoredConnectors {
                 return Ok(connector.clone());
             }
         }
-        let secrets = self.sealer.open(&stored.secrets).map_err(|error| {
+        let secrets = self.sealer.open(&stored.secrets, &stored.account_id).map_err(|error| {
             tracing::error!(account = %stored.account_id, %error, "a live connector's secrets cannot be opened");
             ApplicationError::NotConfigured(
                 "This account's payment processor cannot be used: its keys cannot be read.".into(),

@@ -36,6 +36,8 @@ struct Kept {
     made_for: PaymentId,
     amount: Centavos,
     refunded: Centavos,
+    /// Where the customer is sent back after the processor's page: the service's return page.
+    return_url: String,
 }
 
 #[derive(Debug, Default)]
@@ -105,9 +107,16 @@ impl SimulatedConnector {
     }
 
     /// The customer's action on the processor's page: a payment that required it is authorized (or
-    /// captured), or fails.
-    pub fn complete_action(&self, processor_payment: &str, authenticated: bool, capture: CaptureMethod) {
+    /// captured), or fails. Returns where the processor sends the customer back: the service's
+    /// return page it was given.
+    pub fn complete_action(
+        &self,
+        processor_payment: &str,
+        authenticated: bool,
+        capture: CaptureMethod,
+    ) -> Option<String> {
         let mut state = self.state.lock();
+        let back = state.payments.get(processor_payment).map(|kept| kept.return_url.clone());
         let fee = self.fee;
         let charged = match state.payments.get_mut(processor_payment) {
             Some(kept) if matches!(kept.payment.state, ProcessorPaymentState::RequiresAction { .. }) => {
@@ -126,6 +135,13 @@ impl SimulatedConnector {
         if charged {
             state.charges += 1;
         }
+        back
+    }
+
+    /// The processor's payment made for the service's payment `payment`, by its reference.
+    pub fn reference_of(&self, payment: &PaymentId) -> Option<String> {
+        let state = self.state.lock();
+        state.payments.iter().find(|(_, kept)| &kept.made_for == payment).map(|(reference, _)| reference.clone())
     }
 
     /// Runs `act` on the state unless a fault says otherwise: an unreachable processor does
@@ -176,8 +192,13 @@ impl SimulatedConnector {
         let made_for = Some(request.payment.clone());
         let payment =
             ProcessorPayment { processor_reference: id.clone(), state: payment_state, card, saved_method, made_for };
-        let kept =
-            Kept { payment: payment.clone(), made_for: request.payment.clone(), amount, refunded: Centavos::ZERO };
+        let kept = Kept {
+            payment: payment.clone(),
+            made_for: request.payment.clone(),
+            amount,
+            refunded: Centavos::ZERO,
+            return_url: request.return_url.clone(),
+        };
         state.payments.insert(id.clone(), kept);
         state.answered.insert(request.idempotency_key.clone(), Answered::Payment(id));
         Ok(payment)
@@ -314,7 +335,11 @@ impl PaymentConnector for SimulatedConnector {
         Box::pin(async move { self.call(|state| state.payment(processor_payment)) })
     }
 
-    fn find<'a>(&'a self, payment: &'a PaymentId) -> ConnectorFuture<'a, Option<ProcessorPayment>> {
+    fn find<'a>(
+        &'a self,
+        payment: &'a PaymentId,
+        _sent_at: Timestamp,
+    ) -> ConnectorFuture<'a, Option<ProcessorPayment>> {
         Box::pin(async move {
             self.call(|state| {
                 Ok(state.payments.values().find(|kept| &kept.made_for == payment).map(|kept| kept.payment.clone()))
@@ -510,11 +535,17 @@ mod tests {
         connector.fail_next(Fault::Unreachable);
         assert!(matches!(now(connector.authorize(&request)), Err(ConnectorError::NotSent(_))));
         assert_eq!(connector.charges(), 0);
-        assert_eq!(now(connector.find(&request.payment)).unwrap(), None, "nothing was made");
+        assert_eq!(
+            now(connector.find(&request.payment, Timestamp::from_unix_seconds(0))).unwrap(),
+            None,
+            "nothing was made"
+        );
         connector.fail_next(Fault::DropAnswer);
         assert!(matches!(now(connector.authorize(&request)), Err(ConnectorError::OutcomeUnknown(_))));
         assert_eq!(connector.charges(), 1, "it acted");
-        let found = now(connector.find(&request.payment)).unwrap().expect("the lost answer's payment is found");
+        let found = now(connector.find(&request.payment, Timestamp::from_unix_seconds(0)))
+            .unwrap()
+            .expect("the lost answer's payment is found");
         assert!(matches!(found.state, ProcessorPaymentState::Captured { .. }));
         assert_eq!(now(connector.authorize(&request)).unwrap(), found, "a retry with the key is the same payment");
         assert_eq!(connector.charges(), 1);

@@ -31,14 +31,15 @@ const PAYMENT_METADATA_FIELD: &str = "metadata[payrex_payment]";
 /// The metadata key of a processor refund that names the service's refund, and its form field.
 const REFUND_METADATA: &str = "payrex_refund";
 const REFUND_METADATA_FIELD: &str = "metadata[payrex_refund]";
-/// How long a request may take before its outcome is unknown.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a request may take before its outcome is unknown (Stripe's own libraries wait 80 s).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(80);
 /// How long a connection may take before the request is known not to have been sent.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How old a webhook's signature may be.
 const SIGNATURE_TOLERANCE_SECONDS: i64 = 300;
-/// Payment intents a `find` pages through at most (localstripe has no search).
-const FIND_PAGES: usize = 20;
+/// How much earlier than the operation's sending a payment intent may look made, by the two
+/// clocks' drift: `find` pages back to there.
+const CLOCK_DRIFT_SECONDS: i64 = 300;
 
 /// Where the processor is and the account's keys there.
 #[derive(Clone)]
@@ -114,6 +115,15 @@ fn runtime() -> &'static tokio::runtime::Handle {
     })
 }
 
+/// What a read after a write that the processor took ends in: when it fails, whatever the write
+/// did stands at the processor, so the outcome is unknown and asked for later, never "not sent".
+fn read_after_write<T>(read: Result<T, ConnectorError>) -> Result<T, ConnectorError> {
+    read.map_err(|error| match error {
+        ConnectorError::OutcomeUnknown(_) => error,
+        other => ConnectorError::OutcomeUnknown(format!("the processor acted, and then {other}")),
+    })
+}
+
 impl Api {
     /// One request: a form body, and an idempotency key for those that change something.
     async fn send(
@@ -174,7 +184,14 @@ impl Api {
                 ProcessorPaymentState::Authorized { capturable: Centavos::new(capturable.unwrap_or(0)) }
             }
             "requires_action" => {
-                let url = intent["next_action"]["redirect_to_url"]["url"].as_str().unwrap_or_default().to_owned();
+                // A redirect's address; Stripe.js's own authentication (`use_stripe_sdk`) names its
+                // page too, which localstripe leaves empty.
+                let action = &intent["next_action"];
+                let url = action["redirect_to_url"]["url"]
+                    .as_str()
+                    .or_else(|| action["use_stripe_sdk"]["stripe_js"].as_str())
+                    .unwrap_or_default()
+                    .to_owned();
                 ProcessorPaymentState::RequiresAction { url }
             }
             "canceled" => ProcessorPaymentState::Voided,
@@ -286,9 +303,9 @@ impl PaymentConnector for StripeConnector {
                 let confirm_key = format!("{key}:confirm");
                 let path = format!("/v1/payment_intents/{id}/confirm");
                 match api.send(Method::POST, &path, &[], Some(&confirm_key)).await {
-                    Ok(confirmed) => api.processor_payment(&confirmed).await,
+                    Ok(confirmed) => read_after_write(api.processor_payment(&confirmed).await),
                     // A decline refuses the confirm: the payment intent tells how it failed.
-                    Err(ConnectorError::Refused { .. }) => api.payment_intent(&id).await,
+                    Err(ConnectorError::Refused { .. }) => read_after_write(api.payment_intent(&id).await),
                     Err(other) => Err(other),
                 }
             })
@@ -300,12 +317,15 @@ impl PaymentConnector for StripeConnector {
         self.run(move |api| Box::pin(async move { api.payment_intent(&id).await }))
     }
 
-    fn find<'a>(&'a self, payment: &'a PaymentId) -> ConnectorFuture<'a, Option<ProcessorPayment>> {
+    /// Pages through the payment intents, newest first, back to those made before the
+    /// authorization was sent (less the clocks' drift), for the one whose metadata names `payment`.
+    fn find<'a>(&'a self, payment: &'a PaymentId, sent_at: Timestamp) -> ConnectorFuture<'a, Option<ProcessorPayment>> {
         let payment = payment.to_string();
+        let oldest = sent_at.unix_seconds() - CLOCK_DRIFT_SECONDS;
         self.run(move |api| {
             Box::pin(async move {
                 let mut after: Option<String> = None;
-                for _ in 0..FIND_PAGES {
+                loop {
                     let query = match &after {
                         Some(last) => format!("/v1/payment_intents?limit=100&starting_after={last}"),
                         None => "/v1/payment_intents?limit=100".to_owned(),
@@ -315,18 +335,22 @@ impl PaymentConnector for StripeConnector {
                     if let Some(intent) =
                         intents.iter().find(|intent| intent["metadata"][PAYMENT_METADATA].as_str() == Some(&payment))
                     {
-                        // Made and never confirmed: nothing was charged, and nothing will be.
+                        // Made and never confirmed: nothing was charged.
                         if intent["status"] == "requires_confirmation" {
                             return Ok(None);
                         }
                         return api.processor_payment(intent).await.map(Some);
                     }
-                    if page["has_more"] != true {
+                    let older =
+                        intents.last().and_then(|intent| intent["created"].as_i64()).is_some_and(|made| made < oldest);
+                    if page["has_more"] != true || older {
                         return Ok(None);
                     }
                     after = intents.last().and_then(|intent| intent["id"].as_str()).map(str::to_owned);
+                    if after.is_none() {
+                        return Err(ConnectorError::OutcomeUnknown("the processor's list has no cursor".into()));
+                    }
                 }
-                Err(ConnectorError::OutcomeUnknown("the payment was not among the processor's latest".into()))
             })
         })
     }
@@ -343,7 +367,7 @@ impl PaymentConnector for StripeConnector {
                 let form = [("amount_to_capture", amount.get().to_string())];
                 let path = format!("/v1/payment_intents/{id}/capture");
                 let captured = api.send(Method::POST, &path, &form, Some(&key)).await?;
-                api.processor_payment(&captured).await
+                read_after_write(api.processor_payment(&captured).await)
             })
         })
     }
@@ -358,7 +382,7 @@ impl PaymentConnector for StripeConnector {
             Box::pin(async move {
                 let path = format!("/v1/payment_intents/{id}/cancel");
                 let canceled = api.send(Method::POST, &path, &[], Some(&key)).await?;
-                api.processor_payment(&canceled).await
+                read_after_write(api.processor_payment(&canceled).await)
             })
         })
     }
@@ -404,12 +428,24 @@ impl PaymentConnector for StripeConnector {
         let (payment, refund) = (processor_payment.to_owned(), refund.to_string());
         self.run(move |api| {
             Box::pin(async move {
-                let path = format!("/v1/refunds?payment_intent={payment}&limit=100");
-                let refunds = api.send(Method::GET, &path, &[], None).await?;
-                let found = refunds["data"].as_array().and_then(|refunds| {
-                    refunds.iter().find(|made| made["metadata"][REFUND_METADATA].as_str() == Some(refund.as_str()))
-                });
-                Ok(found.map(refund_state))
+                let mut after: Option<String> = None;
+                loop {
+                    let mut path = format!("/v1/refunds?payment_intent={payment}&limit=100");
+                    if let Some(last) = &after {
+                        path.push_str(&format!("&starting_after={last}"));
+                    }
+                    let page = api.send(Method::GET, &path, &[], None).await?;
+                    let refunds = page["data"].as_array().cloned().unwrap_or_default();
+                    let found =
+                        refunds.iter().find(|made| made["metadata"][REFUND_METADATA].as_str() == Some(refund.as_str()));
+                    if let Some(found) = found {
+                        return Ok(Some(refund_state(found)));
+                    }
+                    after = refunds.last().and_then(|made| made["id"].as_str()).map(str::to_owned);
+                    if page["has_more"] != true || after.is_none() {
+                        return Ok(None);
+                    }
+                }
             })
         })
     }

@@ -10,7 +10,7 @@ use crate::state::{blocking, Services};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use payments_application::services::AuthorizationFlow;
+use payments_application::services::{AuthorizationFlow, RedirectCompletion};
 use payments_application::ApplicationError;
 use payments_domain::hosted_page::HostedPage;
 use payments_domain::limits::CHOICE_LENGTH;
@@ -103,6 +103,12 @@ async fn decide(
             )
         }
     };
+    after_authorization(completion)
+}
+
+/// Where the customer goes once an authorization page is done: the merchant's `return_url`, with
+/// the intent's client secret, or a page that tells how the attempt ended.
+pub(super) fn after_authorization(completion: RedirectCompletion) -> HttpResponse {
     let saving = completion.client_secret_parameter == "setup_intent_client_secret";
     match completion.return_url {
         Some(return_url) => {

@@ -414,6 +414,20 @@ impl LocalStripe {
         method["id"].as_str().unwrap_or_else(|| panic!("no payment method: {method}")).to_owned()
     }
 
+    /// Posts `form` to the emulator's `path` with its secret key, as the processor's own dashboard
+    /// or Stripe.js would act: an authentication, a cancel made there.
+    pub async fn post(&self, path: &str, form: &[(&str, &str)]) -> Value {
+        let answer = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .basic_auth("sk_test_x", Some(""))
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        answer.json().await.unwrap()
+    }
+
     /// Every payment intent the emulator holds.
     pub async fn payment_intents(&self) -> Vec<Value> {
         let answer = self

@@ -2,15 +2,20 @@
 //! (`live_processor.connector = "simulated"`): a card's token is charged once, holds are captured
 //! in part and released at the processor, a decline is a failed payment, a processor that cannot
 //! be reached changes nothing, an answer lost after the processor acted is settled by the janitor
-//! exactly once, concurrent attaches authorize once, a card number is refused, and refunds go to
-//! the processor, held against the payment until it answers, never more than the payment.
+//! exactly once, concurrent attaches authorize once, a card number is refused, refunds go to
+//! the processor, held against the payment until it answers, never more than the payment, and a
+//! 3-D Secure payment settles when the customer comes back through the service's return page, or
+//! is released at the processor when the customer never finishes.
 
 use crate::helpers::{read, single_error, spawn_app_with, TestApp};
 use futures_util::future::join_all;
 use payments_adapters::db::Backend;
 use payments_adapters::processor::{Fault, SimulatedConnector};
 use payments_api::settings::LiveConnector;
+use payments_application::ports::connector::CaptureMethod;
+use payments_domain::ids::PaymentId;
 use payments_domain::payment_method::{CardInput, CardNumber, Cvc};
+use payments_domain::pending_authorization::REDIRECT_SECONDS;
 use reqwest::Method;
 use serde_json::Value;
 use std::sync::Arc;
@@ -25,6 +30,8 @@ on_both_backends_unstarted!(
     live_refunds_go_to_the_processor_and_never_exceed_the_payment,
     a_refund_the_processor_cannot_take_changes_nothing,
     a_lost_refund_answer_is_settled_by_the_janitor_once,
+    a_3d_secure_payment_settles_when_the_customer_comes_back_through_the_service,
+    an_authentication_left_unfinished_is_released_at_the_processor_unless_it_paid,
 );
 
 async fn live_app(backend: Backend) -> TestApp {
@@ -300,4 +307,80 @@ async fn a_lost_refund_answer_is_settled_by_the_janitor_once(backend: Backend) {
     assert_eq!(event_count(&app, "payment.refunded").await, 1);
     let (status, more) = refund(&app, &paid, 4_000).await;
     assert_eq!((status, more["status"].as_str()), (200, Some("succeeded")), "{more}");
+}
+
+/// An intent that awaits the customer on the processor's 3-D Secure page, and the processor's
+/// payment for it.
+async fn challenged(app: &TestApp, extra: &str) -> (String, String) {
+    let intent = live_intent(app, 10_000, &format!("{extra}&return_url=https://shop.example/done")).await;
+    let (status, waiting) = attach_token(app, &intent, &token(app, "4000000000003220")).await;
+    assert_eq!((status, waiting["status"].as_str()), (200, Some("awaiting_next_action")), "{waiting}");
+    let reserved = PaymentId::parse(waiting["latest_payment"]["id"].as_str().unwrap_or_default());
+    let reference = reserved
+        .and_then(|payment| processor(app).reference_of(&payment))
+        .or_else(|| waiting["next_action"]["redirect_url"].as_str()?.rsplit('/').next().map(str::to_owned))
+        .expect("the processor's payment");
+    (intent, reference)
+}
+
+/// Follows the processor's link back to the service's return page, as the customer's browser
+/// does: the service answers with a redirect to the merchant's `return_url`.
+async fn come_back(back: &str) -> (u16, String) {
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let answer = client.get(back).send().await.unwrap();
+    let location = answer.headers().get("location").map(|value| value.to_str().unwrap().to_owned());
+    (answer.status().as_u16(), location.unwrap_or_default())
+}
+
+async fn a_3d_secure_payment_settles_when_the_customer_comes_back_through_the_service(backend: Backend) {
+    let app = live_app(backend).await;
+    let (intent, reference) = challenged(&app, "").await;
+    assert_eq!(processor(&app).charges(), 0, "nothing charged before the customer authenticates");
+    let back = processor(&app).complete_action(&reference, true, CaptureMethod::Automatic).unwrap();
+    assert!(back.starts_with(&format!("{}/processor/return/", app.address)), "{back}");
+    let (status, location) = come_back(&back).await;
+    let paid = intent_status(&app, &intent).await;
+    let secret = paid["client_secret"].as_str().unwrap();
+    assert_eq!((status, location), (303, format!("https://shop.example/done?payment_intent_client_secret={secret}")));
+    assert_eq!(paid["status"], "succeeded", "{paid}");
+    assert_eq!(paid["latest_payment"]["fee"].as_i64(), Some(1_850), "the processor's fee: {paid}");
+    // Back again (a reload): the same answer, and nothing recorded twice.
+    assert_eq!(come_back(&back).await.0, 303);
+    let (_, events) = live(&app, Method::GET, "/events?limit=100", "").await;
+    let paid_events = events["data"].as_array().unwrap().iter().filter(|e| e["type"] == "payment.paid").count();
+    assert_eq!((paid_events, processor(&app).charges()), (1, 1));
+
+    let (failed, reference) = challenged(&app, "").await;
+    let back = processor(&app).complete_action(&reference, false, CaptureMethod::Automatic).unwrap();
+    assert_eq!(come_back(&back).await.0, 303);
+    let after = intent_status(&app, &failed).await;
+    assert_eq!(after["status"], "awaiting_payment_method", "{after}");
+    assert_eq!(after["last_payment_error"]["code"], "authentication_failed");
+
+    let unknown = format!("{}/processor/return/{}", app.address, "x".repeat(32));
+    assert_eq!(come_back(&unknown).await.0, 404);
+}
+
+async fn an_authentication_left_unfinished_is_released_at_the_processor_unless_it_paid(backend: Backend) {
+    let app = live_app(backend).await;
+    let (abandoned, abandoned_at_processor) = challenged(&app, "").await;
+    // The customer authenticated, and never came back: the processor paid.
+    let (paid, paid_at_processor) = challenged(&app, "&payment_method_options[card][capture_type]=manual").await;
+    processor(&app).complete_action(&paid_at_processor, true, CaptureMethod::Manual);
+
+    let (status, refused) = live(&app, Method::POST, &format!("/payment_intents/{abandoned}/cancel"), "").await;
+    assert_eq!(status, 400, "the processor awaits the customer: {refused}");
+    single_error(&refused, "resource_invalid_state");
+    app.advance_and_run_due_actions(REDIRECT_SECONDS - 60).await;
+    assert_eq!(intent_status(&app, &abandoned).await["status"], "awaiting_next_action", "not before its time");
+    assert!(app.advance_and_run_due_actions(120).await >= 2);
+
+    let expired = intent_status(&app, &abandoned).await;
+    assert_eq!(expired["status"], "awaiting_payment_method", "{expired}");
+    assert_eq!(expired["last_payment_error"]["code"], "authentication_expired");
+    let voided = processor(&app).complete_action(&abandoned_at_processor, true, CaptureMethod::Automatic);
+    assert!(voided.is_some());
+    assert_eq!(processor(&app).charges(), 1, "released at the processor: authenticating later charges nothing");
+    let held = intent_status(&app, &paid).await;
+    assert_eq!(held["status"], "awaiting_capture", "the processor's hold is recorded, not failed: {held}");
 }

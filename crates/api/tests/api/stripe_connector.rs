@@ -5,8 +5,11 @@
 //! another released at the processor, a decline is mapped by the connector's table, a processor
 //! that refuses connections changes nothing, and concurrent attaches make one payment intent at
 //! the processor, an answer lost behind a fault proxy after the processor charged is settled by the
-//! janitor with one charge, and an expired hold is released at the processor. The connector's
-//! secrets are sealed, never shown, and another account's live mode does not reach it.
+//! janitor with one charge, as is a charge whose fee could not be read after it, and an expired
+//! hold is released at the processor, a hold the processor released itself cancels the intent,
+//! and a 3-D Secure payment is settled by the processor's event once the customer authenticated
+//! there. The connector's secrets are sealed, never shown, and another account's live mode does
+//! not reach it.
 
 use crate::helpers::{read, single_error, spawn_app_with, FaultProxy, LocalStripe, TestApp};
 use futures_util::future::join_all;
@@ -25,6 +28,9 @@ on_both_backends_unstarted!(
     an_expired_hold_is_released_at_the_processor,
     a_signed_event_settles_a_lost_answer_before_the_janitor,
     processor_events_are_verified_kept_once_and_never_trusted,
+    a_3d_secure_payment_is_settled_by_the_processors_event,
+    a_hold_the_processor_released_itself_cancels_the_intent,
+    a_lost_read_after_the_charge_is_never_taken_for_nothing_charged,
 );
 
 const TOKEN: &str = "operator-token-of-the-tests-0123456789";
@@ -394,4 +400,96 @@ async fn processor_events_are_verified_kept_once_and_never_trusted(backend: Back
     assert_eq!(send_event(&app, &elsewhere, &claim, WEBHOOK_SECRET).await, 404, "no such connector");
     let (status, _) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
     assert_eq!(status, 200);
+}
+
+/// Registers the service's event address with localstripe, which then sends its events there.
+async fn send_events_to_the_service(app: &TestApp, stripe: &LocalStripe) {
+    let hook = [("url", webhook_url(app).await), ("secret", WEBHOOK_SECRET.to_owned())];
+    let registered = app.client.post(format!("{}/_config/webhooks/service", stripe.url)).form(&hook).send().await.unwrap();
+    assert!(registered.status().is_success());
+}
+
+/// The intent `intent` once due work has run until `status`, or as it stands after ten seconds.
+async fn once_it_is(app: &TestApp, intent: &str, status: &str) -> Value {
+    let mut seen = Value::Null;
+    for _ in 0..100 {
+        app.advance_and_run_due_actions(0).await;
+        seen = live(app, Method::GET, &format!("/payment_intents/{intent}"), "").await.1;
+        if seen["status"] == status {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    seen
+}
+
+async fn a_3d_secure_payment_is_settled_by_the_processors_event(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    send_events_to_the_service(&app, &stripe).await;
+    // The customer authenticates on the processor's page (Stripe.js makes this call there).
+    let authenticate = |authenticated: &'static str| {
+        let stripe = &stripe;
+        let app = &app;
+        async move {
+            let intent = live_intent(app, "").await;
+            let (status, waiting) = attach(app, &intent, &stripe.card_token("4000000000003220").await).await;
+            assert_eq!((status, waiting["status"].as_str()), (200, Some("awaiting_next_action")), "{waiting}");
+            let at_processor = stripe.payment_intents().await;
+            let challenged = at_processor.iter().find(|made| made["status"] == "requires_action").unwrap();
+            let path = format!("/v1/payment_intents/{}/_authenticate", challenged["id"].as_str().unwrap());
+            let secret = challenged["client_secret"].as_str().unwrap();
+            stripe.post(&path, &[("client_secret", secret), ("success", authenticated)]).await;
+            intent
+        }
+    };
+    let paid = authenticate("true").await;
+    let after = once_it_is(&app, &paid, "succeeded").await;
+    assert_eq!((after["status"].as_str(), after["latest_payment"]["status"].as_str()), (Some("succeeded"), Some("paid")));
+
+    // localstripe sends no event for a failed authentication: the page's expiry asks the
+    // processor, whose answer (failed, not expired) stands.
+    let failed = authenticate("false").await;
+    app.advance_and_run_due_actions(payments_domain::pending_authorization::REDIRECT_SECONDS + 60).await;
+    let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{failed}"), "").await;
+    assert_eq!(after["status"], "awaiting_payment_method", "{after}");
+    assert_eq!(after["last_payment_error"]["code"], "authentication_failed", "by the table: {after}");
+    let charged = stripe.payment_intents().await.iter().filter(|made| made["status"] == "succeeded").count();
+    assert_eq!(charged, 1);
+}
+
+async fn a_hold_the_processor_released_itself_cancels_the_intent(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let intent = live_intent(&app, "&payment_method_options[card][capture_type]=manual").await;
+    let (status, _) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!(status, 200);
+    // The hold expires at the processor (Stripe cancels it after seven days), before any capture.
+    let held = stripe.payment_intents().await[0]["id"].as_str().unwrap().to_owned();
+    stripe.post(&format!("/v1/payment_intents/{held}/cancel"), &[]).await;
+
+    let (status, refused) = live(&app, Method::POST, &format!("/payment_intents/{intent}/capture"), "").await;
+    assert_eq!(status, 400, "{refused}");
+    let detail = single_error(&refused, "processing_error");
+    assert!(detail.contains("released the hold"), "{detail}");
+    let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!((after["status"].as_str(), after["amount_received"].as_i64()), (Some("canceled"), Some(0)), "{after}");
+}
+
+async fn a_lost_read_after_the_charge_is_never_taken_for_nothing_charged(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let proxy = FaultProxy::start(&stripe.url).await;
+    let app = app_over(backend, &proxy.url).await;
+    let intent = live_intent(&app, "").await;
+    let card = stripe.card_token("4242424242424242").await;
+    // The charge is made and answered; the read of its fee that follows loses its answer.
+    proxy.lose_answer_to("/v1/balance_transactions/");
+    let (status, processing) = attach(&app, &intent, &card).await;
+    assert_eq!((status, processing["status"].as_str()), (200, Some("processing")), "not 'nothing was charged': {processing}");
+    let (again, _) = attach(&app, &intent, &card).await;
+    assert_eq!(again, 400, "the claim is not given back while the charge stands");
+    assert!(app.advance_and_run_due_actions(40).await >= 1);
+    let (_, settled) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(settled["status"], "succeeded", "{settled}");
+    assert_eq!(stripe.payment_intents().await.len(), 1, "one charge");
 }

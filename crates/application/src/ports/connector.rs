@@ -230,8 +230,10 @@ pub trait PaymentConnector: Send + Sync {
     fn retrieve<'a>(&'a self, processor_payment: &'a str) -> ConnectorFuture<'a, ProcessorPayment>;
 
     /// The processor's payment made for the service's `payment`, if any: how an authorization
-    /// whose answer was lost is found.
-    fn find<'a>(&'a self, payment: &'a PaymentId) -> ConnectorFuture<'a, Option<ProcessorPayment>>;
+    /// whose answer was lost is found. Its authorization was sent at `sent_at`, so a payment made
+    /// before that (less the clocks' drift) is not it: a search may stop there, and must be
+    /// complete down to it. A payment made but never submitted for authorization is none.
+    fn find<'a>(&'a self, payment: &'a PaymentId, sent_at: Timestamp) -> ConnectorFuture<'a, Option<ProcessorPayment>>;
 
     /// Captures `amount` of a hold; a capture of less releases the rest.
     fn capture<'a>(

@@ -48,13 +48,15 @@ pub enum SealError {
     Unreadable,
 }
 
-/// Seals a connector's secrets for storage, and opens them again.
+/// Seals a connector's secrets for storage, bound to the account they belong to, and opens them
+/// again: secrets copied onto another account's row do not open there.
 pub trait SecretSealer: Send + Sync {
     /// # Errors
     /// [`SealError::NoKey`] without a key.
-    fn seal(&self, secrets: &ConnectorSecrets) -> Result<SealedSecrets, SealError>;
+    fn seal(&self, secrets: &ConnectorSecrets, account_id: &AccountId) -> Result<SealedSecrets, SealError>;
 
     /// # Errors
-    /// [`SealError::NoKey`] without a key; [`SealError::Unreadable`] for bytes it did not seal.
-    fn open(&self, sealed: &SealedSecrets) -> Result<ConnectorSecrets, SealError>;
+    /// [`SealError::NoKey`] without a key; [`SealError::Unreadable`] for bytes it did not seal for
+    /// `account_id`.
+    fn open(&self, sealed: &SealedSecrets, account_id: &AccountId) -> Result<ConnectorSecrets, SealError>;
 }

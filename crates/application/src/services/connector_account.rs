@@ -34,8 +34,10 @@ impl ConnectorAccountService {
     /// `service_unavailable` when no key to seal secrets is configured; storage failures.
     pub fn set(&self, account_id: &AccountId, setup: &ConnectorSetup) -> Result<ConnectorAccount, ApplicationError> {
         setup.validate().map_err(ApplicationError::Validation)?;
-        let sealed =
-            self.sealer.seal(&setup.secrets).map_err(|error| ApplicationError::NotConfigured(error.to_string()))?;
+        let sealed = self
+            .sealer
+            .seal(&setup.secrets, account_id)
+            .map_err(|error| ApplicationError::NotConfigured(error.to_string()))?;
         let now = self.clock.now();
         let new_id = ConnectorAccountId::from_random(&self.ids.id_part());
         in_transaction(self.unit_of_work.as_ref(), |repositories| {

@@ -440,9 +440,7 @@ impl PaymentIntentService {
     /// `resource_invalid_state` from any other status; storage failures.
     pub fn cancel(&self, scope: &Scope, id: &str) -> Result<PaymentIntentView, ApplicationError> {
         if scope.livemode() {
-            if let Some(released) = self.cancel_live(scope, id)? {
-                return Ok(released);
-            }
+            return self.cancel_live(scope, id);
         }
         retry_on_conflict(|| {
             let now = self.clock.now_in(scope)?;

@@ -257,7 +257,7 @@ fn end_pending<F: AuthorizationFlow + ?Sized>(
 }
 
 /// Where the customer returns after the test page, and how the intent stands.
-fn completion<F: AuthorizationFlow + ?Sized>(intent: &F::Intent, already_used: bool) -> RedirectCompletion {
+pub(crate) fn completion<F: AuthorizationFlow + ?Sized>(intent: &F::Intent, already_used: bool) -> RedirectCompletion {
     let error: Option<PaymentError> = intent.redirect_outcome();
     let (return_url, client_secret) = F::return_to(intent);
     RedirectCompletion {

@@ -7,7 +7,7 @@
 use super::due::{Due, DueKind};
 use super::{PaymentIntentService, RefundService};
 use crate::error::ApplicationError;
-use crate::ports::connector::{wait, ConnectorDirectory, InboundObject};
+use crate::ports::connector::{wait, ConnectorDirectory, ConnectorError, InboundObject};
 use crate::ports::{in_transaction, reading, Clock, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::ids::ConnectorAccountId;
@@ -105,18 +105,23 @@ impl ProcessorEventService {
             Ok(repositories.processor_events().find(scope, &due.id)?)
         })?;
         let Some(event) = event.filter(|event| event.processed_at.is_none()) else { return Ok(false) };
-        let moved = match self.connectors.connector(scope)? {
-            None => false,
+        let fetched = match self.connectors.connector(scope)? {
+            None => Ok(Ok(false)),
             Some(connector) => match &event.object {
-                EventObject::Payment(reference) => match wait(connector.retrieve(reference)) {
-                    Ok(payment) => self.payment_intents.settle_from_processor(scope, payment)?,
-                    Err(error) => return Err(ApplicationError::ProcessorUnavailable(error.to_string())),
-                },
-                EventObject::Refund(reference) => match wait(connector.retrieve_refund(reference)) {
-                    Ok(refund) => self.refunds.settle_from_processor(scope, refund)?,
-                    Err(error) => return Err(ApplicationError::ProcessorUnavailable(error.to_string())),
-                },
+                EventObject::Payment(reference) => wait(connector.retrieve(reference))
+                    .map(|payment| self.payment_intents.settle_from_processor(scope, payment)),
+                EventObject::Refund(reference) => wait(connector.retrieve_refund(reference))
+                    .map(|refund| self.refunds.settle_from_processor(scope, refund)),
             },
+        };
+        let moved = match fetched {
+            Ok(moved) => moved?,
+            // The processor refused the read (no such object), or has not answered for an hour.
+            Err(error) if matches!(error, ConnectorError::Refused { .. }) || event.is_let_go_at(at) => {
+                tracing::warn!(event = %event.id, %error, "a processor event's object could not be fetched; let go");
+                false
+            }
+            Err(error) => return Err(ApplicationError::ProcessorUnavailable(error.to_string())),
         };
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             Ok(repositories.processor_events().mark_processed(scope, &event.id, at)?)

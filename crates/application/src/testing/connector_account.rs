@@ -37,19 +37,21 @@ impl ConnectorAccountRepository for State {
     }
 }
 
-/// A sealer for tests: the secrets, reversed and marked, so what is stored is not them.
+/// A sealer for tests: the secrets, reversed and marked with their account, so what is stored is
+/// not them.
 #[derive(Debug, Default)]
 pub struct ReversingSealer;
 
 impl SecretSealer for ReversingSealer {
-    fn seal(&self, secrets: &ConnectorSecrets) -> Result<SealedSecrets, SealError> {
+    fn seal(&self, secrets: &ConnectorSecrets, account_id: &AccountId) -> Result<SealedSecrets, SealError> {
         let text = format!("{}\n{}", secrets.secret_key, secrets.webhook_secret);
-        Ok(SealedSecrets(format!("sealed:{}", text.chars().rev().collect::<String>()).into_bytes()))
+        Ok(SealedSecrets(format!("sealed {account_id}:{}", text.chars().rev().collect::<String>()).into_bytes()))
     }
 
-    fn open(&self, sealed: &SealedSecrets) -> Result<ConnectorSecrets, SealError> {
+    fn open(&self, sealed: &SealedSecrets, account_id: &AccountId) -> Result<ConnectorSecrets, SealError> {
         let text = String::from_utf8(sealed.0.clone()).map_err(|_| SealError::Unreadable)?;
-        let reversed: String = text.strip_prefix("sealed:").ok_or(SealError::Unreadable)?.chars().rev().collect();
+        let prefix = format!("sealed {account_id}:");
+        let reversed: String = text.strip_prefix(&prefix).ok_or(SealError::Unreadable)?.chars().rev().collect();
         let (secret_key, webhook_secret) = reversed.split_once('\n').ok_or(SealError::Unreadable)?;
         Ok(ConnectorSecrets { secret_key: secret_key.to_owned(), webhook_secret: webhook_secret.to_owned() })
     }

@@ -26,6 +26,10 @@ fn at(offset: i64) -> Timestamp {
 }
 
 fn intent(capture_type: CaptureType) -> PaymentIntent {
+    intent_of_mode(capture_type, false)
+}
+
+fn intent_of_mode(capture_type: CaptureType, livemode: bool) -> PaymentIntent {
     let id = PaymentIntentId::from_random("intent");
     let new = NewPaymentIntent {
         amount: Amount::new(AMOUNT).unwrap(),
@@ -39,7 +43,7 @@ fn intent(capture_type: CaptureType) -> PaymentIntent {
         card_options: CardOptions { capture_type, ..CardOptions::default() },
     };
     let secret = ClientSecret::new(id.as_str(), "secret");
-    PaymentIntent::create(id, AccountId::from_random("acct"), false, secret, new, at(0))
+    PaymentIntent::create(id, AccountId::from_random("acct"), livemode, secret, new, at(0))
 }
 
 fn card_attempt() -> Attempt {
@@ -186,6 +190,37 @@ fn a_capture_after_the_hold_expired_is_refused_and_the_hold_expires_into_cancele
     );
     intent.expire_hold(at(1 + HOLD_SECONDS)).unwrap();
     assert_eq!((intent.status(), intent.amount_capturable()), (Canceled, 0));
+}
+
+/// A live intent claimed for the processor with a reserved payment, awaiting the customer on the
+/// processor's 3-D Secure page.
+fn live_at_processor(capture_type: CaptureType) -> PaymentIntent {
+    let mut intent = intent_of_mode(capture_type, true);
+    let attempt = Attempt { payment_id: Some("pay_reserved".into()), ..card_attempt() };
+    intent.claim_for_processor(attempt, None, at(1)).unwrap();
+    intent.await_processor_action("token".into(), "https://processor.example/3ds".into(), at(2)).unwrap();
+    intent
+}
+
+#[test]
+fn a_payment_at_a_live_processor_is_not_abandoned_here_and_its_word_stands_late() {
+    let mut waiting = live_at_processor(CaptureType::Manual);
+    assert!(waiting.is_at_processor());
+    let refused = waiting.clone().abandon(at(3));
+    assert!(matches!(refused, Err(DomainError::InvalidState { .. })), "{refused:?}");
+    // The processor says the customer authenticated, after the page's time: held, not failed.
+    waiting.settle_processor_action(None, at(2 + REDIRECT_SECONDS + 600)).unwrap();
+    assert_eq!(waiting.status(), AwaitingCapture);
+    assert!(waiting.is_at_processor() && waiting.clone().abandon(at(3)).is_err(), "a hold at the processor too");
+    // The processor captured, and its answer came after the hold's time: recorded, not refused.
+    let late = at(2 + REDIRECT_SECONDS + 600 + HOLD_SECONDS);
+    assert!(waiting.clone().capture(Amount::new(AMOUNT).unwrap(), late).is_err());
+    waiting.record_capture(Amount::new(6_000).unwrap(), late).unwrap();
+    assert_eq!((waiting.status(), waiting.amount_received()), (Succeeded, 6_000));
+
+    let mut test_mode = intent_in(AwaitingCapture);
+    assert!(!test_mode.is_at_processor());
+    test_mode.abandon(at(3)).unwrap();
 }
 
 #[test]

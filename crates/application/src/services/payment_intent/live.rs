@@ -10,16 +10,17 @@ use crate::ports::connector::{
     ProcessorPaymentState,
 };
 use crate::services::due::Due;
+use crate::services::pending_authorization::completion;
 use crate::services::processor_operation::{
     authorized_reference, check_failed, find_operation, record_call, succeeded_reference,
 };
-use crate::services::redirect::REDIRECT_TOKEN_LENGTH;
+use crate::services::redirect::{unknown_token, well_formed_token, RedirectCompletion, REDIRECT_TOKEN_LENGTH};
 use payments_domain::balance::Centavos;
 use payments_domain::hosted_page::HostedPage;
 use payments_domain::payment_intent::CaptureType;
-use payments_domain::pending_authorization::{Authorizing, DueAction};
+use payments_domain::pending_authorization::{authentication_expired, Authorizing, DueAction};
 use payments_domain::processor_operation::idempotency_key;
-use payments_domain::processor_operation::{Answer, OperationKind, ProcessorOperation};
+use payments_domain::processor_operation::{Answer, OperationKind, OperationState, ProcessorOperation};
 
 /// Why a live hold is released.
 #[derive(Debug, Clone, Copy)]
@@ -36,9 +37,7 @@ type AuthorizationAnswer = Result<ProcessorPayment, ConnectorError>;
 impl PaymentIntentService {
     /// The live connector of the scope's account.
     fn live_connector(&self, scope: &Scope) -> Result<Arc<dyn PaymentConnector>, ApplicationError> {
-        self.processors.live.connector(scope)?.ok_or_else(|| {
-            ApplicationError::NotConfigured("No live payment processor is set up for this account.".into())
-        })
+        self.processors.live.connector(scope)?.ok_or_else(no_connector)
     }
 
     /// A live attach: the intent is claimed (`processing`) and the authorization written ahead in
@@ -256,66 +255,100 @@ impl PaymentIntentService {
             claim_operation(repositories, scope, intent, OperationKind::Capture, amount.centavos(), now)
         })?;
         let answer = wait(connector.capture(&processor_payment, operation.amount(), operation.idempotency_key()));
+        let answer = after_refusal(connector.as_ref(), &processor_payment, answer);
         self.record_hold_operation(scope, &operation, answer)
     }
 
-    /// A live cancel of a hold: the processor releases it first. An intent with nothing held is
-    /// canceled as in test mode.
-    pub(super) fn cancel_live(&self, scope: &Scope, id: &str) -> Result<Option<PaymentIntentView>, ApplicationError> {
+    /// A live cancel: a hold is released at the processor first; an intent with nothing held is
+    /// canceled as in test mode, in the same transaction that saw nothing held.
+    pub(super) fn cancel_live(&self, scope: &Scope, id: &str) -> Result<PaymentIntentView, ApplicationError> {
         self.release_hold(scope, id, Release::Cancel)
     }
 
     /// Performs what is due of a live intent: a hold past its time is released at the processor
-    /// first, then the intent canceled; anything else as in test mode. Returns whether it moved.
+    /// first, then the intent canceled; an authentication the customer left on the processor's page
+    /// is asked of the processor, and released there when still unfinished; anything else as in
+    /// test mode. Returns whether it moved.
     ///
     /// # Errors
     /// What the processor or the intent refuses; storage failures.
     pub fn perform_live_due(&self, due: &Due, at: Timestamp) -> Result<bool, ApplicationError> {
-        let expired = reading(self.unit_of_work.as_ref(), |repositories| {
-            let intent = load(repositories, &due.scope, &due.id)?;
-            Ok(intent.status().due_action() == Some(DueAction::ReleaseHold) && intent.clone().expire_hold(at).is_ok())
-        });
-        match expired {
-            Ok(true) => Ok(self.release_hold(&due.scope, &due.id, Release::Expire)?.is_some()),
-            Ok(false) => self.perform_due(due, at),
-            Err(ApplicationError::NotFound { .. }) => Ok(false),
-            Err(error) => Err(error),
+        let intent = match reading(self.unit_of_work.as_ref(), |repositories| load(repositories, &due.scope, &due.id)) {
+            Ok(intent) => intent,
+            Err(ApplicationError::NotFound { .. }) => return Ok(false),
+            Err(error) => return Err(error),
+        };
+        let due_now = intent.action_due_at().is_some_and(|due_at| at >= due_at);
+        match intent.status().due_action() {
+            Some(DueAction::ReleaseHold) if intent.clone().expire_hold(at).is_ok() => {
+                self.release_hold(&due.scope, &due.id, Release::Expire).map(|_| true)
+            }
+            Some(DueAction::ExpireRedirect) if intent.is_at_processor() && due_now => {
+                self.expire_processor_action(&due.scope, &intent)
+            }
+            _ => self.perform_due(due, at),
         }
     }
 
     /// Releases a live hold at the processor, then cancels the intent: the merchant's cancel (which
-    /// an intent's owner may refuse), or the hold's expiry. `None` when nothing is held.
-    fn release_hold(
-        &self,
-        scope: &Scope,
-        id: &str,
-        why: Release,
-    ) -> Result<Option<PaymentIntentView>, ApplicationError> {
-        let now = self.clock.now_in(scope)?;
-        let held = reading(self.unit_of_work.as_ref(), |repositories| {
-            Ok(load(repositories, scope, id)?.status() == PaymentIntentStatus::AwaitingCapture)
-        })?;
-        if !held {
-            return Ok(None);
-        }
-        let connector = self.live_connector(scope)?;
-        if !connector.capabilities().void {
-            return Err(not_capable("id", "This account's processor cannot release a hold."));
-        }
-        let (operation, processor_payment) = in_transaction(self.unit_of_work.as_ref(), |repositories| {
-            let before = load_view(repositories, scope, id)?;
-            match why {
-                Release::Cancel => {
-                    ensure_not_owned(repositories, scope, &before.intent, PaymentIntentOperation::Cancel)?
+    /// an intent's owner may refuse), or the hold's expiry. A cancel of an intent with nothing held
+    /// cancels it here, in the transaction that saw nothing held.
+    fn release_hold(&self, scope: &Scope, id: &str, why: Release) -> Result<PaymentIntentView, ApplicationError> {
+        let connector = self.processors.live.connector(scope)?;
+        let claimed = retry_on_conflict(|| {
+            let now = self.clock.now_in(scope)?;
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let before = load_view(repositories, scope, id)?;
+                if let Release::Cancel = why {
+                    ensure_not_owned(repositories, scope, &before.intent, PaymentIntentOperation::Cancel)?;
                 }
-                Release::Expire => before.intent.clone().expire_hold(now)?,
-            }
-            before.intent.clone().cancel(now)?;
-            let capturable = before.intent.amount_capturable();
-            claim_operation(repositories, scope, &before.intent, OperationKind::Void, capturable, now)
+                let mut canceled = before.intent.clone();
+                match why {
+                    Release::Cancel => canceled.cancel(now)?,
+                    Release::Expire => canceled.expire_hold(now)?,
+                }
+                if before.intent.status() != PaymentIntentStatus::AwaitingCapture {
+                    let events = Effects { payment: None, intent_event: Some(EventType::PaymentIntentCanceled) };
+                    return self.commit(repositories, scope, before, canceled, events, now).map(Err);
+                }
+                let connector = connector.as_ref().ok_or_else(no_connector)?;
+                if !connector.capabilities().void {
+                    return Err(not_capable("id", "This account's processor cannot release a hold."));
+                }
+                let capturable = before.intent.amount_capturable();
+                claim_operation(repositories, scope, &before.intent, OperationKind::Void, capturable, now).map(Ok)
+            })
         })?;
+        let (operation, processor_payment) = match claimed {
+            Ok(claimed) => claimed,
+            Err(canceled_here) => return Ok(canceled_here),
+        };
+        let connector = connector.as_ref().ok_or_else(no_connector)?;
         let answer = wait(connector.void(&processor_payment, operation.idempotency_key()));
-        self.record_hold_operation(scope, &operation, answer).map(Some)
+        let answer = after_refusal(connector.as_ref(), &processor_payment, answer);
+        self.record_hold_operation(scope, &operation, answer)
+    }
+
+    /// The customer left the processor's page (3-D Secure) unfinished past its time: the processor
+    /// is asked how the payment stands. One it decided is recorded as it decided; one still
+    /// awaiting the customer is released there, and then the authentication expires.
+    fn expire_processor_action(&self, scope: &Scope, intent: &PaymentIntent) -> Result<bool, ApplicationError> {
+        let connector = self.live_connector(scope)?;
+        let payment_id = reserved_payment(intent)?;
+        let reference =
+            reading(self.unit_of_work.as_ref(), |repositories| authorized_reference(repositories, scope, &payment_id))?;
+        let payment = wait(connector.retrieve(&reference)).map_err(unavailable)?;
+        if !matches!(payment.state, ProcessorPaymentState::RequiresAction { .. } | ProcessorPaymentState::Pending) {
+            return self.settle_after_action(scope, &payment_id, &payment);
+        }
+        let operation = in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            let now = self.clock.now_in(scope)?;
+            let current = load(repositories, scope, intent.id().as_str())?;
+            claim_operation(repositories, scope, &current, OperationKind::Void, current.amount().centavos(), now)
+        })?
+        .0;
+        let answer = wait(connector.void(&reference, operation.idempotency_key()));
+        self.record_hold_operation(scope, &operation, answer).map(|_| true)
     }
 
     /// Records the processor's answer to a capture or a void: the operation, and then the intent
@@ -343,6 +376,9 @@ impl PaymentIntentService {
                     ) => Some(payment),
                     _ => None,
                 };
+                // The processor released the hold itself (it expired there): the capture is refused,
+                // and the intent is canceled as the processor left it.
+                let released = matches!(&answer, Ok(ProcessorPayment { state: ProcessorPaymentState::Voided, .. }));
                 let recorded = match (&answer, done) {
                     (_, Some(payment)) => Answer::Done { processor_reference: payment.processor_reference.clone() },
                     // The processor answered, and the payment is not as the operation would leave it.
@@ -357,14 +393,18 @@ impl PaymentIntentService {
                 }
                 repositories.processor_operations().update(&operation, expected)?;
                 record_call(repositories, scope, &answer, now)?;
-                let Some(payment) = done else { return Ok(before) };
+                let payment = match (done, &answer) {
+                    (Some(payment), _) => payment,
+                    (None, Ok(payment)) if released => payment,
+                    _ => return Ok(before),
+                };
                 let mut intent = before.intent.clone();
                 match &payment.state {
                     ProcessorPaymentState::Captured { amount, fee, .. } => {
                         let amount = Amount::new(amount.get()).map_err(|_| {
                             ApplicationError::internal("the processor captured an amount out of bounds")
                         })?;
-                        let attempt = intent.capture(amount, now)?;
+                        let attempt = intent.record_capture(amount, now)?;
                         let payment_id = PaymentId::parse(operation.payment().as_str())
                             .ok_or_else(|| ApplicationError::internal("an operation's payment id is invalid"))?;
                         let payment =
@@ -374,6 +414,10 @@ impl PaymentIntentService {
                             intent_event: Some(EventType::PaymentIntentSucceeded),
                         };
                         self.commit(repositories, scope, before, intent, events, now)
+                    }
+                    _ if intent.status() == PaymentIntentStatus::AwaitingNextAction => {
+                        let result = intent.settle_processor_action(Some(authentication_expired("payment")), now)?;
+                        Ok(self.record_live(repositories, scope, before, intent, result, None, now)?.0)
                     }
                     _ => {
                         intent.cancel(now)?;
@@ -391,6 +435,12 @@ impl PaymentIntentService {
         };
         match answer {
             Ok(_) if expected => Ok(view),
+            Ok(ProcessorPayment { state: ProcessorPaymentState::Voided, .. }) => {
+                Err(ApplicationError::ProcessorRefused {
+                    code: "processing_error".into(),
+                    detail: "The processor had already released the hold; the payment intent is canceled.".into(),
+                })
+            }
             Ok(_) => Err(ApplicationError::ProcessorRefused {
                 code: "processing_error".into(),
                 detail: format!("The processor did not {} the payment.", sent.kind().as_str()),
@@ -409,8 +459,8 @@ impl PaymentIntentService {
     }
 
     /// What the processor says of a payment, fetched again after its event: recorded when it
-    /// settles the payment's authorization, still unanswered; nothing otherwise (only forward).
-    /// Returns whether anything moved.
+    /// settles the payment's authorization, still unanswered, or an authentication the intent
+    /// awaits the customer for; nothing otherwise (only forward). Returns whether anything moved.
     ///
     /// # Errors
     /// Storage failures.
@@ -424,11 +474,81 @@ impl PaymentIntentService {
         let operation = reading(self.unit_of_work.as_ref(), |repositories| {
             Ok(repositories.processor_operations().find(scope, &key)?)
         })?;
-        if operation.is_none_or(|operation| operation.state().is_final()) {
-            return Ok(false);
+        match operation {
+            None => Ok(false),
+            Some(operation) if operation.state().is_final() => self.settle_after_action(scope, &payment_id, &payment),
+            Some(_) => {
+                let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
+                self.record_authorization(scope, &payment_id, Ok(payment), &token).map(|_| true)
+            }
         }
-        let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
-        self.record_authorization(scope, &payment_id, Ok(payment), &token).map(|_| true)
+    }
+
+    /// Records how the processor decided a payment whose intent awaited the customer on the
+    /// processor's page: paid or held, or failed. Nothing moves for a payment still undecided, or
+    /// an intent no longer waiting for it. Returns whether the intent moved.
+    fn settle_after_action(
+        &self,
+        scope: &Scope,
+        payment_id: &PaymentId,
+        payment: &ProcessorPayment,
+    ) -> Result<bool, ApplicationError> {
+        let decline = match &payment.state {
+            ProcessorPaymentState::Captured { .. } | ProcessorPaymentState::Authorized { .. } => None,
+            ProcessorPaymentState::Failed(error) => Some(error.clone()),
+            ProcessorPaymentState::Voided => Some(authentication_expired("payment")),
+            ProcessorPaymentState::RequiresAction { .. } | ProcessorPaymentState::Pending => return Ok(false),
+        };
+        let key = idempotency_key(payment_id, &OperationKind::Authorize);
+        retry_on_conflict(|| {
+            let now = self.clock.now_in(scope)?;
+            in_transaction(self.unit_of_work.as_ref(), |repositories| {
+                let operation = find_operation(repositories, scope, &key)?;
+                let before = load_view(repositories, scope, operation.payment_intent().as_str())?;
+                let waiting = before.intent.status() == PaymentIntentStatus::AwaitingNextAction
+                    && reserved_payment(&before.intent).is_ok_and(|reserved| &reserved == payment_id);
+                if !waiting {
+                    return Ok(false);
+                }
+                let mut intent = before.intent.clone();
+                intent.learn_from_processor(payment.card.clone(), payment.saved_method.clone());
+                let result = intent.settle_processor_action(decline.clone(), now)?;
+                self.record_live(repositories, scope, before, intent, result, processor_fee(payment), now)?;
+                Ok(true)
+            })
+        })
+    }
+
+    /// The customer is back from the processor's page (3-D Secure) at the service's return page
+    /// of `token`: the processor is asked how the payment stands, that is recorded, and the
+    /// customer goes on to the merchant's `return_url`, as after test mode's page. A processor that
+    /// does not answer leaves the intent as it is, for its event or the page's expiry.
+    ///
+    /// # Errors
+    /// `resource_not_found` for a token no live intent has; storage failures.
+    pub fn return_from_processor(&self, token: &str) -> Result<RedirectCompletion, ApplicationError> {
+        well_formed_token(token)?;
+        let find = |repositories: &mut dyn Repositories| {
+            repositories
+                .payment_intents()
+                .find_by_redirect_token(token)?
+                .filter(PaymentIntent::livemode)
+                .ok_or_else(unknown_token)
+        };
+        let intent = reading(self.unit_of_work.as_ref(), find)?;
+        let scope = Scope::of(intent.account_id(), true);
+        if intent.is_at_processor() && intent.status() == PaymentIntentStatus::AwaitingNextAction {
+            let payment_id = reserved_payment(&intent)?;
+            let reference = reading(self.unit_of_work.as_ref(), |repositories| {
+                authorized_reference(repositories, &scope, &payment_id)
+            })?;
+            let connector = self.live_connector(&scope)?;
+            if let Ok(payment) = wait(connector.retrieve(&reference)) {
+                self.settle_after_action(&scope, &payment_id, &payment)?;
+            }
+        }
+        let intent = reading(self.unit_of_work.as_ref(), find)?;
+        Ok(completion::<Self>(&intent, false))
     }
 
     /// The janitor: asks the processor what became of the operation `due` names (sent, and its
@@ -443,13 +563,24 @@ impl PaymentIntentService {
         if !operation.is_due_for_a_check(at) {
             return Ok(false);
         }
-        let Some(connector) = self.processors.live.connector(scope)? else { return Ok(false) };
+        // Without a connector the check settles nothing, and the operation waits for its next one.
+        let connector = self.processors.live.connector(scope)?;
+        let unasked = || ConnectorError::OutcomeUnknown("no live processor is set up for the account".into());
+        // The processor with no record of the operation: never sent only once no request can land.
+        let absent = |why: &str| match operation.absence_at(at) {
+            Answer::NotSent => ConnectorError::NotSent(why.to_owned()),
+            _ => ConnectorError::OutcomeUnknown(format!("{why}, yet")),
+        };
         match operation.kind() {
             OperationKind::Authorize => {
-                let answer = match wait(connector.find(operation.payment())) {
-                    Ok(Some(payment)) => Ok(payment),
-                    Ok(None) => Err(ConnectorError::NotSent("the processor has no payment for it".into())),
-                    Err(error) => Err(check_failed(error)),
+                let answer = match connector
+                    .as_ref()
+                    .map(|connector| wait(connector.find(operation.payment(), operation.sent_at())))
+                {
+                    None => Err(unasked()),
+                    Some(Ok(Some(payment))) => Ok(payment),
+                    Some(Ok(None)) => Err(absent("the processor has no payment for it")),
+                    Some(Err(error)) => Err(check_failed(error)),
                 };
                 let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
                 match self.record_authorization(scope, operation.payment(), answer, &token) {
@@ -461,12 +592,13 @@ impl PaymentIntentService {
                 let processor_payment = reading(self.unit_of_work.as_ref(), |repositories| {
                     authorized_reference(repositories, scope, operation.payment())
                 })?;
-                let answer = match wait(connector.retrieve(&processor_payment)) {
-                    Ok(payment) if matches!(payment.state, ProcessorPaymentState::Authorized { .. }) => {
-                        Err(ConnectorError::NotSent("the processor still holds the payment".into()))
+                let answer = match connector.as_ref().map(|connector| wait(connector.retrieve(&processor_payment))) {
+                    None => Err(unasked()),
+                    Some(Ok(payment)) if untouched(operation.kind(), &payment.state) => {
+                        Err(absent("the processor has not done it"))
                     }
-                    Ok(payment) => Ok(payment),
-                    Err(error) => Err(check_failed(error)),
+                    Some(Ok(payment)) => Ok(payment),
+                    Some(Err(error)) => Err(check_failed(error)),
                 };
                 match self.record_hold_operation(scope, &operation, answer) {
                     Ok(_)
@@ -479,6 +611,51 @@ impl PaymentIntentService {
             OperationKind::Refund(_) => Ok(false),
         }
     }
+}
+
+/// The processor's answer to a capture or a void, and, when it refused, how the payment stands
+/// there if the processor released the hold itself: the intent then follows it.
+fn after_refusal(
+    connector: &dyn PaymentConnector,
+    processor_payment: &str,
+    answer: AuthorizationAnswer,
+) -> AuthorizationAnswer {
+    match answer {
+        Err(ConnectorError::Refused { .. }) => match wait(connector.retrieve(processor_payment)) {
+            Ok(payment @ ProcessorPayment { state: ProcessorPaymentState::Voided, .. }) => Ok(payment),
+            _ => answer,
+        },
+        other => other,
+    }
+}
+
+/// Whether the processor's payment is as it was before the capture or void `kind` was sent: held,
+/// or (for a void of an authentication the customer never finished) still awaiting the customer.
+fn untouched(kind: &OperationKind, state: &ProcessorPaymentState) -> bool {
+    match state {
+        ProcessorPaymentState::Authorized { .. } => true,
+        ProcessorPaymentState::RequiresAction { .. } | ProcessorPaymentState::Pending => kind == &OperationKind::Void,
+        ProcessorPaymentState::Captured { .. } | ProcessorPaymentState::Failed(_) | ProcessorPaymentState::Voided => {
+            false
+        }
+    }
+}
+
+fn no_connector() -> ApplicationError {
+    ApplicationError::NotConfigured("No live payment processor is set up for this account.".into())
+}
+
+fn unavailable(error: ConnectorError) -> ApplicationError {
+    ApplicationError::ProcessorUnavailable(format!("The payment processor did not answer ({error}). Retry shortly."))
+}
+
+/// The payment id reserved for the intent's live attempt.
+fn reserved_payment(intent: &PaymentIntent) -> Result<PaymentId, ApplicationError> {
+    intent
+        .pending()
+        .and_then(|pending| pending.attempt.payment_id.as_deref())
+        .and_then(PaymentId::parse)
+        .ok_or_else(|| ApplicationError::internal("a live attempt has no reserved payment id"))
 }
 
 /// The connector's form of what pays. A card number is refused: in live mode the payment element
@@ -535,8 +712,10 @@ fn capture_amount(intent: &PaymentIntent, amount: Option<Amount>) -> Result<Amou
     }
 }
 
-/// Writes the operation `kind` on the held payment of `intent` ahead of its call (or sends again
-/// one that was not sent, or refused), and returns it with the processor's payment. An operation
+/// Writes the operation `kind` on the held payment of `intent` ahead of its call, and returns it
+/// with the processor's payment: the kind's first attempt, the same one again when it was not sent,
+/// or the next attempt, under a key of its own, after the processor refused. The intent is taken
+/// for it in the same transaction, so a concurrent operation on the hold conflicts; an operation
 /// of the payment still unanswered refuses another.
 fn claim_operation(
     repositories: &mut dyn Repositories,
@@ -546,11 +725,7 @@ fn claim_operation(
     amount: i64,
     now: Timestamp,
 ) -> Result<(ProcessorOperation, String), ApplicationError> {
-    let payment_id = intent
-        .pending()
-        .and_then(|pending| pending.attempt.payment_id.as_deref())
-        .and_then(PaymentId::parse)
-        .ok_or_else(|| ApplicationError::internal("a live hold has no reserved payment id"))?;
+    let payment_id = reserved_payment(intent)?;
     let operations = repositories.processor_operations().of_payment(scope, &payment_id)?;
     if let Some(open) = operations.iter().find(|operation| !operation.state().is_final()) {
         return Err(ApplicationError::InvalidState(crate::error::StateRefusal::ProcessorOperationPending {
@@ -559,14 +734,22 @@ fn claim_operation(
     }
     let processor_payment = succeeded_reference(&operations, &OperationKind::Authorize)
         .ok_or_else(|| ApplicationError::internal("a live hold has no authorization at the processor"))?;
+    let mut taken = intent.clone();
+    taken.take_hold(now)?;
+    repositories.payment_intents().update(&taken, intent.version())?;
     let amount = Centavos::new(amount);
-    let key = idempotency_key(&payment_id, &kind);
-    let operation = match operations.into_iter().find(|operation| operation.idempotency_key() == key) {
-        Some(mut again) => {
-            let expected = again.version();
-            again.send_again(amount, now).map_err(|_| ApplicationError::Conflict)?;
-            repositories.processor_operations().update(&again, expected)?;
-            again
+    let operation = match operations.into_iter().rev().find(|operation| operation.kind() == &kind) {
+        Some(mut unsent) if unsent.state() == &OperationState::NotSent => {
+            let expected = unsent.version();
+            unsent.send_again(amount, now).map_err(|_| ApplicationError::Conflict)?;
+            repositories.processor_operations().update(&unsent, expected)?;
+            unsent
+        }
+        Some(refused) => {
+            let next =
+                ProcessorOperation::after_refusal(&refused, amount, now).map_err(|_| ApplicationError::Conflict)?;
+            repositories.processor_operations().insert(&next)?;
+            next
         }
         None => {
             let tenant = (scope.account_id.clone(), scope.livemode());

@@ -36,7 +36,7 @@ pub fn processor_operations_are_written_once_and_checked_when_due(store: &dyn Un
     assert_eq!(stored, unknown);
     assert!(matches!(stored.state(), OperationState::Unknown { checks: 1, .. }));
 
-    // The unknown one is due at its next check (31 s); the refund, left sending, after two minutes.
+    // The unknown one is due at its next check (31 s); the refund, left sending, after five minutes.
     assert!(read(store, |r| r.processor_operations().due(None, at(30), 10)).is_empty());
     assert_eq!(read(store, |r| r.processor_operations().due(Some(&scope), at(31), 10)), vec![unknown.clone()]);
     let both = read(store, |r| r.processor_operations().due(None, at(600), 10));
@@ -46,6 +46,21 @@ pub fn processor_operations_are_written_once_and_checked_when_due(store: &dyn Un
     done.record(Answer::Done { processor_reference: "pi_1".into() }, at(31)).unwrap();
     write(store, |r| r.processor_operations().update(&done, unknown.version()));
     assert_eq!(read(store, |r| r.processor_operations().due(None, at(600), 10)), vec![refund_operation]);
+
+    // A refused capture's next attempt is an operation of its own, under its own key, kept with
+    // its attempt and when it was sent.
+    let mut capture = written(OperationKind::Capture);
+    write(store, |r| r.processor_operations().insert(&capture));
+    let sent = capture.version();
+    capture.record(Answer::Refused { code: "processing_error".into(), detail: "x".into() }, at(2)).unwrap();
+    write(store, |r| r.processor_operations().update(&capture, sent));
+    let second = ProcessorOperation::after_refusal(&capture, Centavos::new(6_000), at(3)).unwrap();
+    write(store, |r| r.processor_operations().insert(&second));
+    let stored = read(store, |r| r.processor_operations().find(&scope, second.idempotency_key())).unwrap();
+    assert_eq!((stored.attempt(), stored.sent_at()), (2, at(3)));
+    assert_eq!(stored, second);
+    let of_payment = read(store, |r| r.processor_operations().of_payment(&scope, &payment));
+    assert_eq!(of_payment.last(), Some(&second), "in the order written: {of_payment:?}");
 
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.processor_operations().find(&elsewhere, &key)), None);
