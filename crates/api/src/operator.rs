@@ -12,6 +12,7 @@ use crate::representation::account::{
 };
 use crate::representation::balance::ScheduleResource;
 use crate::representation::connector_account::connector_json;
+use crate::representation::processor_operation::processor_operation_json;
 use crate::settings::OperatorSettings;
 use crate::state::{blocking, Services};
 use actix_web::dev::Payload;
@@ -24,7 +25,7 @@ use payments_domain::account::Mode;
 use payments_domain::connector_account::{ConnectorKind, ConnectorSecrets, ConnectorSetup, MAX_SETTING_LENGTH};
 use payments_domain::ids::AccountId;
 use payments_domain::payout::ScheduleEditor;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::future::{ready, Ready};
 
 /// Where the operator API lives; the idempotency middleware leaves it alone (it takes no API key).
@@ -99,6 +100,11 @@ pub fn configure(config: &mut web::ServiceConfig, settings: &OperatorSettings) {
                     .route(web::put().to(set_connector))
                     .route(web::delete().to(remove_connector))
                     .default_service(crate::routes::allow_only(&[Method::GET, Method::PUT, Method::DELETE])),
+            )
+            .service(
+                web::resource("/{id}/processor_operations")
+                    .route(crate::routes::get_or_head().to(unanswered_operations))
+                    .default_service(crate::routes::allow_only(&[Method::GET])),
             )
             .service(
                 web::resource("/{id}/test_data")
@@ -242,6 +248,18 @@ async fn connector(
     let base = services.public_base_url.clone();
     let connector = blocking(move || services.connectors.retrieve(&id)).await?;
     Ok(HttpResponse::Ok().json(connector_json(&connector, &base)))
+}
+
+/// The account's live operations its processor has not answered, the oldest first (at most 100):
+/// being sent, being asked about, or `unresolved`, for the operator to settle with the processor.
+async fn unanswered_operations(
+    _: Operator,
+    AccountPath(id): AccountPath,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let operations = blocking(move || services.connectors.unanswered_operations(&id)).await?;
+    let data: Vec<Value> = operations.iter().map(processor_operation_json).collect();
+    Ok(HttpResponse::Ok().json(json!({"resource": "list", "data": data})))
 }
 
 /// Sets the account's live processor connector: `kind` (`stripe`), `api_base_url`,

@@ -159,9 +159,66 @@ impl ConnectorAccount {
     }
 }
 
+/// Where a customer's browser sends a live card to be tokenized, with the connector's publishable
+/// key: the card goes from the browser straight to the processor, and only the processor's token
+/// reaches the service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardTokenizer {
+    /// The processor's address the card is posted to.
+    pub url: String,
+    /// That address's origin (`https://host[:port]`), which the payment element's frame may reach.
+    pub origin: String,
+    pub publishable_key: String,
+}
+
+impl ConnectorAccount {
+    /// Where a browser tokenizes a card for this connector: a Stripe-API processor takes it at
+    /// `/v1/tokens` with the publishable key (as Stripe.js does). `None` for an address whose
+    /// origin is not plainly a scheme and a host, which no page's policy may name.
+    #[must_use]
+    pub fn card_tokenizer(&self) -> Option<CardTokenizer> {
+        let base = self.api_base_url.trim_end_matches('/');
+        let (scheme, rest) = base.split_once("://")?;
+        let host = rest.split('/').next()?;
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
+        if host.is_empty() || !host.chars().all(plain) || !matches!(scheme, "https" | "http") {
+            return None;
+        }
+        let url = match self.kind {
+            ConnectorKind::Stripe => format!("{base}/v1/tokens"),
+        };
+        Some(CardTokenizer { url, origin: format!("{scheme}://{host}"), publishable_key: self.publishable_key.clone() })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_card_is_tokenized_at_the_processors_origin_with_the_publishable_key() {
+        let connector = |api_base_url: &str| {
+            let setup = setup(api_base_url, "sk_live_1");
+            let id = ConnectorAccountId::from_random("0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b");
+            let account = AccountId::from_random("0VcKRLxAcctUzS3dfAVJZjOW6tPNtjH8");
+            ConnectorAccount::new(id, account, &setup, SealedSecrets(vec![]), Timestamp::from_unix_seconds(0))
+        };
+        let stripe = connector("https://api.stripe.com/").card_tokenizer().unwrap();
+        assert_eq!(
+            stripe,
+            CardTokenizer {
+                url: "https://api.stripe.com/v1/tokens".into(),
+                origin: "https://api.stripe.com".into(),
+                publishable_key: "pk_live_1".into(),
+            }
+        );
+        let emulator = connector("http://127.0.0.1:8420/base").card_tokenizer().unwrap();
+        assert_eq!(
+            (emulator.url.as_str(), emulator.origin.as_str()),
+            ("http://127.0.0.1:8420/base/v1/tokens", "http://127.0.0.1:8420")
+        );
+        assert_eq!(connector("https://evil.example; script-src *").card_tokenizer(), None);
+    }
 
     fn setup(api_base_url: &str, secret_key: &str) -> ConnectorSetup {
         ConnectorSetup {

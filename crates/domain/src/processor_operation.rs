@@ -137,6 +137,16 @@ impl OperationState {
         }
     }
 
+    /// The states of an operation the processor has not answered (`sending`, `unknown`, and
+    /// `unresolved`, left to the operator), by their stored names.
+    pub const UNANSWERED: [&'static str; 3] = ["sending", "unknown", "unresolved"];
+
+    /// Whether the processor has not answered it: being sent, asked about, or left to the operator.
+    #[must_use]
+    pub fn is_unanswered(&self) -> bool {
+        Self::UNANSWERED.contains(&self.as_str())
+    }
+
     /// Whether nothing more will happen to the operation.
     #[must_use]
     pub fn is_final(&self) -> bool {

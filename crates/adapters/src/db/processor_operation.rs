@@ -168,6 +168,16 @@ impl ProcessorOperationRepository for DbSession<'_> {
         self.write(update, Expect::OneRow)
     }
 
+    fn unanswered(&mut self, scope: &Scope, limit: u32) -> Result<Vec<ProcessorOperation>, StoreError> {
+        all(processor_operations::table
+            .filter(in_scope!(processor_operations, scope))
+            .filter(processor_operations::state.eq_any(OperationState::UNANSWERED))
+            .order(processor_operations::seq.asc())
+            .limit(i64::from(limit))
+            .select(OperationRow::as_select())
+            .load(self.reading()?))
+    }
+
     fn due(
         &mut self,
         within: Option<&Scope>,

@@ -1,6 +1,7 @@
 //! A connector to a processor with Stripe's API (payment methods, payment intents, refunds), proven
 //! against localstripe. A card is tokenized in the browser with the publishable key; the service
-//! sends only the payment method's id. A payment is a payment intent made with its method and then
+//! sends only the processor's id for it: a payment method (`pm_…`), or a card token (`tok_…`), which
+//! a customer of its own at the processor keeps so that a payment intent can charge its card. A payment is a payment intent made with its method and then
 //! confirmed (localstripe answers 500 to a confirm that names the method), with the service's
 //! `pay_…` in its metadata, which is how `find` recognizes it. Its requests carry the operation's
 //! idempotency key; localstripe ignores them, which the service's operations written ahead of the
@@ -277,8 +278,27 @@ impl PaymentConnector for StripeConnector {
         let request = request.clone();
         self.run(move |api| {
             Box::pin(async move {
-                let method = match &request.method {
-                    ConnectorMethod::Token(method) | ConnectorMethod::Saved(method) => method.clone(),
+                let key = &request.idempotency_key;
+                let mut form = match &request.method {
+                    // A card token from the browser is kept by a customer of its own at the
+                    // processor, whose card the payment intent charges.
+                    ConnectorMethod::Token(token) if token.starts_with("tok_") => {
+                        let customer_key = format!("{key}:customer");
+                        let customer = api
+                            .send(Method::POST, "/v1/customers", &[("source", token.clone())], Some(&customer_key))
+                            .await?;
+                        let field = |name: &str| customer[name].as_str().map(str::to_owned);
+                        let (Some(customer), Some(card)) = (field("id"), field("default_source")) else {
+                            return Err(ConnectorError::Refused {
+                                code: "parameter_invalid".into(),
+                                detail: "The processor kept no card for the token.".into(),
+                            });
+                        };
+                        vec![("customer", customer), ("payment_method", card)]
+                    }
+                    ConnectorMethod::Token(method) | ConnectorMethod::Saved(method) => {
+                        vec![("payment_method", method.clone())]
+                    }
                     ConnectorMethod::Redirect(method) => {
                         return Err(ConnectorError::Refused {
                             code: "parameter_invalid".into(),
@@ -290,14 +310,12 @@ impl PaymentConnector for StripeConnector {
                     CaptureMethod::Automatic => "automatic",
                     CaptureMethod::Manual => "manual",
                 };
-                let form = [
+                form.extend([
                     ("amount", request.amount.centavos().to_string()),
                     ("currency", "php".to_owned()),
-                    ("payment_method", method),
                     ("capture_method", capture.to_owned()),
                     (PAYMENT_METADATA_FIELD, request.payment.to_string()),
-                ];
-                let key = &request.idempotency_key;
+                ]);
                 let made = api.send(Method::POST, "/v1/payment_intents", &form, Some(key)).await?;
                 let id = made["id"].as_str().unwrap_or_default().to_owned();
                 let confirm_key = format!("{key}:confirm");

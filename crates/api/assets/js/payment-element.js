@@ -1,8 +1,10 @@
 /*
  * The payment element's frame, served by the payments service and shown by Payrex.js in the
- * merchant's page. Card data is typed here, on the service's origin, and sent only to the service:
- * the merchant's page never sees it. The page and the frame talk by postMessage, each checking the
- * other's origin. The frame reads its settings from its address's fragment, which no server sees.
+ * merchant's page. Card data is typed here, on the service's origin, and sent only to the service
+ * in test mode, and only to the account's processor in live mode (whose token then goes to the
+ * service): the merchant's page never sees it. The page and the frame talk by postMessage, each
+ * checking the other's origin. The frame reads its settings from its address's fragment, which no
+ * server sees (a live key is also in its query, so that the service names the processor).
  */
 (function () {
   'use strict';
@@ -391,6 +393,59 @@
     return field ? field.value.trim() : '';
   }
 
+  /** Where the account's processor tokenizes a live card, as the service wrote it in; none in test mode. */
+  var TOKENIZER = (function () {
+    try {
+      return JSON.parse(form.getAttribute('data-tokenizer') || 'null');
+    } catch (ignored) {
+      return null;
+    }
+  })();
+
+  /**
+   * In live mode the card goes from here straight to the account's processor, which answers with
+   * a token, and only the token goes to the service: live card data never reaches it. In test
+   * mode the body is sent as it is, to the simulator behind the service.
+   */
+  function tokenized(body) {
+    if (!body.has('payment_method[card][number]')) {
+      return Promise.resolve(body);
+    }
+    if (!TOKENIZER && key.indexOf('pk_live_') === 0) {
+      // A live card goes to a processor or nowhere: never to the service.
+      return Promise.reject({ code: 'service_unavailable', message: 'This shop cannot take cards right now.' });
+    }
+    if (!TOKENIZER) {
+      return Promise.resolve(body);
+    }
+    var card = new URLSearchParams();
+    ['number', 'exp_month', 'exp_year', 'cvc'].forEach(function (field) {
+      var name = 'payment_method[card][' + field + ']';
+      card.set('card[' + field + ']', body.get(name));
+      body.delete(name);
+    });
+    card.set('key', TOKENIZER.publishable_key);
+    var unreachable = { code: 'network_error', message: 'The card processor could not be reached. Try again.' };
+    return window.fetch(TOKENIZER.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: card.toString(),
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer'
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (answer) {
+        if (!response.ok || !answer || typeof answer.id !== 'string') {
+          var refused = answer && answer.error && answer.error.message;
+          throw { code: 'card_declined', message: refused || 'The card was not accepted. Check it and try again.' };
+        }
+        body.set('payment_method[card][token]', answer.id);
+        return body;
+      });
+    }, function () {
+      throw unreachable;
+    });
+  }
+
   /** The attach's body: the chosen method, the card as typed (the service checks it), and where to return. */
   function attachBody(returnUrl) {
     var body = new URLSearchParams();
@@ -419,7 +474,7 @@
     if (returnUrl) {
       body.set('return_url', returnUrl);
     }
-    return body.toString();
+    return body;
   }
 
   var attaching = false;
@@ -443,7 +498,7 @@
     }
     attaching = true;
     show('');
-    var body = attachBody(request.returnUrl);
+    var body = '';
     var idempotencyKey = freshKey();
     var send = function (tries) {
       api('POST', '/' + collection + '/' + intentId + '/attach', body, idempotencyKey).then(function (answer) {
@@ -471,7 +526,15 @@
         tell({ type: 'result', id: request.id, error: unreachable });
       });
     };
-    send(0);
+    // Tokenized once: a request sent again after a lost answer carries the same token.
+    tokenized(attachBody(request.returnUrl)).then(function (ready) {
+      body = ready.toString();
+      send(0);
+    }, function (error) {
+      attaching = false;
+      show(error.message);
+      tell({ type: 'result', id: request.id, error: error });
+    });
   }
 
   window.addEventListener('message', function (event) {

@@ -3,11 +3,14 @@
 //! Any origin may load it (`Access-Control-Allow-Origin: *`); browsers revalidate it by its `ETag`.
 //! And the payment element's frame (`/js/v1/elements/payment`, with its script and style): the one
 //! page of the service that any site may frame, since it exists to be shown in a merchant's page.
+//! Framed with a live publishable key (`?key=`), the frame also names the account's processor,
+//! where it tokenizes a card: its policy then lets it reach that one origin, and nothing else.
 
-use crate::state::Services;
+use crate::state::{blocking, Services};
 use actix_web::http::header::{self, EntityTag, IfNoneMatch};
 use actix_web::http::Method;
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
+use payments_domain::account::KeyKind;
 use payments_domain::ids::ClientSecret;
 use payments_domain::payment_method::PaymentMethodType;
 use sha2::{Digest, Sha256};
@@ -26,7 +29,7 @@ const FRAME_SOURCE: &str = include_str!("../../assets/js/payment-element.html");
 /// The element's page: how a client secret names its object, and each payment method's name as a
 /// customer reads it, written in from the domain (so the element names every method the service
 /// takes, and restates none of them).
-static FRAME: LazyLock<String> = LazyLock::new(|| {
+static FRAME_TEMPLATE: LazyLock<String> = LazyLock::new(|| {
     let names: serde_json::Map<String, serde_json::Value> = PaymentMethodType::ALL
         .iter()
         .map(|method| (method.as_str().to_owned(), super::hosted::method_name(*method).into()))
@@ -43,12 +46,14 @@ fn html_attribute(text: &str) -> String {
 }
 
 /// The payment element's frame: any page may frame it; it runs only its own script and talks only
-/// to the service.
+/// to the service (and, in live mode, to the processor that tokenizes the card).
 const FRAME_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
                             base-uri 'none'; form-action 'none'; frame-ancestors *";
 
+/// The frame's page for a test key or none: no tokenizer, and the page's own policy.
+static FRAME: LazyLock<String> = LazyLock::new(|| FRAME_TEMPLATE.replace("__TOKENIZER__", ""));
+
 pub(super) fn configure(config: &mut web::ServiceConfig) {
-    let frame = || asset("text/html; charset=utf-8", FRAME.as_str());
     let frame_script = || asset("text/javascript; charset=utf-8", include_str!("../../assets/js/payment-element.js"));
     let frame_style = || asset("text/css; charset=utf-8", include_str!("../../assets/js/payment-element.css"));
     let get_only = || crate::routes::allow_only(&[Method::GET]);
@@ -71,11 +76,51 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
         );
 }
 
+/// The element's frame. With a live publishable key, the account's processor tokenizes the card:
+/// the page names it (its address and publishable key), and its policy lets it reach that origin.
+async fn frame(query: web::Query<FrameQuery>, services: web::Data<Services>) -> HttpResponse {
+    let Some(key) = query.into_inner().key else {
+        return asset("text/html; charset=utf-8", FRAME.as_str()).await;
+    };
+    let tokenizer = blocking(move || {
+        let caller = services.accounts.authenticate(&key)?;
+        if caller.key_kind != KeyKind::Public {
+            return Ok(None);
+        }
+        services.connectors.card_tokenizer(&caller.scope)
+    })
+    .await;
+    let Ok(Some(tokenizer)) = tokenizer else {
+        return asset("text/html; charset=utf-8", FRAME.as_str()).await;
+    };
+    let named = serde_json::json!({"url": tokenizer.url, "publishable_key": tokenizer.publishable_key}).to_string();
+    let page = FRAME_TEMPLATE.replace("__TOKENIZER__", &html_attribute(&named));
+    let policy = FRAME_POLICY.replace("connect-src 'self'", &format!("connect-src 'self' {}", tokenizer.origin));
+    // Asked again each time: the account's processor may change.
+    let mut page = framed(policy, "text/html; charset=utf-8", page);
+    page.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
+    page
+}
+
+/// The frame's query: a live publishable key, for its processor.
+#[derive(serde::Deserialize)]
+struct FrameQuery {
+    key: Option<String>,
+}
+
 /// One of the element frame's files, as it is in the repository.
 async fn asset(content_type: &'static str, body: &'static str) -> HttpResponse {
+    framed(FRAME_POLICY.to_owned(), content_type, body)
+}
+
+fn framed(
+    policy: String,
+    content_type: &'static str,
+    body: impl actix_web::body::MessageBody + 'static,
+) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(content_type)
-        .insert_header((header::CONTENT_SECURITY_POLICY, FRAME_POLICY))
+        .insert_header((header::CONTENT_SECURITY_POLICY, policy))
         .insert_header((header::REFERRER_POLICY, "no-referrer"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::CACHE_CONTROL, "public, max-age=300"))

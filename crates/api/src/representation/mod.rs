@@ -16,6 +16,7 @@ pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
 pub(crate) mod payout;
+pub(crate) mod processor_operation;
 pub(crate) mod refund;
 pub(crate) mod request_log;
 pub(crate) mod setup_intent;

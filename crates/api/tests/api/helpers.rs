@@ -18,6 +18,7 @@ pub struct Keys {
     pub secret_test: String,
     pub public_test: String,
     pub secret_live: String,
+    pub public_live: String,
 }
 
 /// A running application with two accounts.
@@ -113,6 +114,7 @@ async fn launch(backend: Backend, configure: impl FnOnce(&mut Settings), deliver
                 secret_test: keys.secret_test.reveal().to_owned(),
                 public_test: keys.public_test.reveal().to_owned(),
                 secret_live: keys.secret_live.reveal().to_owned(),
+                public_live: keys.public_live.reveal().to_owned(),
             },
             other.secret_test.reveal().to_owned(),
         )

@@ -54,6 +54,19 @@ macro_rules! on_one_backend {
     )*};
 }
 
+/// Declares each named `async fn(Backend)` as one test on SQLite, `<name>::sqlite`: for a test that
+/// starts its application itself.
+macro_rules! on_one_backend_unstarted {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name(payments_adapters::db::Backend::Sqlite).await;
+            }
+        }
+    )*};
+}
+
 /// Declares each named `async fn(TestApp)` as one test, `<name>::postgres`: for what only
 /// PostgreSQL does (several instances on one database hearing each other).
 macro_rules! on_postgres {

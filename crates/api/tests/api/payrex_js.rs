@@ -1,6 +1,7 @@
 //! Payrex.js as served at `/js/v1/payrex.js`: to any origin, with a validator, calling the service
 //! that served it; and in headless Chromium on a merchant's page of another origin, reading an
-//! intent with a public key and refusing a secret key before it is sent anywhere.
+//! intent with a public key and refusing a secret key before it is sent anywhere, and paying a
+//! live intent with a card that goes from the element only to the processor (localstripe).
 
 use crate::browser::browser_with_javascript;
 use crate::helpers::{browser, TestApp};
@@ -9,6 +10,7 @@ use serde_json::{json, Value};
 use std::io::{Read, Write};
 
 on_one_backend!(the_library_is_served_to_any_origin_with_a_validator);
+on_one_backend_unstarted!(a_live_card_goes_from_the_element_to_the_processor_and_only_its_token_to_the_service);
 on_both_backends!(a_merchant_page_on_another_origin_reads_intents_with_payrex_js);
 on_one_backend!(
     a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_page,
@@ -747,4 +749,99 @@ async fn a_customer_changes_a_saved_cards_expiry_in_the_element_only_when_allowe
     browser.screenshot("payrex-element-saved-card-edited").await;
     let (_, methods) = crate::helpers::read(app.get(&format!("/customers/{customer_id}/payment_methods")).await).await;
     assert_eq!((&methods["data"][0]["details"]["exp_month"], &methods["data"][0]["details"]["exp_year"]), (&json!(5), &json!(2037)));
+}
+
+/// Installed in the element's frame: every request it makes, kept with its body. The frame makes
+/// its requests with `fetch` alone.
+const RECORD_REQUESTS: &str = r"
+    window.sent = [];
+    const fetched = window.fetch;
+    window.fetch = function (url, init) {
+        window.sent.push({ url: String(url), body: init && init.body ? String(init.body) : '' });
+        return fetched.apply(this, arguments);
+    };
+    return true;
+";
+
+async fn a_live_card_goes_from_the_element_to_the_processor_and_only_its_token_to_the_service(
+    backend: payments_adapters::db::Backend,
+) {
+    use crate::stripe_connector::{app_over, live};
+    let stripe = crate::helpers::LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let (status, intent) = live(&app, reqwest::Method::POST, "/payment_intents", "amount=10000&currency=PHP&payment_methods[]=card").await;
+    assert_eq!(status, 200, "{intent}");
+    let secret = intent["client_secret"].as_str().unwrap().to_owned();
+    let page = shop_page(&app);
+    let browser = browser_with_javascript().await;
+    browser.client.goto(&page).await.unwrap();
+    let arguments = vec![json!(app.keys.public_live), json!(secret), json!("accordion"), json!(null)];
+    assert_eq!(browser.client.execute_async(MOUNT, arguments).await.unwrap(), "ready");
+    browser.client.clone().enter_frame(0).await.unwrap();
+    browser.client.execute(RECORD_REQUESTS, vec![]).await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    type_card(&browser, "4242424242424242").await;
+    browser.screenshot("payrex-element-live").await;
+    let pay = r"
+        const done = arguments[arguments.length - 1];
+        payrex.attachPaymentMethod({ elements, redirect: 'if_required' })
+            .then((answer) => done(JSON.stringify(answer)), (thrown) => done(String(thrown)));
+    ";
+    let answered = browser.client.execute_async(pay, vec![]).await.unwrap();
+    let (_, paid) = live(&app, reqwest::Method::GET, &format!("/payment_intents/{}", intent["id"].as_str().unwrap()), "").await;
+    assert_eq!(paid["status"], "succeeded", "{answered} {paid}");
+    assert_eq!(paid["livemode"], true);
+
+    browser.client.clone().enter_frame(0).await.unwrap();
+    let sent = browser.client.execute("return window.sent;", vec![]).await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    let sent = sent.as_array().unwrap();
+    let card = "4242424242424242";
+    let to_processor: Vec<&Value> = sent.iter().filter(|request| request["url"] == format!("{}/v1/tokens", stripe.url)).collect();
+    assert_eq!(to_processor.len(), 1, "{sent:?}");
+    assert!(to_processor[0]["body"].as_str().unwrap().contains(card), "the card went to the processor");
+    let to_service: Vec<&Value> = sent.iter().filter(|request| request["url"].as_str().unwrap().starts_with('/')).collect();
+    assert_eq!(to_service.len() + to_processor.len(), sent.len(), "nowhere else: {sent:?}");
+    assert!(to_service.iter().all(|request| !request["body"].as_str().unwrap().contains(card)), "{to_service:?}");
+    assert!(to_service.iter().any(|request| request["body"].as_str().unwrap().contains("payment_method%5Bcard%5D%5Btoken%5D=tok_")));
+
+    // Nothing of the card on the server: not in the request log, not in the database's file.
+    let (_, logged) = live(&app, reqwest::Method::GET, "/request_logs?limit=100", "").await;
+    assert!(!logged.to_string().contains(card), "{logged}");
+    let file = app.database.url().trim_start_matches("sqlite://").to_owned();
+    for path in [file.clone(), format!("{file}-wal")] {
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert!(!bytes.windows(card.len()).any(|window| window == card.as_bytes()), "{path} holds the card");
+    }
+    let at_processor = stripe.payment_intents().await;
+    assert_eq!((at_processor.len(), at_processor[0]["status"].as_str()), (1, Some("succeeded")));
+
+    // Without a processor, a live card goes nowhere: the frame says so and sends nothing.
+    let account = crate::helpers::read(
+        app.client.get(format!("{}/operator/accounts", app.address)).bearer_auth(crate::stripe_connector::TOKEN).send().await.unwrap(),
+    )
+    .await
+    .1["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let removed = app.client.delete(format!("{}/operator/accounts/{account}/connector", app.address));
+    assert_eq!(removed.bearer_auth(crate::stripe_connector::TOKEN).send().await.unwrap().status(), 200);
+    let (_, second) = live(&app, reqwest::Method::POST, "/payment_intents", "amount=5000&currency=PHP&payment_methods[]=card").await;
+    browser.client.goto(&page).await.unwrap();
+    let arguments = vec![json!(app.keys.public_live), json!(second["client_secret"]), json!("accordion"), json!(null)];
+    assert_eq!(browser.client.execute_async(MOUNT, arguments).await.unwrap(), "ready");
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.client.clone().enter_frame(0).await.unwrap();
+    browser.client.execute(RECORD_REQUESTS, vec![]).await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    type_card(&browser, "4242424242424242").await;
+    let refused = browser.client.execute_async(pay, vec![]).await.unwrap();
+    assert!(refused.as_str().unwrap().contains("service_unavailable"), "{refused}");
+    assert_eq!(element_alert(&browser).await, "This shop cannot take cards right now.");
+    browser.screenshot("payrex-element-live-no-processor-phone").await;
+    browser.client.clone().enter_frame(0).await.unwrap();
+    let sent = browser.client.execute("return window.sent;", vec![]).await.unwrap();
+    browser.client.clone().enter_parent_frame().await.unwrap();
+    assert_eq!(sent, json!([]), "nothing sent anywhere");
 }

@@ -33,7 +33,7 @@ on_both_backends_unstarted!(
     a_lost_read_after_the_charge_is_never_taken_for_nothing_charged,
 );
 
-const TOKEN: &str = "operator-token-of-the-tests-0123456789";
+pub(crate) const TOKEN: &str = "operator-token-of-the-tests-0123456789";
 /// The key the tests' connector secrets are sealed with.
 const KEY: &str = "3f1c2b4a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708";
 const SECRET_KEY: &str = "sk_test_connector_secret_41d7";
@@ -65,7 +65,7 @@ fn setup(api_base_url: &str) -> Value {
 }
 
 /// An app whose first account's live connector is a Stripe-API processor at `api_base_url`.
-async fn app_over(backend: Backend, api_base_url: &str) -> TestApp {
+pub(crate) async fn app_over(backend: Backend, api_base_url: &str) -> TestApp {
     let app = spawn_app_with(backend, |settings| {
         settings.operator.token = TOKEN.to_owned();
         settings.live_processor.credentials_key = KEY.to_owned();
@@ -78,7 +78,7 @@ async fn app_over(backend: Backend, api_base_url: &str) -> TestApp {
     app
 }
 
-async fn live(app: &TestApp, method: Method, path: &str, body: &str) -> (u16, Value) {
+pub(crate) async fn live(app: &TestApp, method: Method, path: &str, body: &str) -> (u16, Value) {
     read(app.form(method, path, &app.keys.secret_live, body).await).await
 }
 
@@ -283,8 +283,24 @@ async fn an_answer_lost_after_the_processor_charged_is_settled_by_the_janitor_on
     let charged = stripe.payment_intents().await;
     assert_eq!(charged.len(), 1);
     assert_eq!(charged[0]["status"], "succeeded", "the processor charged, and its answer was lost");
+    // The operator sees the operation the processor has not answered.
+    let account = account_named(&app, "Acme").await;
+    let operations = format!("/{account}/processor_operations");
+    let (status, open) = operator(&app, Method::GET, &operations, None).await;
+    assert_eq!(status, 200, "{open}");
+    let open = open["data"].as_array().unwrap();
+    assert_eq!(open.len(), 1, "{open:?}");
+    assert_eq!((open[0]["kind"].as_str(), open[0]["state"].as_str()), (Some("authorize"), Some("unknown")));
+    assert_eq!(open[0]["payment_intent_id"], intent.as_str());
+    assert!(open[0]["idempotency_key"].as_str().unwrap().ends_with(":authorize") && open[0]["next_check_at"].is_i64());
+    let (status, _) = operator(&app, Method::GET, "/acct_0VcKRLxAcctUzS3dfAVJZjOW6tPNtjH8/processor_operations", None).await;
+    assert_eq!(status, 404);
+    let unauthenticated = app.client.get(format!("{}/operator/accounts{operations}", app.address)).send().await.unwrap();
+    assert_eq!(unauthenticated.status().as_u16(), 401);
 
     assert!(app.advance_and_run_due_actions(40).await >= 1);
+    let (_, open) = operator(&app, Method::GET, &operations, None).await;
+    assert_eq!(open["data"].as_array().map(Vec::len), Some(0), "answered: {open}");
     let (_, settled) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
     assert_eq!(settled["status"], "succeeded", "{settled}");
     let payment = settled["latest_payment"]["id"].as_str().unwrap();

@@ -33,6 +33,14 @@ pub trait ProcessorOperationRepository {
     /// [`StoreError::Conflict`] when the version moved on; storage failures.
     fn update(&mut self, operation: &ProcessorOperation, expected_version: i64) -> Result<(), StoreError>;
 
+    /// Up to `limit` of the scope's operations the processor has not answered
+    /// ([`OperationState::is_unanswered`](payments_domain::processor_operation::OperationState::is_unanswered)),
+    /// the oldest first: what an operator watches, and settles by hand once it is unresolved.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn unanswered(&mut self, scope: &Scope, limit: u32) -> Result<Vec<ProcessorOperation>, StoreError>;
+
     /// Up to `limit` operations of `within` (or of every scope) whose check is due at `now`, the
     /// longest due first.
     ///

@@ -4,9 +4,14 @@
 
 use crate::error::ApplicationError;
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, SecretSealer, UnitOfWork};
-use payments_domain::connector_account::{ConnectorAccount, ConnectorSetup};
+use crate::scope::Scope;
+use payments_domain::connector_account::{CardTokenizer, ConnectorAccount, ConnectorSetup};
 use payments_domain::ids::{AccountId, ConnectorAccountId};
+use payments_domain::processor_operation::ProcessorOperation;
 use std::sync::Arc;
+
+/// How many unanswered operations the operator API lists at most.
+const UNANSWERED_LISTED: u32 = 100;
 
 /// Live connector use cases.
 pub struct ConnectorAccountService {
@@ -53,6 +58,36 @@ impl ConnectorAccountService {
             }
             repositories.connector_accounts().insert(&connector)?;
             Ok(connector)
+        })
+    }
+
+    /// Where the payment element's frame tokenizes a card for `scope`'s account: its connector's
+    /// tokenizer, in live mode only (test mode's cards go to the simulator, through the service).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn card_tokenizer(&self, scope: &Scope) -> Result<Option<CardTokenizer>, ApplicationError> {
+        if !scope.livemode() {
+            return Ok(None);
+        }
+        let connector = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.connector_accounts().of_account(&scope.account_id)?)
+        })?;
+        Ok(connector.as_ref().and_then(ConnectorAccount::card_tokenizer))
+    }
+
+    /// Up to 100 of the account's live operations its processor has not answered, the oldest first:
+    /// being sent, being asked about, or left to the operator (`unresolved`) to settle with the
+    /// processor by hand.
+    ///
+    /// # Errors
+    /// `resource_not_found` for no such account; storage failures.
+    pub fn unanswered_operations(&self, account_id: &AccountId) -> Result<Vec<ProcessorOperation>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            if repositories.accounts().find(account_id)?.is_none() {
+                return Err(no_account(account_id));
+            }
+            Ok(repositories.processor_operations().unanswered(&Scope::of(account_id, true), UNANSWERED_LISTED)?)
         })
     }
 

@@ -39,6 +39,16 @@ impl ProcessorOperationRepository for State {
         replace_versioned(&mut self.processor_operations, operation, expected_version)
     }
 
+    fn unanswered(&mut self, scope: &Scope, limit: u32) -> Result<Vec<ProcessorOperation>, StoreError> {
+        Ok(self
+            .processor_operations
+            .iter()
+            .filter(|kept| kept.state().is_unanswered() && in_scope_of(kept.account_id(), kept.livemode(), scope))
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .cloned()
+            .collect())
+    }
+
     fn due(
         &mut self,
         within: Option<&Scope>,

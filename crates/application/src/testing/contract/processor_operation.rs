@@ -45,7 +45,7 @@ pub fn processor_operations_are_written_once_and_checked_when_due(store: &dyn Un
     let mut done = unknown.clone();
     done.record(Answer::Done { processor_reference: "pi_1".into() }, at(31)).unwrap();
     write(store, |r| r.processor_operations().update(&done, unknown.version()));
-    assert_eq!(read(store, |r| r.processor_operations().due(None, at(600), 10)), vec![refund_operation]);
+    assert_eq!(read(store, |r| r.processor_operations().due(None, at(600), 10)), vec![refund_operation.clone()]);
 
     // A refused capture's next attempt is an operation of its own, under its own key, kept with
     // its attempt and when it was sent.
@@ -62,8 +62,16 @@ pub fn processor_operations_are_written_once_and_checked_when_due(store: &dyn Un
     let of_payment = read(store, |r| r.processor_operations().of_payment(&scope, &payment));
     assert_eq!(of_payment.last(), Some(&second), "in the order written: {of_payment:?}");
 
+    // What the processor has not answered, oldest first: the refund left sending, the second
+    // capture being sent; not the authorization (answered) nor the refused capture.
+    let unanswered = read(store, |r| r.processor_operations().unanswered(&scope, 10));
+    let keys: Vec<&str> = unanswered.iter().map(ProcessorOperation::idempotency_key).collect();
+    assert_eq!(keys, [refund_operation.idempotency_key(), second.idempotency_key()]);
+    assert_eq!(read(store, |r| r.processor_operations().unanswered(&scope, 1)).len(), 1);
+
     let elsewhere = account(store, "other");
     assert_eq!(read(store, |r| r.processor_operations().find(&elsewhere, &key)), None);
     assert!(read(store, |r| r.processor_operations().of_payment(&elsewhere, &payment)).is_empty());
     assert!(read(store, |r| r.processor_operations().due(Some(&elsewhere), at(600), 10)).is_empty());
+    assert!(read(store, |r| r.processor_operations().unanswered(&elsewhere, 10)).is_empty());
 }
