@@ -3,6 +3,7 @@
 //! `200` at once; a forged, foreign-mode or malformed one is answered `400` and kept nowhere. Not
 //! in the public OpenAPI document: the processor calls it, not a merchant.
 
+use crate::decode::read_body;
 use crate::error::ApiError;
 use crate::state::{blocking, Services};
 use actix_web::http::Method;
@@ -21,9 +22,11 @@ pub fn configure(config: &mut web::ServiceConfig) {
 
 async fn receive(
     request: HttpRequest,
-    body: web::Bytes,
+    payload: web::Payload,
     services: web::Data<Services>,
 ) -> Result<HttpResponse, ApiError> {
+    // The API's own limits: a body past them is refused in the contract's shape.
+    let body = read_body(&request, &mut payload.into_inner()).await?;
     let connector = request.match_info().get("capability").unwrap_or_default().to_owned();
     let headers: Vec<(String, String)> = request
         .headers()

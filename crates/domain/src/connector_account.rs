@@ -26,6 +26,14 @@ impl ConnectorKind {
         }
     }
 
+    /// How the processor's publishable keys start (a secret key starts otherwise).
+    #[must_use]
+    pub fn publishable_key_prefix(self) -> &'static str {
+        match self {
+            Self::Stripe => "pk_",
+        }
+    }
+
     #[must_use]
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.as_str() == name)
@@ -85,7 +93,19 @@ impl ConnectorSetup {
         if !is_processor_address(&self.api_base_url) {
             errors.push(FieldError::invalid(
                 "api_base_url",
-                "The processor's address is https://…, or http:// on this machine (127.0.0.1, for an emulator).",
+                "The processor's address is https://host[:port][/path], or http:// on this machine (127.0.0.1, \
+                 for an emulator), with no query, fragment, spaces or quotes.",
+            ));
+        }
+        // The publishable key is shown to every customer's browser: a secret key there would be
+        // published.
+        if !self.publishable_key.starts_with(self.kind.publishable_key_prefix()) {
+            errors.push(FieldError::invalid(
+                "publishable_key",
+                format!(
+                    "The processor's publishable key starts with {}; a secret key is never shown to browsers.",
+                    self.kind.publishable_key_prefix()
+                ),
             ));
         }
         if errors.is_empty() {
@@ -96,10 +116,17 @@ impl ConnectorSetup {
     }
 }
 
-/// `https://host…`, or `http://127.0.0.1…` / `http://localhost…` for an emulator on this machine.
+/// `https://host…`, or `http://127.0.0.1…` / `http://localhost…` for an emulator on this machine:
+/// a scheme, a host, a port and a path only, in plain characters (it is named in the payment
+/// element's policy, and paths are added to it).
 fn is_processor_address(url: &str) -> bool {
-    let loopback = ["http://127.0.0.1:", "http://127.0.0.1/", "http://localhost:", "http://localhost/"];
-    (url.starts_with("https://") && url.len() > "https://".len()) || loopback.iter().any(|start| url.starts_with(start))
+    let loopback = ["http://127.0.0.1", "http://localhost"];
+    let scheme_ok = (url.starts_with("https://") && url.len() > "https://".len())
+        || loopback
+            .iter()
+            .any(|start| url.strip_prefix(start).is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '/'])));
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '/' | '_' | '~' | '[' | ']');
+    scheme_ok && url.chars().all(plain)
 }
 
 /// How the processor answered the connector's last call.
@@ -241,6 +268,21 @@ mod tests {
         assert_eq!(fields(setup("https://api.stripe.com", " ")), ["secret_key"]);
         assert_eq!(fields(setup("https://api.stripe.com", "sk\n1")), ["secret_key"]);
         assert_eq!(fields(setup("https://api.stripe.com", &"k".repeat(501))), ["secret_key"]);
+        for address in [
+            "http://127.0.0.1:28878 'unsafe-inline'",
+            "http://127.0.0.1:28878;script-src *",
+            "https://*.evil.example",
+            "http://127.0.0.1:28878/v1?x=1#y",
+            "http://127.0.0.1.evil.example",
+        ] {
+            assert_eq!(fields(setup(address, "sk_live_1")), ["api_base_url"], "{address}");
+        }
+        assert_eq!(setup("http://localhost/stripe", "sk_live_1").validate(), Ok(()));
+        for published in ["sk_live_abcdef", "rk_live_x", "whsec_1"] {
+            let mut secret_shown = setup("https://api.stripe.com", "sk_live_1");
+            secret_shown.publishable_key = published.to_owned();
+            assert_eq!(fields(secret_shown), ["publishable_key"], "{published}");
+        }
     }
 
     #[test]

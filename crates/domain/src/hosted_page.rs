@@ -14,8 +14,8 @@ pub enum HostedPage {
     /// single-use token.
     TestAuthorization,
     /// Where a live processor sends the customer back after its own page (3-D Secure, an
-    /// e-wallet), by the intent's single-use redirect token: the service asks the processor how
-    /// the payment stands, then sends the customer on to the merchant's `return_url`.
+    /// e-wallet), by the intent's redirect token: the service asks the processor how the payment
+    /// stands, then sends the customer on to the merchant's `return_url`.
     ProcessorReturn,
     /// Where a live processor sends its events for an account's connector, by the connector's
     /// unguessable id (not a page: the processor's server posts to it).

@@ -70,6 +70,13 @@ impl ProcessorEvent {
         }
     }
 
+    /// The processor's own id for the event, without the connector's (which is the capability of
+    /// the address events come to, and is never logged).
+    #[must_use]
+    pub fn processor_event_id(&self) -> &str {
+        self.id.split_once(':').map_or(self.id.as_str(), |(_, event)| event)
+    }
+
     /// Whether an event whose object cannot be fetched is let go at `now`: an hour after it came.
     /// An event only says where to look; what it would settle is settled anyway, by the janitor's
     /// checks of unanswered operations, the return page, or an authentication's expiry, all of
@@ -82,3 +89,21 @@ impl ProcessorEvent {
 
 /// How long an event whose object cannot be fetched is tried again.
 const LET_GO_SECONDS: i64 = 3_600;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_processors_event_id_is_told_without_the_connectors() {
+        let event = ProcessorEvent::received(
+            ("conn_0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b", "evt_1"),
+            (AccountId::from_random("0VcKRLxAcctUzS3dfAVJZjOW6tPNtjH8"), true),
+            EventObject::Payment("pi_1".to_owned()),
+            Timestamp::from_unix_seconds(0),
+        );
+        assert_eq!(event.processor_event_id(), "evt_1");
+        assert!(!event.is_let_go_at(Timestamp::from_unix_seconds(3_599)));
+        assert!(event.is_let_go_at(Timestamp::from_unix_seconds(3_600)));
+    }
+}

@@ -143,6 +143,8 @@ impl Api {
             request = request.form(form);
         }
         let response = request.send().await.map_err(|error| {
+            // The processor's address is the operator's setting, not the merchant's to read.
+            let error = error.without_url();
             if error.is_connect() {
                 ConnectorError::NotSent(format!("no connection to the processor: {error}"))
             } else {
@@ -484,7 +486,7 @@ impl PaymentConnector for StripeConnector {
             .and_then(|(_, value)| value.parse::<i64>().ok())
             .ok_or_else(|| refused("no time in the signature"))?;
         if now.unix_seconds().saturating_sub(signed_at).saturating_abs() > SIGNATURE_TOLERANCE_SECONDS {
-            return Err(refused("the signature is too old"));
+            return Err(refused("the signature's time is not within five minutes of now"));
         }
         let signed = parts.iter().filter(|(name, _)| *name == "v1").any(|(_, signature)| {
             let Ok(expected) = hex::decode(signature) else { return false };

@@ -135,6 +135,12 @@ impl Params {
         }
     }
 
+    /// Whether `key` is sent: there, and neither `null` nor the empty string, which count as absent.
+    #[must_use]
+    pub fn is_sent(&self, key: &str) -> bool {
+        self.values.get(key).is_some_and(|value| !value.is_null() && value.as_str() != Some(""))
+    }
+
     /// Removes a parameter; `null` and the empty string count as absent.
     fn take(&mut self, key: &str) -> Option<Value> {
         match self.values.remove(key)? {

@@ -1,7 +1,8 @@
 //! Where a live processor sends the customer back after its own page (3-D Secure):
-//! `GET /processor/return/…`, by the intent's single-use redirect token. The service asks the
-//! processor how the payment stands, records it, and sends the customer on to the merchant's
-//! `return_url` with the intent's client secret, as after test mode's authorization page.
+//! `GET /processor/return/…`, by the intent's redirect token, which only the processor and the
+//! customer hold. The service asks the processor how the payment stands, records it, and sends the
+//! customer on to the merchant's `return_url` with the intent's client secret, as after test mode's
+//! authorization page. Coming back again (a reload) answers the same, and records nothing twice.
 
 use super::hosted::{message, not_allowed};
 use super::test_authorization::after_authorization;

@@ -240,10 +240,12 @@ fn entered_card(params: &mut Params) -> Option<EnteredCard> {
     params.pattern("token", "^[A-Za-z0-9_]+$");
     params.one_or_all("token", &CARD_DETAILS);
     let Some(token) = token else { return card_input(params, true).map(EnteredCard::Details) };
-    if let Some(detail) = CARD_DETAILS.into_iter().find(|key| params.values().contains_key(*key)) {
+    let sent = CARD_DETAILS.into_iter().find(|key| params.is_sent(key));
+    // Details sent empty count as absent, as the document says.
+    CARD_DETAILS.into_iter().for_each(|key| params.discard(key));
+    if let Some(detail) = sent {
         let name = params.name(detail);
         params.push(FieldError::invalid(name, "Give the card's token or its details, not both."));
-        CARD_DETAILS.into_iter().for_each(|key| params.discard(key));
         return None;
     }
     if token.is_empty() || !token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {

@@ -91,7 +91,16 @@ async fn a_live_card_token_is_charged_once_with_the_processors_fee(backend: Back
     assert_eq!(intent_status(&app, &intent).await["status"], "awaiting_payment_method");
     assert_eq!(processor(&app).charges(), 0);
 
-    let (status, paid) = attach_token(&app, &intent, &token(&app, "4242424242424242")).await;
+    let both = format!("{}&payment_method[card][cvc]=123", with_token("tok_sim_1"));
+    let (status, refused) = live(&app, Method::POST, &format!("/payment_intents/{intent}/attach"), &both).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(single_error(&refused, "parameter_invalid").contains("not both"));
+    // Details sent empty are absent, as the document says: the token alone pays.
+    let with_empty_details = format!(
+        "{}&payment_method[card][cvc]=&payment_method[card][exp_month]=",
+        with_token(&token(&app, "4242424242424242"))
+    );
+    let (status, paid) = live(&app, Method::POST, &format!("/payment_intents/{intent}/attach"), &with_empty_details).await;
     assert_eq!(status, 200, "{paid}");
     assert_eq!((paid["status"].as_str(), paid["amount_received"].as_i64()), (Some("succeeded"), Some(10_000)));
     let payment = &paid["latest_payment"];

@@ -412,6 +412,10 @@ async fn processor_events_are_verified_kept_once_and_never_trusted(backend: Back
     let live_event = event("evt_live", &held, true);
     assert_eq!(send_event(&app, &url, &live_event, WEBHOOK_SECRET).await, 400, "a live event for test keys");
     assert_eq!(send_event(&app, &url, "not json", WEBHOOK_SECRET).await, 400);
+    let oversized = app.client.post(&url).header("Stripe-Signature", "t=1,v1=00").body("a".repeat(2 << 20)).send().await;
+    let (status, refused) = read(oversized.unwrap()).await;
+    assert_eq!(status, 413, "{refused}");
+    single_error(&refused, "payload_too_large");
     let elsewhere = format!("{}/processor/webhooks/conn_0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b", app.address);
     assert_eq!(send_event(&app, &elsewhere, &claim, WEBHOOK_SECRET).await, 404, "no such connector");
     let (status, _) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;

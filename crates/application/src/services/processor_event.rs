@@ -118,7 +118,7 @@ impl ProcessorEventService {
             Ok(moved) => moved?,
             // The processor refused the read (no such object), or has not answered for an hour.
             Err(error) if matches!(error, ConnectorError::Refused { .. }) || event.is_let_go_at(at) => {
-                tracing::warn!(event = %event.id, %error, "a processor event's object could not be fetched; let go");
+                tracing::warn!(event = %event.processor_event_id(), %error, "a processor event's object could not be fetched; let go");
                 false
             }
             Err(error) => return Err(ApplicationError::ProcessorUnavailable(error.to_string())),
