@@ -244,7 +244,11 @@ impl ConnectionManager {
 /// back to 64 MiB after each restart of the log. Savepoint journals stay in memory: the writer's
 /// batched transactions each run in a savepoint (`super::group_commit`), and a journal file cost a
 /// write system call for each page a savepoint changed first, inside the writer's turn.
-const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; \
+///
+/// The busy timeout comes first: setting the journal mode takes a lock, and a connection opened
+/// while another one writes (a second pool, another instance starting) waits for it rather than
+/// failing with "database is locked".
+const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; \
     PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864; \
     PRAGMA temp_store = MEMORY;";
 

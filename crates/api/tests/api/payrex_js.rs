@@ -816,6 +816,19 @@ async fn a_live_card_goes_from_the_element_to_the_processor_and_only_its_token_t
     let at_processor = stripe.payment_intents().await;
     assert_eq!((at_processor.len(), at_processor[0]["status"].as_str()), (1, Some("succeeded")));
 
+    // The console of the live key shows the account's processor and that it answered.
+    browser.client.goto(&format!("{}/dashboard/sign_in", app.address)).await.unwrap();
+    browser.fill("key", &app.keys.secret_live).await;
+    browser.click("button[type=submit]").await;
+    let overview = browser.see("Live processor").await;
+    assert!(overview.contains("Answered its last call") && overview.contains(&stripe.url), "{overview}");
+    browser.screenshot("console-live-overview").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    let fits = browser.client.execute("return document.documentElement.scrollWidth <= window.innerWidth;", vec![]);
+    assert_eq!(fits.await.unwrap(), json!(true), "the overview fits a phone's width");
+    browser.screenshot("console-live-overview-phone").await;
+    browser.client.set_window_size(1280, 1000).await.unwrap();
+
     // Without a processor, a live card goes nowhere: the frame says so and sends nothing.
     let account = crate::helpers::read(
         app.client.get(format!("{}/operator/accounts", app.address)).bearer_auth(crate::stripe_connector::TOKEN).send().await.unwrap(),
