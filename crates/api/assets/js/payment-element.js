@@ -4,7 +4,7 @@
  * in test mode, and only to the account's processor in live mode (whose token then goes to the
  * service): the merchant's page never sees it. The page and the frame talk by postMessage, each
  * checking the other's origin. The frame reads its settings from its address's fragment, which no
- * server sees (a live key is also in its query, so that the service names the processor).
+ * server sees (the key is also in its query, so that the service names a live account's processor).
  */
 (function () {
   'use strict';
@@ -393,7 +393,10 @@
     return field ? field.value.trim() : '';
   }
 
-  /** Where the account's processor tokenizes a live card, as the service wrote it in; none in test mode. */
+  /**
+   * Where the account's processor tokenizes a live card, as the service wrote it in: its address
+   * and publishable key; "none" for a live account with no processor; nothing in test mode.
+   */
   var TOKENIZER = (function () {
     try {
       return JSON.parse(form.getAttribute('data-tokenizer') || 'null');
@@ -411,7 +414,7 @@
     if (!body.has('payment_method[card][number]')) {
       return Promise.resolve(body);
     }
-    if (!TOKENIZER && key.indexOf('pk_live_') === 0) {
+    if (TOKENIZER === 'none') {
       // A live card goes to a processor or nowhere: never to the service.
       return Promise.reject({ code: 'service_unavailable', message: 'This shop cannot take cards right now.' });
     }

@@ -181,11 +181,10 @@
       settings.set('fields', JSON.stringify(this._options.fields));
     }
     var frame = window.document.createElement('iframe');
-    // A live key is named to the server too: the frame then tokenizes the card at the account's
+    // The key is named to the server too: a live frame then tokenizes the card at the account's
     // processor, and its policy lets it reach that processor.
-    var key = this._elements._payrex._key;
-    var live = key.indexOf('pk_live_') === 0 ? '?key=' + encodeURIComponent(key) : '';
-    frame.src = SERVICE_URL + '/js/v1/elements/payment' + live + '#' + settings.toString();
+    var key = encodeURIComponent(this._elements._payrex._key);
+    frame.src = SERVICE_URL + '/js/v1/elements/payment?key=' + key + '#' + settings.toString();
     frame.title = 'Secure payment details';
     frame.setAttribute('allow', 'payment');
     frame.style.cssText = 'border:0;width:100%;height:160px;display:block;background:transparent;';

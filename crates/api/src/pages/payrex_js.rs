@@ -3,7 +3,7 @@
 //! Any origin may load it (`Access-Control-Allow-Origin: *`); browsers revalidate it by its `ETag`.
 //! And the payment element's frame (`/js/v1/elements/payment`, with its script and style): the one
 //! page of the service that any site may frame, since it exists to be shown in a merchant's page.
-//! Framed with a live publishable key (`?key=`), the frame also names the account's processor,
+//! Framed with its publishable key (`?key=`), a live frame also names the account's processor,
 //! where it tokenizes a card: its policy then lets it reach that one origin, and nothing else.
 
 use crate::state::{blocking, Services};
@@ -76,33 +76,40 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
         );
 }
 
-/// The element's frame. With a live publishable key, the account's processor tokenizes the card:
-/// the page names it (its address and publishable key), and its policy lets it reach that origin.
+/// The element's frame, for the publishable key it is framed with. Live, the account's processor
+/// tokenizes the card: the page names it (its address and publishable key), and its policy lets it
+/// reach that origin; with no processor, the page says cards go nowhere. A test key (or none) gets
+/// the page as it is: its cards go to the simulator, through the service.
 async fn frame(query: web::Query<FrameQuery>, services: web::Data<Services>) -> HttpResponse {
     let Some(key) = query.into_inner().key else {
         return asset("text/html; charset=utf-8", FRAME.as_str()).await;
     };
-    let tokenizer = blocking(move || {
+    let live = blocking(move || {
         let caller = services.accounts.authenticate(&key)?;
-        if caller.key_kind != KeyKind::Public {
+        if caller.key_kind != KeyKind::Public || !caller.scope.livemode() {
             return Ok(None);
         }
-        services.connectors.card_tokenizer(&caller.scope)
+        services.connectors.card_tokenizer(&caller.scope).map(Some)
     })
     .await;
-    let Ok(Some(tokenizer)) = tokenizer else {
+    let Ok(Some(tokenizer)) = live else {
         return asset("text/html; charset=utf-8", FRAME.as_str()).await;
     };
-    let named = serde_json::json!({"url": tokenizer.url, "publishable_key": tokenizer.publishable_key}).to_string();
+    let (named, policy) = match tokenizer {
+        Some(tokenizer) => (
+            serde_json::json!({"url": tokenizer.url, "publishable_key": tokenizer.publishable_key}).to_string(),
+            FRAME_POLICY.replace("connect-src 'self'", &format!("connect-src 'self' {}", tokenizer.origin)),
+        ),
+        None => ("\"none\"".to_owned(), FRAME_POLICY.to_owned()),
+    };
     let page = FRAME_TEMPLATE.replace("__TOKENIZER__", &html_attribute(&named));
-    let policy = FRAME_POLICY.replace("connect-src 'self'", &format!("connect-src 'self' {}", tokenizer.origin));
     // Asked again each time: the account's processor may change.
     let mut page = framed(policy, "text/html; charset=utf-8", page);
     page.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
     page
 }
 
-/// The frame's query: a live publishable key, for its processor.
+/// The frame's query: the publishable key it is framed with.
 #[derive(serde::Deserialize)]
 struct FrameQuery {
     key: Option<String>,
