@@ -27,6 +27,9 @@ pub enum Fault {
     Unreachable,
     /// The processor acts, then its answer is lost.
     DropAnswer,
+    /// The request is lost on its way after it left: the processor never sees it, and the
+    /// service hears nothing.
+    LoseRequest,
 }
 
 /// A payment the simulated processor keeps.
@@ -151,6 +154,9 @@ impl SimulatedConnector {
         match state.fault.take() {
             Some(Fault::Unreachable) => {
                 Err(ConnectorError::NotSent("the simulated processor refused the connection".into()))
+            }
+            Some(Fault::LoseRequest) => {
+                Err(ConnectorError::OutcomeUnknown("the request to the simulated processor was lost".into()))
             }
             Some(Fault::DropAnswer) => {
                 let _ = act(&mut state);

@@ -32,6 +32,7 @@ on_both_backends_unstarted!(
     a_lost_refund_answer_is_settled_by_the_janitor_once,
     a_3d_secure_payment_settles_when_the_customer_comes_back_through_the_service,
     an_authentication_left_unfinished_is_released_at_the_processor_unless_it_paid,
+    a_request_lost_before_the_processor_is_given_back_only_when_it_cannot_land,
 );
 
 async fn live_app(backend: Backend) -> TestApp {
@@ -392,4 +393,32 @@ async fn an_authentication_left_unfinished_is_released_at_the_processor_unless_i
     assert_eq!(processor(&app).charges(), 1, "released at the processor: authenticating later charges nothing");
     let held = intent_status(&app, &paid).await;
     assert_eq!(held["status"], "awaiting_capture", "the processor's hold is recorded, not failed: {held}");
+}
+
+/// Each request lost on its way (the processor never saw it): the janitor finds nothing at the
+/// processor, and gives back the claim or the refund only once no request of it can still land.
+async fn a_request_lost_before_the_processor_is_given_back_only_when_it_cannot_land(backend: Backend) {
+    use payments_domain::processor_operation::ABSENCE_PROOF_SECONDS;
+    let app = live_app(backend).await;
+    let intent = live_intent(&app, 10_000, "").await;
+    processor(&app).fail_next(Fault::LoseRequest);
+    let (status, processing) = attach_token(&app, &intent, &token(&app, "4242424242424242")).await;
+    assert_eq!((status, processing["status"].as_str()), (200, Some("processing")), "{processing}");
+    let paid = paid_live(&app).await;
+    processor(&app).fail_next(Fault::LoseRequest);
+    let (status, pending) = refund(&app, &paid, 6_000).await;
+    assert_eq!((status, pending["status"].as_str()), (200, Some("pending")), "{pending}");
+
+    // The janitor's first checks find nothing at the processor: too soon to tell.
+    assert!(app.advance_and_run_due_actions(40).await >= 2);
+    assert_eq!(intent_status(&app, &intent).await["status"], "processing");
+    assert_eq!(payment(&app, &paid).await["amount_refunded"].as_i64(), Some(6_000), "still held");
+    // Past the time any request of them could still land: nothing was done, and all is given back.
+    app.advance_and_run_due_actions(ABSENCE_PROOF_SECONDS).await;
+    app.advance_and_run_due_actions(3_600).await;
+    assert_eq!(intent_status(&app, &intent).await["status"], "awaiting_payment_method");
+    assert_eq!(payment(&app, &paid).await["amount_refunded"].as_i64(), Some(0), "the refund failed, given back");
+    let (status, again) = attach_token(&app, &intent, &token(&app, "4242424242424242")).await;
+    assert_eq!((status, again["status"].as_str()), (200, Some("succeeded")), "{again}");
+    assert_eq!(processor(&app).charges(), 2, "the first attach and this one; the lost one charged nothing");
 }

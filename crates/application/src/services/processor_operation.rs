@@ -9,7 +9,7 @@ use crate::ports::{reading, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::connector_account::LastCall;
 use payments_domain::ids::PaymentId;
-use payments_domain::processor_operation::{OperationKind, OperationState, ProcessorOperation};
+use payments_domain::processor_operation::{Answer, OperationKind, OperationState, ProcessorOperation};
 use payments_domain::time::Timestamp;
 
 /// Records, for the console, whether the processor answered: a refusal is an answer; a request not
@@ -58,6 +58,22 @@ pub(crate) fn check_failed(error: ConnectorError) -> ConnectorError {
     // Whatever stopped the check (a refusal of it, no connection, keys refused), the operation
     // itself may still have happened: only an answer about it settles it.
     ConnectorError::OutcomeUnknown(error.to_string())
+}
+
+/// A check that found nothing of `operation` at the processor at `at`: proof that it was never
+/// sent once no request of it can still land ([`ProcessorOperation::absence_at`]); until then no
+/// answer, asked again on its schedule.
+pub(crate) fn absent(operation: &ProcessorOperation, at: Timestamp, why: &str) -> ConnectorError {
+    match operation.absence_at(at) {
+        Answer::NotSent => ConnectorError::NotSent(why.to_owned()),
+        _ => ConnectorError::OutcomeUnknown(format!("{why}, yet")),
+    }
+}
+
+/// A check with no connector to ask: it settles nothing, and the operation waits for its next
+/// check (it does not stay due, ahead of every other).
+pub(crate) fn unasked() -> ConnectorError {
+    ConnectorError::OutcomeUnknown("no live processor is set up for the account".into())
 }
 
 /// The operations of `within` (or of every scope) whose check is due at `now`: an intent's

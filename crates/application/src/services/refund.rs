@@ -9,7 +9,7 @@ use super::due::Due;
 use super::event::EventLog;
 use super::payment_intent::load_customer;
 use super::processor_operation::{
-    authorized_reference, check_failed, find_operation, record_call, succeeded_reference,
+    absent, authorized_reference, check_failed, find_operation, record_call, succeeded_reference, unasked,
 };
 use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
@@ -318,11 +318,12 @@ impl RefundService {
         if !operation.is_due_for_a_check(at) {
             return Ok(false);
         }
-        let Some(connector) = self.connectors.connector(scope)? else { return Ok(false) };
-        let answer = match wait(connector.find_refund(&processor_payment, &refund_id)) {
-            Ok(Some(refund)) => Ok(refund),
-            Ok(None) => Err(ConnectorError::NotSent("the processor has no refund for it".into())),
-            Err(error) => Err(check_failed(error)),
+        let connector = self.connectors.connector(scope)?;
+        let answer = match connector.map(|connector| wait(connector.find_refund(&processor_payment, &refund_id))) {
+            None => Err(unasked()),
+            Some(Ok(Some(refund))) => Ok(refund),
+            Some(Ok(None)) => Err(absent(&operation, at, "the processor has no refund for it")),
+            Some(Err(error)) => Err(check_failed(error)),
         };
         self.record_refund_answer(scope, &refund_id, operation.idempotency_key(), &answer)?;
         Ok(true)

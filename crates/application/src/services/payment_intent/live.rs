@@ -12,7 +12,7 @@ use crate::ports::connector::{
 use crate::services::due::Due;
 use crate::services::pending_authorization::completion;
 use crate::services::processor_operation::{
-    authorized_reference, check_failed, find_operation, record_call, succeeded_reference,
+    absent, authorized_reference, check_failed, find_operation, record_call, succeeded_reference, unasked,
 };
 use crate::services::redirect::{unknown_token, well_formed_token, RedirectCompletion, REDIRECT_TOKEN_LENGTH};
 use payments_domain::balance::Centavos;
@@ -205,19 +205,18 @@ impl PaymentIntentService {
         fee: Option<i64>,
         now: Timestamp,
     ) -> Result<(PaymentIntentView, Option<PaymentError>), ApplicationError> {
-        let reserved = |attempt: &Attempt| {
-            attempt
-                .payment_id
-                .as_deref()
-                .and_then(PaymentId::parse)
-                .ok_or_else(|| ApplicationError::internal("a live attempt has no reserved payment id"))
-        };
         let (effects, failure) = match result {
             AttemptResult::Succeeded(attempt) => {
                 save_card(repositories, scope, &attempt, now)?;
                 let amount = intent.amount().centavos();
-                let payment =
-                    Payment::paid_at_processor(reserved(&attempt)?, &intent, amount, fee.unwrap_or(0), attempt, now);
+                let payment = Payment::paid_at_processor(
+                    reserved(Some(&attempt))?,
+                    &intent,
+                    amount,
+                    fee.unwrap_or(0),
+                    attempt,
+                    now,
+                );
                 let effects = Effects {
                     payment: Some((payment, EventType::PaymentPaid)),
                     intent_event: Some(EventType::PaymentIntentSucceeded),
@@ -225,7 +224,7 @@ impl PaymentIntentService {
                 (effects, None)
             }
             AttemptResult::Failed(attempt, error) => {
-                let payment = Payment::failed(reserved(&attempt)?, &intent, attempt, now);
+                let payment = Payment::failed(reserved(Some(&attempt))?, &intent, attempt, now);
                 (Effects { payment: Some((payment, EventType::PaymentFailed)), intent_event: None }, Some(error))
             }
             other => return self.record(repositories, scope, before, intent, other, now),
@@ -563,14 +562,7 @@ impl PaymentIntentService {
         if !operation.is_due_for_a_check(at) {
             return Ok(false);
         }
-        // Without a connector the check settles nothing, and the operation waits for its next one.
         let connector = self.processors.live.connector(scope)?;
-        let unasked = || ConnectorError::OutcomeUnknown("no live processor is set up for the account".into());
-        // The processor with no record of the operation: never sent only once no request can land.
-        let absent = |why: &str| match operation.absence_at(at) {
-            Answer::NotSent => ConnectorError::NotSent(why.to_owned()),
-            _ => ConnectorError::OutcomeUnknown(format!("{why}, yet")),
-        };
         match operation.kind() {
             OperationKind::Authorize => {
                 let answer = match connector
@@ -579,7 +571,7 @@ impl PaymentIntentService {
                 {
                     None => Err(unasked()),
                     Some(Ok(Some(payment))) => Ok(payment),
-                    Some(Ok(None)) => Err(absent("the processor has no payment for it")),
+                    Some(Ok(None)) => Err(absent(&operation, at, "the processor has no payment for it")),
                     Some(Err(error)) => Err(check_failed(error)),
                 };
                 let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
@@ -595,7 +587,7 @@ impl PaymentIntentService {
                 let answer = match connector.as_ref().map(|connector| wait(connector.retrieve(&processor_payment))) {
                     None => Err(unasked()),
                     Some(Ok(payment)) if untouched(operation.kind(), &payment.state) => {
-                        Err(absent("the processor has not done it"))
+                        Err(absent(&operation, at, "the processor has not done it"))
                     }
                     Some(Ok(payment)) => Ok(payment),
                     Some(Err(error)) => Err(check_failed(error)),
@@ -651,9 +643,13 @@ fn unavailable(error: ConnectorError) -> ApplicationError {
 
 /// The payment id reserved for the intent's live attempt.
 fn reserved_payment(intent: &PaymentIntent) -> Result<PaymentId, ApplicationError> {
-    intent
-        .pending()
-        .and_then(|pending| pending.attempt.payment_id.as_deref())
+    reserved(intent.pending().map(|pending| &pending.attempt))
+}
+
+/// The payment id reserved for a live attempt.
+fn reserved(attempt: Option<&Attempt>) -> Result<PaymentId, ApplicationError> {
+    attempt
+        .and_then(|attempt| attempt.payment_id.as_deref())
         .and_then(PaymentId::parse)
         .ok_or_else(|| ApplicationError::internal("a live attempt has no reserved payment id"))
 }
