@@ -776,6 +776,18 @@ mod tests {
     }
 
     #[test]
+    fn a_long_whole_number_with_a_zero_fraction_is_read_exactly() {
+        // Parsed with a lossy float reading, 4242424242424242.0 became 4242424242424241.5 and was
+        // refused as no whole number; every whole number below 2^53 is read as sent.
+        for written in ["4242424242424242.0", "2193095604648871.0", "9007199254740991.0", "5999999999.000"] {
+            let body = format!("{{\"a\": {written}}}");
+            let Ok(Value::Object(map)) = crate::decode::json::parse(body.as_bytes()) else { panic!("{body}") };
+            let expected = written.split('.').next().unwrap().parse::<i64>().unwrap();
+            assert_eq!(Params::new(map).integer("a"), Some(expected), "{written}");
+        }
+    }
+
+    #[test]
     fn booleans_accept_the_lenient_spellings() {
         let mut p = params(json!({"a": "True", "b": "0", "c": true, "d": "yes"}));
         assert_eq!(
