@@ -198,12 +198,68 @@ pub struct CardTokenizer {
     pub publishable_key: String,
 }
 
+/// The processor's own script, which finishes a customer's authentication (3-D Secure) in the
+/// browser when the processor offers no page to send the customer to (Stripe's `use_stripe_sdk`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthenticationScript {
+    /// The script's address.
+    pub url: String,
+    /// The origins the script is loaded from, calls and frames (as Stripe's guide to content
+    /// security policies lists them), which the page's policy names.
+    pub script_origins: Vec<String>,
+    pub connect_origins: Vec<String>,
+    pub frame_origins: Vec<String>,
+    pub publishable_key: String,
+}
+
+/// Stripe's API, whose script is served from its own origin.
+const STRIPE_API_ORIGIN: &str = "https://api.stripe.com";
+
 impl ConnectorAccount {
     /// Where a browser tokenizes a card for this connector: a Stripe-API processor takes it at
     /// `/v1/tokens` with the publishable key (as Stripe.js does). `None` for an address whose
     /// origin is not plainly a scheme and a host, which no page's policy may name.
     #[must_use]
     pub fn card_tokenizer(&self) -> Option<CardTokenizer> {
+        let (base, origin) = self.plain_base_and_origin()?;
+        let url = match self.kind {
+            ConnectorKind::Stripe => format!("{base}/v1/tokens"),
+        };
+        Some(CardTokenizer { url, origin, publishable_key: self.publishable_key.clone() })
+    }
+
+    /// The processor's script that finishes an authentication in the customer's browser: Stripe.js
+    /// from `js.stripe.com` for Stripe's API (with the frames its guide to policies names), or from
+    /// the processor's own address under `/js.stripe.com/v3/` for another Stripe-API server (as
+    /// localstripe serves it). `None` for an address that is not plainly a scheme and a host.
+    #[must_use]
+    pub fn authentication_script(&self) -> Option<AuthenticationScript> {
+        let (base, origin) = self.plain_base_and_origin()?;
+        let publishable_key = self.publishable_key.clone();
+        Some(match self.kind {
+            ConnectorKind::Stripe if origin == STRIPE_API_ORIGIN => {
+                let js = ["https://js.stripe.com", "https://*.js.stripe.com"].map(str::to_owned);
+                AuthenticationScript {
+                    url: "https://js.stripe.com/v3/".to_owned(),
+                    script_origins: js.to_vec(),
+                    connect_origins: vec![origin],
+                    frame_origins: [js.as_slice(), &["https://hooks.stripe.com".to_owned()]].concat(),
+                    publishable_key,
+                }
+            }
+            ConnectorKind::Stripe => AuthenticationScript {
+                url: format!("{base}/js.stripe.com/v3/"),
+                script_origins: vec![origin.clone()],
+                connect_origins: vec![origin.clone()],
+                frame_origins: vec![origin],
+                publishable_key,
+            },
+        })
+    }
+
+    /// The processor's address without a trailing `/`, and its origin (`https://host[:port]`), when
+    /// the origin is plainly a scheme and a host.
+    fn plain_base_and_origin(&self) -> Option<(&str, String)> {
         let base = self.api_base_url.trim_end_matches('/');
         let (scheme, rest) = base.split_once("://")?;
         let host = rest.split('/').next()?;
@@ -211,10 +267,7 @@ impl ConnectorAccount {
         if host.is_empty() || !host.chars().all(plain) || !matches!(scheme, "https" | "http") {
             return None;
         }
-        let url = match self.kind {
-            ConnectorKind::Stripe => format!("{base}/v1/tokens"),
-        };
-        Some(CardTokenizer { url, origin: format!("{scheme}://{host}"), publishable_key: self.publishable_key.clone() })
+        Some((base, format!("{scheme}://{host}")))
     }
 }
 
@@ -224,12 +277,6 @@ mod tests {
 
     #[test]
     fn a_card_is_tokenized_at_the_processors_origin_with_the_publishable_key() {
-        let connector = |api_base_url: &str| {
-            let setup = setup(api_base_url, "sk_live_1");
-            let id = ConnectorAccountId::from_random("0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b");
-            let account = AccountId::from_random("0VcKRLxAcctUzS3dfAVJZjOW6tPNtjH8");
-            ConnectorAccount::new(id, account, &setup, SealedSecrets(vec![]), Timestamp::from_unix_seconds(0))
-        };
         let stripe = connector("https://api.stripe.com/").card_tokenizer().unwrap();
         assert_eq!(
             stripe,
@@ -245,6 +292,36 @@ mod tests {
             ("http://127.0.0.1:8420/base/v1/tokens", "http://127.0.0.1:8420")
         );
         assert_eq!(connector("https://evil.example; script-src *").card_tokenizer(), None);
+    }
+
+    #[test]
+    fn stripe_js_comes_from_stripe_or_from_the_emulator_that_stands_for_it() {
+        let stripe = connector("https://api.stripe.com").authentication_script().unwrap();
+        assert_eq!(
+            (stripe.url.as_str(), stripe.script_origins.as_slice(), stripe.connect_origins.as_slice()),
+            (
+                "https://js.stripe.com/v3/",
+                ["https://js.stripe.com", "https://*.js.stripe.com"].map(String::from).as_slice(),
+                ["https://api.stripe.com".to_owned()].as_slice()
+            )
+        );
+        assert_eq!(
+            stripe.frame_origins,
+            ["https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"]
+        );
+        let emulator = connector("http://127.0.0.1:8420/").authentication_script().unwrap();
+        assert_eq!(
+            (emulator.url.as_str(), emulator.script_origins.as_slice(), emulator.publishable_key.as_str()),
+            ("http://127.0.0.1:8420/js.stripe.com/v3/", ["http://127.0.0.1:8420".to_owned()].as_slice(), "pk_live_1")
+        );
+        assert_eq!(connector("https://evil.example 'unsafe-inline'").authentication_script(), None);
+    }
+
+    fn connector(api_base_url: &str) -> ConnectorAccount {
+        let id = ConnectorAccountId::from_random("0VcKRLxCJeUzS3dfAVJZjOW6tPNtjH8b");
+        let account = AccountId::from_random("0VcKRLxAcctUzS3dfAVJZjOW6tPNtjH8");
+        let setup = setup(api_base_url, "sk_live_1");
+        ConnectorAccount::new(id, account, &setup, SealedSecrets(vec![]), Timestamp::from_unix_seconds(0))
     }
 
     fn setup(api_base_url: &str, secret_key: &str) -> ConnectorSetup {

@@ -17,17 +17,22 @@ pub enum HostedPage {
     /// e-wallet), by the intent's redirect token: the service asks the processor how the payment
     /// stands, then sends the customer on to the merchant's `return_url`.
     ProcessorReturn,
+    /// Where a live customer authenticates with the processor's own script (Stripe.js), by the
+    /// intent's redirect token, when the processor has no page to send them to; then on to
+    /// [`Self::ProcessorReturn`].
+    ProcessorAuthentication,
     /// Where a live processor sends its events for an account's connector, by the connector's
     /// unguessable id (not a page: the processor's server posts to it).
     ProcessorWebhooks,
 }
 
 impl HostedPage {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Checkout,
         Self::BillingStatement,
         Self::TestAuthorization,
         Self::ProcessorReturn,
+        Self::ProcessorAuthentication,
         Self::ProcessorWebhooks,
     ];
 
@@ -39,6 +44,7 @@ impl HostedPage {
             Self::BillingStatement => "/b/",
             Self::TestAuthorization => "/test/authorize/",
             Self::ProcessorReturn => "/processor/return/",
+            Self::ProcessorAuthentication => "/processor/authenticate/",
             Self::ProcessorWebhooks => "/processor/webhooks/",
         }
     }

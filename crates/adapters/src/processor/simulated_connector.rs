@@ -8,9 +8,9 @@
 use super::simulator::{Behaviour, Simulator};
 use parking_lot::Mutex;
 use payments_application::ports::connector::{
-    AuthorizeRequest, Capabilities, CaptureMethod, ConnectorError, ConnectorFuture, ConnectorMethod, InboundEvent,
-    PaymentConnector, ProcessorPayment, ProcessorPaymentState, ProcessorRefund, ProcessorRefundState, RefundRequest,
-    SaveMethodRequest, SavedMethod, WebhookRefused,
+    AuthorizeRequest, Capabilities, CaptureMethod, ConnectorError, ConnectorFuture, ConnectorMethod, CustomerAction,
+    InboundEvent, PaymentConnector, ProcessorPayment, ProcessorPaymentState, ProcessorRefund, ProcessorRefundState,
+    RefundRequest, SaveMethodRequest, SavedMethod, WebhookRefused,
 };
 use payments_domain::balance::Centavos;
 use payments_domain::ids::{PaymentId, RefundId};
@@ -184,7 +184,7 @@ impl SimulatedConnector {
             Behaviour::Decline(code, detail) => (ProcessorPaymentState::Failed(PaymentError::new(code, detail)), false),
             Behaviour::Challenge => {
                 let url = format!("{}/{id}", self.action_base_url.trim_end_matches('/'));
-                (ProcessorPaymentState::RequiresAction { url }, false)
+                (ProcessorPaymentState::RequiresAction { action: CustomerAction::Redirect { url } }, false)
             }
             Behaviour::Processing => (ProcessorPaymentState::Pending, false),
         };
@@ -523,7 +523,10 @@ mod tests {
         let challenged =
             now(connector.authorize(&request(token(&connector, "4000000000003220"), CaptureMethod::Manual, "b")))
                 .unwrap();
-        let ProcessorPaymentState::RequiresAction { url } = &challenged.state else { panic!("{challenged:?}") };
+        let ProcessorPaymentState::RequiresAction { action: CustomerAction::Redirect { url } } = &challenged.state
+        else {
+            panic!("{challenged:?}")
+        };
         assert!(url.ends_with(&challenged.processor_reference), "{url}");
         assert_eq!(connector.charges(), 0);
         connector.complete_action(&challenged.processor_reference, true, CaptureMethod::Manual);

@@ -10,9 +10,9 @@
 
 use hmac::{Hmac, Mac};
 use payments_application::ports::connector::{
-    AuthorizeRequest, Capabilities, CaptureMethod, ConnectorError, ConnectorFuture, ConnectorMethod, InboundEvent,
-    InboundObject, PaymentConnector, ProcessorPayment, ProcessorPaymentState, ProcessorRefund, ProcessorRefundState,
-    RefundRequest, SaveMethodRequest, SavedMethod, WebhookRefused,
+    AuthorizeRequest, Capabilities, CaptureMethod, ConnectorError, ConnectorFuture, ConnectorMethod, CustomerAction,
+    InboundEvent, InboundObject, PaymentConnector, ProcessorPayment, ProcessorPaymentState, ProcessorRefund,
+    ProcessorRefundState, RefundRequest, SaveMethodRequest, SavedMethod, WebhookRefused,
 };
 use payments_domain::balance::Centavos;
 use payments_domain::ids::{PaymentId, RefundId};
@@ -187,15 +187,15 @@ impl Api {
                 ProcessorPaymentState::Authorized { capturable: Centavos::new(capturable.unwrap_or(0)) }
             }
             "requires_action" => {
-                // A redirect's address; Stripe.js's own authentication (`use_stripe_sdk`) names its
-                // page too, which localstripe leaves empty.
-                let action = &intent["next_action"];
-                let url = action["redirect_to_url"]["url"]
-                    .as_str()
-                    .or_else(|| action["use_stripe_sdk"]["stripe_js"].as_str())
-                    .unwrap_or_default()
-                    .to_owned();
-                ProcessorPaymentState::RequiresAction { url }
+                // A redirect's address when Stripe gives one; otherwise (`use_stripe_sdk`) Stripe.js
+                // finishes the authentication with the intent's client secret.
+                let action = match intent["next_action"]["redirect_to_url"]["url"].as_str() {
+                    Some(url) => CustomerAction::Redirect { url: url.to_owned() },
+                    None => CustomerAction::Script {
+                        client_secret: intent["client_secret"].as_str().unwrap_or_default().to_owned(),
+                    },
+                };
+                ProcessorPaymentState::RequiresAction { action }
             }
             "canceled" => ProcessorPaymentState::Voided,
             "requires_payment_method" if intent["last_payment_error"].is_object() => {

@@ -7,6 +7,7 @@ mod hosted;
 pub(crate) mod mailbox;
 mod payment_form;
 mod payrex_js;
+mod processor_authentication;
 mod processor_return;
 mod reference;
 mod test_authorization;
@@ -23,6 +24,7 @@ pub fn configure(config: &mut web::ServiceConfig, console: bool) {
     billing_statement::configure(config);
     mailbox::configure(config);
     test_authorization::configure(config);
+    processor_authentication::configure(config);
     processor_return::configure(config);
     reference::configure(config);
     payrex_js::configure(config);

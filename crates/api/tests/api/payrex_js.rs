@@ -1,7 +1,8 @@
 //! Payrex.js as served at `/js/v1/payrex.js`: to any origin, with a validator, calling the service
 //! that served it; and in headless Chromium on a merchant's page of another origin, reading an
 //! intent with a public key and refusing a secret key before it is sent anywhere, and paying a
-//! live intent with a card that goes from the element only to the processor (localstripe).
+//! live intent with a card that goes from the element only to the processor (localstripe), whose
+//! 3-D Secure the processor's script finishes on the service's authentication page.
 
 use crate::browser::browser_with_javascript;
 use crate::helpers::{browser, TestApp};
@@ -10,7 +11,10 @@ use serde_json::{json, Value};
 use std::io::{Read, Write};
 
 on_one_backend!(the_library_is_served_to_any_origin_with_a_validator);
-on_one_backend_unstarted!(a_live_card_goes_from_the_element_to_the_processor_and_only_its_token_to_the_service);
+on_one_backend_unstarted!(
+    a_live_card_goes_from_the_element_to_the_processor_and_only_its_token_to_the_service,
+    a_live_3d_secure_card_is_authenticated_with_the_processors_script_and_comes_back,
+);
 on_both_backends!(a_merchant_page_on_another_origin_reads_intents_with_payrex_js);
 on_one_backend!(
     a_card_pays_in_the_payment_element_after_a_decline_that_stays_on_the_page,
@@ -857,4 +861,41 @@ async fn a_live_card_goes_from_the_element_to_the_processor_and_only_its_token_t
     let sent = browser.client.execute("return window.sent;", vec![]).await.unwrap();
     browser.client.clone().enter_parent_frame().await.unwrap();
     assert_eq!(sent, json!([]), "nothing sent anywhere");
+}
+
+async fn a_live_3d_secure_card_is_authenticated_with_the_processors_script_and_comes_back(
+    backend: payments_adapters::db::Backend,
+) {
+    use crate::stripe_connector::{app_over, live};
+    let stripe = crate::helpers::LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let page = shop_page(&app);
+    let browser = browser_with_javascript().await;
+    // localstripe's Stripe.js shows its own dialog: "Complete authentication" or "Fail authentication".
+    for (choice, status, error) in [(1, "succeeded", Value::Null), (2, "awaiting_payment_method", json!("authentication_failed"))] {
+        let body = "amount=10000&currency=PHP&payment_methods[]=card";
+        let (_, intent) = live(&app, reqwest::Method::POST, "/payment_intents", body).await;
+        let (id, secret) = (intent["id"].as_str().unwrap(), intent["client_secret"].as_str().unwrap());
+        browser.client.goto(&page).await.unwrap();
+        let arguments = vec![json!(app.keys.public_live), json!(secret), json!("accordion"), json!(null)];
+        assert_eq!(browser.client.execute_async(MOUNT, arguments).await.unwrap(), "ready");
+        type_card(&browser, "4000000000003220").await;
+        let attach = "payrex.attachPaymentMethod({ elements, options: { return_url: 'https://shop.example/done?order=42' } }); return true;";
+        browser.client.execute(attach, vec![]).await.unwrap();
+        browser.arrive("/processor/authenticate/").await;
+        browser.see("Complete authentication").await;
+        if choice == 1 {
+            browser.screenshot("processor-authentication").await;
+            browser.client.set_window_size(390, 844).await.unwrap();
+            browser.screenshot("processor-authentication-phone").await;
+            browser.client.set_window_size(1280, 1000).await.unwrap();
+        }
+        browser.click(&format!("body > div:last-child > button:nth-of-type({choice})")).await;
+        let arrived = browser.arrive("payment_intent_client_secret=").await;
+        assert!(arrived.starts_with(&format!("https://shop.example/done?order=42&payment_intent_client_secret={secret}")), "{arrived}");
+        let (_, after) = live(&app, reqwest::Method::GET, &format!("/payment_intents/{id}"), "").await;
+        assert_eq!((&after["status"], &after["last_payment_error"]["code"]), (&json!(status), &error), "{after}");
+    }
+    let charged = stripe.payment_intents().await.iter().filter(|made| made["status"] == "succeeded").count();
+    assert_eq!(charged, 1);
 }

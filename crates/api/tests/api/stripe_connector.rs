@@ -8,7 +8,8 @@
 //! janitor with one charge, as is a charge whose fee could not be read after it, and an expired
 //! hold is released at the processor, a hold the processor released itself cancels the intent,
 //! and a 3-D Secure payment is settled by the processor's event once the customer authenticated
-//! there. The connector's secrets are sealed, never shown, and another account's live mode does
+//! there, or finished with the processor's script on the service's authentication page and
+//! recorded by the return page. The connector's secrets are sealed, never shown, and another account's live mode does
 //! not reach it.
 
 use crate::helpers::{read, single_error, spawn_app_with, FaultProxy, LocalStripe, TestApp};
@@ -29,6 +30,7 @@ on_both_backends_unstarted!(
     a_signed_event_settles_a_lost_answer_before_the_janitor,
     processor_events_are_verified_kept_once_and_never_trusted,
     a_3d_secure_payment_is_settled_by_the_processors_event,
+    a_3d_secure_payment_is_finished_with_stripe_js_on_the_services_page,
     a_hold_the_processor_released_itself_cancels_the_intent,
     a_lost_read_after_the_charge_is_never_taken_for_nothing_charged,
 );
@@ -474,6 +476,58 @@ async fn a_3d_secure_payment_is_settled_by_the_processors_event(backend: Backend
     let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{failed}"), "").await;
     assert_eq!(after["status"], "awaiting_payment_method", "{after}");
     assert_eq!(after["last_payment_error"]["code"], "authentication_failed", "by the table: {after}");
+    let charged = stripe.payment_intents().await.iter().filter(|made| made["status"] == "succeeded").count();
+    assert_eq!(charged, 1);
+}
+
+async fn a_3d_secure_payment_is_finished_with_stripe_js_on_the_services_page(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let page = |url: String| {
+        async move {
+            let response = crate::helpers::browser().get(&url).send().await.unwrap();
+            let status = response.status().as_u16();
+            let policy = response.headers().get("content-security-policy").map(|v| v.to_str().unwrap().to_owned());
+            let location = response.headers().get("location").map(|v| v.to_str().unwrap().to_owned());
+            (status, policy.unwrap_or_default(), location.unwrap_or_default(), response.text().await.unwrap())
+        }
+    };
+    for (authenticated, after, error) in [("true", "succeeded", Value::Null), ("false", "awaiting_payment_method", json!("authentication_failed"))] {
+        let intent = live_intent(&app, "").await;
+        let card = stripe.card_token("4000000000003220").await;
+        let body = format!("payment_method[type]=card&payment_method[card][token]={card}&return_url=https://shop.example/done?order=42");
+        let (status, waiting) = live(&app, Method::POST, &format!("/payment_intents/{intent}/attach"), &body).await;
+        assert_eq!((status, waiting["status"].as_str()), (200, Some("awaiting_next_action")), "{waiting}");
+        let authenticate = waiting["next_action"]["redirect_url"].as_str().unwrap().to_owned();
+        let token = authenticate.rsplit('/').next().unwrap().to_owned();
+        assert_eq!(authenticate, format!("{}/processor/authenticate/{token}", app.address), "the service's page");
+
+        // The page runs the processor's script with its client secret, and may reach only it.
+        let challenged = stripe.payment_intents().await.into_iter().find(|made| made["status"] == "requires_action").unwrap();
+        let secret = challenged["client_secret"].as_str().unwrap();
+        let (status, policy, _, html) = page(authenticate.clone()).await;
+        assert_eq!(status, 200, "{html}");
+        assert!(html.contains(&format!("<script src=\"{}/js.stripe.com/v3/\">", stripe.url)), "{html}");
+        assert!(html.contains(&format!("data-client-secret=\"{secret}\"")), "{html}");
+        assert!(!html.contains("4000000000003220"));
+        assert!(policy.contains(&format!("script-src 'self' {}", stripe.url)) && policy.contains("default-src 'none'"), "{policy}");
+
+        // Stripe.js authenticates at the processor; the page then sends the customer back, and the
+        // return page records what the processor decided and sends them on to the shop.
+        let path = format!("/v1/payment_intents/{}/_authenticate", challenged["id"].as_str().unwrap());
+        stripe.post(&path, &[("client_secret", secret), ("success", authenticated)]).await;
+        let (status, _, location, _) = page(authenticate.clone()).await;
+        assert_eq!((status, location.as_str()), (303, format!("/processor/return/{token}").as_str()), "nothing left to authenticate");
+        let (status, _, location, _) = page(format!("{}{location}", app.address)).await;
+        let (_, settled) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+        let client_secret = settled["client_secret"].as_str().unwrap();
+        assert_eq!(status, 303);
+        assert_eq!(location, format!("https://shop.example/done?order=42&payment_intent_client_secret={client_secret}"));
+        assert_eq!(settled["status"], after, "{settled}");
+        assert_eq!(settled["last_payment_error"]["code"], error, "{settled}");
+    }
+    let (status, _, _, html) = page(format!("{}/processor/authenticate/{}", app.address, "x".repeat(40))).await;
+    assert_eq!(status, 404, "{html}");
     let charged = stripe.payment_intents().await.iter().filter(|made| made["status"] == "succeeded").count();
     assert_eq!(charged, 1);
 }

@@ -123,11 +123,23 @@ pub struct ProcessorPayment {
     pub made_for: Option<PaymentId>,
 }
 
+/// What the customer must do before the processor decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CustomerAction {
+    /// Go to the processor's page (3-D Secure, an e-wallet), which sends them back to the service's
+    /// return page.
+    Redirect { url: String },
+    /// Authenticate with the processor's own script in the browser (Stripe's `use_stripe_sdk`),
+    /// which takes the processor's client secret for the payment: the service's authentication
+    /// page runs it.
+    Script { client_secret: String },
+}
+
 /// Where a payment stands at the processor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProcessorPaymentState {
-    /// The customer must act on the processor's page (3-D Secure, an e-wallet).
-    RequiresAction { url: String },
+    /// The customer must act (3-D Secure, an e-wallet).
+    RequiresAction { action: CustomerAction },
     /// The processor has not decided yet.
     Pending,
     /// Held, `capturable` of it.

@@ -48,7 +48,7 @@ pub use overview::{Overview, OverviewService};
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
     AttachOutcome, AttachRequest, IntentTimeline, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,
-    PaymentMethodChoice, Processors, StatusCount, StatusCounts,
+    PaymentMethodChoice, Processors, ScriptAuthentication, StatusCount, StatusCounts,
 };
 pub use payment_method::PaymentMethodService;
 pub use payout::{PayoutPage, PayoutRails, PayoutService};

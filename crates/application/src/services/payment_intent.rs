@@ -44,6 +44,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 mod live;
+pub use live::ScriptAuthentication;
 
 const RESOURCE: &str = "payment_intent";
 /// The query parameter that brings the client secret back to the merchant's `return_url`.

@@ -6,8 +6,8 @@
 
 use super::*;
 use crate::ports::connector::{
-    wait, AuthorizeRequest, CaptureMethod, ConnectorError, ConnectorMethod, PaymentConnector, ProcessorPayment,
-    ProcessorPaymentState,
+    wait, AuthorizeRequest, CaptureMethod, ConnectorError, ConnectorMethod, CustomerAction, PaymentConnector,
+    ProcessorPayment, ProcessorPaymentState,
 };
 use crate::services::due::Due;
 use crate::services::pending_authorization::completion;
@@ -16,6 +16,7 @@ use crate::services::processor_operation::{
 };
 use crate::services::redirect::{unknown_token, well_formed_token, RedirectCompletion, REDIRECT_TOKEN_LENGTH};
 use payments_domain::balance::Centavos;
+use payments_domain::connector_account::{AuthenticationScript, ConnectorAccount};
 use payments_domain::hosted_page::HostedPage;
 use payments_domain::payment_intent::CaptureType;
 use payments_domain::pending_authorization::{authentication_expired, Authorizing, DueAction};
@@ -159,8 +160,13 @@ impl PaymentIntentService {
                             Some(PaymentError::new("processing_error", "The processor released the payment.")),
                             now,
                         )?),
-                        ProcessorPaymentState::RequiresAction { url } => {
-                            intent.await_processor_action(redirect_token.to_owned(), url.clone(), now)?;
+                        ProcessorPaymentState::RequiresAction { action } => {
+                            let url = match action {
+                                CustomerAction::Redirect { url } => url.clone(),
+                                CustomerAction::Script { .. } => HostedPage::ProcessorAuthentication
+                                    .url(&self.settings.public_base_url, redirect_token),
+                            };
+                            intent.await_processor_action(redirect_token.to_owned(), url, now)?;
                             Some(AttemptResult::Redirected)
                         }
                         ProcessorPaymentState::Pending => None,
@@ -526,28 +532,53 @@ impl PaymentIntentService {
     /// # Errors
     /// `resource_not_found` for a token no live intent has; storage failures.
     pub fn return_from_processor(&self, token: &str) -> Result<RedirectCompletion, ApplicationError> {
-        well_formed_token(token)?;
-        let find = |repositories: &mut dyn Repositories| {
-            repositories
-                .payment_intents()
-                .find_by_redirect_token(token)?
-                .filter(PaymentIntent::livemode)
-                .ok_or_else(unknown_token)
-        };
-        let intent = reading(self.unit_of_work.as_ref(), find)?;
-        let scope = Scope::of(intent.account_id(), true);
-        if intent.is_at_processor() && intent.status() == PaymentIntentStatus::AwaitingNextAction {
-            let payment_id = reserved_payment(&intent)?;
-            let reference = reading(self.unit_of_work.as_ref(), |repositories| {
-                authorized_reference(repositories, &scope, &payment_id)
-            })?;
+        if let Some((scope, payment_id, reference)) = self.awaiting_the_customer(token)? {
             let connector = self.live_connector(&scope)?;
             if let Ok(payment) = wait(connector.retrieve(&reference)) {
                 self.settle_after_action(&scope, &payment_id, &payment)?;
             }
         }
-        let intent = reading(self.unit_of_work.as_ref(), find)?;
+        let intent = reading(self.unit_of_work.as_ref(), |repositories| live_intent_of_token(repositories, token))?;
         Ok(completion::<Self>(&intent, false))
+    }
+
+    /// What the service's authentication page of `token` runs: the processor's script with its
+    /// client secret, while the processor awaits the customer's authentication in the browser.
+    /// `None` when there is nothing to authenticate there (decided, or a processor's own page):
+    /// the customer goes on to the return page.
+    ///
+    /// # Errors
+    /// `resource_not_found` for a token no live intent has; `service_unavailable` when the
+    /// processor does not answer; storage failures.
+    pub fn processor_authentication(&self, token: &str) -> Result<Option<ScriptAuthentication>, ApplicationError> {
+        let Some((scope, _, reference)) = self.awaiting_the_customer(token)? else { return Ok(None) };
+        let payment = wait(self.live_connector(&scope)?.retrieve(&reference)).map_err(unavailable)?;
+        let ProcessorPaymentState::RequiresAction { action: CustomerAction::Script { client_secret } } = payment.state
+        else {
+            return Ok(None);
+        };
+        let connector = reading(self.unit_of_work.as_ref(), |repositories| {
+            Ok(repositories.connector_accounts().of_account(&scope.account_id)?)
+        })?;
+        let script = connector.as_ref().and_then(ConnectorAccount::authentication_script).ok_or_else(no_connector)?;
+        let return_url = HostedPage::ProcessorReturn.url(&self.settings.public_base_url, token);
+        Ok(Some(ScriptAuthentication { script, client_secret, return_url }))
+    }
+
+    /// The live intent of redirect token `token`, when the processor holds its payment awaiting the
+    /// customer: its scope, its payment's id, and the processor's reference for it.
+    fn awaiting_the_customer(&self, token: &str) -> Result<Option<(Scope, PaymentId, String)>, ApplicationError> {
+        well_formed_token(token)?;
+        let intent = reading(self.unit_of_work.as_ref(), |repositories| live_intent_of_token(repositories, token))?;
+        if !intent.is_at_processor() || intent.status() != PaymentIntentStatus::AwaitingNextAction {
+            return Ok(None);
+        }
+        let scope = Scope::of(intent.account_id(), true);
+        let payment_id = reserved_payment(&intent)?;
+        let reference = reading(self.unit_of_work.as_ref(), |repositories| {
+            authorized_reference(repositories, &scope, &payment_id)
+        })?;
+        Ok(Some((scope, payment_id, reference)))
     }
 
     /// The janitor: asks the processor what became of the operation `due` names (sent, and its
@@ -635,6 +666,24 @@ fn untouched(kind: &OperationKind, state: &ProcessorPaymentState) -> bool {
 
 fn no_connector() -> ApplicationError {
     ApplicationError::NotConfigured("No live payment processor is set up for this account.".into())
+}
+
+/// The live intent whose redirect token is `token`.
+fn live_intent_of_token(repositories: &mut dyn Repositories, token: &str) -> Result<PaymentIntent, ApplicationError> {
+    repositories
+        .payment_intents()
+        .find_by_redirect_token(token)?
+        .filter(PaymentIntent::livemode)
+        .ok_or_else(unknown_token)
+}
+
+/// The service's authentication page's work: the processor's script, the client secret it takes,
+/// and the return page the customer goes to after it, however it ended.
+#[derive(Debug, Clone)]
+pub struct ScriptAuthentication {
+    pub script: AuthenticationScript,
+    pub client_secret: String,
+    pub return_url: String,
 }
 
 fn unavailable(error: ConnectorError) -> ApplicationError {
