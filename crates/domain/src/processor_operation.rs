@@ -444,6 +444,20 @@ impl ProcessorOperation {
         }
     }
 
+    /// Whether a payment the processor made for this authorization's payment, `processor_reference`,
+    /// is one no attempt holds: the service recorded the authorization as refused, never sent, or
+    /// taken by another payment of the processor's. Such a payment is the processor's alone, and
+    /// is released there. While the authorization is unanswered (or left to the operator), no.
+    #[must_use]
+    pub fn leaves_unclaimed(&self, processor_reference: &str) -> bool {
+        self.kind == OperationKind::Authorize
+            && match &self.state {
+                OperationState::Refused { .. } | OperationState::NotSent => true,
+                OperationState::Succeeded { processor_reference: taken } => taken != processor_reference,
+                OperationState::Sending | OperationState::Unknown { .. } | OperationState::Unresolved => false,
+            }
+    }
+
     /// Whether the janitor should ask the processor what became of it at `now`: an unknown one at
     /// its next check, and one still `Sending` after [`SENDING_TIMEOUT_SECONDS`] (its process
     /// stopped mid-call).
@@ -497,6 +511,26 @@ mod tests {
         );
         let operation = written(OperationKind::Refund(refund), 3_000);
         assert_eq!(operation.idempotency_key(), "re_0VcKRLxSkpvoJfzraP9cXaFluMJ2CPW2:refund");
+    }
+
+    #[test]
+    fn a_payment_at_the_processor_is_unclaimed_when_its_authorization_was_recorded_without_it() {
+        let recorded = |kind: OperationKind, answer: Option<Answer>| {
+            let mut operation = written(kind, 10_000);
+            if let Some(answer) = answer {
+                operation.record(answer, at(1)).unwrap();
+            }
+            operation
+        };
+        let done = || Some(Answer::Done { processor_reference: "pi_1".to_owned() });
+        let refused = || Some(Answer::Refused { code: "card_declined".to_owned(), detail: "x".to_owned() });
+        let taken = recorded(OperationKind::Authorize, done());
+        assert!(!taken.leaves_unclaimed("pi_1") && taken.leaves_unclaimed("pi_2"), "another payment for it");
+        assert!(recorded(OperationKind::Authorize, refused()).leaves_unclaimed("pi_1"));
+        assert!(recorded(OperationKind::Authorize, Some(Answer::NotSent)).leaves_unclaimed("pi_1"));
+        assert!(!recorded(OperationKind::Authorize, None).leaves_unclaimed("pi_1"), "still being sent");
+        assert!(!recorded(OperationKind::Authorize, Some(Answer::NoAnswer)).leaves_unclaimed("pi_1"), "asked about");
+        assert!(!recorded(OperationKind::Capture, Some(Answer::NotSent)).leaves_unclaimed("pi_1"), "no authorization");
     }
 
     #[test]

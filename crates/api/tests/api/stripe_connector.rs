@@ -9,7 +9,8 @@
 //! hold is released at the processor, a hold the processor released itself cancels the intent,
 //! and a 3-D Secure payment is settled by the processor's event once the customer authenticated
 //! there, or finished with the processor's script on the service's authentication page and
-//! recorded by the return page. The connector's secrets are sealed, never shown, and another account's live mode does
+//! recorded by the return page. A payment the processor holds for an attempt the service recorded
+//! without it is voided there. The connector's secrets are sealed, never shown, and another account's live mode does
 //! not reach it.
 
 use crate::helpers::{read, single_error, spawn_app_with, FaultProxy, LocalStripe, TestApp};
@@ -31,6 +32,7 @@ on_both_backends_unstarted!(
     processor_events_are_verified_kept_once_and_never_trusted,
     a_3d_secure_payment_is_settled_by_the_processors_event,
     a_3d_secure_payment_is_finished_with_stripe_js_on_the_services_page,
+    a_payment_at_the_processor_that_no_attempt_claims_is_voided_there,
     a_hold_the_processor_released_itself_cancels_the_intent,
     a_lost_read_after_the_charge_is_never_taken_for_nothing_charged,
 );
@@ -530,6 +532,52 @@ async fn a_3d_secure_payment_is_finished_with_stripe_js_on_the_services_page(bac
     assert_eq!(status, 404, "{html}");
     let charged = stripe.payment_intents().await.iter().filter(|made| made["status"] == "succeeded").count();
     assert_eq!(charged, 1);
+}
+
+async fn a_payment_at_the_processor_that_no_attempt_claims_is_voided_there(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let url = webhook_url(&app).await;
+    let intent = live_intent(&app, "&payment_method_options[card][capture_type]=manual").await;
+    let (status, declined) = attach(&app, &intent, &stripe.card_token("4000000000000341").await).await;
+    assert_eq!(status, 400, "{declined}");
+    let refused = stripe.payment_intents().await;
+    let payment = refused[0]["metadata"]["payrex_payment"].as_str().unwrap().to_owned();
+
+    // The processor then holds money for that same attempt (a request of it that landed late):
+    // the service recorded the attempt without it, so no intent claims the hold.
+    let method = stripe.card_token("4242424242424242").await;
+    let held = stripe
+        .post(
+            "/v1/payment_intents",
+            &[
+                ("amount", "10000"),
+                ("currency", "php"),
+                ("capture_method", "manual"),
+                ("payment_method", &method),
+                ("metadata[payrex_payment]", &payment),
+            ],
+        )
+        .await;
+    let held = held["id"].as_str().unwrap().to_owned();
+    let confirmed = stripe.post(&format!("/v1/payment_intents/{held}/confirm"), &[]).await;
+    assert_eq!(confirmed["status"], "requires_capture", "{confirmed}");
+
+    // Its event comes: the service asks the processor, finds the hold no attempt claims, and
+    // voids it there; the intent stays as the decline left it, with no payment.
+    assert_eq!(send_event(&app, &url, &event("evt_unclaimed", &held, false), WEBHOOK_SECRET).await, 200);
+    app.advance_and_run_due_actions(0).await;
+    let at_processor = stripe.payment_intents().await;
+    let released = at_processor.iter().find(|made| made["id"] == held.as_str()).unwrap();
+    assert_eq!(released["status"], "canceled", "{released}");
+    let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(after["status"], "awaiting_payment_method", "{after}");
+    assert_eq!((after["latest_payment"]["id"].as_str(), after["latest_payment"]["status"].as_str()), (Some(payment.as_str()), Some("failed")));
+    assert_eq!(after["amount_capturable"], 0, "nothing recorded for the hold: {after}");
+
+    // The intent is paid as usual afterwards, by a payment of its own.
+    let (status, paid) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
+    assert_eq!((status, paid["status"].as_str()), (200, Some("awaiting_capture")), "{paid}");
 }
 
 async fn a_hold_the_processor_released_itself_cancels_the_intent(backend: Backend) {

@@ -481,11 +481,54 @@ impl PaymentIntentService {
         })?;
         match operation {
             None => Ok(false),
+            Some(operation) if operation.leaves_unclaimed(&payment.processor_reference) => {
+                self.release_unclaimed(scope, &operation, &payment)
+            }
             Some(operation) if operation.state().is_final() => self.settle_after_action(scope, &payment_id, &payment),
             Some(_) => {
                 let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
                 self.record_authorization(scope, &payment_id, Ok(payment), &token).map(|_| true)
             }
+        }
+    }
+
+    /// A payment the processor made for an authorization the service recorded without it (refused,
+    /// never sent, or another payment): no attempt claims it, so a hold or an authentication is
+    /// voided at the processor, under a key of its own, and a captured one is reported for the
+    /// operator to refund there. Returns whether the processor released anything.
+    ///
+    /// # Errors
+    /// `service_unavailable` when the void's answer does not come (the event is handled again).
+    fn release_unclaimed(
+        &self,
+        scope: &Scope,
+        authorization: &ProcessorOperation,
+        payment: &ProcessorPayment,
+    ) -> Result<bool, ApplicationError> {
+        let reference = payment.processor_reference.as_str();
+        let made_for = authorization.payment();
+        match &payment.state {
+            ProcessorPaymentState::Authorized { .. }
+            | ProcessorPaymentState::RequiresAction { .. }
+            | ProcessorPaymentState::Pending => {
+                let key = format!("{}:unclaimed", idempotency_key(made_for, &OperationKind::Void));
+                match wait(self.live_connector(scope)?.void(reference, &key)) {
+                    Ok(_) => {
+                        tracing::warn!(processor_payment = reference, payment = %made_for, "voided a payment at the processor that no attempt claims");
+                        Ok(true)
+                    }
+                    Err(ConnectorError::Refused { detail, .. }) => {
+                        tracing::warn!(processor_payment = reference, payment = %made_for, %detail, "the processor refused to void a payment that no attempt claims; release it there");
+                        Ok(false)
+                    }
+                    Err(error) => Err(unavailable(error)),
+                }
+            }
+            ProcessorPaymentState::Captured { amount, .. } => {
+                tracing::warn!(processor_payment = reference, payment = %made_for, amount = amount.get(), "the processor captured a payment that no attempt claims; refund it there");
+                Ok(false)
+            }
+            ProcessorPaymentState::Failed(_) | ProcessorPaymentState::Voided => Ok(false),
         }
     }
 
