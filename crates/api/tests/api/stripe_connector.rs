@@ -33,6 +33,7 @@ on_both_backends_unstarted!(
     a_3d_secure_payment_is_settled_by_the_processors_event,
     a_3d_secure_payment_is_finished_with_stripe_js_on_the_services_page,
     a_payment_at_the_processor_that_no_attempt_claims_is_voided_there,
+    saving_a_card_the_processor_cannot_save_is_refused_before_it_is_asked,
     a_hold_the_processor_released_itself_cancels_the_intent,
     a_lost_read_after_the_charge_is_never_taken_for_nothing_charged,
 );
@@ -578,6 +579,28 @@ async fn a_payment_at_the_processor_that_no_attempt_claims_is_voided_there(backe
     // The intent is paid as usual afterwards, by a payment of its own.
     let (status, paid) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
     assert_eq!((status, paid["status"].as_str()), (200, Some("awaiting_capture")), "{paid}");
+}
+
+async fn saving_a_card_the_processor_cannot_save_is_refused_before_it_is_asked(backend: Backend) {
+    let stripe = LocalStripe::start().await;
+    let app = app_over(backend, &stripe.url).await;
+    let (_, customer) = live(&app, Method::POST, "/customers", "name=Ana&email=ana@example.com&currency=PHP").await;
+    let customer = customer["id"].as_str().unwrap();
+    let components = crate::customer_sessions::SAVE_ENABLED;
+    let (status, session) = live(&app, Method::POST, "/customer_sessions", &format!("customer_id={customer}&{components}")).await;
+    assert_eq!(status, 200, "{session}");
+    let intent = live_intent(&app, &format!("&customer_id={customer}")).await;
+    let body = format!(
+        "payment_method[type]=card&payment_method[card][token]={}&save_payment_method=true&customer_session_client_secret={}",
+        stripe.card_token("4242424242424242").await,
+        session["client_secret"].as_str().unwrap()
+    );
+    let (status, refused) = live(&app, Method::POST, &format!("/payment_intents/{intent}/attach"), &body).await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["errors"][0]["parameter"], "save_payment_method", "{refused}");
+    let (_, after) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(after["status"], "awaiting_payment_method", "unchanged: {after}");
+    assert!(stripe.payment_intents().await.is_empty(), "the processor was not asked");
 }
 
 async fn a_hold_the_processor_released_itself_cancels_the_intent(backend: Backend) {

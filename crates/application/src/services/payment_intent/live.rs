@@ -66,7 +66,7 @@ impl PaymentIntentService {
                 CaptureType::Manual if input.method() == PaymentMethodType::Card => CaptureMethod::Manual,
                 CaptureType::Manual | CaptureType::Automatic => CaptureMethod::Automatic,
             };
-            ensure_capable(connector.capabilities(), input.method(), capture)?;
+            ensure_capable(connector.capabilities(), input.method(), capture, save_for.is_some())?;
             let card = match &input {
                 PaymentMethodInput::Saved(saved) => Some(saved.card.clone()),
                 _ => None,
@@ -766,7 +766,14 @@ fn ensure_capable(
     capabilities: &crate::ports::connector::Capabilities,
     method: PaymentMethodType,
     capture: CaptureMethod,
+    save: bool,
 ) -> Result<(), ApplicationError> {
+    if save && !capabilities.save_methods {
+        return Err(not_capable(
+            "save_payment_method",
+            "This account's processor cannot save a card for later payments: pay without saving it.",
+        ));
+    }
     if !capabilities.methods.contains(&method) {
         return Err(not_capable(
             "payment_method[type]",
