@@ -105,6 +105,16 @@ typed_ids! {
     PayoutId = "po_";
     /// One line of a payout (`po_txn_`).
     PayoutTransactionId = "po_txn_";
+    /// A product a merchant sells on its pages (`prod_`; the spec names only `product_id`).
+    ProductId = "prod_";
+    /// A price of a product (`price_`; the spec names only `price_id`).
+    PriceId = "price_";
+    /// A page: a reusable payment page with a public address (`page_`).
+    PageId = "page_";
+    /// A custom field of a page (`page_cf_`): the `id` of a page session's answer.
+    CustomFieldId = "page_cf_";
+    /// A line of a page session's storefront order (`page_li_`).
+    PageLineItemId = "page_li_";
     /// An account's live processor connector (`conn_`; PayRex has none): unguessable, since the
     /// processor's webhooks come to an address made from it.
     ConnectorAccountId = "conn_";
