@@ -535,6 +535,53 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    products (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        name -> Text,
+        description -> Nullable<Text>,
+        image -> Nullable<Text>,
+        active -> Bool,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    prices (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        product_id -> Text,
+        amount -> BigInt,
+        description -> Nullable<Text>,
+        active -> Bool,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    pages (seq) {
+        seq -> BigInt,
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        title -> Text,
+        details -> Text,
+        active -> Bool,
+        version -> BigInt,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     balance_entries,
     billing_statements,
@@ -550,6 +597,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     customers,
     events,
     idempotency_keys,
+    pages,
     payment_intents,
     payment_intent_metadata,
     payment_methods,
@@ -557,8 +605,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     payout_schedules,
     payout_transactions,
     payouts,
+    prices,
     processor_events,
     processor_operations,
+    products,
     refunds,
     request_logs,
     setup_intents,

@@ -90,6 +90,21 @@ pub const TABLES: &[Table] = &[
         not_references: NONE,
     },
     Table {
+        name: "products",
+        role: Role::Objects { written_in: "seq" },
+        placement: ACCOUNT,
+        references: NONE,
+        not_references: NONE,
+    },
+    Table {
+        name: "prices",
+        role: Role::Objects { written_in: "seq" },
+        placement: ACCOUNT,
+        references: &[("product_id", "products")],
+        not_references: NONE,
+    },
+    Table { name: "pages", role: Role::Objects { written_in: "seq" }, placement: ACCOUNT, references: NONE, not_references: NONE },
+    Table {
         name: "payment_methods",
         role: Role::Objects { written_in: "seq" },
         placement: ACCOUNT,

@@ -45,6 +45,9 @@ repositories! {
     request_logs: super::request_log::RequestLogRepository,
     console_sessions: super::console_session::ConsoleSessionRepository,
     connector_accounts: super::connector_account::ConnectorAccountRepository,
+    products: super::product::ProductRepository,
+    prices: super::price::PriceRepository,
+    pages: super::page::PageRepository,
 }
 
 /// A callback run against the repositories of one unit of work.

@@ -20,15 +20,18 @@ mod id_generator;
 mod idempotency;
 mod mail_composer;
 mod mail_message;
+mod page;
 mod payment;
 mod payment_intent;
 mod payment_method;
 mod payout;
 mod payout_rail;
 mod presenter;
+mod price;
 mod processor;
 mod processor_event;
 mod processor_operation;
+mod product;
 mod refund;
 mod request_log;
 mod setup_intent;
@@ -74,8 +77,10 @@ use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentInte
 use payments_domain::payment_method::PaymentMethod;
 use payments_domain::payment_method::PaymentMethodType;
 use payments_domain::payout::{Payout, PayoutSchedule, PayoutTransaction};
+use payments_domain::price::Price;
 use payments_domain::processor_event::ProcessorEvent;
 use payments_domain::processor_operation::ProcessorOperation;
+use payments_domain::product::Product;
 use payments_domain::refund::Refund;
 use payments_domain::request_log::RequestLog;
 use payments_domain::retry::RetrySchedule;
@@ -125,6 +130,9 @@ struct State {
     processor_events: Vec<ProcessorEvent>,
     payout_transactions: Vec<PayoutTransaction>,
     payout_schedules: Vec<PayoutSchedule>,
+    products: Vec<Product>,
+    prices: Vec<Price>,
+    pages: Vec<payments_domain::page::Page>,
 }
 
 /// An in-memory [`UnitOfWork`].
@@ -196,14 +204,21 @@ impl Stored for ProcessorOperation {
     }
 }
 
-impl Stored for Customer {
-    fn key(&self) -> (&str, &AccountId, bool) {
-        (self.id.as_str(), &self.account_id, self.livemode)
-    }
-    fn version(&self) -> i64 {
-        self.version
-    }
+/// [`Stored`] for entities whose fields are public.
+macro_rules! stored_fields {
+    ($($entity:ty),* $(,)?) => {$(
+        impl Stored for $entity {
+            fn key(&self) -> (&str, &AccountId, bool) {
+                (self.id.as_str(), &self.account_id, self.livemode)
+            }
+            fn version(&self) -> i64 {
+                self.version
+            }
+        }
+    )*};
 }
+
+stored_fields!(Customer, Product, Price, payments_domain::page::Page);
 
 /// The stored row that `value` replaces: the same key, at `expected_version`.
 fn versioned_row<'a, T: Stored>(items: &'a mut [T], value: &T, expected_version: i64) -> Result<&'a mut T, StoreError> {

@@ -68,6 +68,7 @@ mod customer_session;
 mod event;
 mod idempotency;
 mod mail_message;
+mod page;
 mod payment;
 mod payment_intent;
 mod payment_method;
@@ -91,6 +92,7 @@ pub use customer_session::*;
 pub use event::*;
 pub use idempotency::*;
 pub use mail_message::*;
+pub use page::*;
 pub use payment::*;
 pub use payment_intent::*;
 pub use payment_method::*;
@@ -168,6 +170,7 @@ macro_rules! repository_contract {
             request_logs_are_trimmed_to_their_caps_one_scope_at_a_time,
             console_sessions_are_found_by_digest_touched_and_ended,
             payment_intents_are_listed_filtered_and_counted,
+            products_prices_and_pages_round_trip_in_their_scope,
         );
     };
     (@checks $make:expr; $($check:ident),* $(,)?) => {$(

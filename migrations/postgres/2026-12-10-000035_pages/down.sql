@@ -1,0 +1,3 @@
+DROP TABLE pages;
+DROP TABLE prices;
+DROP TABLE products;
