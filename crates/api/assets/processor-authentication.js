@@ -7,16 +7,25 @@
   const holder = document.getElementById('authentication');
   const status = document.getElementById('authentication-status');
   const goOn = function () { window.location.replace(holder.dataset.returnUrl); };
-  if (typeof window.Stripe !== 'function') {
-    status.textContent = "Your bank's check could not be loaded. Reload this page, or go back to the shop.";
+  const cannotStart = function () {
+    status.textContent = "Your bank's check could not be started. Reload this page, or go back to the shop.";
+  };
+  if (typeof window.Stripe !== 'function' || !holder.dataset.clientSecret) {
+    cannotStart();
     return;
   }
-  const stripe = window.Stripe(holder.dataset.publishableKey);
-  const clientSecret = holder.dataset.clientSecret;
-  // Stripe.js's call for a payment confirmed on the server; an emulator's Stripe.js without it
-  // (localstripe) finishes the same authentication with confirmCardPayment.
-  const finishing = typeof stripe.handleNextAction === 'function'
-    ? stripe.handleNextAction({ clientSecret: clientSecret })
-    : stripe.confirmCardPayment(clientSecret);
+  let finishing;
+  try {
+    const stripe = window.Stripe(holder.dataset.publishableKey);
+    const clientSecret = holder.dataset.clientSecret;
+    // Stripe.js's call for a payment confirmed on the server; an emulator's Stripe.js without it
+    // (localstripe) finishes the same authentication with confirmCardPayment.
+    finishing = typeof stripe.handleNextAction === 'function'
+      ? stripe.handleNextAction({ clientSecret: clientSecret })
+      : stripe.confirmCardPayment(clientSecret);
+  } catch (thrown) {
+    cannotStart();
+    return;
+  }
   Promise.resolve(finishing).then(goOn, goOn);
 }());

@@ -25,7 +25,7 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
         .service(
             web::resource(HostedPage::ProcessorAuthentication.route())
                 .route(crate::routes::get_or_head().to(show))
-                .default_service(not_allowed(&[Method::GET], "Follow the payment's link.", true)),
+                .default_service(not_allowed(&[Method::GET], "Follow the payment's link.", false)),
         )
         .service(
             web::resource("/assets/processor-authentication.js")
@@ -54,15 +54,18 @@ async fn show(token: web::Path<String>, services: web::Data<Services>) -> HttpRe
             "This link cannot be used",
             "This link is unknown or belongs to no live payment.",
             None,
-            true,
+            false,
         ),
-        Err(_) => message(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Try again",
-            "Your bank's check could not be started right now. Reload this page shortly.",
-            None,
-            true,
-        ),
+        Err(error) => {
+            tracing::warn!(%error, "the authentication page could not ask the processor");
+            message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Try again",
+                "Your bank's check could not be started right now. Reload this page shortly.",
+                None,
+                false,
+            )
+        }
     }
 }
 

@@ -15,26 +15,29 @@ pub(super) fn configure(config: &mut web::ServiceConfig) {
     config.service(
         web::resource(HostedPage::ProcessorReturn.route())
             .route(crate::routes::get_or_head().to(come_back))
-            .default_service(not_allowed(&[Method::GET], "Follow the processor's link back.", true)),
+            .default_service(not_allowed(&[Method::GET], "Follow the processor's link back.", false)),
     );
 }
 
 async fn come_back(token: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
     match blocking(move || services.payment_intents.return_from_processor(&token)).await {
-        Ok(completion) => after_authorization(completion),
+        Ok(completion) => after_authorization(completion, false),
         Err(error) if error.status() == StatusCode::NOT_FOUND => message(
             StatusCode::NOT_FOUND,
             "This link cannot be used",
             "This return link is unknown or belongs to no live payment.",
             None,
-            true,
+            false,
         ),
-        Err(_) => message(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Try again",
-            "The payment's outcome could not be read right now. Reload this page shortly.",
-            None,
-            true,
-        ),
+        Err(error) => {
+            tracing::warn!(%error, "the return page could not ask the processor");
+            message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Try again",
+                "The payment's outcome could not be read right now. Reload this page shortly.",
+                None,
+                false,
+            )
+        }
     }
 }

@@ -103,18 +103,23 @@ async fn decide(
             )
         }
     };
-    after_authorization(completion)
+    after_authorization(completion, true)
 }
 
 /// Where the customer goes once an authorization page is done: the merchant's `return_url`, with
-/// the intent's client secret, or a page that tells how the attempt ended.
-pub(super) fn after_authorization(completion: RedirectCompletion) -> HttpResponse {
+/// the intent's client secret, or a page that tells how the attempt ended (with test mode's badge
+/// on test mode's page).
+pub(super) fn after_authorization(completion: RedirectCompletion, test_mode: bool) -> HttpResponse {
     let saving = completion.client_secret_parameter == "setup_intent_client_secret";
     match completion.return_url {
         Some(return_url) => {
             let pair = format!("{}={}", completion.client_secret_parameter, completion.client_secret);
             let location = with_query_pair(&return_url, &pair);
             see_other(&location)
+        }
+        None if completion.awaiting_customer => {
+            let detail = "Your bank has not confirmed this payment yet. Go back to the page you paid on to finish it.";
+            message(StatusCode::OK, "Not finished yet", detail, None, test_mode)
         }
         None if completion.succeeded => {
             let heading = match (saving, completion.already_used) {
@@ -123,7 +128,7 @@ pub(super) fn after_authorization(completion: RedirectCompletion) -> HttpRespons
                 (false, true) => "Payment already authorized",
                 (false, false) => "Payment authorized",
             };
-            message(StatusCode::OK, heading, "You can close this page.", None, true)
+            message(StatusCode::OK, heading, "You can close this page.", None, test_mode)
         }
         None => {
             let heading = match (saving, completion.already_used) {
@@ -133,7 +138,7 @@ pub(super) fn after_authorization(completion: RedirectCompletion) -> HttpRespons
                 (false, false) => "Payment failed",
             };
             let detail = completion.error.map_or_else(|| "The attempt failed.".to_owned(), |e| e.detail);
-            message(StatusCode::OK, heading, &detail, None, true)
+            message(StatusCode::OK, heading, &detail, None, test_mode)
         }
     }
 }

@@ -514,6 +514,11 @@ async fn a_3d_secure_payment_is_finished_with_stripe_js_on_the_services_page(bac
         assert!(html.contains(&format!("data-client-secret=\"{secret}\"")), "{html}");
         assert!(!html.contains("4000000000003220"));
         assert!(policy.contains(&format!("script-src 'self' {}", stripe.url)) && policy.contains("default-src 'none'"), "{policy}");
+        // Test mode's page decides nothing of a live payment, whatever its token.
+        let test_page = format!("{}/test/authorize/{token}", app.address);
+        assert_eq!(page(test_page.clone()).await.0, 404);
+        let decided = crate::helpers::browser().post(&test_page).form(&[("decision", "authorize")]).send().await.unwrap();
+        assert_eq!(decided.status().as_u16(), 404);
 
         // Stripe.js authenticates at the processor; the page then sends the customer back, and the
         // return page records what the processor decided and sends them on to the shop.
@@ -528,7 +533,22 @@ async fn a_3d_secure_payment_is_finished_with_stripe_js_on_the_services_page(bac
         assert_eq!(location, format!("https://shop.example/done?order=42&payment_intent_client_secret={client_secret}"));
         assert_eq!(settled["status"], after, "{settled}");
         assert_eq!(settled["last_payment_error"]["code"], error, "{settled}");
+        let at_processor = stripe.payment_intents().await;
+        let challenged_now = at_processor.iter().find(|made| made["id"] == challenged["id"]).unwrap();
+        let expected = if authenticated == "true" { "succeeded" } else { "canceled" };
+        assert_eq!(challenged_now["status"], expected, "a failed payment's client secret confirms nothing more");
     }
+
+    // Back before authenticating, with no return_url: not finished, and no test mode's badge.
+    let intent = live_intent(&app, "").await;
+    let card = stripe.card_token("4000000000003220").await;
+    let (_, waiting) = attach(&app, &intent, &card).await;
+    let token = waiting["next_action"]["redirect_url"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+    let (status, _, _, html) = page(format!("{}/processor/return/{token}", app.address)).await;
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains("Not finished yet") && !html.contains("TEST MODE"), "{html}");
+    let (_, still) = live(&app, Method::GET, &format!("/payment_intents/{intent}"), "").await;
+    assert_eq!(still["status"], "awaiting_next_action");
     let (status, _, _, html) = page(format!("{}/processor/authenticate/{}", app.address, "x".repeat(40))).await;
     assert_eq!(status, 404, "{html}");
     let charged = stripe.payment_intents().await.iter().filter(|made| made["status"] == "succeeded").count();
@@ -576,9 +596,14 @@ async fn a_payment_at_the_processor_that_no_attempt_claims_is_voided_there(backe
     assert_eq!((after["latest_payment"]["id"].as_str(), after["latest_payment"]["status"].as_str()), (Some(payment.as_str()), Some("failed")));
     assert_eq!(after["amount_capturable"], 0, "nothing recorded for the hold: {after}");
 
-    // The intent is paid as usual afterwards, by a payment of its own.
+    // The intent is paid as usual afterwards, by a payment of its own, which stays held.
     let (status, paid) = attach(&app, &intent, &stripe.card_token("4242424242424242").await).await;
     assert_eq!((status, paid["status"].as_str()), (200, Some("awaiting_capture")), "{paid}");
+    let held = stripe.payment_intents().await.into_iter().find(|made| made["status"] == "requires_capture").unwrap();
+    assert_eq!(send_event(&app, &url, &event("evt_claimed", held["id"].as_str().unwrap(), false), WEBHOOK_SECRET).await, 200);
+    app.advance_and_run_due_actions(0).await;
+    let still = stripe.payment_intents().await.into_iter().find(|made| made["id"] == held["id"]).unwrap();
+    assert_eq!(still["status"], "requires_capture", "a claimed hold is left alone");
 }
 
 async fn saving_a_card_the_processor_cannot_save_is_refused_before_it_is_asked(backend: Backend) {

@@ -624,7 +624,8 @@ impl AuthorizationFlow for PaymentIntentService {
         repositories: &mut dyn Repositories,
         token: &str,
     ) -> Result<Option<PaymentIntent>, StoreError> {
-        repositories.payment_intents().find_by_redirect_token(token)
+        // Test mode's page decides test intents only: a live intent is decided by its processor.
+        Ok(repositories.payment_intents().find_by_redirect_token(token)?.filter(|intent| !intent.livemode()))
     }
 
     fn is_pending_page(intent: &PaymentIntent, token: &str) -> bool {
@@ -696,11 +697,15 @@ impl AuthorizationFlow for PaymentIntentService {
     }
 }
 
-/// The intent whose latest redirect has `token`; only a token of the shape this service issues is
+/// The test-mode intent whose latest redirect has `token`; only a token of the shape this service issues is
 /// looked up.
 fn find_by_redirect_token(repositories: &mut dyn Repositories, token: &str) -> Result<PaymentIntent, ApplicationError> {
     well_formed_token(token)?;
-    repositories.payment_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)
+    repositories
+        .payment_intents()
+        .find_by_redirect_token(token)?
+        .filter(|intent| !intent.livemode())
+        .ok_or_else(unknown_token)
 }
 
 fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<PaymentIntent, ApplicationError> {

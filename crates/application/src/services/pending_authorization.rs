@@ -11,7 +11,7 @@ use crate::ports::{in_transaction, reading, retry_on_conflict, Clock, Repositori
 use crate::scope::Scope;
 use payments_domain::error::DomainError;
 use payments_domain::ids::ClientSecret;
-use payments_domain::pending_authorization::{Authorizing, DueAction, PaymentError, Verdict};
+use payments_domain::pending_authorization::{Authorizing, DueAction, PaymentError, Stage, Verdict};
 use payments_domain::time::Timestamp;
 
 /// What a step of an intent's authorization came to.
@@ -267,5 +267,6 @@ pub(crate) fn completion<F: AuthorizationFlow + ?Sized>(intent: &F::Intent, alre
         succeeded: error.is_none(),
         error,
         already_used,
+        awaiting_customer: intent.stage() == Stage::AwaitingRedirect,
     }
 }

@@ -73,6 +73,9 @@ pub struct RedirectCompletion {
     /// The page had already been used (a double submission, or a lost race): this is how the
     /// intent stands now, and nothing was changed.
     pub already_used: bool,
+    /// The intent still awaits the customer's action (a live customer back before the processor
+    /// decided): not failed, not finished.
+    pub awaiting_customer: bool,
 }
 
 /// A new test authorization page (token, URL) in test mode; live mode has no such page.

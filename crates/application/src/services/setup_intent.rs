@@ -279,7 +279,8 @@ impl AuthorizationFlow for SetupIntentService {
         repositories: &mut dyn Repositories,
         token: &str,
     ) -> Result<Option<SetupIntent>, StoreError> {
-        repositories.setup_intents().find_by_redirect_token(token)
+        // Test mode's page decides test intents only: a live intent is decided by its processor.
+        Ok(repositories.setup_intents().find_by_redirect_token(token)?.filter(|intent| !intent.livemode()))
     }
 
     fn is_pending_page(intent: &SetupIntent, token: &str) -> bool {
@@ -378,7 +379,11 @@ fn ensure_customer_live(
 
 fn find_by_redirect_token(repositories: &mut dyn Repositories, token: &str) -> Result<SetupIntent, ApplicationError> {
     well_formed_token(token)?;
-    repositories.setup_intents().find_by_redirect_token(token)?.ok_or_else(unknown_token)
+    repositories
+        .setup_intents()
+        .find_by_redirect_token(token)?
+        .filter(|intent| !intent.livemode())
+        .ok_or_else(unknown_token)
 }
 
 fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<SetupIntent, ApplicationError> {

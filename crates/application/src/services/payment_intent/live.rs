@@ -484,7 +484,18 @@ impl PaymentIntentService {
             Some(operation) if operation.leaves_unclaimed(&payment.processor_reference) => {
                 self.release_unclaimed(scope, &operation, &payment)
             }
-            Some(operation) if operation.state().is_final() => self.settle_after_action(scope, &payment_id, &payment),
+            Some(operation) if operation.state().is_final() => {
+                if self.settle_after_action(scope, &payment_id, &payment)? {
+                    return Ok(true);
+                }
+                let claimed =
+                    reading(self.unit_of_work.as_ref(), |repositories| is_claimed(repositories, scope, &operation))?;
+                if claimed {
+                    Ok(false)
+                } else {
+                    self.release_unclaimed(scope, &operation, &payment)
+                }
+            }
             Some(_) => {
                 let token = self.ids.alphanumeric(REDIRECT_TOKEN_LENGTH);
                 self.record_authorization(scope, &payment_id, Ok(payment), &token).map(|_| true)
@@ -548,7 +559,7 @@ impl PaymentIntentService {
             ProcessorPaymentState::RequiresAction { .. } | ProcessorPaymentState::Pending => return Ok(false),
         };
         let key = idempotency_key(payment_id, &OperationKind::Authorize);
-        retry_on_conflict(|| {
+        let moved = retry_on_conflict(|| {
             let now = self.clock.now_in(scope)?;
             in_transaction(self.unit_of_work.as_ref(), |repositories| {
                 let operation = find_operation(repositories, scope, &key)?;
@@ -564,7 +575,25 @@ impl PaymentIntentService {
                 self.record_live(repositories, scope, before, intent, result, processor_fee(payment), now)?;
                 Ok(true)
             })
-        })
+        })?;
+        if moved && matches!(payment.state, ProcessorPaymentState::Failed(_)) {
+            self.retire_failed(scope, payment_id, &payment.processor_reference);
+        }
+        Ok(moved)
+    }
+
+    /// Cancels at the processor a payment that failed after the customer's action (3-D Secure), so
+    /// that its client secret, which the authentication page gave the browser, can confirm nothing
+    /// more. The attempt is recorded failed whatever the processor answers; a refusal is logged.
+    fn retire_failed(&self, scope: &Scope, payment_id: &PaymentId, reference: &str) {
+        let key = idempotency_key(payment_id, &OperationKind::Void);
+        let failure = match self.live_connector(scope) {
+            Ok(connector) => wait(connector.void(reference, &key)).err().map(|error| error.to_string()),
+            Err(error) => Some(error.to_string()),
+        };
+        if let Some(error) = failure {
+            tracing::warn!(processor_payment = reference, payment = %payment_id, %error, "a failed payment could not be canceled at the processor");
+        }
     }
 
     /// The customer is back from the processor's page (3-D Secure) at the service's return page
@@ -709,6 +738,22 @@ fn untouched(kind: &OperationKind, state: &ProcessorPaymentState) -> bool {
 
 fn no_connector() -> ApplicationError {
     ApplicationError::NotConfigured("No live payment processor is set up for this account.".into())
+}
+
+/// Whether the service holds the processor's payment for the authorization `operation`: paid, or
+/// reserved by the intent's attempt (held, processing, or awaiting the customer).
+fn is_claimed(
+    repositories: &mut dyn Repositories,
+    scope: &Scope,
+    operation: &ProcessorOperation,
+) -> Result<bool, ApplicationError> {
+    let payment_id = operation.payment();
+    let paid = repositories.payments().find(scope, payment_id)?;
+    if paid.is_some_and(|payment| payment.status() == payments_domain::payment::PaymentStatus::Paid) {
+        return Ok(true);
+    }
+    let intent = load(repositories, scope, operation.payment_intent().as_str())?;
+    Ok(reserved_payment(&intent).is_ok_and(|reserved| &reserved == payment_id))
 }
 
 /// The live intent whose redirect token is `token`.
