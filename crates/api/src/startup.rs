@@ -32,9 +32,10 @@ use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConnectorAccountService,
     ConsoleSessionService, CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService,
-    MailMessageService, OverviewService, PaymentIntentService, PaymentIntentSettings, PaymentMethodService,
-    PaymentService, PayoutRails, PayoutService, ProcessorEventService, Processors, RefundService, RequestLogService,
-    SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
+    MailMessageService, OverviewService, PageService, PaymentIntentService, PaymentIntentSettings,
+    PaymentMethodService, PaymentService, PayoutRails, PayoutService, PriceService, ProcessorEventService, Processors,
+    ProductService, RefundService, RequestLogService, SetupIntentService, TestClockService, WebhookDeliveryService,
+    WebhookService,
 };
 use payments_application::ApplicationError;
 use payments_domain::payment_method::PaymentMethodType;
@@ -264,6 +265,9 @@ impl Services {
             setup_intents,
             payment_methods: Arc::new(PaymentMethodService::new(storage.clone(), clock.clone())),
             payouts,
+            products: Arc::new(ProductService::new(storage.clone(), clock.clone(), ids.clone())),
+            prices: Arc::new(PriceService::new(storage.clone(), clock.clone(), ids.clone())),
+            pages: Arc::new(PageService::new(storage.clone(), clock.clone(), ids.clone())),
             balance: Arc::new(BalanceService::new(storage.clone(), clock.clone(), payout_rails())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
             refunds,

@@ -12,9 +12,9 @@ use payments_application::ports::{Clock, IdGenerator, Mailer, UnitOfWork};
 use payments_application::services::{
     AccountService, BalanceService, BillingStatementService, CheckoutSessionService, ConnectorAccountService,
     ConsoleSessionService, CustomerService, CustomerSessionService, DueWork, EventService, IdempotencyService,
-    MailMessageService, OverviewService, PaymentIntentService, PaymentMethodService, PaymentService, PayoutService,
-    ProcessorEventService, RefundService, RequestLogService, SetupIntentService, TestClockService,
-    WebhookDeliveryService, WebhookService,
+    MailMessageService, OverviewService, PageService, PaymentIntentService, PaymentMethodService, PaymentService,
+    PayoutService, PriceService, ProcessorEventService, ProductService, RefundService, RequestLogService,
+    SetupIntentService, TestClockService, WebhookDeliveryService, WebhookService,
 };
 use payments_application::{ApplicationError, Scope};
 use payments_domain::time::Timestamp;
@@ -37,6 +37,9 @@ pub struct Services {
     pub mail_messages: Arc<MailMessageService>,
     pub payment_methods: Arc<PaymentMethodService>,
     pub payouts: Arc<PayoutService>,
+    pub products: Arc<ProductService>,
+    pub prices: Arc<PriceService>,
+    pub pages: Arc<PageService>,
     pub balance: Arc<BalanceService>,
     pub events: Arc<EventService>,
     pub webhooks: Arc<WebhookService>,

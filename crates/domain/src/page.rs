@@ -62,6 +62,81 @@ pub struct PageDetails {
     pub after_payment: AfterPayment,
 }
 
+/// A custom field as a merchant asks for it, before the service gives it its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCustomField {
+    pub name: String,
+    pub kind: FieldKind,
+    pub required: bool,
+}
+
+/// What a merchant supplies to create a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPage {
+    pub title: String,
+    pub description: Option<Description>,
+    pub template: PageTemplate,
+    pub custom_fields: Vec<NewCustomField>,
+    pub payment_methods: Vec<PaymentMethodType>,
+    /// The default message when `None`.
+    pub after_payment: Option<AfterPayment>,
+}
+
+impl NewPage {
+    /// The page's details, its fields given ids by `field_id`.
+    #[must_use]
+    pub fn details(self, field_id: &mut dyn FnMut() -> CustomFieldId) -> PageDetails {
+        PageDetails {
+            title: self.title,
+            description: self.description,
+            template: self.template,
+            custom_fields: with_ids(self.custom_fields, field_id),
+            payment_methods: self.payment_methods,
+            after_payment: self.after_payment.unwrap_or_else(|| AfterPayment::Message(DEFAULT_MESSAGE.to_owned())),
+        }
+    }
+}
+
+/// Custom fields as asked, each given an id by `field_id`.
+fn with_ids(fields: Vec<NewCustomField>, field_id: &mut dyn FnMut() -> CustomFieldId) -> Vec<CustomField> {
+    fields
+        .into_iter()
+        .map(|NewCustomField { name, kind, required }| CustomField { id: field_id(), name, kind, required })
+        .collect()
+}
+
+/// What a merchant changes on a page; `None` leaves a part as it is. Custom fields given replace
+/// the page's (each with a new id).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageChanges {
+    pub title: Option<String>,
+    pub description: Option<Description>,
+    pub template: Option<PageTemplate>,
+    pub custom_fields: Option<Vec<NewCustomField>>,
+    pub payment_methods: Option<Vec<PaymentMethodType>>,
+    pub after_payment: Option<AfterPayment>,
+    pub active: Option<bool>,
+}
+
+impl PageChanges {
+    /// The page's details with these changes, fields given ids by `field_id`.
+    #[must_use]
+    pub fn applied_to(self, details: &PageDetails, field_id: &mut dyn FnMut() -> CustomFieldId) -> PageDetails {
+        let current = details.clone();
+        PageDetails {
+            title: self.title.unwrap_or(current.title),
+            description: self.description.or(current.description),
+            template: self.template.unwrap_or(current.template),
+            custom_fields: match self.custom_fields {
+                Some(fields) => with_ids(fields, field_id),
+                None => current.custom_fields,
+            },
+            payment_methods: self.payment_methods.unwrap_or(current.payment_methods),
+            after_payment: self.after_payment.unwrap_or(current.after_payment),
+        }
+    }
+}
+
 /// What the customer pays for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PageTemplate {

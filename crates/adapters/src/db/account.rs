@@ -13,14 +13,15 @@ use payments_application::error::cause_chain;
 use payments_application::ports::{AccountRepository, ArchivedRow, ArchivedRows, DeletedCounts, KeyRecord, StoreError};
 use payments_application::ports::{
     BalanceRepository, BillingStatementRepository, CheckoutSessionRepository, CustomerRepository,
-    CustomerSessionRepository, EventRepository, PaymentIntentRepository, PaymentMethodRepository, PaymentRepository,
-    PayoutRepository, RefundRepository, SetupIntentRepository, WebhookRepository,
+    CustomerSessionRepository, EventRepository, PageRepository, PaymentIntentRepository, PaymentMethodRepository,
+    PaymentRepository, PayoutRepository, PriceRepository, ProductRepository, RefundRepository, SetupIntentRepository,
+    WebhookRepository,
 };
 use payments_application::Scope;
 use payments_domain::account::{Account, KeyKind, Mode};
 use payments_domain::ids::{
-    AccountId, BalanceEntryId, BillingStatementId, CheckoutSessionId, CustomerId, CustomerSessionId, EventId,
-    PaymentId, PaymentIntentId, PaymentMethodId, PayoutId, RefundId, SetupIntentId, WebhookId,
+    AccountId, BalanceEntryId, BillingStatementId, CheckoutSessionId, CustomerId, CustomerSessionId, EventId, PageId,
+    PaymentId, PaymentIntentId, PaymentMethodId, PayoutId, PriceId, ProductId, RefundId, SetupIntentId, WebhookId,
 };
 
 /// The advisory lock that serializes first-account checks on PostgreSQL.
@@ -253,6 +254,9 @@ impl DbSession<'_> {
             },
             "payouts" => read!(PayoutRepository, PayoutId),
             "balance_entries" => read!(BalanceRepository, BalanceEntryId),
+            "products" => read!(ProductRepository, ProductId),
+            "prices" => read!(PriceRepository, PriceId),
+            "pages" => read!(PageRepository, PageId),
             // Read with the object they belong to, which comes before them.
             "customer_metadata"
             | "payment_intent_metadata"

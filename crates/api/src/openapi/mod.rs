@@ -42,7 +42,8 @@ pub fn document(base_url: &str) -> OpenApi {
     for endpoint in endpoints.iter().filter(|endpoint| endpoint.alias_of.is_none()) {
         collect_schemas(endpoint, &mut schemas);
         if !tags.iter().any(|tag| tag.name == endpoint.tag) {
-            tags.push(TagBuilder::new().name(endpoint.tag).build());
+            let own = OWN_RESOURCES.contains(&endpoint.tag).then_some(OWN_RESOURCE);
+            tags.push(TagBuilder::new().name(endpoint.tag).description(own).build());
         }
         paths.add_path_operation(
             endpoint.path,
@@ -124,9 +125,15 @@ fn require_present_properties(schemas: &mut [(String, RefOr<Schema>)]) {
     }
 }
 
+/// The resources this service has of its own: PayRex documents no API for them (Pages' products,
+/// prices and pages), so a PayRex client library has no calls for them.
+const OWN_RESOURCES: [&str; 3] = ["products", "prices", "pages"];
+const OWN_RESOURCE: &str =
+    "This service's own: PayRex documents no API for it, and its client libraries have no calls for it.";
+
 /// The `resource` of each answer's schema: the one value it always has, or (for a deletion's
 /// tombstone) the resources that can be deleted.
-const RESOURCES: [(&str, &[&str]); 23] = [
+const RESOURCES: [(&str, &[&str]); 26] = [
     ("Attempt", &["webhook_attempt"]),
     ("Balance", &["balance"]),
     ("BillingStatement", &["billing_statement"]),
@@ -135,13 +142,19 @@ const RESOURCES: [(&str, &[&str]); 23] = [
     ("CheckoutSessionLineItem", &["checkout_session_line_item"]),
     ("Customer", &["customer"]),
     ("CustomerSession", &["customer_session"]),
-    ("Deleted", &["customer", "billing_statement", "billing_statement_line_item", "webhook", "payment_method"]),
+    (
+        "Deleted",
+        &["customer", "billing_statement", "billing_statement_line_item", "webhook", "payment_method", "product"],
+    ),
     ("Event", &["event"]),
+    ("Page", &["page"]),
     ("Payment", &["payment"]),
     ("PaymentIntent", &["payment_intent"]),
     ("PaymentMethod", &["payment_method"]),
     ("Payout", &["payout"]),
     ("PayoutTransaction", &["payout_transaction"]),
+    ("Price", &["price"]),
+    ("Product", &["product"]),
     ("PublicPaymentIntent", &["payment_intent"]),
     ("PublicSetupIntent", &["setup_intent"]),
     ("Refund", &["refund"]),

@@ -11,11 +11,14 @@ mod customer_session;
 pub(crate) mod endpoint;
 pub(crate) mod event;
 mod health;
+mod page;
 pub(crate) mod payment;
 pub(crate) mod payment_intent;
 pub(crate) mod payment_method;
 pub(crate) mod payout;
 mod pending_authorization;
+mod price;
+mod product;
 pub(crate) mod refund;
 pub(crate) mod request_log;
 mod setup_intent;
@@ -48,7 +51,7 @@ pub fn secret_parameter_names() -> std::collections::BTreeSet<String> {
 
 /// Every endpoint of the API, each resource's under its tag, in the order the document lists them.
 pub(crate) fn endpoints() -> Vec<Endpoint> {
-    let resources: [(&str, Endpoints); 17] = [
+    let resources: [(&str, Endpoints); 20] = [
         ("customers", customer::endpoints),
         ("customer_sessions", customer_session::endpoints),
         ("payment_intents", payment_intent::endpoints),
@@ -61,6 +64,9 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
         ("checkout_sessions", checkout_session::endpoints),
         ("billing_statements", billing_statement::endpoints),
         ("billing_statement_line_items", billing_statement_line_item::endpoints),
+        ("products", product::endpoints),
+        ("prices", price::endpoints),
+        ("pages", page::endpoints),
         ("events", event::endpoints),
         ("webhooks", webhook::endpoints),
         ("request_logs", request_log::endpoints),

@@ -240,6 +240,15 @@ async fn seed(app: &TestApp, key: &str) -> Vec<(String, Value)> {
     let body = format!("customer_id={customer_id}&{}", crate::customer_sessions::ALL_ENABLED);
     let customer_session = post(app, key, "/customer_sessions", &body).await;
     let checkout = post(app, key, "/checkout_sessions", crate::checkout_sessions::SESSION).await;
+    let product = post(app, key, "/products", "name=Mug&image=https%3A%2F%2Fshop.example%2Fmug.png").await;
+    let product_id = product["id"].as_str().unwrap().to_owned();
+    let price = post(app, key, "/prices", &format!("product_id={product_id}&amount=25000&description=Each")).await;
+    let price_id = price["id"].as_str().unwrap().to_owned();
+    let page_body = format!(
+        "title=Merch&template=storefront&prices[]={price_id}&payment_methods[]=card\
+         &custom_fields[0][name]=Size&custom_fields[0][type]=dropdown&custom_fields[0][options][]=S&custom_fields[0][options][]=M"
+    );
+    let page = post(app, key, "/pages", &page_body).await;
     // Four days: the card payment and the refund are paid out (a payout with its lines).
     post(app, key, "/test_helpers/clock/advance", "seconds=345600").await;
     let (_, payouts) = get(app, key, "/payouts").await;
@@ -256,6 +265,9 @@ async fn seed(app: &TestApp, key: &str) -> Vec<(String, Value)> {
         format!("/customers/{customer_id}/payment_methods"),
         format!("/customer_sessions/{}", customer_session["id"].as_str().unwrap()),
         format!("/checkout_sessions/{}", checkout["id"].as_str().unwrap()),
+        format!("/products/{product_id}"),
+        format!("/prices/{price_id}"),
+        format!("/pages/{}", page["id"].as_str().unwrap()),
         "/customers?metadata[tier]=gold".to_owned(),
         "/events?limit=100".to_owned(),
         "/test_helpers/clock".to_owned(),

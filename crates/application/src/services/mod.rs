@@ -15,13 +15,16 @@ pub mod idempotency;
 pub(crate) mod intent_owner;
 pub mod mail_message;
 pub mod overview;
+pub mod page;
 pub mod payment;
 pub mod payment_intent;
 pub mod payment_method;
 pub mod payout;
 pub mod pending_authorization;
+pub mod price;
 pub mod processor_event;
 pub(crate) mod processor_operation;
+pub mod product;
 pub mod redirect;
 pub mod refund;
 pub mod request_log;
@@ -45,6 +48,7 @@ pub use event::{EventPage, EventService};
 pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use mail_message::MailMessageService;
 pub use overview::{Overview, OverviewService};
+pub use page::{PageService, PageView};
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
     AttachOutcome, AttachRequest, IntentTimeline, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,
@@ -53,7 +57,9 @@ pub use payment_intent::{
 pub use payment_method::PaymentMethodService;
 pub use payout::{PayoutPage, PayoutRails, PayoutService};
 pub use pending_authorization::AuthorizationFlow;
+pub use price::PriceService;
 pub use processor_event::ProcessorEventService;
+pub use product::ProductService;
 pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
 pub use request_log::RequestLogService;

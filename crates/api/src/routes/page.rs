@@ -1,0 +1,263 @@
+//! `/pages`: create, list, retrieve and update (deactivate) reusable payment pages. This service's
+//! own resource (PayRex documents none), for Pages.
+
+use super::endpoint::Endpoint;
+use super::payment_method::payment_methods;
+use super::support::{ok, page_request};
+use crate::auth::SecretKey;
+use crate::decode::{BodyParams, Params, QueryParams, NOT_BLANK};
+use crate::error::ApiError;
+use crate::representation::envelope::List;
+use crate::representation::page::PageResource;
+use crate::state::{blocking, Services};
+use actix_web::{web, HttpResponse};
+use payments_domain::ids::PriceId;
+use payments_domain::limits::IDENTIFIER_LENGTH;
+use payments_domain::page::{
+    AfterPayment, FieldKind, NewCustomField, NewPage, PageChanges, PageTemplate, FIELD_NAME_LENGTH, MAX_CUSTOM_FIELDS,
+    MAX_OPTIONS, MAX_PRICES, MESSAGE_LENGTH, OPTION_LENGTH, TEXT_LENGTH, TITLE_LENGTH,
+};
+use payments_domain::validation::FieldError;
+
+/// The templates, and the parameters each takes.
+const TEMPLATES: [(&str, &[&str]); 3] = [
+    ("storefront", &["prices"]),
+    ("fixed_amount", &["amount"]),
+    ("customer_chosen_amount", &["minimum_amount", "maximum_amount"]),
+];
+
+/// The kinds of custom field, and the parameters each takes.
+const FIELD_KINDS: [(&str, &[&str]); 3] =
+    [("text", &["max_length"]), ("number", &["minimum", "maximum"]), ("dropdown", &["options"])];
+
+pub(super) fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::post("/pages", create)
+            .named("create_page", "Create a page (this service's own)")
+            .body(new_page)
+            .answers::<PageResource>(),
+        Endpoint::get("/pages", list)
+            .named("list_pages", "List pages, newest first")
+            .query(page_request)
+            .answers::<PageResource>()
+            .list(),
+        Endpoint::get("/pages/{id}", retrieve).named("retrieve_page", "Retrieve a page").answers::<PageResource>(),
+        Endpoint::put("/pages/{id}", update)
+            .named("update_page", "Update a page; active=false deactivates it")
+            .body(page_changes)
+            .answers::<PageResource>(),
+    ]
+}
+
+async fn create(
+    SecretKey(scope): SecretKey,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let new = new_page(&mut params);
+    let new = params.finish(new)?;
+    let page = blocking(move || services.pages.create(&scope, new)).await?;
+    Ok(ok(&PageResource::from(&page)))
+}
+
+async fn retrieve(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    QueryParams(params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    params.finish(Some(()))?;
+    let page = blocking(move || services.pages.retrieve(&scope, &id)).await?;
+    Ok(ok(&PageResource::from(&page)))
+}
+
+async fn update(
+    SecretKey(scope): SecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let changes = page_changes(&mut params);
+    let changes = params.finish(changes)?;
+    let page = blocking(move || services.pages.update(&scope, &id, changes)).await?;
+    Ok(ok(&PageResource::from(&page)))
+}
+
+async fn list(
+    SecretKey(scope): SecretKey,
+    QueryParams(mut params): QueryParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let page = page_request(&mut params);
+    let page = params.finish(page)?;
+    let pages = blocking(move || services.pages.list(&scope, &page)).await?;
+    Ok(ok(&List::of(&pages, PageResource::from)))
+}
+
+fn new_page(params: &mut Params) -> Option<NewPage> {
+    let title = title(params);
+    let description = params.description("description");
+    let template = template(params);
+    let custom_fields = custom_fields(params);
+    let payment_methods = payment_methods(params);
+    let after_payment = after_payment(params);
+    let title = params.require("title", title);
+    let template = params.require("template", template.flatten());
+    let payment_methods = params.require("payment_methods", payment_methods);
+    Some(NewPage {
+        title: title?,
+        description,
+        template: template?,
+        custom_fields: custom_fields?.unwrap_or_default(),
+        payment_methods: payment_methods?,
+        after_payment: after_payment?,
+    })
+}
+
+fn page_changes(params: &mut Params) -> Option<PageChanges> {
+    let title = title(params);
+    let description = params.description("description");
+    let template = template(params);
+    let custom_fields = custom_fields(params);
+    let payment_methods = payment_methods(params);
+    let after_payment = after_payment(params);
+    let active = params.boolean("active");
+    Some(PageChanges {
+        title,
+        description,
+        template: template?,
+        custom_fields: custom_fields?,
+        payment_methods,
+        after_payment: after_payment?,
+        active,
+    })
+}
+
+fn title(params: &mut Params) -> Option<String> {
+    let title = params.string("title", TITLE_LENGTH);
+    params.pattern("title", NOT_BLANK);
+    title
+}
+
+/// Which of `all` the choice `key` names: `Some(None)` when it is not sent; `None` when it names
+/// none of them (refused, and the parameters of each left aside).
+fn chosen(
+    params: &mut Params,
+    key: &str,
+    all: &[(&'static str, &'static [&'static str])],
+) -> Option<Option<&'static str>> {
+    let sent = params.is_sent(key);
+    let chosen = params.one_of(key, all, |(name, _)| name).map(|(name, _)| name);
+    if sent && chosen.is_none() {
+        for (_, keys) in all {
+            keys.iter().for_each(|key| params.discard(key));
+        }
+        return None;
+    }
+    Some(chosen)
+}
+
+/// Refuses each of `keys` sent though `chosen` (the `choice` of `choice_key`) does not take it.
+fn refuse_others(
+    params: &mut Params,
+    all: &[(&'static str, &'static [&'static str])],
+    choice_key: &str,
+    chosen: Option<&str>,
+) {
+    for (name, keys) in all {
+        if Some(*name) == chosen {
+            continue;
+        }
+        for key in *keys {
+            params.only_where(key, choice_key, name);
+            let takes_it = all.iter().any(|(other, keys)| Some(*other) == chosen && keys.contains(key));
+            if !takes_it && params.is_sent(key) {
+                let detail = format!("Send it only with {choice_key}={name}.");
+                params.push(FieldError::invalid(params.name(key), detail));
+                params.discard(key);
+            }
+        }
+    }
+}
+
+/// The template and its parameters: `Some(None)` when none is sent, `None` when it is refused.
+fn template(params: &mut Params) -> Option<Option<PageTemplate>> {
+    let chosen = chosen(params, "template", &TEMPLATES)?;
+    refuse_others(params, &TEMPLATES, "template", chosen);
+    // Each is read (and so described) whatever the template; one the template does not take was
+    // refused above.
+    let prices = params.string_list("prices", MAX_PRICES, IDENTIFIER_LENGTH);
+    let amount = params.amount("amount");
+    let minimum = params.amount("minimum_amount");
+    let maximum = params.amount("maximum_amount");
+    let Some(chosen) = chosen else { return Some(None) };
+    let template = match chosen {
+        "storefront" => {
+            let prices = params.require("prices", prices)?;
+            let mut ids = Vec::new();
+            for (position, id) in prices.iter().enumerate() {
+                match PriceId::parse(id) {
+                    Some(id) => ids.push(id),
+                    None => {
+                        let detail = format!("No price with id {id} exists.");
+                        params.push(FieldError::missing(format!("prices[{position}]"), detail));
+                    }
+                }
+            }
+            (ids.len() == prices.len()).then_some(PageTemplate::Storefront { prices: ids })?
+        }
+        "fixed_amount" => PageTemplate::FixedAmount { amount: params.require("amount", amount)? },
+        _ => {
+            let minimum = params.require("minimum_amount", minimum);
+            let maximum = params.require("maximum_amount", maximum);
+            PageTemplate::CustomerChosenAmount { minimum: minimum?, maximum: maximum? }
+        }
+    };
+    Some(Some(template))
+}
+
+/// The custom fields asked: `Some(None)` when none are sent, `None` when one is refused.
+fn custom_fields(params: &mut Params) -> Option<Option<Vec<NewCustomField>>> {
+    let sent = params.is_sent("custom_fields");
+    let fields = params.object_list("custom_fields", MAX_CUSTOM_FIELDS, custom_field);
+    if sent {
+        fields.map(Some)
+    } else {
+        Some(None)
+    }
+}
+
+fn custom_field(params: &mut Params) -> Option<NewCustomField> {
+    let name = params.string("name", FIELD_NAME_LENGTH);
+    params.pattern("name", NOT_BLANK);
+    let kind = chosen(params, "type", &FIELD_KINDS)?;
+    refuse_others(params, &FIELD_KINDS, "type", kind);
+    let required = params.boolean("required").unwrap_or(false);
+    let max_length = params.integer_between("max_length", Some(1), Some(TEXT_LENGTH as i64));
+    let minimum = params.integer("minimum");
+    let maximum = params.integer("maximum");
+    let options = params.string_list("options", MAX_OPTIONS, OPTION_LENGTH);
+    let name = params.require("name", name);
+    let kind = match params.require("type", kind)? {
+        "text" => FieldKind::Text { max_length: max_length.map_or(TEXT_LENGTH, |length| length as usize) },
+        "number" => FieldKind::Number { minimum, maximum },
+        _ => FieldKind::Dropdown { options: params.require("options", options)? },
+    };
+    Some(NewCustomField { name: name?, kind, required })
+}
+
+/// What follows payment: a message, or a redirect; `Some(None)` when neither is sent.
+fn after_payment(params: &mut Params) -> Option<Option<AfterPayment>> {
+    let message = params.string("after_payment_message", MESSAGE_LENGTH);
+    let url = params.redirect_url("after_payment_redirect_url");
+    match (message, url) {
+        (Some(_), Some(_)) => {
+            let detail = "Send after_payment_message or after_payment_redirect_url, not both.";
+            params.push(FieldError::invalid("after_payment_redirect_url", detail));
+            None
+        }
+        (Some(message), None) => Some(Some(AfterPayment::Message(message))),
+        (None, Some(url)) => Some(Some(AfterPayment::Redirect(url))),
+        (None, None) => Some(None),
+    }
+}
