@@ -248,6 +248,9 @@ impl Services {
             Arc::new(ResolvingUrlGuard { private_targets_in_test: settings.webhooks.allow_private_targets_in_test });
         let secret_overlap_seconds = i64::from(settings.webhooks.secret_overlap_hours) * 3_600;
         let idle_seconds = i64::from(settings.console.idle_timeout_minutes) * 60;
+        let base = settings.public_base_url.as_str().to_owned();
+        let pages =
+            Arc::new(PageService::new(storage.clone(), clock.clone(), ids.clone(), payment_intents.clone(), base));
         Ok(Self {
             accounts: accounts.clone(),
             customers: Arc::new(CustomerService::new(storage.clone(), clock.clone(), ids.clone())),
@@ -267,7 +270,7 @@ impl Services {
             payouts,
             products: Arc::new(ProductService::new(storage.clone(), clock.clone(), ids.clone())),
             prices: Arc::new(PriceService::new(storage.clone(), clock.clone(), ids.clone())),
-            pages: Arc::new(PageService::new(storage.clone(), clock.clone(), ids.clone())),
+            pages,
             balance: Arc::new(BalanceService::new(storage.clone(), clock.clone(), payout_rails())),
             payments: Arc::new(PaymentService::new(storage.clone(), clock.clone())),
             refunds,

@@ -10,6 +10,12 @@ pub enum HostedPage {
     Checkout,
     /// An open billing statement's page, by the statement's client secret.
     BillingStatement,
+    /// A page's public address (PayRex Pages), by the page's id: paid by many customers, each
+    /// placing an order.
+    Page,
+    /// The payment page of one order placed on a page, by the order's payment intent's client
+    /// secret.
+    PageOrder,
     /// Test mode's page where a 3-D Secure challenge or an e-wallet redirect is decided, by its
     /// single-use token.
     TestAuthorization,
@@ -27,9 +33,11 @@ pub enum HostedPage {
 }
 
 impl HostedPage {
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 8] = [
         Self::Checkout,
         Self::BillingStatement,
+        Self::Page,
+        Self::PageOrder,
         Self::TestAuthorization,
         Self::ProcessorReturn,
         Self::ProcessorAuthentication,
@@ -42,6 +50,8 @@ impl HostedPage {
         match self {
             Self::Checkout => "/c/",
             Self::BillingStatement => "/b/",
+            Self::Page => "/p/",
+            Self::PageOrder => "/o/",
             Self::TestAuthorization => "/test/authorize/",
             Self::ProcessorReturn => "/processor/return/",
             Self::ProcessorAuthentication => "/processor/authenticate/",

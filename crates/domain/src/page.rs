@@ -414,6 +414,15 @@ impl Page {
                 (chosen_amount(order.amount, *minimum, *maximum, &mut errors), Vec::new())
             }
         };
+        // What the template does not take is refused, not ignored.
+        if !matches!(self.details.template, PageTemplate::Storefront { .. }) {
+            for (sent, _) in &order.quantities {
+                errors.push(FieldError::invalid(format!("quantity[{sent}]"), "This page does not offer that price."));
+            }
+        }
+        if order.amount.is_some() && !matches!(self.details.template, PageTemplate::CustomerChosenAmount { .. }) {
+            errors.push(FieldError::invalid("amount", "This page sets the amount to pay."));
+        }
         let custom_fields = self.answers(order, &mut errors);
         match amount {
             Some(amount) if errors.is_empty() => {

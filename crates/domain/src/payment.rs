@@ -5,6 +5,7 @@ use crate::error::DomainError;
 use crate::ids::{AccountId, CustomerId, PaymentId, PaymentIntentId, RefundId};
 use crate::metadata::Metadata;
 use crate::money::Currency;
+use crate::page::PageSession;
 use crate::payment_intent::{Attempt, IntentOwner, PaymentIntent};
 use crate::payment_method::PaymentBilling;
 use crate::payment_method::{PaymentMethodRecord, PaymentMethodType};
@@ -99,6 +100,8 @@ pub struct Payment {
     payment_intent_id: PaymentIntentId,
     customer_id: Option<CustomerId>,
     origin: String,
+    /// The order placed on a page that the payment pays, for a page's payment.
+    page_session: Option<PageSession>,
     status: PaymentStatus,
     payment_method: PaymentMethodRecord,
     refunded: bool,
@@ -124,6 +127,7 @@ pub struct StoredPayment {
     pub payment_intent_id: PaymentIntentId,
     pub customer_id: Option<CustomerId>,
     pub origin: String,
+    pub page_session: Option<PageSession>,
     pub status: PaymentStatus,
     pub payment_method: PaymentMethodRecord,
     pub refunded: bool,
@@ -151,6 +155,7 @@ impl Payment {
             payment_intent_id,
             customer_id,
             origin,
+            page_session,
             status,
             payment_method,
             refunded,
@@ -173,6 +178,7 @@ impl Payment {
             payment_intent_id,
             customer_id,
             origin,
+            page_session,
             status,
             payment_method,
             refunded,
@@ -250,6 +256,12 @@ impl Payment {
     #[must_use]
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// The order placed on a page that the payment pays (the spec's `page_session`).
+    #[must_use]
+    pub fn page_session(&self) -> Option<&PageSession> {
+        self.page_session.as_ref()
     }
 
     #[must_use]
@@ -346,6 +358,7 @@ impl Payment {
             payment_intent_id: intent.id().clone(),
             customer_id: intent.customer_id().cloned(),
             origin: IntentOwner::payment_origin(intent.owner()).to_owned(),
+            page_session: intent.page_session().cloned(),
             status,
             payment_method: attempt.payment_method,
             refunded: false,

@@ -19,6 +19,7 @@ use crate::error::DomainError;
 use crate::ids::{AccountId, ClientSecret, CustomerId, PaymentId, PaymentIntentId, PaymentMethodId};
 use crate::metadata::Metadata;
 use crate::money::{Amount, Currency};
+use crate::page::PageSession;
 use crate::payment_method::{
     CardSummary, Funding, PaymentBilling, PaymentMethod, PaymentMethodRecord, PaymentMethodType, Usage, VerifiedCard,
 };
@@ -244,6 +245,8 @@ pub struct PaymentIntent {
     action_due_at: Option<Timestamp>,
     /// What the intent was created for, when not the merchant's own API call.
     owner: Option<IntentOwner>,
+    /// The order a customer placed on a page, which the intent pays (its payments carry it).
+    page_session: Option<PageSession>,
     created_at: Timestamp,
     updated_at: Timestamp,
     version: i64,
@@ -276,6 +279,7 @@ pub struct StoredPaymentIntent {
     pub redirect_token: Option<String>,
     pub action_due_at: Option<Timestamp>,
     pub owner: Option<IntentOwner>,
+    pub page_session: Option<PageSession>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
@@ -310,6 +314,7 @@ impl PaymentIntent {
             redirect_token,
             action_due_at,
             owner,
+            page_session,
             created_at,
             updated_at,
             version,
@@ -339,6 +344,7 @@ impl PaymentIntent {
             redirect_token,
             action_due_at,
             owner,
+            page_session,
             created_at,
             updated_at,
             version,
@@ -485,6 +491,8 @@ impl PaymentIntent {
 pub enum IntentOwner {
     CheckoutSession,
     BillingStatement,
+    /// A customer's order on a page (PayRex Pages), which a page makes for each order.
+    Page,
 }
 
 impl IntentOwner {
@@ -493,20 +501,37 @@ impl IntentOwner {
         match self {
             Self::CheckoutSession => "checkout_session",
             Self::BillingStatement => "billing_statement",
+            Self::Page => "page",
         }
     }
 
     #[must_use]
     pub fn parse(value: &str) -> Option<Self> {
-        [Self::CheckoutSession, Self::BillingStatement].into_iter().find(|owner| owner.as_str() == value)
+        [Self::CheckoutSession, Self::BillingStatement, Self::Page].into_iter().find(|owner| owner.as_str() == value)
     }
 
-    /// The `origin` of the intent's payments: `billing_statement` for a statement's, else `api`
-    /// (a checkout session's payments keep `api`, as before owners were recorded).
+    /// Whether the owner keeps `operation` to itself, refusing it to the merchant: a checkout
+    /// session or a billing statement changes or ends its intent itself (`expire`, `void`); a
+    /// page's order keeps its amount, which its page session adds up, but the merchant may cancel
+    /// an order never paid.
+    #[must_use]
+    pub fn refuses(self, operation: PaymentIntentOperation) -> bool {
+        match self {
+            Self::CheckoutSession | Self::BillingStatement => {
+                matches!(operation, PaymentIntentOperation::Update | PaymentIntentOperation::Cancel)
+            }
+            Self::Page => operation == PaymentIntentOperation::Update,
+        }
+    }
+
+    /// The `origin` of the intent's payments: `billing_statement` for a statement's, `pages` for
+    /// a page's, else `api` (a checkout session's payments keep `api`, as before owners were
+    /// recorded).
     #[must_use]
     pub fn payment_origin(owner: Option<Self>) -> &'static str {
         match owner {
             Some(Self::BillingStatement) => "billing_statement",
+            Some(Self::Page) => "pages",
             Some(Self::CheckoutSession) | None => "api",
         }
     }
@@ -597,6 +622,7 @@ impl PaymentIntent {
             redirect_token: None,
             action_due_at: None,
             owner: None,
+            page_session: None,
             created_at: now,
             updated_at: now,
             version: 1,
@@ -608,6 +634,22 @@ impl PaymentIntent {
     pub fn owned_by(mut self, owner: IntentOwner) -> Self {
         self.owner = Some(owner);
         self
+    }
+
+    /// The same new intent, paying the order `session` a customer placed on a page, whose payment
+    /// page (`order_page`, made from the intent's client secret) the customer comes back to.
+    #[must_use]
+    pub fn for_page(mut self, session: PageSession, order_page: impl FnOnce(&ClientSecret) -> String) -> Self {
+        self.return_url = Some(RedirectUrl::trusted(order_page(&self.client_secret)));
+        self.owner = Some(IntentOwner::Page);
+        self.page_session = Some(session);
+        self
+    }
+
+    /// The order placed on a page that the intent pays, for a page's intent.
+    #[must_use]
+    pub fn page_session(&self) -> Option<&PageSession> {
+        self.page_session.as_ref()
     }
 
     /// What the intent was created for; `None` for the merchant's own intents.

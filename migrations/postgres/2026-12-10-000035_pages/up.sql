@@ -46,3 +46,8 @@ CREATE TABLE pages (
     updated_at BIGINT NOT NULL
 );
 CREATE INDEX pages_listing ON pages (account_id, livemode, seq) WHERE seq > 0;
+
+-- The order a customer placed on a page (PayRex's `page_session`): kept with the intent that pays
+-- it, and copied onto each of its payments.
+ALTER TABLE payment_intents ADD COLUMN page_session TEXT;
+ALTER TABLE payments ADD COLUMN page_session TEXT;

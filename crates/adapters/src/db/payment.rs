@@ -41,6 +41,9 @@ struct PaymentRow {
     #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
+    /// Written once, with the payment.
+    #[diesel(skip_update)]
+    page_session: Option<String>,
 }
 
 impl PaymentRow {
@@ -66,6 +69,7 @@ impl PaymentRow {
             version: payment.version(),
             created_at: payment.created_at().unix_seconds(),
             updated_at: payment.updated_at().unix_seconds(),
+            page_session: payment.page_session().map(to_json).transpose()?,
         })
     }
 
@@ -85,6 +89,7 @@ impl PaymentRow {
             payment_intent_id: parse_id("payment intent id", &self.payment_intent_id, PaymentIntentId::parse)?,
             customer_id: self.customer_id.map(|id| parse_id("customer id", &id, CustomerId::parse)).transpose()?,
             origin: self.origin,
+            page_session: self.page_session.as_deref().map(from_json).transpose()?,
             status: PaymentStatus::parse(&self.status).ok_or_else(|| corrupt("payment status", &self.status))?,
             payment_method: from_json(&self.payment_method)?,
             refunded: self.refunded,

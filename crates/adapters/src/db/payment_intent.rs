@@ -51,6 +51,9 @@ struct PaymentIntentRow {
     #[diesel(skip_update)]
     created_at: i64,
     updated_at: i64,
+    /// Written once, with the intent.
+    #[diesel(skip_update)]
+    page_session: Option<String>,
 }
 
 impl PaymentIntentRow {
@@ -83,6 +86,7 @@ impl PaymentIntentRow {
             version: intent.version(),
             created_at: intent.created_at().unix_seconds(),
             updated_at: intent.updated_at().unix_seconds(),
+            page_session: intent.page_session().map(to_json).transpose()?,
         })
     }
 
@@ -125,6 +129,7 @@ impl PaymentIntentRow {
                     IntentOwner::parse(&owner).ok_or_else(|| super::error::corrupt("payment intent owner", &owner))
                 })
                 .transpose()?,
+            page_session: self.page_session.as_deref().map(from_json).transpose()?,
             created_at: Timestamp::from_unix_seconds(self.created_at),
             updated_at: Timestamp::from_unix_seconds(self.updated_at),
             version: self.version,
@@ -243,6 +248,17 @@ impl PaymentIntentRepository for DbSession<'_> {
         .set(PaymentIntentRow::from_domain(intent)?);
         self.write(statement, Expect::OneRow)?;
         self.write_intent_metadata_pairs(intent, true)
+    }
+
+    fn find_for_page(&mut self, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
+        payment_intents::table
+            .filter(payment_intents::id.eq(id.as_str()))
+            .select(PaymentIntentRow::as_select())
+            .get_result(self.reading()?)
+            .optional()
+            .map_err(store_error)?
+            .map(PaymentIntentRow::into_domain)
+            .transpose()
     }
 
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {

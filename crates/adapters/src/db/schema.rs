@@ -142,6 +142,7 @@ diesel::table! {
         version -> BigInt,
         created_at -> BigInt,
         updated_at -> BigInt,
+        page_session -> Nullable<Text>,
     }
 }
 
@@ -214,6 +215,7 @@ diesel::table! {
         version -> BigInt,
         created_at -> BigInt,
         updated_at -> BigInt,
+        page_session -> Nullable<Text>,
     }
 }
 

@@ -5,6 +5,7 @@ mod checkout;
 mod console;
 mod hosted;
 pub(crate) mod mailbox;
+mod page;
 mod payment_form;
 mod payrex_js;
 mod processor_authentication;
@@ -24,6 +25,7 @@ pub fn configure(config: &mut web::ServiceConfig, console: bool) {
     billing_statement::configure(config);
     mailbox::configure(config);
     test_authorization::configure(config);
+    page::configure(config);
     processor_authentication::configure(config);
     processor_return::configure(config);
     reference::configure(config);

@@ -4,6 +4,7 @@ use super::customer::CustomerResource;
 use payments_domain::customer::Customer;
 use payments_domain::description::Description;
 use payments_domain::metadata::Metadata;
+use payments_domain::page::{CustomFieldAnswer, PageLineItem};
 use payments_domain::payment::Payment;
 use payments_domain::payment::PaymentStatus;
 use payments_domain::payment_method::PaymentBilling;
@@ -54,12 +55,47 @@ pub(crate) struct PaymentResource<'a> {
     status: &'static str,
     customer: Option<CustomerResource<'a>>,
     origin: &'a str,
-    #[schema(value_type = Option<Object>)]
-    page_session: Option<()>,
+    /// Present when processed through Pages: the customer's answers and, with the storefront
+    /// template, one line per chosen price (`total_amount` = quantity × `price_amount`).
+    page_session: Option<PageSessionView<'a>>,
     payment_method: PaymentMethodView<'a>,
     refunded: bool,
     created_at: i64,
     updated_at: i64,
+}
+
+/// A payment's `page_session`, in the spec's shape.
+#[derive(Serialize, ToSchema)]
+#[schema(as = PageSession)]
+pub(crate) struct PageSessionView<'a> {
+    #[schema(value_type = Vec<PageSessionCustomField>)]
+    custom_fields: &'a [CustomFieldAnswer],
+    #[schema(value_type = Vec<PageSessionLineItem>)]
+    line_items: &'a [PageLineItem],
+}
+
+/// An answer to a page's custom field: all strings.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct PageSessionCustomField {
+    id: String,
+    name: String,
+    value: String,
+}
+
+/// One chosen price of a storefront page.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct PageSessionLineItem {
+    id: String,
+    price_id: String,
+    price_amount: i64,
+    price_description: Option<String>,
+    product_id: String,
+    product_name: String,
+    product_description: Option<String>,
+    quantity: i64,
+    total_amount: i64,
 }
 
 impl<'a> PaymentResource<'a> {
@@ -85,7 +121,10 @@ impl<'a> PaymentResource<'a> {
             status: payment.status().as_str(),
             customer: customer.map(CustomerResource::from),
             origin: payment.origin(),
-            page_session: None,
+            page_session: payment.page_session().map(|session| PageSessionView {
+                custom_fields: &session.custom_fields,
+                line_items: &session.line_items,
+            }),
             payment_method: PaymentMethodView {
                 kind: payment.payment_method().method,
                 card,

@@ -2,11 +2,14 @@
 //! deactivated; every bad input refused with nothing changed; another account or mode sees and
 //! touches none of them.
 
-use crate::helpers::{read, TestApp};
+use crate::checkout_sessions::{card_fields, visit};
+use crate::helpers::{browser, read, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 
 on_both_backends!(
+    a_storefront_page_paid_by_card_gives_a_payment_with_its_page_session,
+    a_customer_chosen_amount_is_paid_and_bad_orders_change_nothing,
     a_storefront_page_offers_prices_of_products_with_custom_fields,
     products_and_prices_are_archived_not_deleted_once_priced,
     every_bad_page_is_refused_and_changes_nothing,
@@ -216,4 +219,132 @@ async fn another_account_or_mode_sees_and_touches_none_of_them(app: TestApp) {
     let (_, still) = read(app.get(&paths[2]).await).await;
     assert_eq!(still["active"], true, "untouched");
     assert_eq!(read(app.request(Method::GET, &paths[0], &app.keys.public_test).send().await.unwrap()).await.0, 401, "a public key reads none");
+}
+
+/// Places `order` (a form body) on the page `page`: the answer's status and where it sends the
+/// customer, or the page shown.
+async fn place(app: &TestApp, page: &str, order: &str) -> (u16, String, String) {
+    let response = browser()
+        .post(format!("{}/p/{page}", app.address))
+        .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(order.to_owned())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let location = response.headers().get("location").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    (status, location, response.text().await.unwrap())
+}
+
+async fn a_storefront_page_paid_by_card_gives_a_payment_with_its_page_session(app: TestApp) {
+    let (mug, shirt, cap) = (priced(&app, "Mug", 25_000).await, priced(&app, "Shirt", 50_000).await, priced(&app, "Cap", 15_000).await);
+    let page = made(&app, "/pages", storefront(&[&mug, &shirt, &cap])).await;
+    let page_id = page["id"].as_str().unwrap();
+    let (size, student) = (page["custom_fields"][0]["id"].as_str().unwrap(), page["custom_fields"][1]["id"].as_str().unwrap());
+    let (status, html) = crate::helpers::open_page(&format!("{}/p/{page_id}", app.address)).await;
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains("Merch") && html.contains("Shirt") && html.contains("₱500.00") && html.contains("Student number"), "{html}");
+
+    let order = format!(
+        "quantity[{}]=2&quantity[{}]=1&quantity[{}]=3&custom_fields[{size}]=M&custom_fields[{student}]=202312",
+        mug["id"].as_str().unwrap(),
+        shirt["id"].as_str().unwrap(),
+        cap["id"].as_str().unwrap()
+    );
+    let (status, location, body) = place(&app, page_id, &order).await;
+    assert_eq!(status, 303, "{body}");
+    assert!(location.starts_with("/o/pi_"), "{location}");
+    let payment_page = format!("{}{location}", app.address);
+    let (status, html) = crate::helpers::open_page(&payment_page).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("₱1,450.00") && html.contains("2 × ₱250.00") && html.contains("202312"), "{html}");
+
+    let paid = visit(&payment_page).await.submit(&card_fields("4242424242424242")).await;
+    assert_eq!(paid.status().as_u16(), 303, "{}", paid.text().await.unwrap());
+    let (status, html) = crate::helpers::open_page(&payment_page).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Thank you for your payment."), "the page's message: {html}");
+
+    // The payment: origin pages, and page_session exactly as the spec shapes it.
+    let (_, events) = read(app.get("/events?type=payment.paid").await).await;
+    let payment = events["data"][0]["data"].clone();
+    assert_eq!((payment["origin"].as_str(), payment["amount"].as_i64()), (Some("pages"), Some(145_000)), "{payment}");
+    let session = &payment["page_session"];
+    assert_eq!(session.as_object().unwrap().keys().collect::<Vec<_>>(), ["custom_fields", "line_items"]);
+    assert_eq!(
+        session["custom_fields"],
+        json!([{"id": size, "name": "Size", "value": "M"}, {"id": student, "name": "Student number", "value": "202312"}])
+    );
+    let lines = session["line_items"].as_array().unwrap();
+    assert_eq!(lines.len(), 3);
+    let keys: Vec<&String> = lines[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["id", "price_id", "price_amount", "price_description", "product_id", "product_name", "product_description", "quantity", "total_amount"]
+    );
+    for (line, (price, quantity, name)) in lines.iter().zip([(&mug, 2, "Mug"), (&shirt, 1, "Shirt"), (&cap, 3, "Cap")]) {
+        assert_eq!(line["price_id"], price["id"]);
+        assert_eq!(line["product_id"], price["product_id"]);
+        assert_eq!((line["product_name"].as_str(), line["product_description"].as_str()), (Some(name), Some(format!("A {name}").as_str())));
+        assert_eq!((line["quantity"].as_i64(), line["price_description"].as_str()), (Some(quantity), Some("Each")));
+        assert_eq!(line["total_amount"].as_i64(), Some(quantity * price["amount"].as_i64().unwrap()));
+        assert!(line["id"].as_str().unwrap().starts_with("page_li_"));
+    }
+    let (_, retrieved) = read(app.get(&format!("/payments/{}", payment["id"].as_str().unwrap())).await).await;
+    assert_eq!(retrieved["page_session"], *session, "a retrieved payment carries it too");
+
+    // Many customers pay the same page: each order is an intent of its own.
+    let orders = (0..6).map(|_| place(&app, page_id, &order));
+    let placed = futures_util::future::join_all(orders).await;
+    let mut secrets: Vec<&String> = placed.iter().map(|(status, location, _)| {
+        assert_eq!(*status, 303);
+        location
+    }).collect();
+    secrets.dedup();
+    assert_eq!(secrets.len(), 6, "six orders, six intents");
+}
+
+async fn a_customer_chosen_amount_is_paid_and_bad_orders_change_nothing(app: TestApp) {
+    let chosen = json!({
+        "title": "Donate", "template": "customer_chosen_amount", "minimum_amount": 5_000, "maximum_amount": 500_000,
+        "payment_methods": ["card"], "after_payment_redirect_url": "https://shop.example/thanks?from=page",
+        "custom_fields": [{"name": "Note", "type": "text", "max_length": 10}],
+    });
+    let page = made(&app, "/pages", chosen).await;
+    let page_id = page["id"].as_str().unwrap();
+    let note = page["custom_fields"][0]["id"].as_str().unwrap();
+    let (_, before) = read(app.get("/payment_intents").await).await;
+    for (order, says) in [
+        ("amount=49.99".to_owned(), "at least 5000"),
+        ("amount=5000.01".to_owned(), "at most 500000"),
+        ("amount=ten".to_owned(), "Enter the amount in pesos"),
+        (String::new(), "Enter the amount to pay"),
+        (format!("amount=100&custom_fields[{note}]=far%20too%20long"), "at most 10 characters"),
+        ("amount=100&custom_fields[page_cf_nope]=x".to_owned(), "no such question"),
+        ("amount=100&quantity[price_x]=1".to_owned(), "does not offer that price"),
+    ] {
+        let (status, _, html) = place(&app, page_id, &order).await;
+        assert_eq!(status, 400, "{order}");
+        assert!(html.contains(says) && html.contains("role=\"alert\""), "{order}: {html}");
+    }
+    let (_, after) = read(app.get("/payment_intents").await).await;
+    assert_eq!(after["data"], before["data"], "no intent made");
+    assert_eq!(place(&app, "page_nope", "amount=100").await.0, 404);
+
+    let (status, location, _) = place(&app, page_id, &format!("amount=1%2C234.50&custom_fields[{note}]=thanks")).await;
+    assert_eq!(status, 303);
+    let payment_page = format!("{}{location}", app.address);
+    let paid = visit(&payment_page).await.submit(&card_fields("4242424242424242")).await;
+    let sent_to = paid.headers().get("location").unwrap().to_str().unwrap().to_owned();
+    assert!(sent_to.starts_with("https://shop.example/thanks?from=page&payment_intent_client_secret=pi_"), "{sent_to}");
+    let (_, events) = read(app.get("/events?type=payment.paid").await).await;
+    let payment = &events["data"][0]["data"];
+    assert_eq!((payment["amount"].as_i64(), payment["origin"].as_str()), (Some(123_450), Some("pages")));
+    assert_eq!(payment["page_session"], json!({"custom_fields": [{"id": note, "name": "Note", "value": "thanks"}], "line_items": []}));
+
+    // Deactivated, the page takes no order.
+    let path = format!("/pages/{page_id}");
+    send(&app, Method::PUT, &path, &app.keys.secret_test, json!({"active": false})).await;
+    let (status, _, html) = place(&app, page_id, "amount=100").await;
+    assert!(status == 400 && html.contains("no longer takes payments"), "{status} {html}");
 }

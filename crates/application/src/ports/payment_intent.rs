@@ -70,6 +70,13 @@ pub trait PaymentIntentRepository {
     /// [`StoreError::Conflict`] when the version moved on; storage failures.
     fn update(&mut self, intent: &PaymentIntent, expected_version: i64) -> Result<(), StoreError>;
 
+    /// The intent `id`, of whichever scope: a hosted page's link (the intent's client secret,
+    /// checked by the caller) names no account.
+    ///
+    /// # Errors
+    /// Storage failures.
+    fn find_for_page(&mut self, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError>;
+
     /// The intent whose pending redirect has this secret token, in any scope.
     ///
     /// # Errors

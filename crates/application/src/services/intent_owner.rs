@@ -37,7 +37,8 @@ pub(crate) fn intent_paid(
 ) -> Result<Option<OwnerEvent>, ApplicationError> {
     let (intent_before, intent_after) = presented;
     match intent.owner() {
-        None => Ok(None),
+        // A page is paid by many orders: none completes it.
+        None | Some(IntentOwner::Page) => Ok(None),
         Some(IntentOwner::CheckoutSession) => {
             let Some(before) = repositories.checkout_sessions().find_by_payment_intent(scope, intent.id())? else {
                 return Err(missing_owner());
@@ -92,13 +93,9 @@ fn missing_owner() -> ApplicationError {
     ApplicationError::internal("an owned payment intent's owner is missing")
 }
 
-/// What a merchant may not do to an intent that a checkout session or a billing statement owns: its
-/// owner changes or ends it (`expire`, `void`), and the intent with it.
-const OWNER_REFUSES: [PaymentIntentOperation; 2] = [PaymentIntentOperation::Update, PaymentIntentOperation::Cancel];
-
 /// Whether an owner of `intent`, if it has one, lets the merchant do `operation` themselves.
 pub(crate) fn owner_allows(intent: &PaymentIntent, operation: PaymentIntentOperation) -> bool {
-    intent.owner().is_none() || !OWNER_REFUSES.contains(&operation)
+    intent.owner().is_none_or(|owner| !owner.refuses(operation))
 }
 
 /// Refuses a merchant's `operation` on an intent that a checkout session or a billing statement
@@ -136,6 +133,10 @@ pub(crate) fn ensure_not_owned(
                 .find_by_payment_intent(scope, intent.id())?
                 .map(|statement| format!("billing statement {}", statement.id())),
             "void the statement instead",
+        ),
+        Some(IntentOwner::Page) => (
+            intent.page_session().map(|session| format!("the order placed on page {}", session.page_id)),
+            "the customer places a new order on the page instead",
         ),
     };
     let owner = owner.ok_or_else(missing_owner)?;

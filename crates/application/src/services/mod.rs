@@ -48,7 +48,7 @@ pub use event::{EventPage, EventService};
 pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use mail_message::MailMessageService;
 pub use overview::{Overview, OverviewService};
-pub use page::{PageService, PageView};
+pub use page::{PageOrderPage, PageService, PageView};
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
     AttachOutcome, AttachRequest, IntentTimeline, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,

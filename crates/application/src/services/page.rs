@@ -4,8 +4,13 @@ use crate::error::ApplicationError;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::Scope;
-use payments_domain::ids::{CustomFieldId, PageId};
-use payments_domain::page::{self, AfterPayment, NewPage, PageChanges, PageDetails, PageTemplate};
+use crate::services::{Access, AttachOutcome, AttachRequest, PaymentIntentService};
+use payments_domain::description::Description;
+use payments_domain::hosted_page::HostedPage;
+use payments_domain::ids::{ClientSecret, CustomFieldId, PageId, PageLineItemId, PaymentIntentId};
+use payments_domain::money::{Amount, Currency};
+use payments_domain::page::{self, AfterPayment, NewPage, PageChanges, PageDetails, PageOrder, PageTemplate};
+use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentIntent};
 use payments_domain::price::Price;
 use payments_domain::product::Product;
 use payments_domain::validation::FieldError;
@@ -21,17 +26,113 @@ pub struct PageView {
     pub offered: Vec<(Price, Product)>,
 }
 
+/// A customer's order on a page, for its payment page: the page, and the intent paying the order.
+#[derive(Debug, Clone)]
+pub struct PageOrderPage {
+    pub page: page::Page,
+    pub intent: PaymentIntent,
+}
+
 /// Page use cases.
 pub struct PageService {
     unit_of_work: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    payment_intents: Arc<PaymentIntentService>,
+    /// Base of the order pages' addresses.
+    public_base_url: String,
 }
 
 impl PageService {
     #[must_use]
-    pub fn new(unit_of_work: Arc<dyn UnitOfWork>, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
-        Self { unit_of_work, clock, ids }
+    pub fn new(
+        unit_of_work: Arc<dyn UnitOfWork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        payment_intents: Arc<PaymentIntentService>,
+        public_base_url: String,
+    ) -> Self {
+        Self { unit_of_work, clock, ids, payment_intents, public_base_url }
+    }
+
+    /// The page `id` as its public address shows it, with the prices it offers.
+    ///
+    /// # Errors
+    /// `resource_not_found` for no such page; storage failures.
+    pub fn public_view(&self, id: &str) -> Result<PageView, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let page = load_public(repositories, id)?;
+            let scope = Scope::of(&page.account_id, page.livemode);
+            with_offered(repositories, &scope, page)
+        })
+    }
+
+    /// A customer's order on the page `id`, at its public address: checked against the page as it
+    /// stands (an archived price or a deactivated page is refused), and a payment intent made for
+    /// it, carrying the order as its page session, for the customer to pay.
+    ///
+    /// # Errors
+    /// `resource_not_found` for no such page; every part of the order that breaks a rule, by the
+    /// form's parameter names; storage failures.
+    pub fn order(&self, id: &str, order: &PageOrder) -> Result<PaymentIntent, ApplicationError> {
+        let view = self.public_view(id)?;
+        let page = &view.page;
+        let scope = Scope::of(&page.account_id, page.livemode);
+        let session = page
+            .order(order, &view.offered, &mut || PageLineItemId::from_random(&self.ids.id_part()))
+            .map_err(ApplicationError::Validation)?;
+        let amount = Amount::new(session.amount).map_err(|refused| ApplicationError::invalid(refused.at("amount")))?;
+        let description = Description::new(page.details.title.clone()).ok();
+        let new = NewPaymentIntent {
+            amount,
+            currency: Currency::Php,
+            payment_methods: page.details.payment_methods.clone(),
+            statement_descriptor: None,
+            description,
+            metadata: None,
+            customer_id: None,
+            return_url: None,
+            card_options: CardOptions::default(),
+        };
+        let order_page = |secret: &ClientSecret| HostedPage::PageOrder.url(&self.public_base_url, secret.reveal());
+        let intent = self.payment_intents.build(&scope, new, self.clock.now_in(&scope)?).for_page(session, order_page);
+        in_transaction(self.unit_of_work.as_ref(), |repositories| {
+            repositories.payment_intents().insert(&intent)?;
+            Ok(intent)
+        })
+    }
+
+    /// The order whose payment intent's client secret is `secret`, for its payment page.
+    ///
+    /// # Errors
+    /// `resource_not_found` for a secret that names no page's order; storage failures.
+    pub fn order_page(&self, secret: &str) -> Result<PageOrderPage, ApplicationError> {
+        let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: "this order".to_owned() };
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let id = ClientSecret::object_id(secret).and_then(PaymentIntentId::parse).ok_or_else(not_found)?;
+            let intent = repositories
+                .payment_intents()
+                .find_for_page(&id)?
+                .filter(|intent| intent.client_secret().matches(secret))
+                .ok_or_else(not_found)?;
+            let session = intent.page_session().ok_or_else(not_found)?;
+            let page_id = PageId::parse(&session.page_id).ok_or_else(not_found)?;
+            let scope = Scope::of(intent.account_id(), intent.livemode());
+            let page = repositories.pages().find(&scope, &page_id)?.ok_or_else(not_found)?;
+            Ok(PageOrderPage { page, intent })
+        })
+    }
+
+    /// The customer pays their order on its payment page: the intent is attached as a browser
+    /// with its client secret would, so concurrent submissions charge at most once.
+    ///
+    /// # Errors
+    /// What attaching answers.
+    pub fn pay(&self, order: &PageOrderPage, request: AttachRequest) -> Result<AttachOutcome, ApplicationError> {
+        let intent = &order.intent;
+        let access = Access::ClientSecret(Some(intent.client_secret().reveal()));
+        let scope = Scope::of(intent.account_id(), intent.livemode());
+        self.payment_intents.attach(&scope, intent.id().as_str(), access, request)
     }
 
     /// Creates a page; a storefront's prices must be the scope's and offered.
@@ -162,6 +263,12 @@ fn ensure_offered(
     } else {
         Err(ApplicationError::Validation(errors))
     }
+}
+
+fn load_public(repositories: &mut dyn Repositories, id: &str) -> Result<page::Page, ApplicationError> {
+    let not_found = || ApplicationError::NotFound { resource: RESOURCE, id: id.to_owned() };
+    let page_id = PageId::parse(id).ok_or_else(not_found)?;
+    repositories.pages().find_public(&page_id)?.ok_or_else(not_found)
 }
 
 fn load(repositories: &mut dyn Repositories, scope: &Scope, id: &str) -> Result<page::Page, ApplicationError> {

@@ -35,6 +35,10 @@ impl PaymentIntentRepository for State {
         replace_versioned(&mut self.payment_intents, intent, expected_version)
     }
 
+    fn find_for_page(&mut self, id: &PaymentIntentId) -> Result<Option<PaymentIntent>, StoreError> {
+        Ok(self.payment_intents.iter().find(|i| i.id() == id).cloned())
+    }
+
     fn find_by_redirect_token(&mut self, token: &str) -> Result<Option<PaymentIntent>, StoreError> {
         Ok(self.payment_intents.iter().find(|i| i.redirect_token() == Some(token)).cloned())
     }

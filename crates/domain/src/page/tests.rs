@@ -135,6 +135,8 @@ fn every_bad_order_is_refused_with_each_reason() {
     for (bad, expected) in table {
         assert_eq!(refusals(page.order(&bad, &offered, &mut ids())), expected, "{bad:?}");
     }
+    let with_amount = PageOrder { amount: Some(50_000), ..order(&[(&mug, 1)], &[(&size, "S")]) };
+    assert_eq!(refusals(page.order(&with_amount, &offered, &mut ids())), [("amount".to_owned(), "parameter_invalid")]);
     let mut closed = page.clone();
     closed.update(None, Some(false), NOW);
     let refused = refusals(closed.order(&order(&[(&mug, 1)], &[(&size, "S")]), &offered, &mut ids()));
@@ -159,6 +161,12 @@ fn a_single_amount_is_the_merchants_or_the_customers_within_bounds() {
     page.details.template = PageTemplate::FixedAmount { amount: Amount::new(150_000).unwrap() };
     let session = page.order(&PageOrder::default(), &[], &mut ids()).unwrap();
     assert_eq!((session.amount, session.line_items.len()), (150_000, 0));
+    let chose_anyway = PageOrder { amount: Some(1), quantities: vec![("price_x".into(), 1)], ..PageOrder::default() };
+    let refused = refusals(page.order(&chose_anyway, &[], &mut ids()));
+    assert_eq!(
+        refused,
+        [("quantity[price_x]".to_owned(), "parameter_invalid"), ("amount".to_owned(), "parameter_invalid")]
+    );
 
     page.details.template = PageTemplate::CustomerChosenAmount {
         minimum: Amount::new(10_000).unwrap(),

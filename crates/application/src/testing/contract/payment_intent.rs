@@ -56,6 +56,7 @@ pub fn payment_intents_round_trip_and_are_found_by_redirect_token_and_due_time(s
     assert!(matches!(stale, Err(ApplicationError::Conflict)), "{stale:?}");
     assert_eq!(read(store, |r| r.payment_intents().find_by_redirect_token("token1")), Some(intent.clone()));
     assert_eq!(read(store, |r| r.payment_intents().find_by_redirect_token("other")), None);
+    assert_eq!(read(store, |r| r.payment_intents().find_for_page(intent.id())), Some(intent.clone()), "any scope's");
     let due_at = intent.action_due_at().unwrap();
     assert!(read(store, |r| r.payment_intents().due(None, due_at.plus_seconds(-1), 10)).is_empty());
     assert_eq!(
