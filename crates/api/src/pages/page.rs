@@ -278,7 +278,7 @@ impl PaymentPage for PageOrderPage {
     }
 
     fn collection(&self) -> BillingDetailsCollection {
-        BillingDetailsCollection::Auto
+        BillingDetailsCollection::Always
     }
 
     fn render(&self, visit: &Visit<'_>, entered: Entered, status: StatusCode) -> HttpResponse {
@@ -336,7 +336,7 @@ impl PaymentPage for PageOrderPage {
         respond_with_form(
             visit,
             self.intent.payment_methods(),
-            BillingDetailsCollection::Auto,
+            BillingDetailsCollection::Always,
             &entered,
             format!("Pay {total}"),
             (status, render),
