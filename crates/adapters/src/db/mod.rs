@@ -35,6 +35,37 @@ macro_rules! listed {
     };
 }
 
+/// A page of `$table`'s rows of `$scope` that the boxed query `$query` keeps, newest first (by
+/// `seq`), after or before the page's cursor (an id of the scope), read as `$row` and made domain
+/// objects by `$row::into_domain`.
+macro_rules! newest_first {
+    ($session:expr, $table:ident, $row:ty, $scope:expr, $query:expr, $page:expr) => {{
+        use diesel::prelude::*;
+        use payments_application::pagination::{Cursor, Page};
+        use $crate::db::error::store_error;
+        let (session, scope, page) = ($session, $scope, $page);
+        let mut seq_of = |id: &str| {
+            let found = $table::table
+                .filter(in_scope!($table, scope))
+                .filter($table::id.eq(id.to_owned()))
+                .select($table::seq)
+                .get_result(session.reading()?)
+                .optional();
+            $crate::db::cursor_seq(found)
+        };
+        let query =
+            $query.filter(listed!($table, scope)).select(<$row>::as_select()).limit(i64::from(page.limit()) + 1);
+        let query = match page.cursor() {
+            None => query.order($table::seq.desc()),
+            Some(Cursor::After(id)) => query.filter($table::seq.lt(seq_of(id)?)).order($table::seq.desc()),
+            Some(Cursor::Before(id)) => query.filter($table::seq.gt(seq_of(id)?)).order($table::seq.asc()),
+        };
+        let rows = query.load::<$row>(session.reading()?).map_err(store_error)?;
+        let found = rows.into_iter().map(<$row>::into_domain).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_overfetched(found, page))
+    }};
+}
+
 /// `<column> > 0` with the `0` written into the SQL rather than bound, so that PostgreSQL can match
 /// it to a partial index's predicate in a plan it caches ([`listed!`]). Unlike diesel's `sql`
 /// literal it leaves the statement in the connection's cache: its SQL follows from its type alone.

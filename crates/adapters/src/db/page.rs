@@ -1,14 +1,13 @@
 //! Pages in the database: what the merchant set is read and written whole, as JSON beside the
 //! title the lists show.
 
-use super::cursor_seq;
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, from_json, invalid, parse_id, to_json};
 use super::prepared::Prepare;
 use super::schema::pages;
 use super::session::DbSession;
 use diesel::prelude::*;
-use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::pagination::{Page, PageRequest};
 use payments_application::ports::{PageRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, CustomFieldId, PageId, PriceId};
@@ -175,19 +174,6 @@ impl PageRow {
     }
 }
 
-impl DbSession<'_> {
-    /// The list position of the page `id` in `scope`.
-    fn page_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        let found = pages::table
-            .filter(in_scope!(pages, scope))
-            .filter(pages::id.eq(id))
-            .select(pages::seq)
-            .get_result(self.reading()?)
-            .optional();
-        cursor_seq(found)
-    }
-}
-
 impl PageRepository for DbSession<'_> {
     fn insert(&mut self, page: &page::Page) -> Result<(), StoreError> {
         self.insert(pages::table, vec![PageRow::from_domain(page)?])
@@ -231,18 +217,6 @@ impl PageRepository for DbSession<'_> {
     }
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<page::Page>, StoreError> {
-        let query = pages::table
-            .filter(listed!(pages, scope))
-            .select(PageRow::as_select())
-            .limit(i64::from(page.limit()) + 1)
-            .into_boxed();
-        let query = match page.cursor() {
-            None => query.order(pages::seq.desc()),
-            Some(Cursor::After(id)) => query.filter(pages::seq.lt(self.page_seq(scope, id)?)).order(pages::seq.desc()),
-            Some(Cursor::Before(id)) => query.filter(pages::seq.gt(self.page_seq(scope, id)?)).order(pages::seq.asc()),
-        };
-        let rows = query.load::<PageRow>(self.reading()?).map_err(store_error)?;
-        let found = rows.into_iter().map(PageRow::into_domain).collect::<Result<Vec<_>, _>>()?;
-        Ok(Page::from_overfetched(found, page))
+        newest_first!(self, pages, PageRow, scope, pages::table.into_boxed(), page)
     }
 }

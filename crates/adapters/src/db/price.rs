@@ -1,13 +1,12 @@
 //! Prices in the database.
 
-use super::cursor_seq;
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, invalid};
 use super::prepared::Prepare;
 use super::schema::prices;
 use super::session::DbSession;
 use diesel::prelude::*;
-use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::pagination::{Page, PageRequest};
 use payments_application::ports::{PriceRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, PriceId, ProductId};
@@ -69,19 +68,6 @@ impl PriceRow {
     }
 }
 
-impl DbSession<'_> {
-    /// The list position of the price `id` in `scope`.
-    fn price_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        let found = prices::table
-            .filter(in_scope!(prices, scope))
-            .filter(prices::id.eq(id))
-            .select(prices::seq)
-            .get_result(self.reading()?)
-            .optional();
-        cursor_seq(found)
-    }
-}
-
 impl PriceRepository for DbSession<'_> {
     fn insert(&mut self, price: &Price) -> Result<(), StoreError> {
         self.insert(prices::table, vec![PriceRow::from_domain(price)])
@@ -135,25 +121,10 @@ impl PriceRepository for DbSession<'_> {
         product: Option<&ProductId>,
         page: &PageRequest,
     ) -> Result<Page<Price>, StoreError> {
-        let mut query = prices::table
-            .filter(listed!(prices, scope))
-            .select(PriceRow::as_select())
-            .limit(i64::from(page.limit()) + 1)
-            .into_boxed();
+        let mut query = prices::table.into_boxed();
         if let Some(product) = product {
             query = query.filter(prices::product_id.eq(product.as_str().to_owned()));
         }
-        let query = match page.cursor() {
-            None => query.order(prices::seq.desc()),
-            Some(Cursor::After(id)) => {
-                query.filter(prices::seq.lt(self.price_seq(scope, id)?)).order(prices::seq.desc())
-            }
-            Some(Cursor::Before(id)) => {
-                query.filter(prices::seq.gt(self.price_seq(scope, id)?)).order(prices::seq.asc())
-            }
-        };
-        let rows = query.load::<PriceRow>(self.reading()?).map_err(store_error)?;
-        let found = rows.into_iter().map(PriceRow::into_domain).collect::<Result<Vec<_>, _>>()?;
-        Ok(Page::from_overfetched(found, page))
+        newest_first!(self, prices, PriceRow, scope, query, page)
     }
 }

@@ -1,6 +1,5 @@
 //! Products in the database.
 
-use super::cursor_seq;
 use super::error::{corrupt, store_error, versioned};
 use super::json::{description, invalid};
 use super::prepared::Prepare;
@@ -8,7 +7,7 @@ use super::schema::products;
 use super::session::DbSession;
 use super::write_batch::Expect;
 use diesel::prelude::*;
-use payments_application::pagination::{Cursor, Page, PageRequest};
+use payments_application::pagination::{Page, PageRequest};
 use payments_application::ports::{ProductRepository, StoreError};
 use payments_application::Scope;
 use payments_domain::ids::{AccountId, ProductId};
@@ -67,19 +66,6 @@ impl ProductRow {
     }
 }
 
-impl DbSession<'_> {
-    /// The list position of the product `id` in `scope`.
-    fn product_seq(&mut self, scope: &Scope, id: &str) -> Result<i64, StoreError> {
-        let found = products::table
-            .filter(in_scope!(products, scope))
-            .filter(products::id.eq(id))
-            .select(products::seq)
-            .get_result(self.reading()?)
-            .optional();
-        cursor_seq(found)
-    }
-}
-
 impl ProductRepository for DbSession<'_> {
     fn insert(&mut self, product: &Product) -> Result<(), StoreError> {
         self.insert(products::table, vec![ProductRow::from_domain(product)])
@@ -134,22 +120,6 @@ impl ProductRepository for DbSession<'_> {
     }
 
     fn list(&mut self, scope: &Scope, page: &PageRequest) -> Result<Page<Product>, StoreError> {
-        let query = products::table
-            .filter(listed!(products, scope))
-            .select(ProductRow::as_select())
-            .limit(i64::from(page.limit()) + 1)
-            .into_boxed();
-        let query = match page.cursor() {
-            None => query.order(products::seq.desc()),
-            Some(Cursor::After(id)) => {
-                query.filter(products::seq.lt(self.product_seq(scope, id)?)).order(products::seq.desc())
-            }
-            Some(Cursor::Before(id)) => {
-                query.filter(products::seq.gt(self.product_seq(scope, id)?)).order(products::seq.asc())
-            }
-        };
-        let rows = query.load::<ProductRow>(self.reading()?).map_err(store_error)?;
-        let found = rows.into_iter().map(ProductRow::into_domain).collect::<Result<Vec<_>, _>>()?;
-        Ok(Page::from_overfetched(found, page))
+        newest_first!(self, products, ProductRow, scope, products::table.into_boxed(), page)
     }
 }
