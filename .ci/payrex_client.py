@@ -15,6 +15,7 @@ import secrets
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -24,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from payrex import Client
 from payrex import RequestInvalidException
 from payrex import SetupIntentEntity
+from payrex.api_resource import ApiResource
+from payrex.entities.payment_entity import PaymentEntity
 from standardwebhooks.webhooks import Webhook
 
 EVENT_TYPES = [
@@ -156,6 +159,7 @@ def main(base_url, secret_key, clock_secret_key):
 
     check_billing_statements(client, base_url.rstrip("/"), secret_key)
     check_console(client, base_url.rstrip("/"), secret_key)
+    check_pages(client, base_url.rstrip("/"), secret_key)
 
     # A bad request is a RequestInvalidException carrying every error.
     try:
@@ -279,6 +283,74 @@ def check_billing_statements(client, base_url, secret_key):
         check(error.errors[0].code == "resource_invalid_state", "a closed statement takes no line items")
     else:
         sys.exit("a line item was added to a closed statement")
+
+
+def check_pages(client, base_url, secret_key):
+    """A customer's order on a storefront page (made through this service's own API, which the
+    client has no calls for), paid through the client's attach: the client's Payment reads
+    page_session, from a retrieval and from the payment.paid event."""
+
+    def call(path, body):
+        request = urllib.request.Request(base_url + path, json.dumps(body).encode(), method="POST")
+        request.add_header("Authorization", "Basic " + base64.b64encode(f"{secret_key}:".encode()).decode())
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request) as answer:
+            return json.load(answer)
+
+    product = call("/products", {"name": "Mug", "description": "Stoneware"})
+    price = call("/prices", {"product_id": product["id"], "amount": 25000, "description": "Each"})
+    page = call(
+        "/pages",
+        {
+            "title": "Merch",
+            "template": "storefront",
+            "prices": [price["id"]],
+            "payment_methods": ["card"],
+            "custom_fields": [{"name": "Size", "type": "dropdown", "options": ["S", "M"], "required": True}],
+        },
+    )
+    size = page["custom_fields"][0]["id"]
+    server = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    hook_url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
+    webhook = client.webhooks.create({"url": hook_url, "events": ["payment.paid"], "description": "pages"})
+    order = urllib.parse.urlencode({f"quantity[{price['id']}]": "2", f"custom_fields[{size}]": "M"}).encode()
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    try:
+        urllib.request.build_opener(NoRedirect).open(base_url + "/p/" + page["id"], order)
+        sys.exit("the order was not sent on to its payment page")
+    except urllib.error.HTTPError as answer:
+        check(answer.code == 303, "an order on the page goes on to its payment page")
+        intent_id = answer.headers["Location"].removeprefix("/o/").split("_secret_")[0]
+    card = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2035, "cvc": "123"}
+    paid = client.payment_intents.attach(intent_id, {"payment_method": {"type": "card", "card": card}})
+    check(paid.status == "succeeded" and paid.amount == 50000, "the order's intent is paid through the client")
+    payment = client.payments.retrieve(paid.latest_payment["id"])
+    session = payment.page_session
+    check(session["custom_fields"] == [{"id": size, "name": "Size", "value": "M"}], "page_session's answers")
+    line = session["line_items"][0]
+    check(
+        (line["price_id"], line["quantity"], line["price_amount"], line["total_amount"], line["product_name"])
+        == (price["id"], 2, 25000, 50000, "Mug"),
+        "page_session's line: quantity × price amount",
+    )
+    for _ in range(100):
+        if Receiver.received:
+            break
+        time.sleep(0.1)
+    server.shutdown()
+    client.webhooks.delete(webhook.id)
+    payload, headers = Receiver.received.pop(0)
+    Receiver.received.clear()
+    event = client.webhooks.parse_event(payload, headers["payrex-signature"], webhook.secret_key)
+    check(
+        event.type == "payment.paid" and PaymentEntity(ApiResource(event.data)).page_session == session,
+        "payment.paid, parsed by the client, carries page_session",
+    )
 
 
 def check_console(client, base_url, secret_key):

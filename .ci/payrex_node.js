@@ -164,8 +164,39 @@ async function main() {
   check(disabled.data.some((w) => w.id === webhook.id), 'webhooks are listed by status');
   check((await payrex.webhooks.delete(webhook.id)).deleted === true, 'and deleted');
   server.close();
+  await checkPages(payrex);
   await checkPayouts(payrex);
   await checkListen(payrex);
+}
+
+// A customer's order on a storefront page (made through this service's own API, which the client
+// has no calls for), paid: payments.retrieve's Payment carries it as pageSession.
+async function checkPages(payrex) {
+  const made = async (path, body) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return response.json();
+  };
+  const product = await made('/products', { name: 'Mug' });
+  const price = await made('/prices', { product_id: product.id, amount: 25000 });
+  const page = await made('/pages', {
+    title: 'Merch', template: 'storefront', prices: [price.id], payment_methods: ['card'],
+    custom_fields: [{ name: 'Note', type: 'text' }],
+  });
+  const note = page.custom_fields[0].id;
+  const order = new URLSearchParams({ [`quantity[${price.id}]`]: '3', [`custom_fields[${note}]`]: 'gift' });
+  const placed = await fetch(`${baseUrl}/p/${page.id}`, { method: 'POST', body: order, redirect: 'manual' });
+  check(placed.status === 303, 'an order on the page goes on to its payment page');
+  const intentId = placed.headers.get('location').replace('/o/', '').split('_secret_')[0];
+  const paid = await attach(intentId);
+  const payment = await payrex.payments.retrieve(paid.latest_payment.id);
+  const session = payment.pageSession;
+  check(session && session.custom_fields[0].value === 'gift', 'payments.retrieve reads pageSession\'s answers');
+  const line = session.line_items[0];
+  check(line.price_id === price.id && line.quantity === 3 && line.total_amount === 75000, 'and its line: quantity × price amount');
 }
 
 // The payouts service: four days on the account's test clock pay its payments out, and
