@@ -282,6 +282,32 @@ def payouts(api, key):
     api.call("get", "/balance", key=key)
 
 
+def pages(api):
+    """PayRex Pages' own resources: products, prices and pages, made, read, listed and changed."""
+    product = api.call("post", "/products", form={"name": "Mug", "description": "Stoneware"})
+    api.call("get", "/products", params={"limit": 3})
+    api.call("get", "/products/{id}", id=product["id"])
+    api.call("put", "/products/{id}", form={"description": "Glazed stoneware"}, id=product["id"])
+    price = api.call("post", "/prices", form={"product_id": product["id"], "amount": 25000, "description": "Each"})
+    api.call("get", "/prices", params={"product_id": product["id"]})
+    api.call("get", "/prices/{id}", id=price["id"])
+    api.call("put", "/prices/{id}", form={"description": "One mug"}, id=price["id"])
+    page = api.call("post", "/pages", json={
+        "title": "Merch", "template": "storefront", "prices": [price["id"]], "payment_methods": ["card"],
+        "custom_fields": [{"name": "Size", "type": "dropdown", "options": ["S", "M"], "required": True},
+                          {"name": "Age", "type": "number", "minimum": 18}],
+        "after_payment_redirect_url": "https://shop.example/thanks",
+    })
+    api.call("get", "/pages", params={"limit": 3})
+    api.call("get", "/pages/{id}", id=page["id"])
+    api.call("put", "/pages/{id}", form={"active": "false"}, id=page["id"])
+    api.call("post", "/pages", json={"title": "Give", "template": "customer_chosen_amount", "minimum_amount": 5000,
+                                     "maximum_amount": 50000, "payment_methods": ["card", "gcash"]})
+    lone = api.call("post", "/products", form={"name": "Sticker"})
+    api.call("delete", "/products/{id}", id=lone["id"])
+    api.call("delete", "/products/{id}", status=400, id=product["id"])
+
+
 def errors(api):
     api.call("get", "/customers/{id}", status=404, id="cus_nothing_here")
     api.call("get", "/customers", key="sk_test_not_a_key", status=401)
@@ -300,6 +326,7 @@ def main(base_url, secret_key, public_key, payouts_key):
     request_logs(api)
     test_helpers(api, customer)
     payouts(api, payouts_key)
+    pages(api)
     errors(api)
     uncovered = api.uncovered()
     assert not uncovered, f"operations never answered 200 here: {uncovered}"

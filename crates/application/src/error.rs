@@ -77,6 +77,13 @@ pub enum StateRefusal {
     /// An operation of the payment was sent to the live processor, which has not answered yet.
     #[error("The processor has not answered this payment's {operation} yet; it is being checked. Retry later.")]
     ProcessorOperationPending { operation: &'static str },
+    /// An archived product cannot be priced, nor an archived price (or one of an archived product)
+    /// offered on a page: offer it again (`active=true`) first.
+    #[error("The {resource} is archived: offer it again with active=true first.")]
+    Archived { resource: &'static str },
+    /// A product with prices is archived, not deleted: its prices may have been sold.
+    #[error("This product has prices, so it cannot be deleted: archive it with active=false.")]
+    ProductPriced,
     /// Exported objects are imported only into an account whose test mode holds none.
     #[error("Account {account_id} already has test-mode objects; delete its test data before importing into it.")]
     AccountHasTestData { account_id: String },

@@ -278,7 +278,12 @@ impl PageDetails {
             errors.push(FieldError::invalid("custom_fields", detail));
         }
         for (position, field) in self.custom_fields.iter().enumerate() {
-            errors.extend(field.check().err().map(|refused| refused.at(format!("custom_fields[{position}]"))));
+            if let Err((part, refused)) = field.check() {
+                errors.push(refused.at(format!(
+                    "custom_fields[{position}]{}",
+                    part.map(|part| format!("[{part}]")).unwrap_or_default()
+                )));
+            }
         }
         if self.payment_methods.is_empty() {
             errors.push(FieldError::required("payment_methods"));
@@ -298,16 +303,19 @@ impl PageDetails {
 }
 
 impl CustomField {
-    fn check(&self) -> Result<(), Invalid> {
+    /// The field's rules; a refusal names the part of the field it is about, when one.
+    fn check(&self) -> Result<(), (Option<&'static str>, Invalid)> {
         if self.name.trim().is_empty() || self.name.chars().count() > FIELD_NAME_LENGTH {
-            return Err(Invalid::value(format!("A field's name is 1 to {FIELD_NAME_LENGTH} characters long.")));
+            let detail = format!("A field's name is 1 to {FIELD_NAME_LENGTH} characters long.");
+            return Err((Some("name"), Invalid::value(detail)));
         }
+        let refused = |part: &'static str, detail: String| Err((Some(part), Invalid::value(detail)));
         match &self.kind {
             FieldKind::Text { max_length } if !(1..=TEXT_LENGTH).contains(max_length) => {
-                Err(Invalid::value(format!("A text field takes at most 1 to {TEXT_LENGTH} characters.")))
+                refused("max_length", format!("A text field takes at most 1 to {TEXT_LENGTH} characters."))
             }
             FieldKind::Number { minimum: Some(minimum), maximum: Some(maximum) } if minimum > maximum => {
-                Err(Invalid::value("A number field's maximum must be at least its minimum."))
+                refused("maximum", "A number field's maximum must be at least its minimum.".to_owned())
             }
             FieldKind::Dropdown { options }
                 if options.is_empty()
@@ -317,9 +325,10 @@ impl CustomField {
                         .any(|option| option.trim().is_empty() || option.chars().count() > OPTION_LENGTH)
                     || (1..options.len()).any(|i| options[..i].contains(&options[i])) =>
             {
-                Err(Invalid::value(format!(
-                    "A dropdown has 1 to {MAX_OPTIONS} different options of 1 to {OPTION_LENGTH} characters."
-                )))
+                refused(
+                    "options",
+                    format!("A dropdown has 1 to {MAX_OPTIONS} different options of 1 to {OPTION_LENGTH} characters."),
+                )
             }
             FieldKind::Text { .. } | FieldKind::Number { .. } | FieldKind::Dropdown { .. } => Ok(()),
         }

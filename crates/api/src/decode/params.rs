@@ -191,6 +191,14 @@ impl Params {
         }
     }
 
+    /// States, for the document, that at most one of `keys` is sent; the decoder refuses more
+    /// itself.
+    pub fn at_most_one_of(&mut self, keys: &[&str]) {
+        if let Some(shape) = &mut self.shape {
+            shape.rule(shape::Rule::AtMostOne(keys.iter().map(|key| (*key).to_owned()).collect()));
+        }
+    }
+
     /// States, for the document, that either `one` is sent and none of `all`, or all of `all` and
     /// not `one`; the decoder refuses the rest itself.
     pub fn one_or_all(&mut self, one: &str, all: &[&str]) {
@@ -328,6 +336,14 @@ impl Params {
             return None;
         }
         self.integer(key)
+    }
+
+    /// States in the document that the list `key` (read just before) names each item once; the
+    /// caller refuses a repeat itself.
+    pub fn unique(&mut self, key: &str) {
+        if let Some(shape) = &mut self.shape {
+            shape.unique(key);
+        }
     }
 
     /// Marks the list `key` as holding at least one item in the document; the caller's own check

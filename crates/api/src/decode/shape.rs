@@ -31,6 +31,8 @@ pub struct Shape {
 pub(super) enum Rule {
     /// Exactly one of the parameters is sent.
     ExactlyOne(Vec<String>),
+    /// At most one of the parameters is sent.
+    AtMostOne(Vec<String>),
     /// Either `one` is sent and none of `all`, or every one of `all` and not `one` (a card's token,
     /// or its details).
     OneOrAll { one: String, all: Vec<String> },
@@ -46,14 +48,31 @@ impl Rule {
     fn schema(&self) -> serde_json::Value {
         use serde_json::json;
         let absent = json!({"anyOf": [{"type": "null"}, {"const": ""}]});
-        // A boolean's `true` is JSON's `true` or a form's "true".
-        let equals =
-            |value: &str| if value == "true" { json!({"enum": [true, "true"]}) } else { json!({"const": value}) };
+        // A boolean's `true` is every spelling of it that `boolean()` documents.
+        let equals = |value: &str| {
+            if value == "true" {
+                json!({"enum": [true, "true", "True", "1", 1]})
+            } else {
+                json!({"const": value})
+            }
+        };
         match self {
             Self::ExactlyOne(parameters) => json!({"oneOf": parameters.iter().map(|parameter| json!({
                 "required": [parameter],
                 "properties": {parameter: {"not": absent}},
             })).collect::<Vec<_>>()}),
+            Self::AtMostOne(parameters) => {
+                let mut pairs = Vec::new();
+                for (position, first) in parameters.iter().enumerate() {
+                    for second in &parameters[position + 1..] {
+                        pairs.push(json!({
+                            "required": [first, second],
+                            "properties": {first: {"not": absent}, second: {"not": absent}},
+                        }));
+                    }
+                }
+                json!({"not": {"anyOf": pairs}})
+            }
             Self::OneOrAll { one, all } => {
                 let mut alone = serde_json::Map::from_iter([(one.clone(), json!({"not": absent}))]);
                 let mut together = serde_json::Map::from_iter([(one.clone(), absent.clone())]);
@@ -162,6 +181,13 @@ impl Shape {
     pub(super) fn non_empty(&mut self, key: &str) {
         if let Some(Schema::Array(array)) = self.schema_of(key) {
             array.min_items = Some(1);
+        }
+    }
+
+    /// States that the list `key` (read just before) names each item once.
+    pub(super) fn unique(&mut self, key: &str) {
+        if let Some(Schema::Array(array)) = self.schema_of(key) {
+            array.unique_items = true;
         }
     }
 
@@ -370,9 +396,17 @@ pub(super) fn integer_in_ranges(ranges: &[(i64, i64)]) -> Schema {
     Schema::AnyOf(any.build())
 }
 
-/// `true` or `false`.
+/// `true` or `false`, also as a form writes them (`"true"`, `"True"`, `"1"`, `"false"`, `"False"`,
+/// `"0"`) and as `1` or `0`: every spelling [`Params::boolean`](super::Params::boolean) reads.
 pub(super) fn boolean() -> Schema {
-    Schema::Object(ObjectBuilder::new().schema_type(Type::Boolean).build())
+    let spelled = ["true", "True", "1", "false", "False", "0"];
+    Schema::AnyOf(
+        AnyOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Boolean))
+            .item(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(spelled)))
+            .item(ObjectBuilder::new().schema_type(Type::Integer).enum_values(Some([0, 1])))
+            .build(),
+    )
 }
 
 /// A list of at most `max_items` items.

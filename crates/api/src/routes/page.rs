@@ -19,16 +19,22 @@ use payments_domain::page::{
 };
 use payments_domain::validation::FieldError;
 
+/// A choice and the parameters it takes, each with whether it is required there.
+type Takes = (&'static str, &'static [(&'static str, bool)]);
+
 /// The templates, and the parameters each takes.
-const TEMPLATES: [(&str, &[&str]); 3] = [
-    ("storefront", &["prices"]),
-    ("fixed_amount", &["amount"]),
-    ("customer_chosen_amount", &["minimum_amount", "maximum_amount"]),
+const TEMPLATES: [Takes; 3] = [
+    ("storefront", &[("prices", true)]),
+    ("fixed_amount", &[("amount", true)]),
+    ("customer_chosen_amount", &[("minimum_amount", true), ("maximum_amount", true)]),
 ];
 
 /// The kinds of custom field, and the parameters each takes.
-const FIELD_KINDS: [(&str, &[&str]); 3] =
-    [("text", &["max_length"]), ("number", &["minimum", "maximum"]), ("dropdown", &["options"])];
+const FIELD_KINDS: [Takes; 3] = [
+    ("text", &[("max_length", false)]),
+    ("number", &[("minimum", false), ("maximum", false)]),
+    ("dropdown", &[("options", true)]),
+];
 
 pub(super) fn endpoints() -> Vec<Endpoint> {
     vec![
@@ -102,7 +108,12 @@ fn new_page(params: &mut Params) -> Option<NewPage> {
     let payment_methods = payment_methods(params);
     let after_payment = after_payment(params);
     let title = params.require("title", title);
-    let template = params.require("template", template.flatten());
+    // Required when not sent; a template refused (or missing its parameters) is reported already.
+    let template = match template {
+        Some(None) => params.require("template", None),
+        Some(Some(template)) => Some(template),
+        None => None,
+    };
     let payment_methods = params.require("payment_methods", payment_methods);
     Some(NewPage {
         title: title?,
@@ -141,37 +152,30 @@ fn title(params: &mut Params) -> Option<String> {
 
 /// Which of `all` the choice `key` names: `Some(None)` when it is not sent; `None` when it names
 /// none of them (refused, and the parameters of each left aside).
-fn chosen(
-    params: &mut Params,
-    key: &str,
-    all: &[(&'static str, &'static [&'static str])],
-) -> Option<Option<&'static str>> {
+fn chosen(params: &mut Params, key: &str, all: &[Takes]) -> Option<Option<&'static str>> {
     let sent = params.is_sent(key);
     let chosen = params.one_of(key, all, |(name, _)| name).map(|(name, _)| name);
     if sent && chosen.is_none() {
         for (_, keys) in all {
-            keys.iter().for_each(|key| params.discard(key));
+            keys.iter().for_each(|(key, _)| params.discard(key));
         }
         return None;
     }
     Some(chosen)
 }
 
-/// Refuses each of `keys` sent though `chosen` (the `choice` of `choice_key`) does not take it.
-fn refuse_others(
-    params: &mut Params,
-    all: &[(&'static str, &'static [&'static str])],
-    choice_key: &str,
-    chosen: Option<&str>,
-) {
+/// States for the document which parameters each of `all` takes, and refuses each one sent though
+/// `chosen` (the choice `choice_key` names) does not take it.
+fn refuse_others(params: &mut Params, all: &[Takes], choice_key: &str, chosen: Option<&str>) {
     for (name, keys) in all {
-        if Some(*name) == chosen {
-            continue;
-        }
-        for key in *keys {
-            params.only_where(key, choice_key, name);
-            let takes_it = all.iter().any(|(other, keys)| Some(*other) == chosen && keys.contains(key));
-            if !takes_it && params.is_sent(key) {
+        for (key, required) in *keys {
+            if *required {
+                params.exactly_where(key, choice_key, name);
+            } else {
+                params.only_where(key, choice_key, name);
+            }
+            let takes_it = all.iter().any(|(other, keys)| Some(*other) == chosen && keys.iter().any(|(k, _)| k == key));
+            if Some(*name) != chosen && !takes_it && params.is_sent(key) {
                 let detail = format!("Send it only with {choice_key}={name}.");
                 params.push(FieldError::invalid(params.name(key), detail));
                 params.discard(key);
@@ -187,6 +191,8 @@ fn template(params: &mut Params) -> Option<Option<PageTemplate>> {
     // Each is read (and so described) whatever the template; one the template does not take was
     // refused above.
     let prices = params.string_list("prices", MAX_PRICES, IDENTIFIER_LENGTH);
+    params.non_empty("prices");
+    params.unique("prices");
     let amount = params.amount("amount");
     let minimum = params.amount("minimum_amount");
     let maximum = params.amount("maximum_amount");
@@ -237,6 +243,9 @@ fn custom_field(params: &mut Params) -> Option<NewCustomField> {
     let minimum = params.integer("minimum");
     let maximum = params.integer("maximum");
     let options = params.string_list("options", MAX_OPTIONS, OPTION_LENGTH);
+    params.pattern("options", NOT_BLANK);
+    params.non_empty("options");
+    params.unique("options");
     let name = params.require("name", name);
     let kind = match params.require("type", kind)? {
         "text" => FieldKind::Text { max_length: max_length.map_or(TEXT_LENGTH, |length| length as usize) },
@@ -249,7 +258,9 @@ fn custom_field(params: &mut Params) -> Option<NewCustomField> {
 /// What follows payment: a message, or a redirect; `Some(None)` when neither is sent.
 fn after_payment(params: &mut Params) -> Option<Option<AfterPayment>> {
     let message = params.string("after_payment_message", MESSAGE_LENGTH);
+    params.pattern("after_payment_message", NOT_BLANK);
     let url = params.redirect_url("after_payment_redirect_url");
+    params.at_most_one_of(&["after_payment_message", "after_payment_redirect_url"]);
     match (message, url) {
         (Some(_), Some(_)) => {
             let detail = "Send after_payment_message or after_payment_redirect_url, not both.";

@@ -100,12 +100,12 @@ async fn products_and_prices_are_archived_not_deleted_once_priced(app: TestApp) 
     assert_eq!((status, archived["active"].as_bool(), archived["amount"].as_i64()), (200, Some(false), Some(25_000)));
     let (status, refused) = send(&app, Method::POST, "/pages", &app.keys.secret_test, storefront(&[&archived])).await;
     assert_eq!(status, 400, "an archived price is offered on no page: {refused}");
-    assert_eq!(refused["errors"][0]["parameter"], "prices[0]");
+    assert_eq!(refused["errors"][0]["code"], "resource_invalid_state", "{refused}");
 
     let (status, _) = send(&app, Method::PUT, &format!("/products/{product}"), &app.keys.secret_test, json!({"active": false})).await;
     assert_eq!(status, 200);
     let refused = send(&app, Method::POST, "/prices", &app.keys.secret_test, json!({"product_id": product, "amount": 3_000})).await;
-    assert_eq!((refused.0, refused.1["errors"][0]["parameter"].as_str()), (400, Some("product_id")), "{}", refused.1);
+    assert_eq!((refused.0, refused.1["errors"][0]["code"].as_str()), (400, Some("resource_invalid_state")), "{}", refused.1);
 
     let lone = made(&app, "/products", json!({"name": "Sticker"})).await;
     let lone_path = format!("/products/{}", lone["id"].as_str().unwrap());
@@ -145,7 +145,7 @@ async fn every_bad_page_is_refused_and_changes_nothing(app: TestApp) {
         (with(json!({"custom_fields": [{"name": "Size", "type": "dropdown"}]})), "custom_fields[0][options]", "parameter_required"),
         (with(json!({"custom_fields": [{"name": "Size", "type": "colour"}]})), "custom_fields[0][type]", "parameter_invalid"),
         (with(json!({"custom_fields": [{"name": "Size", "type": "text", "options": ["a"]}]})), "custom_fields[0][options]", "parameter_invalid"),
-        (with(json!({"custom_fields": [{"name": "Age", "type": "number", "minimum": 9, "maximum": 1}]})), "custom_fields[0]", "parameter_invalid"),
+        (with(json!({"custom_fields": [{"name": "Age", "type": "number", "minimum": 9, "maximum": 1}]})), "custom_fields[0][maximum]", "parameter_invalid"),
         (with(json!({"custom_fields": [{"name": "Note", "type": "text", "max_length": 501}]})), "custom_fields[0][max_length]", "parameter_above_maximum"),
         (with(json!({"custom_fields": (0..11).map(|n| json!({"name": format!("Q{n}"), "type": "text"})).collect::<Vec<_>>()})), "custom_fields", "parameter_invalid"),
         (with(json!({"after_payment_message": "x", "after_payment_redirect_url": "https://shop.example"})), "after_payment_redirect_url", "parameter_invalid"),

@@ -1,6 +1,6 @@
 //! Pages: create, retrieve, update (deactivate) and list; and what a page's public address shows.
 
-use crate::error::ApplicationError;
+use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::Scope;
@@ -253,7 +253,8 @@ fn ensure_offered(
         match offered.iter().find(|(price, _)| &price.id == id) {
             None => errors.push(FieldError::missing(parameter, format!("No price with id {id} exists."))),
             Some((price, product)) if !price.active || !product.active => {
-                errors.push(FieldError::invalid(parameter, format!("The price {id} is archived.")));
+                let resource = if price.active { "product" } else { "price" };
+                return Err(ApplicationError::InvalidState(StateRefusal::Archived { resource }));
             }
             Some(_) => {}
         }

@@ -1,6 +1,6 @@
 //! Prices: create for an active product, retrieve, update (archive) and list.
 
-use crate::error::ApplicationError;
+use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::Scope;
@@ -25,8 +25,8 @@ impl PriceService {
     }
 
     /// # Errors
-    /// `resource_not_found` on `product_id` for no such product of the scope, `parameter_invalid`
-    /// for an archived one; storage failures.
+    /// `resource_not_found` on `product_id` for no such product of the scope,
+    /// `resource_invalid_state` for an archived one; storage failures.
     pub fn create(&self, scope: &Scope, new: NewPrice) -> Result<Price, ApplicationError> {
         let id = PriceId::from_random(&self.ids.id_part());
         let price = Price::create(id, scope.account_id.clone(), scope.livemode(), new, self.clock.now_in(scope)?);
@@ -37,8 +37,7 @@ impl PriceService {
                     return Err(ApplicationError::invalid(FieldError::missing("product_id", detail)));
                 }
                 Some(product) if !product.active => {
-                    let detail = "The product is archived: offer it again (active=true) before pricing it.";
-                    return Err(ApplicationError::invalid(FieldError::invalid("product_id", detail)));
+                    return Err(ApplicationError::InvalidState(StateRefusal::Archived { resource: "product" }));
                 }
                 Some(_) => {}
             }

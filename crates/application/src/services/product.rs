@@ -1,12 +1,11 @@
 //! Products: create, retrieve, update (archive), delete while unpriced, and list.
 
-use crate::error::ApplicationError;
+use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::ids::ProductId;
 use payments_domain::product::{NewProduct, Product, ProductChanges};
-use payments_domain::validation::FieldError;
 use std::sync::Arc;
 
 const RESOURCE: &str = "product";
@@ -60,17 +59,13 @@ impl ProductService {
     /// have been sold, and a payment's page session names it).
     ///
     /// # Errors
-    /// `resource_not_found`; `resource_invalid_state`-like `parameter_invalid` for a priced product;
-    /// storage failures.
+    /// `resource_not_found`; `resource_invalid_state` for a priced product; storage failures.
     pub fn delete(&self, scope: &Scope, id: &str) -> Result<Product, ApplicationError> {
         in_transaction(self.unit_of_work.as_ref(), |repositories| {
             let product = load(repositories, scope, id)?;
             let one = PageRequest::new(Some(1), None, None).map_err(ApplicationError::Validation)?;
             if !repositories.prices().list(scope, Some(&product.id), &one)?.data.is_empty() {
-                return Err(ApplicationError::invalid(FieldError::invalid(
-                    "id",
-                    "A product with prices cannot be deleted: archive it with active=false.",
-                )));
+                return Err(ApplicationError::InvalidState(StateRefusal::ProductPriced));
             }
             repositories.products().delete(scope, &product.id)?;
             Ok(product)

@@ -251,7 +251,13 @@ fn what_a_merchant_sets_is_checked_field_by_field() {
     ];
     assert_eq!(
         parameters(bad.clone()),
-        ["custom_fields[0]", "custom_fields[1]", "custom_fields[2]", "custom_fields[3]", "custom_fields[4]"]
+        [
+            "custom_fields[0][name]",
+            "custom_fields[1][max_length]",
+            "custom_fields[2][maximum]",
+            "custom_fields[3][options]",
+            "custom_fields[4][options]"
+        ]
     );
     bad.custom_fields =
         (0..=MAX_CUSTOM_FIELDS).map(|_| field(id, "Name", FieldKind::Text { max_length: 5 }, false)).collect();
