@@ -7,6 +7,18 @@
 use crate::limits::URL_LENGTH;
 use crate::validation::Invalid;
 
+/// A picture's address (a line item's, a product's): an absolute `https` URL.
+///
+/// # Errors
+/// `parameter_invalid` otherwise.
+pub fn https_image(url: String) -> Result<String, Invalid> {
+    if parse(&url, "https://").is_ok_and(|parsed| parsed.scheme() == "https") {
+        Ok(url)
+    } else {
+        Err(Invalid::value("An image must be an absolute https URL."))
+    }
+}
+
 /// Checks `text` and returns it parsed; `schemes` says which schemes the caller takes, for the
 /// message when the text has none of them.
 ///

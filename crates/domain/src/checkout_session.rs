@@ -199,12 +199,7 @@ impl NewLineItem {
     /// # Errors
     /// `parameter_invalid` unless an absolute `https` URL of at most 2,048 characters.
     pub fn check_image(url: String) -> Result<String, Invalid> {
-        let https = crate::absolute_url::parse(&url, "https://").is_ok_and(|parsed| parsed.scheme() == "https");
-        if https {
-            Ok(url)
-        } else {
-            Err(Invalid::value("An image must be an absolute https URL."))
-        }
+        crate::absolute_url::https_image(url)
     }
 }
 

@@ -2,7 +2,6 @@
 //! product is archived (no longer offered), never deleted once it has a price: its prices may have
 //! been sold, and a payment's page session names it.
 
-use crate::checkout_session::NewLineItem;
 use crate::description::Description;
 use crate::ids::{AccountId, ProductId};
 use crate::time::Timestamp;
@@ -91,9 +90,10 @@ impl ProductName {
     /// # Errors
     /// `parameter_invalid` for a blank name or one over 255 characters.
     pub fn new(name: String) -> Result<Self, Invalid> {
-        NewLineItem::check_name(name)
-            .map(Self)
-            .map_err(|_| Invalid::value(format!("A product's name is 1 to {NAME_LENGTH} characters long, not blank.")))
+        if name.trim().is_empty() || name.chars().count() > NAME_LENGTH {
+            return Err(Invalid::value(format!("A product's name is 1 to {NAME_LENGTH} characters long, not blank.")));
+        }
+        Ok(Self(name))
     }
 
     #[must_use]
@@ -107,7 +107,7 @@ impl ProductName {
 /// # Errors
 /// `parameter_invalid` otherwise.
 pub fn check_image(url: String) -> Result<String, Invalid> {
-    NewLineItem::check_image(url)
+    crate::absolute_url::https_image(url)
 }
 
 #[cfg(test)]
