@@ -532,7 +532,8 @@ impl Params {
                 "false" | "False" | "0" => Some(false),
                 _ => None,
             },
-            Value::Number(number) => match number.as_i64() {
+            // `1.0` is `1` to JSON Schema, as for any whole number.
+            Value::Number(number) => match number.as_i64().or_else(|| number.as_f64().and_then(whole)) {
                 Some(1) => Some(true),
                 Some(0) => Some(false),
                 _ => None,
@@ -805,6 +806,8 @@ mod tests {
 
     #[test]
     fn booleans_accept_the_lenient_spellings() {
+        let mut whole = params(json!({"a": 1.0, "b": 0.0, "c": 0.5}));
+        assert_eq!((whole.boolean("a"), whole.boolean("b"), whole.boolean("c")), (Some(true), Some(false), None));
         let mut p = params(json!({"a": "True", "b": "0", "c": true, "d": "yes"}));
         assert_eq!(
             (p.boolean("a"), p.boolean("b"), p.boolean("c"), p.boolean("d")),

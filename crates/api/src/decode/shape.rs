@@ -51,7 +51,7 @@ impl Rule {
         // A boolean's `true` is every spelling of it that `boolean()` documents.
         let equals = |value: &str| {
             if value == "true" {
-                json!({"enum": [true, "true", "True", "1", 1]})
+                json!({"anyOf": [{"const": true}, {"const": 1}, {"type": "string", "pattern": "^(true|True|1)$"}]})
             } else {
                 json!({"const": value})
             }
@@ -399,12 +399,13 @@ pub(super) fn integer_in_ranges(ranges: &[(i64, i64)]) -> Schema {
 /// `true` or `false`, also as a form writes them (`"true"`, `"True"`, `"1"`, `"false"`, `"False"`,
 /// `"0"`) and as `1` or `0`: every spelling [`Params::boolean`](super::Params::boolean) reads.
 pub(super) fn boolean() -> Schema {
-    let spelled = ["true", "True", "1", "false", "False", "0"];
+    // A pattern rather than an enum: client generators make one constant of `true` and `True`.
+    let spelled = "^(true|True|1|false|False|0)$";
     Schema::AnyOf(
         AnyOfBuilder::new()
             .item(ObjectBuilder::new().schema_type(Type::Boolean))
-            .item(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(spelled)))
-            .item(ObjectBuilder::new().schema_type(Type::Integer).enum_values(Some([0, 1])))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(spelled)))
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(1)))
             .build(),
     )
 }

@@ -196,9 +196,9 @@ async fn the_request_log_pages_show_the_accounts_requests_escaped(app: TestApp) 
     assert_eq!(theirs["data"].as_array().map(Vec::len), Some(0));
     let entries = crate::request_logs::logged(&app, "", 1).await;
     let mine = entries[0]["id"].as_str().unwrap().to_owned();
-    let their_log =
-        crate::helpers::read(app.form(Method::GET, "/request_logs", &app.other_account_key, "").await).await.1;
-    let theirs = their_log["data"][0]["id"].as_str().unwrap().to_owned();
+    // The log is written beside the request: wait for the other account's entry.
+    let their_log = crate::request_logs::logged_for(&app, &app.other_account_key, "", 1).await;
+    let theirs = their_log[0]["id"].as_str().unwrap().to_owned();
 
     let mut console = Console::new(&app);
     console.sign_in(&app.keys.secret_test).await;

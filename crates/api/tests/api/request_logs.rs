@@ -18,9 +18,15 @@ on_both_backends_with!(|settings| settings.request_log.enabled = false => a_disa
 /// The account's log with the test secret key, once it holds at least `count` entries (the log is
 /// written in the background, so an entry shows up shortly after its request was answered).
 pub async fn logged(app: &TestApp, query: &str, count: usize) -> Vec<Value> {
+    logged_for(app, &app.keys.secret_test, query, count).await
+}
+
+/// As [`logged`], for the account and mode of `key`.
+pub async fn logged_for(app: &TestApp, key: &str, query: &str, count: usize) -> Vec<Value> {
     let mut entries = Vec::new();
     for _ in 0..100 {
-        let (status, page) = read(app.get(&format!("/request_logs?limit=100{query}")).await).await;
+        let path = format!("/request_logs?limit=100{query}");
+        let (status, page) = read(app.request(Method::GET, &path, key).send().await.unwrap()).await;
         assert_eq!(status, 200, "{page}");
         entries = page["data"].as_array().cloned().unwrap_or_default();
         if entries.len() >= count {
