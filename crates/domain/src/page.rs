@@ -468,7 +468,7 @@ impl Page {
             if *quantity == 0 {
                 continue;
             }
-            if !price.active || !product.active {
+            if !is_sold(price, product) {
                 let detail = format!("\"{}\" is no longer sold.", product.name.as_str());
                 errors.push(FieldError::invalid(parameter, detail));
                 continue;
@@ -555,6 +555,12 @@ fn chosen_amount(
         return None;
     }
     Amount::new(chosen).ok()
+}
+
+/// Whether `price` of `product` can be bought: neither is archived.
+#[must_use]
+pub fn is_sold(price: &Price, product: &Product) -> bool {
+    price.active && product.active
 }
 
 /// The product of each price, paired, for [`Page::order`]; a price whose product is missing is

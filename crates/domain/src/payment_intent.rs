@@ -914,6 +914,18 @@ impl PaymentIntent {
         self.cancel(now).map_err(|_| self.refuse("cancel"))
     }
 
+    /// Whether the customer has paid: the money is taken, or held for a capture.
+    #[must_use]
+    pub fn is_paid_for(&self) -> bool {
+        matches!(self.status, PaymentIntentStatus::Succeeded | PaymentIntentStatus::AwaitingCapture)
+    }
+
+    /// Whether the intent can still be paid (it was not canceled).
+    #[must_use]
+    pub fn can_be_paid(&self) -> bool {
+        self.status != PaymentIntentStatus::Canceled
+    }
+
     /// Whether a live processor holds the intent's payment or awaits the customer on its page: only
     /// the processor can release it then, so the intent is not ended here first.
     #[must_use]

@@ -16,8 +16,8 @@ use payments_application::services::{AttachOutcome, AttachRequest, PageOrderPage
 use payments_application::ApplicationError;
 use payments_domain::checkout_session::BillingDetailsCollection;
 use payments_domain::hosted_page::HostedPage;
-use payments_domain::page::{AfterPayment, FieldKind, PageOrder, PageTemplate, MAX_QUANTITY};
-use payments_domain::payment_intent::{PaymentIntent, PaymentIntentStatus};
+use payments_domain::page::{is_sold, AfterPayment, FieldKind, PageOrder, PageTemplate, MAX_QUANTITY};
+use payments_domain::payment_intent::PaymentIntent;
 use std::collections::BTreeMap;
 
 pub(super) fn configure(config: &mut web::ServiceConfig) {
@@ -171,7 +171,7 @@ fn order_form(view: &PageView, sent: &Sent, errors: Vec<String>, status: StatusC
     let items = view
         .offered
         .iter()
-        .filter(|(price, product)| price.active && product.active)
+        .filter(|(price, product)| is_sold(price, product))
         .map(|(price, product)| OfferedLine {
             price_id: price.id.as_str(),
             input_id: format!("quantity-{}", price.id),
@@ -260,7 +260,7 @@ impl PaymentPage for PageOrderPage {
     }
 
     fn completed(&self) -> bool {
-        matches!(self.intent.status(), PaymentIntentStatus::Succeeded | PaymentIntentStatus::AwaitingCapture)
+        self.intent.is_paid_for()
     }
 
     fn after_paid(&self, path: &str) -> String {
@@ -274,7 +274,7 @@ impl PaymentPage for PageOrderPage {
     }
 
     fn payable(&self) -> bool {
-        self.intent.status() != PaymentIntentStatus::Canceled
+        self.intent.can_be_paid()
     }
 
     fn collection(&self) -> BillingDetailsCollection {

@@ -252,7 +252,7 @@ fn ensure_offered(
         let parameter = format!("prices[{position}]");
         match offered.iter().find(|(price, _)| &price.id == id) {
             None => errors.push(FieldError::missing(parameter, format!("No price with id {id} exists."))),
-            Some((price, product)) if !price.active || !product.active => {
+            Some((price, product)) if !page::is_sold(price, product) => {
                 let resource = if price.active { "product" } else { "price" };
                 return Err(ApplicationError::InvalidState(StateRefusal::Archived { resource }));
             }
