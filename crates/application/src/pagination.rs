@@ -85,6 +85,12 @@ impl PageRequest {
         }
     }
 
+    /// The newest `limit` (at least 1, at most [`Self::MAX_LIMIT`]).
+    #[must_use]
+    pub fn newest(limit: u32) -> Self {
+        Self { limit: limit.clamp(1, Self::MAX_LIMIT), cursor: None }
+    }
+
     #[must_use]
     pub fn limit(&self) -> u32 {
         self.limit

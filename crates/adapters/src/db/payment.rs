@@ -44,6 +44,9 @@ struct PaymentRow {
     /// Written once, with the payment.
     #[diesel(skip_update)]
     page_session: Option<String>,
+    /// The page of the page session, for a page's payments.
+    #[diesel(skip_update)]
+    page_id: Option<String>,
 }
 
 impl PaymentRow {
@@ -70,6 +73,7 @@ impl PaymentRow {
             created_at: payment.created_at().unix_seconds(),
             updated_at: payment.updated_at().unix_seconds(),
             page_session: payment.page_session().map(to_json).transpose()?,
+            page_id: payment.page_session().map(|session| session.page_id.clone()),
         })
     }
 
@@ -177,6 +181,9 @@ impl PaymentRepository for DbSession<'_> {
             .into_boxed();
         if let Some(status) = filter.status {
             query = query.filter(payments::status.eq(status.as_str()));
+        }
+        if let Some(page_id) = &filter.page_id {
+            query = query.filter(payments::page_id.eq(page_id.as_str()));
         }
         let query = match page.cursor() {
             None => query.order(payments::seq.desc()),

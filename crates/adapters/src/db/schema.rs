@@ -216,6 +216,7 @@ diesel::table! {
         created_at -> BigInt,
         updated_at -> BigInt,
         page_session -> Nullable<Text>,
+        page_id -> Nullable<Text>,
     }
 }
 

@@ -144,7 +144,7 @@ pub const TABLES: &[Table] = &[
         name: "payments",
         role: Role::Objects { written_in: "seq" },
         placement: ACCOUNT,
-        references: &[("payment_intent_id", "payment_intents"), ("customer_id", "customers")],
+        references: &[("payment_intent_id", "payment_intents"), ("customer_id", "customers"), ("page_id", "pages")],
         not_references: NONE,
     },
     Table {

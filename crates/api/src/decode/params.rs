@@ -739,6 +739,13 @@ impl Params {
         value.ok_or_else(Vec::new)
     }
 
+    /// The parameters not read yet, to be rewritten before they are read (a page's form that
+    /// takes pesos where the API takes centavos).
+    #[must_use]
+    pub fn into_values(self) -> Map<String, Value> {
+        self.values
+    }
+
     /// The parameters not read yet, as decoded.
     #[must_use]
     pub fn values(&self) -> &Map<String, Value> {

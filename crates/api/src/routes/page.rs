@@ -100,7 +100,7 @@ async fn list(
     Ok(ok(&List::of(&pages, PageResource::from)))
 }
 
-fn new_page(params: &mut Params) -> Option<NewPage> {
+pub(crate) fn new_page(params: &mut Params) -> Option<NewPage> {
     let title = title(params);
     let description = params.description("description");
     let template = template(params);
@@ -125,7 +125,7 @@ fn new_page(params: &mut Params) -> Option<NewPage> {
     })
 }
 
-fn page_changes(params: &mut Params) -> Option<PageChanges> {
+pub(crate) fn page_changes(params: &mut Params) -> Option<PageChanges> {
     let title = title(params);
     let description = params.description("description");
     let template = template(params);

@@ -97,7 +97,7 @@ fn product_id(params: &mut Params) -> Option<ProductId> {
     parsed
 }
 
-fn new_price(params: &mut Params) -> Option<NewPrice> {
+pub(crate) fn new_price(params: &mut Params) -> Option<NewPrice> {
     let product = product_id(params);
     let amount = params.amount("amount");
     let description = params.description("description");
@@ -106,6 +106,6 @@ fn new_price(params: &mut Params) -> Option<NewPrice> {
     Some(NewPrice { product_id: product?, amount: amount?, description })
 }
 
-fn price_changes(params: &mut Params) -> Option<PriceChanges> {
+pub(crate) fn price_changes(params: &mut Params) -> Option<PriceChanges> {
     Some(PriceChanges { description: params.description("description"), active: params.boolean("active") })
 }

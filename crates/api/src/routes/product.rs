@@ -105,14 +105,14 @@ fn image(params: &mut Params) -> Option<String> {
     image.and_then(|url| params.check("image", check_image(url)))
 }
 
-fn new_product(params: &mut Params) -> Option<NewProduct> {
+pub(crate) fn new_product(params: &mut Params) -> Option<NewProduct> {
     let name = name(params);
     let description = params.description("description");
     let image = image(params);
     Some(NewProduct { name: params.require("name", name)?, description, image })
 }
 
-fn product_changes(params: &mut Params) -> Option<ProductChanges> {
+pub(crate) fn product_changes(params: &mut Params) -> Option<ProductChanges> {
     Some(ProductChanges {
         name: name(params),
         description: params.description("description"),

@@ -223,7 +223,7 @@ async fn another_account_or_mode_sees_and_touches_none_of_them(app: TestApp) {
 
 /// Places `order` (a form body) on the page `page`: the answer's status and where it sends the
 /// customer, or the page shown.
-async fn place(app: &TestApp, page: &str, order: &str) -> (u16, String, String) {
+pub(crate) async fn place(app: &TestApp, page: &str, order: &str) -> (u16, String, String) {
     let response = browser()
         .post(format!("{}/p/{page}", app.address))
         .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")

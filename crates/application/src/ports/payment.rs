@@ -3,13 +3,15 @@
 use crate::error::StoreError;
 use crate::pagination::{Page, PageRequest};
 use crate::scope::Scope;
-use payments_domain::ids::{PaymentId, PaymentIntentId};
+use payments_domain::ids::{PageId, PaymentId, PaymentIntentId};
 use payments_domain::payment::{Payment, PaymentStatus};
 
 /// The filters of a list of payments.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PaymentFilter {
     pub status: Option<PaymentStatus>,
+    /// Only the payments of orders placed on this page.
+    pub page_id: Option<PageId>,
 }
 
 /// Payments, confined to a scope.

@@ -48,7 +48,7 @@ pub use event::{EventPage, EventService};
 pub use idempotency::{IdempotencyService, IdempotentStart};
 pub use mail_message::MailMessageService;
 pub use overview::{Overview, OverviewService};
-pub use page::{PageOrderPage, PageService, PageView};
+pub use page::{PageOrderPage, PagePayments, PageService, PageView};
 pub use payment::{PaymentService, PaymentView};
 pub use payment_intent::{
     AttachOutcome, AttachRequest, IntentTimeline, PaymentIntentService, PaymentIntentSettings, PaymentIntentView,
@@ -59,7 +59,7 @@ pub use payout::{PayoutPage, PayoutRails, PayoutService};
 pub use pending_authorization::AuthorizationFlow;
 pub use price::PriceService;
 pub use processor_event::ProcessorEventService;
-pub use product::ProductService;
+pub use product::{ProductPage, ProductService};
 pub use redirect::{Access, RedirectCompletion, RedirectPage};
 pub use refund::RefundService;
 pub use request_log::RequestLogService;

@@ -2,7 +2,7 @@
 
 use crate::error::{ApplicationError, StateRefusal};
 use crate::pagination::{Page, PageRequest};
-use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
+use crate::ports::{in_transaction, reading, Clock, IdGenerator, PaymentFilter, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use crate::services::{Access, AttachOutcome, AttachRequest, PaymentIntentService};
 use payments_domain::description::Description;
@@ -10,6 +10,7 @@ use payments_domain::hosted_page::HostedPage;
 use payments_domain::ids::{ClientSecret, CustomFieldId, PageId, PageLineItemId, PaymentIntentId};
 use payments_domain::money::{Amount, Currency};
 use payments_domain::page::{self, AfterPayment, NewPage, PageChanges, PageDetails, PageOrder, PageTemplate};
+use payments_domain::payment::Payment;
 use payments_domain::payment_intent::{CardOptions, NewPaymentIntent, PaymentIntent};
 use payments_domain::price::Price;
 use payments_domain::product::Product;
@@ -24,6 +25,14 @@ const RESOURCE: &str = "page";
 pub struct PageView {
     pub page: page::Page,
     pub offered: Vec<(Price, Product)>,
+}
+
+/// A page with the prices it offers, and a page of the payments of orders placed on it, newest
+/// first: what the console shows of it, and reads its CSV by (one read).
+#[derive(Debug, Clone)]
+pub struct PagePayments {
+    pub view: PageView,
+    pub payments: Page<Payment>,
 }
 
 /// A customer's order on a page, for its payment page: the page, and the intent paying the order.
@@ -194,6 +203,36 @@ impl PageService {
     pub fn list(&self, scope: &Scope, page: &PageRequest) -> Result<Page<page::Page>, ApplicationError> {
         reading(self.unit_of_work.as_ref(), |repositories| {
             repositories.pages().list(scope, page).map_err(|error| page.explain(error))
+        })
+    }
+
+    /// The page `id` of the scope with the prices it offers, and the `page` of its payments asked.
+    ///
+    /// # Errors
+    /// `resource_not_found`; `parameter_invalid` on `after`/`before` naming no payment; storage
+    /// failures.
+    pub fn payments(&self, scope: &Scope, id: &str, page: &PageRequest) -> Result<PagePayments, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let found = load(repositories, scope, id)?;
+            let filter = PaymentFilter { page_id: Some(found.id.clone()), ..PaymentFilter::default() };
+            let payments = repositories.payments().list(scope, &filter, page).map_err(|error| page.explain(error))?;
+            let view = with_offered(repositories, scope, found)?;
+            Ok(PagePayments { view, payments })
+        })
+    }
+
+    /// The newest `limit` prices of the scope a new page can offer (not archived, nor their
+    /// product), each with its product.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub fn offerable(&self, scope: &Scope, limit: u32) -> Result<Vec<(Price, Product)>, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let prices = repositories.prices().list(scope, None, &PageRequest::newest(limit))?.data;
+            let products = repositories.products().find_many(scope, &page::product_ids(&prices))?;
+            let mut offered = page::offered(prices, &products);
+            offered.retain(|(price, product)| page::is_sold(price, product));
+            Ok(offered)
         })
     }
 

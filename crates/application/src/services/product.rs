@@ -5,10 +5,18 @@ use crate::pagination::{Page, PageRequest};
 use crate::ports::{in_transaction, reading, Clock, IdGenerator, Repositories, UnitOfWork};
 use crate::scope::Scope;
 use payments_domain::ids::ProductId;
+use payments_domain::price::Price;
 use payments_domain::product::{NewProduct, Product, ProductChanges};
 use std::sync::Arc;
 
 const RESOURCE: &str = "product";
+
+/// A product with its prices, newest first, as the console shows it (one read).
+#[derive(Debug, Clone)]
+pub struct ProductPage {
+    pub product: Product,
+    pub prices: Page<Price>,
+}
 
 /// Product use cases.
 pub struct ProductService {
@@ -69,6 +77,18 @@ impl ProductService {
             }
             repositories.products().delete(scope, &product.id)?;
             Ok(product)
+        })
+    }
+
+    /// The product `id` with its first `prices`, newest first.
+    ///
+    /// # Errors
+    /// `resource_not_found`; storage failures.
+    pub fn page(&self, scope: &Scope, id: &str, prices: &PageRequest) -> Result<ProductPage, ApplicationError> {
+        reading(self.unit_of_work.as_ref(), |repositories| {
+            let product = load(repositories, scope, id)?;
+            let prices = repositories.prices().list(scope, Some(&product.id), prices)?;
+            Ok(ProductPage { product, prices })
         })
     }
 

@@ -45,7 +45,13 @@ impl PaymentRepository for State {
         filtered_page_of(
             &in_scope,
             |p| p.id().as_str(),
-            |p| filter.status.is_none_or(|status| p.status() == status),
+            |p| {
+                filter.status.is_none_or(|status| p.status() == status)
+                    && filter
+                        .page_id
+                        .as_ref()
+                        .is_none_or(|page| p.page_session().is_some_and(|session| session.page_id == page.as_str()))
+            },
             page,
         )
     }

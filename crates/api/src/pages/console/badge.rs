@@ -128,3 +128,29 @@ impl Badge for WebhookStatus {
         }
     }
 }
+
+/// Whether a product, a price or a page is offered: what archiving or deactivating changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Offered {
+    Active,
+    /// A product or a price no longer sold.
+    Archived,
+    /// A page that takes no more orders.
+    Inactive,
+}
+
+impl Badge for Offered {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Archived => "archived",
+            Self::Inactive => "inactive",
+        }
+    }
+    fn tone(self) -> Tone {
+        match self {
+            Self::Active => Tone::Good,
+            Self::Archived | Self::Inactive => Tone::Bad,
+        }
+    }
+}

@@ -8,8 +8,8 @@ use std::fmt::Write;
 /// The console's page of the object `id`, when it has one.
 pub(super) fn href(id: &str) -> Option<String> {
     // Ids whose prefix starts with another's, and that have no page of their own.
-    const WITHOUT_PAGES: [&str; 5] = ["cus_s_", "cs_li_", "bstm_li_", "whd_", "po_txn_"];
-    const PAGES: [(&str, &str); 10] = [
+    const WITHOUT_PAGES: [&str; 7] = ["cus_s_", "cs_li_", "bstm_li_", "whd_", "po_txn_", "page_cf_", "page_li_"];
+    const PAGES: [(&str, &str); 12] = [
         ("pi_", "payment_intents"),
         ("pay_", "payments"),
         ("re_", "refunds"),
@@ -20,6 +20,8 @@ pub(super) fn href(id: &str) -> Option<String> {
         ("evt_", "events"),
         ("wh_", "webhooks"),
         ("req_", "request_logs"),
+        ("prod_", "products"),
+        ("page_", "pages"),
     ];
     let known = payments_domain::ids::is_object_id(id) || id.starts_with("req_");
     if !known || WITHOUT_PAGES.iter().any(|prefix| id.starts_with(prefix)) {
@@ -106,5 +108,8 @@ mod tests {
         assert_eq!(href("cus_1").as_deref(), Some("/dashboard/customers/cus_1"));
         assert_eq!(href("pm_1"), None, "no page for it");
         assert_eq!(href("cs_li_1"), None, "a line item is shown on its session's page");
+        assert_eq!(href("prod_1").as_deref(), Some("/dashboard/products/prod_1"));
+        assert_eq!(href("page_1").as_deref(), Some("/dashboard/pages/page_1"));
+        assert_eq!(href("page_cf_1"), None, "a custom field is shown on its page's page");
     }
 }

@@ -9,13 +9,16 @@ mod badge;
 mod balance;
 mod billing_statement;
 mod checkout_session;
+mod csv_file;
 mod customer;
 mod event;
 mod json;
 mod overview;
+mod page;
 mod payment;
 mod payment_intent;
 mod payout;
+mod product;
 mod refund;
 mod request_log;
 mod sign_in;
@@ -71,6 +74,8 @@ pub(super) fn configure(config: &mut web::ServiceConfig, enabled: bool) {
     customer::configure(config);
     checkout_session::configure(config);
     billing_statement::configure(config);
+    product::configure(config);
+    page::configure(config);
     event::configure(config);
     webhook::configure(config);
     request_log::configure(config);
@@ -123,7 +128,7 @@ where
 }
 
 /// The sections of the console, in the order of its navigation.
-const SECTIONS: [(&str, &str); 12] = [
+const SECTIONS: [(&str, &str); 14] = [
     ("Overview", ""),
     ("Payment intents", "/payment_intents"),
     ("Payments", "/payments"),
@@ -133,6 +138,8 @@ const SECTIONS: [(&str, &str); 12] = [
     ("Customers", "/customers"),
     ("Checkout sessions", "/checkout_sessions"),
     ("Billing statements", "/billing_statements"),
+    ("Products", "/products"),
+    ("Pages", "/pages"),
     ("Events", "/events"),
     ("Webhooks", "/webhooks"),
     ("Request log", "/request_logs"),
@@ -416,6 +423,51 @@ pub(super) fn date_time(at: Timestamp) -> String {
     let (year, month, day) = at.civil_date();
     let seconds = at.unix_seconds().rem_euclid(86_400);
     format!("{year}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", seconds / 3_600, seconds / 60 % 60, seconds % 60)
+}
+
+/// The form's amounts `keys`, typed in pesos (`1,500.50`), as the API's readers take them: in
+/// centavos. An amount that is not one is refused by its key, with nothing read.
+pub(super) fn amounts_in_centavos(params: Params, keys: &[&str]) -> Result<Params, crate::error::ApiError> {
+    let mut values = params.into_values();
+    let mut errors = Vec::new();
+    for key in keys {
+        let Some(serde_json::Value::String(text)) = values.get(*key) else { continue };
+        match centavos(text, key) {
+            Ok(Some(amount)) => {
+                values.insert((*key).to_owned(), serde_json::Value::String(amount.to_string()));
+            }
+            Ok(None) => {
+                values.remove(*key);
+            }
+            Err(error) => errors.push(error),
+        }
+    }
+    if errors.is_empty() {
+        Ok(Params::new(values))
+    } else {
+        Err(crate::error::ApiError::validation(errors))
+    }
+}
+
+/// Pesos as typed (`1,000.50`) in centavos; empty is no bound.
+pub(super) fn centavos(text: &str, parameter: &str) -> Result<Option<i64>, payments_domain::validation::FieldError> {
+    let text = text.trim().replace(',', "");
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let refused = || {
+        payments_domain::validation::FieldError::invalid(parameter, "Give an amount in pesos, such as 1500 or 1500.50.")
+    };
+    let (whole, cents) = text.split_once('.').unwrap_or((&text, ""));
+    if whole.is_empty()
+        || whole.len() > 12
+        || cents.len() > 2
+        || !(whole.bytes().chain(cents.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return Err(refused());
+    }
+    let cents = format!("{cents:0<2}");
+    Ok(Some(whole.parse::<i64>().map_err(|_| refused())? * 100 + cents.parse::<i64>().map_err(|_| refused())?))
 }
 
 /// The page a list query asks for (`limit`, `after`, `before`), read as the API reads it.

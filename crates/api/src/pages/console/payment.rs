@@ -43,7 +43,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         },
     };
     let scope = signed.scope();
-    let filter = PaymentFilter { status };
+    let filter = PaymentFilter { status, ..PaymentFilter::default() };
     let payments = match load(move || services.payments.list(&scope, &filter, &page_request)).await {
         Ok(payments) => payments,
         Err(response) => return response,

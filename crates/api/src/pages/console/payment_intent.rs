@@ -5,7 +5,7 @@
 
 use super::badge::Badge;
 use super::json::{href, to_html};
-use super::{after_action, date_time, load, page, refused, Action, Chrome, ListQuery, Pager, Signed, ROOT};
+use super::{after_action, centavos, date_time, load, page, refused, Action, Chrome, ListQuery, Pager, Signed, ROOT};
 use crate::error::ApiError;
 use crate::formatting::pesos;
 use crate::representation::payment_intent::PaymentIntentResource;
@@ -95,25 +95,6 @@ fn filters(query: &ListQuery) -> Result<(PaymentIntentFilter, Option<String>), F
     filter.created_from = date(query.filter("created_from"), "created_from")?;
     filter.created_to = date(query.filter("created_to"), "created_to")?.map(|day| day.plus_seconds(86_399));
     Ok((filter, email))
-}
-
-/// Pesos as typed (`1,000.50`) in centavos; empty is no bound.
-fn centavos(text: &str, parameter: &str) -> Result<Option<i64>, FieldError> {
-    let text = text.trim().replace(',', "");
-    if text.is_empty() {
-        return Ok(None);
-    }
-    let refused = || FieldError::invalid(parameter, "Give an amount in pesos, such as 1500 or 1500.50.");
-    let (whole, cents) = text.split_once('.').unwrap_or((&text, ""));
-    if whole.is_empty()
-        || whole.len() > 12
-        || cents.len() > 2
-        || !(whole.bytes().chain(cents.bytes())).all(|b| b.is_ascii_digit())
-    {
-        return Err(refused());
-    }
-    let cents = format!("{cents:0<2}");
-    Ok(Some(whole.parse::<i64>().map_err(|_| refused())? * 100 + cents.parse::<i64>().map_err(|_| refused())?))
 }
 
 /// A date as a date input sends it (`2026-11-26`), as its midnight UTC; empty is no bound.

@@ -2,16 +2,15 @@
 //! payments and refunds (one read), and all its transactions as CSV for reconciliation, streamed a
 //! read at a time with the payment each line comes from.
 
+use super::csv_file::{spreadsheet_safe, Rows};
 use super::json::to_html;
 use super::table::{list_page, object_page, Cell, Filter, Object, Table};
 use super::{date_time, load, refused, Chrome, Signed};
 use crate::representation::payout::PayoutResource;
 use crate::routes::payout::list_request;
 use crate::state::{blocking, Services};
-use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
-use futures_util::StreamExt;
 use payments_application::ports::ReconciliationLine;
 use payments_application::{ApplicationError, Scope};
 use payments_domain::ids::PayoutTransactionId;
@@ -169,33 +168,19 @@ async fn csv(signed: Signed, request: HttpRequest, services: web::Data<Services>
         Err(error) => return refused(&crate::error::ApiError::from(error), LIST),
     };
     let file_name = format!("{id}-transactions.csv");
-    let after =
-        (first.len() == LINES_PER_READ as usize).then(|| first.last().map(|last| last.line.id.clone())).flatten();
-    let rest = futures_util::stream::unfold(after, move |after| {
+    let after = cursor_after(&first);
+    super::csv_file::download(&file_name, header_and_first, after, move |after| {
         let (services, scope, id) = (services.clone(), scope.clone(), id.clone());
         async move {
-            let after = after?;
-            let read = next_lines(services, scope, id, after).await;
-            match read {
-                Ok(lines) if lines.is_empty() => None,
-                Ok(lines) => {
-                    let next = (lines.len() == LINES_PER_READ as usize)
-                        .then(|| lines.last().map(|last| last.line.id.clone()))
-                        .flatten();
-                    Some((csv_rows(&lines, false).map_err(crate::error::ApiError::from), next))
-                }
-                Err(error) => Some((Err(error), None)),
-            }
+            let lines = next_lines(services, scope, id, after).await?;
+            Ok((csv_rows(&lines, false)?, cursor_after(&lines)))
         }
-    });
-    let body =
-        futures_util::stream::once(async move { Ok::<Bytes, crate::error::ApiError>(header_and_first) }).chain(rest);
-    HttpResponse::Ok()
-        .content_type("text/csv; charset=utf-8")
-        .insert_header((header::CONTENT_DISPOSITION, format!("attachment; filename=\"{file_name}\"")))
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .streaming(body)
+    })
+}
+
+/// Where the next read starts, after a full read.
+fn cursor_after(lines: &[ReconciliationLine]) -> Option<PayoutTransactionId> {
+    (lines.len() == LINES_PER_READ as usize).then(|| lines.last().map(|last| last.line.id.clone())).flatten()
 }
 
 /// The lines after `after`, one read.
@@ -210,56 +195,27 @@ async fn next_lines(
 
 /// `lines` as CSV rows (after the header, when `with_header`).
 fn csv_rows(lines: &[ReconciliationLine], with_header: bool) -> Result<Bytes, ApplicationError> {
-    let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
-    let failed = |error: csv::Error| ApplicationError::internal(&format!("a CSV row could not be written: {error}"));
+    let mut rows = Rows::new();
     if with_header {
-        writer.write_record(CSV_COLUMNS).map_err(failed)?;
+        rows.write(CSV_COLUMNS)?;
     }
     for ReconciliationLine { line, payment } in lines {
         let metadata = payment
             .as_ref()
             .and_then(|payment| payment.metadata.as_ref())
             .map(|metadata| serde_json::to_string(metadata).unwrap_or_default());
-        writer
-            .write_record([
-                line.id.to_string(),
-                line.source.transaction_type().as_str().to_owned(),
-                line.source.id().to_owned(),
-                line.amount.to_string(),
-                line.net_amount.to_string(),
-                line.created_at.unix_seconds().to_string(),
-                payment.as_ref().map(|payment| payment.id.to_string()).unwrap_or_default(),
-                spreadsheet_safe(payment.as_ref().and_then(|payment| payment.description.clone())),
-                spreadsheet_safe(metadata),
-                spreadsheet_safe(payment.as_ref().and_then(|payment| payment.customer_email.clone())),
-            ])
-            .map_err(failed)?;
+        rows.write([
+            line.id.to_string(),
+            line.source.transaction_type().as_str().to_owned(),
+            line.source.id().to_owned(),
+            line.amount.to_string(),
+            line.net_amount.to_string(),
+            line.created_at.unix_seconds().to_string(),
+            payment.as_ref().map(|payment| payment.id.to_string()).unwrap_or_default(),
+            spreadsheet_safe(payment.as_ref().and_then(|payment| payment.description.clone())),
+            spreadsheet_safe(metadata),
+            spreadsheet_safe(payment.as_ref().and_then(|payment| payment.customer_email.clone())),
+        ])?;
     }
-    writer.into_inner().map(Bytes::from).map_err(|error| failed(error.into_error().into()))
-}
-
-/// Text a merchant or a customer wrote, as a spreadsheet cell that shows it rather than runs it: one
-/// that starts as a formula does (`=`, `+`, `-`, `@`, a tab, a carriage return) is kept behind a `'`,
-/// as OWASP advises against CSV injection.
-fn spreadsheet_safe(text: Option<String>) -> String {
-    let text = text.unwrap_or_default();
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_that_a_spreadsheet_would_run_is_shown_instead() {
-        for formula in ["=HYPERLINK(\"x\")", "+1", "-1+1", "@SUM(A1)", "\tx"] {
-            assert_eq!(spreadsheet_safe(Some(formula.to_owned())), format!("'{formula}"));
-        }
-        assert_eq!(spreadsheet_safe(Some("Order 7".to_owned())), "Order 7");
-        assert_eq!(spreadsheet_safe(None), "");
-    }
+    rows.into_bytes()
 }

@@ -3,7 +3,9 @@
 
 use super::*;
 use payments_domain::ids::{CustomFieldId, PageId, PriceId, ProductId};
-use payments_domain::page::{AfterPayment, CustomField, FieldKind, Page as PaymentPage, PageDetails, PageTemplate};
+use payments_domain::page::{
+    AfterPayment, CustomField, FieldKind, Page as PaymentPage, PageDetails, PageSession, PageTemplate,
+};
 use payments_domain::price::{NewPrice, Price};
 use payments_domain::product::{NewProduct, Product, ProductName};
 
@@ -100,6 +102,27 @@ pub fn products_prices_and_pages_round_trip_in_their_scope(store: &dyn UnitOfWor
     write(store, |r| r.products().delete(&scope, &lone.id));
     assert_eq!(read(store, |r| r.products().find(&scope, &lone.id)), None);
 
+    // A page's payments: only those of orders placed on it.
+    let session =
+        PageSession { page_id: storefront.id.to_string(), amount: 10_000, custom_fields: vec![], line_items: vec![] };
+    let ordered = new_intent(&scope, 7).for_page(session, |_| "https://pay.example/o/secret".into());
+    let elsewhere_ordered = new_intent(&scope, 8);
+    let rate = FeeRate { basis_points: 230, fixed: 0 };
+    let paid = Payment::paid(PaymentId::from_random("pagepay"), &ordered, 10_000, gcash_attempt(1), rate, at(6));
+    let not_of_page =
+        Payment::paid(PaymentId::from_random("other"), &elsewhere_ordered, 10_000, gcash_attempt(2), rate, at(6));
+    write(store, |r| {
+        r.payment_intents().insert(&ordered)?;
+        r.payment_intents().insert(&elsewhere_ordered)?;
+        r.payments().insert(&paid)?;
+        r.payments().insert(&not_of_page)
+    });
+    let of_page = PaymentFilter { page_id: Some(storefront.id.clone()), ..PaymentFilter::default() };
+    let listed = read(store, |r| r.payments().list(&scope, &of_page, &newest));
+    assert_eq!(listed.data, vec![paid.clone()]);
+    let of_another = PaymentFilter { page_id: Some(PageId::from_random("nothere")), ..PaymentFilter::default() };
+    assert!(read(store, |r| r.payments().list(&scope, &of_another, &newest)).data.is_empty());
+
     // Another mode or account sees none of it.
     let live = Scope { mode: Mode::Live, ..scope.clone() };
     let other = account(store, "other");
@@ -108,5 +131,6 @@ pub fn products_prices_and_pages_round_trip_in_their_scope(store: &dyn UnitOfWor
         assert_eq!(read(store, |r| r.prices().find(&elsewhere, &small.id)), None);
         assert_eq!(read(store, |r| r.pages().find(&elsewhere, &storefront.id)), None);
         assert!(read(store, |r| r.prices().list(&elsewhere, None, &newest)).data.is_empty());
+        assert!(read(store, |r| r.payments().list(&elsewhere, &of_page, &newest)).data.is_empty());
     }
 }

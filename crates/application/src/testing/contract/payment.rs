@@ -74,7 +74,7 @@ pub fn payments_and_refunds_round_trip_with_versioned_updates(store: &dyn UnitOf
     let id = |p: &Payment| p.id().to_string();
     let listed = read(store, |r| r.payments().list(&scope, &PaymentFilter::default(), &PageRequest::default()));
     assert_eq!(ids(&listed, id), vec![id(&other), id(&payment)]);
-    let failed = PaymentFilter { status: Some(PaymentStatus::Failed) };
+    let failed = PaymentFilter { status: Some(PaymentStatus::Failed), ..PaymentFilter::default() };
     assert!(read(store, |r| r.payments().list(&scope, &failed, &PageRequest::default())).data.is_empty());
     let older = PageRequest::new(Some(1), Some(id(&other)), None).unwrap();
     assert_eq!(
