@@ -82,6 +82,7 @@ impl PageRow {
         let details = &page.details;
         let status = if page.active { Offered::Active } else { Offered::Inactive };
         let template = match &details.template {
+            PageTemplate::Storefront { prices } if prices.len() == 1 => "Storefront of 1 price".to_owned(),
             PageTemplate::Storefront { prices } => format!("Storefront of {} prices", prices.len()),
             PageTemplate::FixedAmount { amount } => format!("Fixed amount of {}", pesos(amount.centavos())),
             PageTemplate::CustomerChosenAmount { minimum, maximum } => {
