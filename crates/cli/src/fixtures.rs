@@ -247,12 +247,25 @@ fn resolve(value: &Value, answers: &Answers) -> Result<Value, Unresolved> {
         Value::Array(items) => {
             items.iter().map(|item| resolve(item, answers)).collect::<Result<_, _>>().map(Value::Array)
         }
+        // A key may refer too: a map by ids (`{"quantity": {"${price:id}": "2"}}`).
         Value::Object(fields) => fields
             .iter()
-            .map(|(key, item)| Ok((key.clone(), resolve(item, answers)?)))
+            .map(|(key, item)| Ok((resolve_key(key, answers)?, resolve(item, answers)?)))
             .collect::<Result<Map<_, _>, _>>()
             .map(Value::Object),
         other => Ok(other.clone()),
+    }
+}
+
+/// An object's key with its references filled: text, or a number written as text.
+fn resolve_key(key: &str, answers: &Answers) -> Result<String, Unresolved> {
+    match resolve_text(key, answers, false)? {
+        Value::String(text) => Ok(text),
+        value @ Value::Number(_) => Ok(value.to_string()),
+        _ => Err(Unresolved {
+            reference: key.to_owned(),
+            why: "an object's key must refer to text or a number".to_owned(),
+        }),
     }
 }
 
@@ -377,6 +390,17 @@ mod tests {
             let error = resolve(&json!({"a": reference}), &answers()).unwrap_err().to_string();
             assert!(error.contains(why), "{reference}: {error}");
         }
+    }
+
+    #[test]
+    fn a_key_refers_too() {
+        let params = json!({"quantity": {"${session:line_items.0.id}": "2", "plain": "1"}, "${session:payment_intent.amount}": 1});
+        assert_eq!(
+            resolve(&params, &answers()).unwrap(),
+            json!({"quantity": {"cs_li_1": "2", "plain": "1"}, "5000": 1})
+        );
+        let error = resolve(&json!({"${session:payment_intent}": 1}), &answers()).unwrap_err().to_string();
+        assert!(error.contains("refers to an object") || error.contains("key must refer"), "{error}");
     }
 
     #[test]

@@ -24,6 +24,10 @@ pub struct TriggerArgs {
     /// `payment_intent:amount=5000` or `payment_intent:metadata.order_id=42` (repeatable).
     #[arg(long = "override", value_name = "STEP:PATH=VALUE")]
     overrides: Vec<String>,
+    /// Make the recipe's payment intent an order on a new storefront page (a product, its price,
+    /// a page with a question, and a test order on it), so the payment carries `page_session`.
+    #[arg(long)]
+    page: bool,
     /// List the event types and what each trigger does.
     #[arg(long)]
     pub(crate) list: bool,
@@ -64,6 +68,9 @@ pub(crate) async fn run(api: &Api, args: &TriggerArgs, printer: &Printer) -> Res
     for item in &args.overrides {
         apply_override(&mut steps, item)?;
     }
+    if args.page {
+        steps = through_a_page(steps, event_type)?;
+    }
     let newest_before = api.get("/events", &[("limit", "1".to_owned())]).await?;
     let cursor = newest_before["data"][0]["id"].as_str().map(str::to_owned);
     let answers = fixtures::run(api, &steps, &Source { label: &label, text: &text }, printer).await?;
@@ -103,6 +110,57 @@ pub(crate) async fn run(api: &Api, args: &TriggerArgs, printer: &Printer) -> Res
         );
     }
     Ok(())
+}
+
+/// The recipe's steps with its payment intent made as an order on a new storefront page: a product
+/// priced at the intent's amount, a page offering it with a required question, and a test order of
+/// one unit, named as the intent was so that the later steps pay it.
+fn through_a_page(steps: Vec<Fixture>, event_type: EventType) -> Result<Vec<Fixture>, CliError> {
+    let refused = |why: &str| CliError::Usage(format!("--page: the {} recipe {why}", event_type.as_str()));
+    let at = steps
+        .iter()
+        .position(|step| step.name == "payment_intent" && step.path == "/payment_intents")
+        .ok_or_else(|| refused("makes no payment intent to place as a page's order"))?;
+    let intent = &steps[at].params;
+    if intent.get("payment_method_options").is_some() {
+        return Err(refused("needs a hold, and a page's order is captured at once"));
+    }
+    let step = |name: &str, path: &str, params: Value| Fixture {
+        name: name.to_owned(),
+        method: reqwest::Method::POST,
+        path: path.to_owned(),
+        params,
+        expect_status: None,
+    };
+    let ordered = [
+        step(
+            "page_product",
+            "/products",
+            json!({"name": "Triggered product", "description": "Made by payments trigger --page"}),
+        ),
+        step(
+            "page_price",
+            "/prices",
+            json!({"product_id": "${page_product:id}", "amount": intent["amount"], "description": "Each"}),
+        ),
+        step(
+            "page",
+            "/pages",
+            json!({
+                "title": "Triggered page", "template": "storefront", "prices": ["${page_price:id}"],
+                "payment_methods": intent["payment_methods"],
+                "custom_fields": [{"name": "Size", "type": "dropdown", "options": ["S", "M", "L"], "required": true}],
+            }),
+        ),
+        step(
+            "payment_intent",
+            "/test_helpers/pages/${page:id}/orders",
+            json!({"quantity": {"${page_price:id}": "1"}, "custom_fields": {"${page:custom_fields.0.id}": "M"}}),
+        ),
+    ];
+    let mut steps = steps;
+    steps.splice(at..=at, ordered);
+    Ok(steps)
 }
 
 /// Every `id` in `answer`, at any depth (a payment intent's `latest_payment.id` too).
@@ -158,7 +216,7 @@ fn apply_override(steps: &mut [Fixture], item: &str) -> Result<(), CliError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_override, recipes};
+    use super::{apply_override, recipes, through_a_page};
     use crate::fixtures::{parse, Source};
     use payments_domain::event::EventType;
     use serde_json::json;
@@ -173,6 +231,28 @@ mod tests {
             assert!(!steps.is_empty() && recipe["does"].is_string(), "{event_type:?}");
         }
         assert_eq!(recipes.len(), EventType::ALL.len(), "no recipe for an unknown type");
+    }
+
+    #[test]
+    fn through_a_page_the_intent_is_a_test_order_of_its_amount_and_the_later_steps_pay_it() {
+        let text = serde_json::to_string(&recipes()["payment.refunded"]).unwrap();
+        let mut steps = parse(&Source { label: "r", text: &text }).unwrap();
+        apply_override(&mut steps, "payment_intent:amount=7500").unwrap();
+        let steps = through_a_page(steps, EventType::PaymentRefunded).unwrap();
+        let names: Vec<&str> = steps.iter().map(|step| step.name.as_str()).collect();
+        assert_eq!(names, ["page_product", "page_price", "page", "payment_intent", "attach", "refund"]);
+        assert_eq!(steps[1].params["amount"], json!(7500));
+        assert_eq!(steps[2].params["payment_methods"], json!(["card"]));
+        assert_eq!(steps[3].path, "/test_helpers/pages/${page:id}/orders");
+        assert_eq!(steps[4].path, "/payment_intents/${payment_intent:id}/attach");
+        for (held_or_none, event_type) in [
+            ("payment_intent.awaiting_capture", EventType::PaymentIntentAwaitingCapture),
+            ("checkout_session.expired", EventType::CheckoutSessionExpired),
+        ] {
+            let text = serde_json::to_string(&recipes()[held_or_none]).unwrap();
+            let steps = parse(&Source { label: "r", text: &text }).unwrap();
+            assert!(through_a_page(steps, event_type).is_err(), "{held_or_none}");
+        }
     }
 
     #[test]

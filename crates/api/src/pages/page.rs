@@ -96,7 +96,10 @@ async fn place_order(
         amount: params.string("amount", 32).unwrap_or_default(),
     };
     let id = id.into_inner();
-    let (mut order, mut unreadable) = (PageOrder::default(), Vec::new());
+    // What the form never sends, or sends in another shape, is named rather than left aside.
+    let mut unreadable: Vec<String> =
+        params.finish_fields(Some(())).err().unwrap_or_default().into_iter().map(|error| error.detail).collect();
+    let mut order = PageOrder::default();
     for (price, quantity) in &sent.quantities {
         match quantity.trim().parse::<i64>() {
             Ok(quantity) => order.quantities.push((price.clone(), quantity)),

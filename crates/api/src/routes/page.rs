@@ -4,18 +4,20 @@
 use super::endpoint::Endpoint;
 use super::payment_method::payment_methods;
 use super::support::{ok, page_request};
-use crate::auth::SecretKey;
+use crate::auth::{SecretKey, TestSecretKey};
 use crate::decode::{BodyParams, Params, QueryParams, NOT_BLANK};
 use crate::error::ApiError;
 use crate::representation::envelope::List;
 use crate::representation::page::PageResource;
+use crate::representation::payment_intent::PaymentIntentResource;
 use crate::state::{blocking, Services};
 use actix_web::{web, HttpResponse};
+use payments_application::services::PaymentIntentView;
 use payments_domain::ids::PriceId;
 use payments_domain::limits::IDENTIFIER_LENGTH;
 use payments_domain::page::{
-    AfterPayment, FieldKind, NewCustomField, NewPage, PageChanges, PageTemplate, FIELD_NAME_LENGTH, MAX_CUSTOM_FIELDS,
-    MAX_OPTIONS, MAX_PRICES, MESSAGE_LENGTH, OPTION_LENGTH, TEXT_LENGTH, TITLE_LENGTH,
+    AfterPayment, FieldKind, NewCustomField, NewPage, PageChanges, PageOrder, PageTemplate, FIELD_NAME_LENGTH,
+    MAX_CUSTOM_FIELDS, MAX_OPTIONS, MAX_PRICES, MESSAGE_LENGTH, OPTION_LENGTH, TEXT_LENGTH, TITLE_LENGTH,
 };
 use payments_domain::validation::FieldError;
 
@@ -52,7 +54,48 @@ pub(super) fn endpoints() -> Vec<Endpoint> {
             .named("update_page", "Update a page; active=false deactivates it")
             .body(page_changes)
             .answers::<PageResource>(),
+        Endpoint::post("/test_helpers/pages/{id}/orders", place_test_order)
+            .named(
+                "place_test_page_order",
+                "Test mode: place an order on a page as a customer would at its address; answers the payment intent that pays it",
+            )
+            .body(page_order)
+            .answers::<PaymentIntentResource>(),
     ]
+}
+
+/// Places an order on a test-mode page, for a merchant's tests and `payments fixtures`: the intent
+/// is then paid with `/payment_intents/{id}/attach`.
+async fn place_test_order(
+    TestSecretKey(scope): TestSecretKey,
+    id: web::Path<String>,
+    BodyParams(mut params): BodyParams,
+    services: web::Data<Services>,
+) -> Result<HttpResponse, ApiError> {
+    let order = page_order(&mut params);
+    let order = params.finish(order)?;
+    let intent = blocking(move || services.pages.order_in(&scope, &id, &order)).await?;
+    Ok(ok(&PaymentIntentResource::new(&PaymentIntentView { intent, latest_payment: None, customer: None })))
+}
+
+/// An order as a page's form sends it: `quantity[<price id>]`, `custom_fields[<field id>]` and the
+/// `amount` in centavos.
+fn page_order(params: &mut Params) -> Option<PageOrder> {
+    let quantities = params.string_map("quantity").unwrap_or_default();
+    let answers = params.string_map("custom_fields").unwrap_or_default();
+    let amount = params.integer("amount");
+    let mut order = PageOrder { quantities: Vec::new(), amount, answers: answers.into_iter().collect() };
+    let mut readable = true;
+    for (price, quantity) in quantities {
+        match quantity.trim().parse::<i64>() {
+            Ok(quantity) => order.quantities.push((price, quantity)),
+            Err(_) => {
+                params.push(FieldError::invalid(format!("quantity[{price}]"), "Give each quantity as a whole number."));
+                readable = false;
+            }
+        }
+    }
+    readable.then_some(order)
 }
 
 async fn create(

@@ -26,8 +26,10 @@ on_both_backends!(
 on_both_backends_with!(|settings| settings.webhooks.give_up_after_seconds = 1 => webhooks_recover_requeues_what_failed);
 on_one_backend!(
     trigger_overrides_fields_and_refuses_bad_input_before_any_request,
+    trigger_through_a_page_makes_a_payment_that_carries_its_page_session,
     a_fixture_with_a_bad_reference_fails_with_its_line_and_name,
     the_docs_payout_fixtures_make_a_payout_of_two_payments_and_a_refund,
+    the_docs_page_fixtures_make_a_storefront_and_pay_an_order_on_it,
     logs_tail_follows_the_request_log_with_its_filters,
     client_commands_say_what_they_need,
 );
@@ -394,4 +396,42 @@ async fn client_commands_say_what_they_need(app: TestApp) {
         let ran = payments(&app.address, &app.keys.secret_test, &args).await;
         assert!(!ran.success && ran.stderr.contains(says), "{args:?}: {ran:?}");
     }
+}
+
+/// `trigger payment.refunded --page`: the payment is an order on a new storefront page, so the
+/// merchant's handler of `payment.paid` and `payment.refunded` reads a `page_session`; a recipe
+/// that makes no payment intent, or a hold, is refused before any request.
+async fn trigger_through_a_page_makes_a_payment_that_carries_its_page_session(app: TestApp) {
+    let key = &app.keys.secret_test;
+    let ran = payments(&app.address, key, &["trigger", "payment.refunded", "--page", "--json", "--override", "payment_intent:amount=7500"]).await;
+    assert!(ran.success, "{ran:?}");
+    let steps: Vec<String> = ran.json_lines().iter().filter_map(|line| line["name"].as_str().map(str::to_owned)).collect();
+    assert!(steps.starts_with(&["page_product".to_owned(), "page_price".to_owned(), "page".to_owned()]), "{steps:?}");
+    let (_, events) = read(app.get("/events?type=payment.paid").await).await;
+    let payment = &events["data"][0]["data"];
+    assert_eq!((payment["amount"].as_i64(), payment["origin"].as_str()), (Some(7500), Some("pages")), "{payment}");
+    assert_eq!(payment["page_session"]["custom_fields"][0]["value"], "M");
+    assert_eq!(payment["page_session"]["line_items"][0]["total_amount"], 7500);
+    let (_, refunded) = read(app.get("/events?type=payment.refunded").await).await;
+    assert!(refunded["data"][0]["data"]["page_session"].is_object(), "{refunded}");
+
+    let before = app.event_types().await.len();
+    for (event_type, says) in [("payment_intent.awaiting_capture", "hold"), ("checkout_session.expired", "no payment intent")] {
+        let ran = payments(&app.address, key, &["trigger", event_type, "--page"]).await;
+        assert!(!ran.success && ran.stderr.contains(says), "{event_type}: {ran:?}");
+    }
+    assert_eq!(app.event_types().await.len(), before, "a refused trigger made nothing");
+}
+
+async fn the_docs_page_fixtures_make_a_storefront_and_pay_an_order_on_it(app: TestApp) {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/fixtures/pages.json");
+    let ran = payments(&app.address, &app.keys.secret_test, &["fixtures", file, "--json"]).await;
+    assert!(ran.success, "{ran:?}");
+    let payment = ran.json_lines().into_iter().find(|line| line["name"] == "payment").unwrap()["answer"].clone();
+    assert_eq!(payment["amount"], 100_000, "two mugs and a shirt: {payment}");
+    let session = &payment["page_session"];
+    let values: Vec<&str> = session["custom_fields"].as_array().unwrap().iter().map(|f| f["value"].as_str().unwrap()).collect();
+    assert_eq!(values, ["M", "1 Osmeña Blvd, Cebu City"]);
+    let totals: Vec<i64> = session["line_items"].as_array().unwrap().iter().map(|l| l["total_amount"].as_i64().unwrap()).collect();
+    assert_eq!(totals.iter().sum::<i64>(), 100_000, "{session}");
 }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 on_both_backends!(
     a_storefront_page_paid_by_card_gives_a_payment_with_its_page_session,
+    a_test_order_placed_through_the_api_is_paid_by_attaching,
     a_customer_chosen_amount_is_paid_and_bad_orders_change_nothing,
     a_storefront_page_offers_prices_of_products_with_custom_fields,
     products_and_prices_are_archived_not_deleted_once_priced,
@@ -322,6 +323,9 @@ async fn a_customer_chosen_amount_is_paid_and_bad_orders_change_nothing(app: Tes
         (format!("amount=100&custom_fields[{note}]=far%20too%20long"), "at most 10 characters"),
         ("amount=100&custom_fields[page_cf_nope]=x".to_owned(), "no such question"),
         ("amount=100&quantity[price_x]=1".to_owned(), "does not offer that price"),
+        ("amount=100&custom_fields=abc".to_owned(), "custom_fields"),
+        (format!("amount={}", "9".repeat(40)), "amount"),
+        ("amount=100&colour=red".to_owned(), "colour"),
     ] {
         let (status, _, html) = place(&app, page_id, &order).await;
         assert_eq!(status, 400, "{order}");
@@ -347,4 +351,38 @@ async fn a_customer_chosen_amount_is_paid_and_bad_orders_change_nothing(app: Tes
     send(&app, Method::PUT, &path, &app.keys.secret_test, json!({"active": false})).await;
     let (status, _, html) = place(&app, page_id, "amount=100").await;
     assert!(status == 400 && html.contains("no longer takes payments"), "{status} {html}");
+}
+
+/// The test helper a merchant's tests pay a page by without a browser: the order checked as the
+/// page checks it, the intent paid by attaching with the secret key; a live key, another account's
+/// key and a bad order are refused, with nothing made.
+async fn a_test_order_placed_through_the_api_is_paid_by_attaching(app: TestApp) {
+    let mug = priced(&app, "Mug", 25_000).await;
+    let page = made(&app, "/pages", storefront(&[&mug])).await;
+    let (page_id, size) = (page["id"].as_str().unwrap(), page["custom_fields"][0]["id"].as_str().unwrap());
+    let path = format!("/test_helpers/pages/{page_id}/orders");
+    let order = json!({"quantity": {mug["id"].as_str().unwrap(): "2"}, "custom_fields": {size: "L"}});
+    let (_, before) = read(app.get("/payment_intents").await).await;
+    for (key, body, status, says) in [
+        (app.keys.secret_live.clone(), order.clone(), 400, "test"),
+        (app.other_account_key.clone(), order.clone(), 404, "page"),
+        (app.keys.secret_test.clone(), json!({"quantity": {mug["id"].as_str().unwrap(): "two"}}), 400, "whole number"),
+        (app.keys.secret_test.clone(), json!({"quantity": {mug["id"].as_str().unwrap(): "1"}}), 400, "Size"),
+        (app.keys.secret_test.clone(), json!({"custom_fields": {size: "L"}}), 400, "at least one"),
+        (app.keys.secret_test.clone(), json!({"quantity": {mug["id"].as_str().unwrap(): "1"}, "tip": "5"}), 400, "tip"),
+    ] {
+        let (code, refused) = send(&app, Method::POST, &path, &key, body.clone()).await;
+        assert_eq!(code, status, "{body}: {refused}");
+        assert!(refused.to_string().contains(says), "{body}: {refused}");
+    }
+    let (_, after) = read(app.get("/payment_intents").await).await;
+    assert_eq!(after["data"], before["data"], "no intent made");
+
+    let (status, intent) = send(&app, Method::POST, &path, &app.keys.secret_test, order).await;
+    assert_eq!((status, intent["amount"].as_i64()), (200, Some(50_000)), "{intent}");
+    let (status, paid) = app.attach_card(intent["id"].as_str().unwrap(), "4242424242424242").await;
+    assert_eq!((status, paid["status"].as_str()), (200, Some("succeeded")), "{paid}");
+    let (_, payment) = read(app.get(&format!("/payments/{}", paid["latest_payment"]["id"].as_str().unwrap())).await).await;
+    assert_eq!(payment["page_session"]["line_items"][0]["total_amount"], 50_000, "{payment}");
+    assert_eq!(payment["page_session"]["custom_fields"][0]["value"], "L");
 }

@@ -131,7 +131,7 @@ async fn a_customers_page_reads_the_same_statements_however_much_the_customer_ho
 
 /// Every page the console's links reach, as route patterns: a new page must be added here, and so
 /// is counted.
-const CONSOLE_PAGES: [&str; 24] = [
+const CONSOLE_PAGES: [&str; 30] = [
     "/dashboard",
     "/dashboard/mailbox",
     "/dashboard/payment_intents",
@@ -150,6 +150,12 @@ const CONSOLE_PAGES: [&str; 24] = [
     "/dashboard/checkout_sessions/{id}",
     "/dashboard/billing_statements",
     "/dashboard/billing_statements/{id}",
+    "/dashboard/products",
+    "/dashboard/products/{id}",
+    "/dashboard/pages",
+    "/dashboard/pages/new",
+    "/dashboard/pages/{id}",
+    "/dashboard/pages/{id}/payments.csv",
     "/dashboard/events",
     "/dashboard/events/{id}",
     "/dashboard/webhooks",
@@ -174,6 +180,7 @@ async fn seed(app: &TestApp, n: usize) {
             &success_url=https://s.example/ok&cancel_url=https://s.example/no&payment_methods[]=card";
         assert_eq!(app.post("/checkout_sessions", session).await.0, 200);
         crate::webhooks::register(app, "https://shop.example/hooks", &["payment_intent.succeeded"]).await;
+        page_paid_once(app).await;
     }
     let services = app.services.clone();
     let key = app.keys.secret_test.clone();
@@ -205,6 +212,26 @@ async fn seed(app: &TestApp, n: usize) {
     .await
     .unwrap();
     assert_eq!(app.post("/test_helpers/clock/advance", "seconds=259200").await.0, 200);
+}
+
+/// A product with a price, a storefront page offering it with a question, and an order on it paid.
+async fn page_paid_once(app: &TestApp) {
+    let (_, product) = app.post("/products", "name=Mug").await;
+    let (status, price) = app.post("/prices", &format!("product_id={}&amount=25000", product["id"].as_str().unwrap())).await;
+    assert_eq!(status, 200, "{price}");
+    let price = price["id"].as_str().unwrap();
+    let page = format!(
+        "title=Merch&template=storefront&prices[]={price}&payment_methods[]=card\
+         &custom_fields[0][name]=Size&custom_fields[0][type]=text"
+    );
+    let (status, page) = app.post("/pages", &page).await;
+    assert_eq!(status, 200, "{page}");
+    let (id, size) = (page["id"].as_str().unwrap(), page["custom_fields"][0]["id"].as_str().unwrap());
+    let order = format!("quantity[{price}]=2&custom_fields[{size}]=M");
+    let (status, intent) = app.post(&format!("/test_helpers/pages/{id}/orders"), &order).await;
+    assert_eq!(status, 200, "{intent}");
+    let (status, paid) = app.attach_card(intent["id"].as_str().unwrap(), "4242424242424242").await;
+    assert_eq!(status, 200, "{paid}");
 }
 
 /// A part of an id no other seeded entry has.

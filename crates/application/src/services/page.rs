@@ -84,7 +84,19 @@ impl PageService {
     /// `resource_not_found` for no such page; every part of the order that breaks a rule, by the
     /// form's parameter names; storage failures.
     pub fn order(&self, id: &str, order: &PageOrder) -> Result<PaymentIntent, ApplicationError> {
-        let view = self.public_view(id)?;
+        self.place(self.public_view(id)?, order)
+    }
+
+    /// An order on the scope's page `id`, placed as a customer would place it at its address: the
+    /// test helper by which a merchant's tests pay a page without a browser.
+    ///
+    /// # Errors
+    /// As [`Self::order`].
+    pub fn order_in(&self, scope: &Scope, id: &str, order: &PageOrder) -> Result<PaymentIntent, ApplicationError> {
+        self.place(self.view(scope, id)?, order)
+    }
+
+    fn place(&self, view: PageView, order: &PageOrder) -> Result<PaymentIntent, ApplicationError> {
         let page = &view.page;
         let scope = Scope::of(&page.account_id, page.livemode);
         let session = page
