@@ -300,6 +300,10 @@ def pages(api):
     })
     api.call("get", "/pages", params={"limit": 3})
     api.call("get", "/pages/{id}", id=page["id"])
+    size = page["custom_fields"][0]["id"]
+    api.call("post", "/test_helpers/pages/{id}/orders", id=page["id"],
+             form={f"quantity[{price['id']}]": "2", f"custom_fields[{size}]": "M"})
+    api.call("post", "/test_helpers/pages/{id}/orders", status=400, id=page["id"], form={f"custom_fields[{size}]": "M"})
     api.call("put", "/pages/{id}", form={"active": "false"}, id=page["id"])
     api.call("post", "/pages", json={"title": "Give", "template": "customer_chosen_amount", "minimum_amount": 5000,
                                      "maximum_amount": 50000, "payment_methods": ["card", "gcash"]})
