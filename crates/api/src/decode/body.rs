@@ -117,7 +117,11 @@ impl FromRequest for BodyParams {
         let mut payload = payload.take();
         Box::pin(async move {
             let body = read_body(&request, &mut payload).await?;
-            Ok(Self(Params::new(decode_body(&request, &body)?)))
+            let (values, format) = decode_body(&request, &body)?;
+            Ok(Self(match format {
+                BodyFormat::Json => Params::typed(values),
+                BodyFormat::Form => Params::new(values),
+            }))
         })
     }
 }
@@ -154,12 +158,12 @@ pub fn body_format(request: &HttpRequest, body: &[u8]) -> Result<BodyFormat, Api
     }
 }
 
-fn decode_body(request: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+fn decode_body(request: &HttpRequest, body: &[u8]) -> Result<(Map<String, Value>, BodyFormat), ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Map::new());
+        return Ok((Map::new(), BodyFormat::Form));
     }
     let format = body_format(request, body)?;
-    match format {
+    let values = match format {
         BodyFormat::Form => form::parse(body).map_err(|error| ApiError::validation(vec![error])),
         BodyFormat::Json => match json::parse(body) {
             Ok(Value::Object(map)) => {
@@ -173,7 +177,8 @@ fn decode_body(request: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>,
                 Err(ApiError::bad_body(&format!("The request body is not valid JSON: {reason}.")))
             }
         },
-    }
+    }?;
+    Ok((values, format))
 }
 
 /// A body without a Content-Type is JSON when it looks like an object, else a form.

@@ -69,12 +69,21 @@ pub struct Params {
     errors: Vec<FieldError>,
     /// Set when describing: each read records its parameter here and reads nothing.
     shape: Option<Shape>,
+    /// Decoded from JSON, whose values have types: a whole number must be a number there, as the
+    /// document states it. A form's values are all text, so a number is read from its digits.
+    typed: bool,
 }
 
 impl Params {
     #[must_use]
     pub fn new(values: Map<String, Value>) -> Self {
-        Self { values, prefix: String::new(), errors: Vec::new(), shape: None }
+        Self { values, prefix: String::new(), errors: Vec::new(), shape: None, typed: false }
+    }
+
+    /// The parameters of a JSON body, whose values keep their types.
+    #[must_use]
+    pub fn typed(values: Map<String, Value>) -> Self {
+        Self { typed: true, ..Self::new(values) }
     }
 
     /// The map without its empty top-level strings: a form's empty input is no value.
@@ -400,7 +409,7 @@ impl Params {
         }
         let parsed = match self.take(key)? {
             Value::Number(number) => number.as_i64().or_else(|| number.as_f64().and_then(whole)),
-            Value::String(text) => whole_in_digits(&text),
+            Value::String(text) if !self.typed => whole_in_digits(&text),
             _ => None,
         };
         if parsed.is_none() {
@@ -642,7 +651,8 @@ impl Params {
             self.type_error(key, "an object");
             return None;
         };
-        let mut nested = Self { values: map, prefix: self.name(key), errors: Vec::new(), shape: None };
+        let mut nested =
+            Self { values: map, prefix: self.name(key), errors: Vec::new(), shape: None, typed: self.typed };
         let value = read(&mut nested);
         nested.reject_unknown();
         let failed = !nested.errors.is_empty();
@@ -692,7 +702,8 @@ impl Params {
                 failed = true;
                 continue;
             };
-            let mut nested = Self { values: map, prefix: item_name, errors: Vec::new(), shape: None };
+            let mut nested =
+                Self { values: map, prefix: item_name, errors: Vec::new(), shape: None, typed: self.typed };
             let value = read(&mut nested);
             nested.reject_unknown();
             failed |= !nested.errors.is_empty();
@@ -797,6 +808,21 @@ mod tests {
                 ("g".into(), "parameter_type_invalid")
             ]
         );
+    }
+
+    #[test]
+    fn a_json_body_writes_a_whole_number_as_a_number_and_a_form_as_digits() {
+        let Value::Object(map) = json!({"a": "12", "b": 12, "n": {"c": "7"}}) else { unreachable!() };
+        let mut typed = Params::typed(map.clone());
+        assert_eq!((typed.integer("a"), typed.integer("b")), (None, Some(12)));
+        assert_eq!(typed.object("n", |nested| nested.integer("c")), None, "nested values keep the body's types");
+        assert_eq!(
+            codes(typed.finish(Some(()))),
+            vec![("a".into(), "parameter_type_invalid"), ("n[c]".into(), "parameter_type_invalid")]
+        );
+        let mut form = Params::new(map);
+        assert_eq!((form.integer("a"), form.integer("b")), (Some(12), Some(12)));
+        assert_eq!(form.object("n", |nested| nested.integer("c")), Some(7));
     }
 
     #[test]

@@ -76,11 +76,13 @@ const STREAM_BATCH: u32 = 100;
 /// How long a stream told of new events waits before it reads them.
 const STREAM_GATHER: Duration = Duration::from_millis(100);
 /// Told of events its read did not find yet (on PostgreSQL, a transaction older than theirs still
-/// running holds them back), a stream reads again after these waits, each twice the last, and then
-/// every [`OWED_MAX_WAIT`] until it finds them or [`OWED_FOR_AT_MOST`] has passed.
+/// running holds them back, in any database of the server: the horizon is the server's), a stream
+/// reads again after these waits, each twice the last, and then every [`OWED_MAX_WAIT`] until it
+/// finds them or [`OWED_FOR_AT_MOST`] has passed. A stream that just opened is owed too: what was
+/// appended before it may still be held back, and no signal will tell of it again.
 const OWED_FIRST_WAIT: Duration = Duration::from_millis(20);
 const OWED_MAX_WAIT: Duration = Duration::from_secs(1);
-const OWED_FOR_AT_MOST: Duration = Duration::from_secs(2);
+const OWED_FOR_AT_MOST: Duration = STREAM_KEEP_ALIVE;
 
 /// `GET /events/stream`: the scope's events as they happen, as Server-Sent Events (`id`, `event`,
 /// `data`), from after `Last-Event-ID` or from now, until the client goes away. Each event goes
@@ -155,7 +157,8 @@ impl StreamReader {
     /// A reader of `scope`'s events after `after`, from now on told what is appended.
     fn new(services: Arc<Services>, scope: Scope, after: Option<EventId>, slot: StreamSlot) -> Self {
         let appended = services.event_signal.subscribe();
-        Self { services, scope, after, appended, quiet_since: Instant::now(), owed: None, _slot: slot }
+        let owed = Some((Instant::now(), OWED_FIRST_WAIT));
+        Self { services, scope, after, appended, quiet_since: Instant::now(), owed, _slot: slot }
     }
 
     /// The next events, encoded, once there are some (or a keep-alive comment after a quiet

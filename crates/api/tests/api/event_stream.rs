@@ -24,7 +24,10 @@ on_both_backends_with!(
     } =>
     streams_are_capped_per_key_and_per_instance,
 );
-on_postgres!(a_stream_hears_at_once_what_another_instance_appends);
+on_postgres!(
+    a_stream_hears_at_once_what_another_instance_appends,
+    a_stream_that_opens_while_a_transaction_holds_events_back_sends_them_when_it_ends,
+);
 
 /// One event as the stream sent it: its `id` and `event` fields and its data.
 #[derive(Debug)]
@@ -134,6 +137,27 @@ async fn a_stream_resumes_after_the_last_event_id(app: TestApp) {
     let mut replay = Stream::open(&app, &app.keys.secret_test, Some("start")).await;
     let replayed: Vec<String> = replay.next(6).await.into_iter().map(|e| e.id).collect();
     assert_eq!(replayed[..4], oldest_first[..]);
+}
+
+/// On PostgreSQL an event goes on the stream once every transaction older than its own has ended,
+/// in any database of the server (the horizon is the server's, so another test's or another
+/// application's transaction holds it too). A stream that opens meanwhile reads again until the
+/// events come, rather than waiting for a signal that was sent before it opened.
+async fn a_stream_that_opens_while_a_transaction_holds_events_back_sends_them_when_it_ends(app: TestApp) {
+    pay(&app).await;
+    let held = app.database.lock_rows("SELECT txid_current()");
+    pay(&app).await;
+    let (_, listed) = read(app.get("/events?limit=4").await).await;
+    let oldest_first: Vec<String> =
+        listed["data"].as_array().unwrap().iter().rev().map(|e| e["id"].as_str().unwrap().to_owned()).collect();
+    let mut stream = Stream::open(&app, &app.keys.secret_test, Some(&oldest_first[1])).await;
+    let release = tokio::task::spawn_blocking(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        drop(held);
+    });
+    let resumed: Vec<String> = stream.next(2).await.into_iter().map(|e| e.id).collect();
+    assert_eq!(resumed, oldest_first[2..], "the held-back two, once the transaction ended");
+    release.await.unwrap();
 }
 
 async fn a_stream_shows_nothing_of_another_account_or_mode(app: TestApp) {

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 on_both_backends!(
     a_storefront_page_paid_by_card_gives_a_payment_with_its_page_session,
     a_test_order_placed_through_the_api_is_paid_by_attaching,
+    the_test_clock_and_the_request_log_cover_them,
     a_customer_chosen_amount_is_paid_and_bad_orders_change_nothing,
     a_storefront_page_offers_prices_of_products_with_custom_fields,
     products_and_prices_are_archived_not_deleted_once_priced,
@@ -385,4 +386,30 @@ async fn a_test_order_placed_through_the_api_is_paid_by_attaching(app: TestApp) 
     let (_, payment) = read(app.get(&format!("/payments/{}", paid["latest_payment"]["id"].as_str().unwrap())).await).await;
     assert_eq!(payment["page_session"]["line_items"][0]["total_amount"], 50_000, "{payment}");
     assert_eq!(payment["page_session"]["custom_fields"][0]["value"], "L");
+}
+
+/// Made after the test clock moved, products, prices, pages and a page's payment are stamped with
+/// its time; their requests are in the request log by their objects, and the test order's too.
+async fn the_test_clock_and_the_request_log_cover_them(app: TestApp) {
+    assert_eq!(app.post("/test_helpers/clock/advance", "seconds=172800").await.0, 200);
+    let (_, clock) = read(app.get("/test_helpers/clock").await).await;
+    let now = clock["now"].as_i64().unwrap();
+    let mug = priced(&app, "Mug", 25_000).await;
+    let page = made(&app, "/pages", storefront(&[&mug])).await;
+    let (page_id, size) = (page["id"].as_str().unwrap(), page["custom_fields"][0]["id"].as_str().unwrap());
+    let order = json!({"quantity": {mug["id"].as_str().unwrap(): "1"}, "custom_fields": {size: "S"}});
+    let (_, intent) = send(&app, Method::POST, &format!("/test_helpers/pages/{page_id}/orders"), &app.keys.secret_test, order).await;
+    let (_, paid) = app.attach_card(intent["id"].as_str().unwrap(), "4242424242424242").await;
+    let (_, payment) = read(app.get(&format!("/payments/{}", paid["latest_payment"]["id"].as_str().unwrap())).await).await;
+    let (_, product) = read(app.get(&format!("/products/{}", mug["product_id"].as_str().unwrap())).await).await;
+    for object in [&product, &mug, &page, &intent, &payment] {
+        let at = object["created_at"].as_i64().unwrap();
+        assert!((now..now + 60).contains(&at), "stamped by the test clock ({now}): {object}");
+    }
+    for (id, path) in [(page_id, "/pages"), (mug["id"].as_str().unwrap(), "/prices")] {
+        let entries = crate::request_logs::logged(&app, &format!("&object_id={id}"), 1).await;
+        assert!(entries.iter().any(|entry| entry["path"] == path && entry["status"] == 200), "{entries:?}");
+    }
+    let entries = crate::request_logs::logged(&app, "&path=/test_helpers/pages", 1).await;
+    assert_eq!(entries[0]["method"], "POST", "{entries:?}");
 }
