@@ -36,7 +36,12 @@ async fn statements<T: Send + 'static>(
     let key = app.keys.secret_test.clone();
     tokio::task::spawn_blocking(move || {
         let scope = services.accounts.authenticate(&key).unwrap().scope;
+        // The test clock's offset is remembered for a second: read it just before each count, so
+        // that neither read pays for it when the second count starts a second after the first.
+        let fresh_clock = || services.test_clocks.retrieve(&scope).unwrap();
+        fresh_clock();
         let (first, sent_first) = count_statements(|| read(&services, &scope));
+        fresh_clock();
         let (second, sent) = count_statements(|| read(&services, &scope));
         first.unwrap();
         second.unwrap();
