@@ -318,6 +318,24 @@ pub(super) fn refused(error: &crate::error::ApiError, back: &str) -> HttpRespons
     response
 }
 
+/// A form's parameters as the API's reader `read` takes them; or the page that says what is wrong
+/// with them, the way back being `back` (boxed: a response is large). Nothing was changed.
+pub(super) fn read_form<T>(
+    mut params: Params,
+    read: impl FnOnce(&mut Params) -> Option<T>,
+    back: &str,
+) -> Result<T, Box<HttpResponse>> {
+    let value = read(&mut params);
+    params.finish(value).map_err(|error| Box::new(refused(&error, back)))
+}
+
+/// What an action's page says once it is done: the text of `notices` whose code the browser was
+/// sent back with (`?done=<code>`).
+pub(super) fn notice(request: &HttpRequest, notices: &[(&str, &'static str)]) -> Option<&'static str> {
+    let done = request.query_string().strip_prefix("done=")?;
+    notices.iter().find(|(code, _)| *code == done).map(|(_, text)| *text)
+}
+
 /// Runs a read of the console on the blocking pool; a refusal becomes a page.
 pub(super) async fn load<T: Send + 'static>(
     read: impl FnOnce() -> Result<T, ApplicationError> + Send + 'static,

@@ -197,14 +197,13 @@ fn as_the_api_takes_it(params: Params) -> Result<Params, ApiError> {
 async fn create(action: Action, services: web::Data<Services>) -> HttpResponse {
     let Action { signed, params } = action;
     let back = format!("{LIST}/new");
-    let mut params = match as_the_api_takes_it(params) {
+    let params = match as_the_api_takes_it(params) {
         Ok(params) => params,
         Err(error) => return refused(&error, &back),
     };
-    let new = new_page(&mut params);
-    let new = match params.finish(new) {
+    let new = match super::read_form(params, new_page, &back) {
         Ok(new) => new,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     match blocking(move || services.pages.create(&scope, new)).await {
@@ -283,13 +282,10 @@ async fn detail(
     let found = &view.page;
     let ids: Vec<&str> = payments.data.iter().map(|payment| payment.id().as_str()).collect();
     let pager = query.pager(&base, &ids, payments.has_more);
-    let notice = [
-        ("done=created", "Created. Share its address: every customer who opens it can pay."),
-        ("done=updated", "Saved."),
-    ]
-    .into_iter()
-    .find(|(done, _)| *done == request.query_string())
-    .map(|(_, text)| text);
+    let notice = super::notice(
+        &request,
+        &[("created", "Created. Share its address: every customer who opens it can pay."), ("updated", "Saved.")],
+    );
     let fields = found
         .details
         .custom_fields
@@ -391,12 +387,11 @@ fn answers(page: &Page, payment: &Payment) -> Vec<String> {
 /// Edit the page's title, description or what follows payment; deactivate (`active=false`) or
 /// reactivate it.
 async fn update(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, mut params } = action;
+    let Action { signed, params } = action;
     let back = format!("{LIST}/{id}");
-    let changes = page_changes(&mut params);
-    let changes = match params.finish(changes) {
+    let changes = match super::read_form(params, page_changes, &back) {
         Ok(changes) => changes,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     super::act(&back, "updated", move || Ok(page_json(&services.pages.update(&scope, &id, changes)?))).await

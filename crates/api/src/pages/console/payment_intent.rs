@@ -171,11 +171,7 @@ struct DetailPage {
 
 /// What an action's notice says, by the code it sends the browser back with.
 fn notice(request: &HttpRequest) -> Option<&'static str> {
-    let done = request.query_string().strip_prefix("done=")?;
-    [("captured", "Captured."), ("canceled", "Canceled."), ("refunded", "Refund created.")]
-        .into_iter()
-        .find(|(code, _)| *code == done)
-        .map(|(_, text)| text)
+    super::notice(request, &[("captured", "Captured."), ("canceled", "Canceled."), ("refunded", "Refund created.")])
 }
 
 async fn detail(
@@ -285,12 +281,11 @@ fn intent_json(view: &payments_application::services::PaymentIntentView) -> serd
 }
 
 async fn capture(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, mut params } = action;
+    let Action { signed, params } = action;
     let back = format!("{LIST}/{id}");
-    let amount = capture_amount(&mut params);
-    let amount = match params.finish(amount) {
+    let amount = match super::read_form(params, capture_amount, &back) {
         Ok(amount) => amount,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     let intent = id.clone();
@@ -312,12 +307,11 @@ async fn cancel(action: Action, id: web::Path<String>, services: web::Data<Servi
 }
 
 async fn refund(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, mut params } = action;
+    let Action { signed, params } = action;
     let back = format!("{LIST}/{id}");
-    let new = new_refund(&mut params);
-    let new = match params.finish(new) {
+    let new = match super::read_form(params, new_refund, &back) {
         Ok(new) => new,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     super::act(&back, "refunded", move || {

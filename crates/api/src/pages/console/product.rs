@@ -132,11 +132,10 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
 }
 
 async fn create(action: Action, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, mut params } = action;
-    let new = new_product(&mut params);
-    let new = match params.finish(new) {
+    let Action { signed, params } = action;
+    let new = match super::read_form(params, new_product, LIST) {
         Ok(new) => new,
-        Err(error) => return refused(&error, LIST),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     match blocking(move || services.products.create(&scope, new)).await {
@@ -174,15 +173,15 @@ async fn detail(
         Err(response) => return response,
     };
     let ProductPage { product, prices } = read;
-    let notice = [
-        ("done=created", "Created. Add its prices below."),
-        ("done=updated", "Saved."),
-        ("done=price_added", "Price added."),
-        ("done=price_updated", "Price saved."),
-    ]
-    .into_iter()
-    .find(|(query, _)| *query == request.query_string())
-    .map(|(_, text)| text);
+    let notice = super::notice(
+        &request,
+        &[
+            ("created", "Created. Add its prices below."),
+            ("updated", "Saved."),
+            ("price_added", "Price added."),
+            ("price_updated", "Price saved."),
+        ],
+    );
     page(
         DetailPage {
             chrome: Chrome::new(&signed, "Products"),
@@ -198,12 +197,11 @@ async fn detail(
 
 /// Edit, archive (`active=false`) or restore (`active=true`) the product.
 async fn update(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, mut params } = action;
+    let Action { signed, params } = action;
     let back = format!("{LIST}/{id}");
-    let changes = product_changes(&mut params);
-    let changes = match params.finish(changes) {
+    let changes = match super::read_form(params, product_changes, &back) {
         Ok(changes) => changes,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     super::act(&back, "updated", move || Ok(product_json(&services.products.update(&scope, &id, changes)?))).await
@@ -232,11 +230,10 @@ async fn add_price(action: Action, id: web::Path<String>, services: web::Data<Se
     };
     let mut values = std::mem::take(&mut params).into_values();
     values.insert("product_id".into(), serde_json::Value::String(id.into_inner()));
-    let mut params = crate::decode::Params::new(values);
-    let new = new_price(&mut params);
-    let new = match params.finish(new) {
+    let params = crate::decode::Params::new(values);
+    let new = match super::read_form(params, new_price, &back) {
         Ok(new) => new,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     super::act(&back, "price_added", move || Ok(price_json(&services.prices.create(&scope, new)?))).await
@@ -248,13 +245,12 @@ async fn update_price(
     path: web::Path<(String, String)>,
     services: web::Data<Services>,
 ) -> HttpResponse {
-    let Action { signed, mut params } = action;
+    let Action { signed, params } = action;
     let (product, price) = path.into_inner();
     let back = format!("{LIST}/{product}");
-    let changes = price_changes(&mut params);
-    let changes = match params.finish(changes) {
+    let changes = match super::read_form(params, price_changes, &back) {
         Ok(changes) => changes,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     super::act(&back, "price_updated", move || Ok(price_json(&services.prices.update(&scope, &price, changes)?))).await

@@ -97,11 +97,10 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
 }
 
 async fn create(action: Action, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, mut params } = action;
-    let new = new_webhook(&mut params);
-    let new = match params.finish(new) {
+    let Action { signed, params } = action;
+    let new = match super::read_form(params, new_webhook, LIST) {
         Ok(new) => new,
-        Err(error) => return refused(&error, LIST),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     match blocking(move || services.webhooks.create(&scope, new)).await {
@@ -142,20 +141,20 @@ async fn detail(
     };
     let WebhookPage { webhook, attempts, latest_event } = read;
     let latest_event = latest_event.map(|id| id.to_string());
-    let notice = [
-        ("done=created", "Created. Its secret signs every delivery: keep it in your receiver's settings."),
-        ("done=updated", "Saved."),
-        ("done=enable", "Enabled: held deliveries go out now."),
-        ("done=disable", "Disabled: its deliveries are held until it is enabled again."),
-        ("done=resend", "Sent again."),
-        (
-            "done=rotate_secret",
-            "A new secret: deliveries are signed with it, and with the old one until the overlap ends.",
-        ),
-    ]
-    .into_iter()
-    .find(|(query, _)| *query == request.query_string())
-    .map(|(_, text)| text);
+    let notice = super::notice(
+        &request,
+        &[
+            ("created", "Created. Its secret signs every delivery: keep it in your receiver's settings."),
+            ("updated", "Saved."),
+            ("enable", "Enabled: held deliveries go out now."),
+            ("disable", "Disabled: its deliveries are held until it is enabled again."),
+            ("resend", "Sent again."),
+            (
+                "rotate_secret",
+                "A new secret: deliveries are signed with it, and with the old one until the overlap ends.",
+            ),
+        ],
+    );
     let attempts = attempts.iter().map(AttemptRow::of).collect();
     let types = EventType::ALL.iter().map(|event_type| (event_type.as_str(), webhook.receives(*event_type))).collect();
     page(
@@ -175,12 +174,11 @@ async fn detail(
 }
 
 async fn update(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
-    let Action { signed, mut params } = action;
+    let Action { signed, params } = action;
     let back = format!("{LIST}/{id}");
-    let changes = webhook_changes(&mut params);
-    let changes = match params.finish(changes) {
+    let changes = match super::read_form(params, webhook_changes, &back) {
         Ok(changes) => changes,
-        Err(error) => return refused(&error, &back),
+        Err(page) => return *page,
     };
     let scope = signed.scope();
     super::act(&back, "updated", move || Ok(json_of(&services.webhooks.update(&scope, &id, changes)?))).await
