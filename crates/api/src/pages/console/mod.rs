@@ -343,6 +343,11 @@ pub(super) async fn load<T: Send + 'static>(
     blocking(read).await.map_err(|error| refused(&error, ROOT))
 }
 
+/// The query of a list page without filters, read as the API reads a page of a list.
+pub(super) fn page_only(params: &mut Params) -> Option<((), payments_application::pagination::PageRequest)> {
+    crate::routes::page_request(params).map(|page| ((), page))
+}
+
 /// How many rows a list page shows unless it is asked for another number.
 const PAGE_SIZE: &str = "25";
 

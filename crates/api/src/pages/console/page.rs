@@ -16,7 +16,6 @@ use crate::formatting::pesos;
 use crate::pages::hosted::not_allowed;
 use crate::representation::page::PageResource;
 use crate::routes::page::{new_page, page_changes};
-use crate::routes::page_request;
 use crate::state::{blocking, Services};
 use actix_web::http::Method;
 use actix_web::web::Bytes;
@@ -127,7 +126,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         &signed,
         &request,
         LIST,
-        |params| page_request(params).map(|page| ((), page)),
+        super::page_only,
         move |scope, (), page| services.pages.list(scope, page),
         |page| page.id.as_str(),
     );
@@ -229,7 +228,9 @@ struct OfferedRow {
     product_id: String,
     price: String,
     amount: String,
-    sold: bool,
+    /// Whether it is still sold, as a badge.
+    status: &'static str,
+    tone: &'static str,
 }
 
 /// A payment of an order on the page, with the customer's answers in the page's fields' order.
@@ -300,7 +301,8 @@ async fn detail(
             product_id: product.id.to_string(),
             price: price.description.as_ref().map(|text| text.as_str().to_owned()).unwrap_or_default(),
             amount: pesos(price.amount.centavos()),
-            sold: payments_domain::page::is_sold(price, product),
+            status: sold_badge(price, product).name(),
+            tone: sold_badge(price, product).tone().class(),
         })
         .collect();
     let rows = payments.data.iter().map(|payment| payment_row(found, payment)).collect();
@@ -318,6 +320,15 @@ async fn detail(
         }
         .render(),
     )
+}
+
+/// Whether the page still sells a price, as the domain says.
+fn sold_badge(price: &payments_domain::price::Price, product: &payments_domain::product::Product) -> Offered {
+    if payments_domain::page::is_sold(price, product) {
+        Offered::Active
+    } else {
+        Offered::Archived
+    }
 }
 
 /// A custom field's kind and bounds, in words.

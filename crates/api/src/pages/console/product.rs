@@ -11,7 +11,6 @@ use crate::formatting::pesos;
 use crate::pages::hosted::not_allowed;
 use crate::representation::price::PriceResource;
 use crate::representation::product::ProductResource;
-use crate::routes::page_request;
 use crate::routes::price::{new_price, price_changes};
 use crate::routes::product::{new_product, product_changes};
 use crate::state::{blocking, Services};
@@ -119,7 +118,7 @@ async fn list(signed: Signed, request: HttpRequest, services: web::Data<Services
         &signed,
         &request,
         LIST,
-        |params| page_request(params).map(|page| ((), page)),
+        super::page_only,
         move |scope, (), page| services.products.list(scope, page),
         |product| product.id.as_str(),
     );
@@ -224,13 +223,13 @@ async fn delete(action: Action, id: web::Path<String>, services: web::Data<Servi
 async fn add_price(action: Action, id: web::Path<String>, services: web::Data<Services>) -> HttpResponse {
     let Action { signed, params } = action;
     let back = format!("{LIST}/{id}");
-    let mut params = match amounts_in_centavos(params, &["amount"]) {
+    // The product is the page's, as the API's `product_id`.
+    let mut values = params.into_values();
+    values.insert("product_id".into(), serde_json::Value::String(id.into_inner()));
+    let params = match amounts_in_centavos(crate::decode::Params::new(values), &["amount"]) {
         Ok(params) => params,
         Err(error) => return refused(&error, &back),
     };
-    let mut values = std::mem::take(&mut params).into_values();
-    values.insert("product_id".into(), serde_json::Value::String(id.into_inner()));
-    let params = crate::decode::Params::new(values);
     let new = match super::read_form(params, new_price, &back) {
         Ok(new) => new,
         Err(page) => return *page,
